@@ -1,0 +1,76 @@
+// Package elfsym turns addresses in an ELF binary into source locations with
+// their inline chains, the way LLVM's DWARF symbolizer does.
+//
+// A Binary is opened once (Open) and indexed lazily; Symbolize is safe for
+// concurrent use. Frames come innermost first, with the fields profile
+// writers need (linkage name, line, column, discriminator, the enclosing
+// subprogram's DW_AT_decl_line) and the ones llvm-symbolizer prints.
+//
+// Security: the package is meant to read untrusted binaries. Malformed input
+// yields a *FormatError naming the file, section and offset; it never panics
+// and never sizes an allocation from an unchecked length.
+package elfsym
+
+// This file is the package's API contract: tools/symbolize, the MemProf
+// converter and profgen are written against it. Implementations live in the
+// other files of the package.
+
+// Frame is one entry of an address's inline chain, innermost first.
+type Frame struct {
+	// Name is the subprogram's DW_AT_name (the "short" name), or the
+	// symbol-table name when there is no DWARF.
+	Name string
+	// LinkageName is DW_AT_linkage_name (DW_AT_MIPS_linkage_name), falling
+	// back to Name when absent (C functions, main).
+	LinkageName string
+	// File is the path of the line-table file, as llvm-symbolizer prints it
+	// (joined with the include directory and the unit's comp_dir when
+	// relative). Empty when there is no line information.
+	File         string
+	Line, Column uint32
+	// Discriminator is the raw DWARF discriminator of the line-table row
+	// (or DW_AT_GNU_discriminator of an inlined call site); decode it with
+	// DecodeDiscriminator.
+	Discriminator uint32
+	// StartFile and StartLine are the subprogram's DW_AT_decl_file and
+	// DW_AT_decl_line (0 when absent). Profiles store Line - StartLine.
+	StartFile string
+	StartLine uint32
+	// StartAddress is the low address of the (inlined) subprogram range that
+	// contains the address, 0 when unknown.
+	StartAddress uint64
+	// Inlined is true for every frame except the outermost one.
+	Inlined bool
+}
+
+// Mapping describes where a file was mapped at run time, as in
+// /proc/PID/maps or a MemProf segment: [Start, End) at file Offset.
+type Mapping struct {
+	Start, End, Offset uint64
+}
+
+// Options control how a binary and its debug information are found.
+type Options struct {
+	// DebugFile, if set, is read for DWARF instead of searching.
+	DebugFile string
+	// DebugFileDirectories are searched for .build-id/xx/rest.debug and
+	// .gnu_debuglink targets, after the binary's own directory.
+	DebugFileDirectories []string
+	// Warn, if set, receives non-fatal problems (e.g. "no line info").
+	Warn func(msg string)
+}
+
+// Open and the methods of *Binary are implemented in binary.go:
+//
+//	func Open(path string, opts *Options) (*Binary, error)
+//	func (b *Binary) Close() error
+//	func (b *Binary) Path() string
+//	func (b *Binary) BuildID() []byte          // GNU build id, nil if none
+//	func (b *Binary) IsPIE() bool              // ET_DYN
+//	func (b *Binary) HasDWARF() bool           // false: symbol-table fallback
+//	func (b *Binary) ExecSegments() []Segment  // PT_LOAD with PF_X, file order
+//	func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool)
+//	func (b *Binary) Symbolize(addr uint64) ([]Frame, error) // file vaddr
+//
+// Symbolize returns ErrUnknownPC (errors.Is) for addresses with no
+// function; callers decide whether that is fatal.

@@ -1,0 +1,128 @@
+// Package memprof is the in-memory model of LLVM MemProf (heap profile) data
+// and the reader of the raw profiles the compiler-rt memprof runtime writes
+// (raw versions 1–5), plus the raw → indexed-model conversion.
+//
+// The indexed on-disk encodings (MemProf V0–V4 inside an IndexedInstrProf
+// file) live in package instrprof, which serializes the Profile defined here.
+package memprof
+
+// This file is the contract shared by the raw reader/converter (this
+// package) and the indexed writer/reader (package instrprof). Changes to it
+// are additive only.
+
+// Meta is a MemInfoBlock field tag, as numbered by LLVM's MIBEntryDef.inc.
+// The indexed schema is a list of these tags.
+type Meta uint64
+
+const (
+	MetaAllocCount                 Meta = 1
+	MetaTotalAccessCount           Meta = 2
+	MetaMinAccessCount             Meta = 3
+	MetaMaxAccessCount             Meta = 4
+	MetaTotalSize                  Meta = 5
+	MetaMinSize                    Meta = 6
+	MetaMaxSize                    Meta = 7
+	MetaAllocTimestamp             Meta = 8
+	MetaDeallocTimestamp           Meta = 9
+	MetaTotalLifetime              Meta = 10
+	MetaMinLifetime                Meta = 11
+	MetaMaxLifetime                Meta = 12
+	MetaAllocCpuId                 Meta = 13
+	MetaDeallocCpuId               Meta = 14
+	MetaNumMigratedCpu             Meta = 15
+	MetaNumLifetimeOverlaps        Meta = 16
+	MetaNumSameAllocCpu            Meta = 17
+	MetaNumSameDeallocCpu          Meta = 18
+	MetaDataTypeId                 Meta = 19
+	MetaTotalAccessDensity         Meta = 20
+	MetaMinAccessDensity           Meta = 21
+	MetaMaxAccessDensity           Meta = 22
+	MetaTotalLifetimeAccessDensity Meta = 23
+	MetaMinLifetimeAccessDensity   Meta = 24
+	MetaMaxLifetimeAccessDensity   Meta = 25
+	MetaAccessHistogramSize        Meta = 26
+	MetaAccessHistogram            Meta = 27
+)
+
+// MemInfoBlock is the statistics block of one allocation context, the union
+// of every raw/indexed version's fields (LLVM's MemInfoBlock /
+// PortableMemInfoBlock). Fields a version lacks are zero.
+type MemInfoBlock struct {
+	AllocCount                 uint32
+	TotalAccessCount           uint64
+	MinAccessCount             uint64
+	MaxAccessCount             uint64
+	TotalSize                  uint64
+	MinSize                    uint32
+	MaxSize                    uint32
+	AllocTimestamp             uint32
+	DeallocTimestamp           uint32
+	TotalLifetime              uint64
+	MinLifetime                uint32
+	MaxLifetime                uint32
+	AllocCpuId                 uint32
+	DeallocCpuId               uint32
+	NumMigratedCpu             uint32
+	NumLifetimeOverlaps        uint32
+	NumSameAllocCpu            uint32
+	NumSameDeallocCpu          uint32
+	DataTypeId                 uint64
+	TotalAccessDensity         uint64
+	MinAccessDensity           uint32
+	MaxAccessDensity           uint32
+	TotalLifetimeAccessDensity uint64
+	MinLifetimeAccessDensity   uint32
+	MaxLifetimeAccessDensity   uint32
+	AccessHistogramSize        uint32
+	// AccessHistogram is the raw field 27 as found on disk (a runtime heap
+	// pointer in raw files; meaningless). Writers decide what to emit.
+	AccessHistogram uint64
+	// Histogram holds the decoded access-histogram counters (raw v4/v5).
+	Histogram []uint64
+}
+
+// Frame is one symbolized frame of a call stack (LLVM memprof::Frame).
+type Frame struct {
+	Function      uint64 // GUID: MD5 of the canonical linkage name
+	LineOffset    uint32 // line - subprogram start line, unsigned 32-bit arithmetic
+	Column        uint32
+	IsInlineFrame bool
+	// SymbolName is the canonical linkage name when known (for text dumps
+	// and YAML); not serialized in indexed profiles.
+	SymbolName string
+}
+
+// AllocationInfo is one allocation context of a function: the full call
+// stack (leaf first, root last) and its merged statistics.
+type AllocationInfo struct {
+	CallStack []Frame
+	Info      MemInfoBlock
+}
+
+// CallSite is one call-site entry of a function: a PC's inline chain, leaf
+// first, plus callee GUIDs (MemProf V4 / YAML only; conversion produces none).
+type CallSite struct {
+	Frames      []Frame
+	CalleeGUIDs []uint64
+}
+
+// Record is the MemProf record of one function.
+type Record struct {
+	GUID       uint64
+	AllocSites []AllocationInfo
+	CallSites  []CallSite
+}
+
+// Profile is a converted/merged MemProf profile, ready to serialize.
+//
+// Order matters for byte-identical output with llvm-profdata: Records is the
+// order records are inserted into the on-disk hash table. Frames and
+// CallStacks are the first-insertion order of the converter's frame and
+// call-stack maps (symbolization order, record-construction order); the
+// V0–V2 writers emulate LLVM's DenseMap over them. Empty means "derive from
+// Records in first-use order".
+type Profile struct {
+	Records    []*Record
+	Frames     []Frame
+	CallStacks [][]Frame
+}
