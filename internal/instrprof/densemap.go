@@ -1,0 +1,79 @@
+package instrprof
+
+// This file emulates the iteration order of llvm::DenseMap<uint64_t, T>,
+// which llvm-profdata up to LLVM 19 used to hand frames and call stacks to
+// the writer; the V0–V2 frame and call-stack tables are filled in that order.
+// DenseMap is open addressing over a power-of-two bucket array (at least 64)
+// with quadratic probing; it grows to twice its size before an insertion
+// that would make it 3/4 full, reinserting live keys in bucket order.
+
+const (
+	denseEmpty     = ^uint64(0)
+	denseTombstone = ^uint64(0) - 1
+)
+
+// denseHash returns DenseMapInfo<uint64_t>::getHashValue of the release:
+// key*37 up to LLVM 18, the splitmix-style mix from LLVM 19 (PR #95734).
+func denseHash(release int, k uint64) uint32 {
+	if release <= 18 {
+		return uint32(k * 37)
+	}
+	x := k * 0xbf58476d1ce4e5b9
+	x ^= x >> 31
+	return uint32(x)
+}
+
+// denseOrder inserts keys (insert-if-absent, no erasure) into an emulated
+// DenseMap and returns its iteration order.
+func denseOrder(release int, keys []uint64) []uint64 {
+	var table []uint64
+	entries := 0
+	lookup := func(t []uint64, k uint64) int {
+		mask := uint32(len(t) - 1)
+		b := denseHash(release, k) & mask
+		for step := uint32(1); ; step++ {
+			if t[b] == k || t[b] == denseEmpty {
+				return int(b)
+			}
+			b = (b + step) & mask
+		}
+	}
+	grow := func(atLeast int) {
+		n := 64
+		for n < atLeast {
+			n <<= 1
+		}
+		nt := make([]uint64, n)
+		for i := range nt {
+			nt[i] = denseEmpty
+		}
+		for _, k := range table {
+			if k != denseEmpty && k != denseTombstone {
+				nt[lookup(nt, k)] = k
+			}
+		}
+		table = nt
+	}
+	for _, k := range keys {
+		if k == denseEmpty || k == denseTombstone {
+			continue // LLVM asserts on these; they cannot occur as hashes in practice
+		}
+		if len(table) > 0 {
+			if table[lookup(table, k)] == k {
+				continue
+			}
+		}
+		if (entries+1)*4 >= len(table)*3 {
+			grow(2 * len(table))
+		}
+		table[lookup(table, k)] = k
+		entries++
+	}
+	out := make([]uint64, 0, entries)
+	for _, k := range table {
+		if k != denseEmpty && k != denseTombstone {
+			out = append(out, k)
+		}
+	}
+	return out
+}

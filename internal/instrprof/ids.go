@@ -1,0 +1,69 @@
+package instrprof
+
+import (
+	"encoding/binary"
+
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"lukechampine.com/blake3"
+)
+
+// FrameID returns LLVM's memprof::FrameId of f as computed by the given
+// release: a golden-ratio hash_combine over (Function, LineOffset, Column,
+// IsInlineFrame) up to LLVM 19, and the first 8 bytes of BLAKE3 over the
+// 17-byte little-endian frame from LLVM 20 on (PR #109501).
+func FrameID(release int, f memprof.Frame) uint64 {
+	if release <= 19 {
+		var r uint64
+		inl := uint64(0)
+		if f.IsInlineFrame {
+			inl = 1
+		}
+		for _, v := range [...]uint64{f.Function, uint64(f.LineOffset), uint64(f.Column), inl} {
+			r ^= v + 0x9e3779b97f4a7c15 + (r << 6) + (r >> 2)
+		}
+		return r
+	}
+	var b [frameSize]byte
+	putFrame(b[:], f)
+	return truncatedBLAKE3(b[:])
+}
+
+// CallStackID returns LLVM's memprof::CallStackId of a stack given as frame
+// ids, leaf first: the first 8 bytes of BLAKE3 over the ids as u64s.
+func CallStackID(frameIDs []uint64) uint64 {
+	b := make([]byte, 8*len(frameIDs))
+	for i, id := range frameIDs {
+		binary.LittleEndian.PutUint64(b[8*i:], id)
+	}
+	return truncatedBLAKE3(b)
+}
+
+func truncatedBLAKE3(b []byte) uint64 {
+	sum := blake3.Sum256(b)
+	return binary.LittleEndian.Uint64(sum[:8])
+}
+
+// frameSize is the serialized size of a memprof::Frame.
+const frameSize = 17
+
+func putFrame(b []byte, f memprof.Frame) {
+	binary.LittleEndian.PutUint64(b[0:], f.Function)
+	binary.LittleEndian.PutUint32(b[8:], f.LineOffset)
+	binary.LittleEndian.PutUint32(b[12:], f.Column)
+	b[16] = 0
+	if f.IsInlineFrame {
+		b[16] = 1
+	}
+}
+
+// frameKey is a Frame without its display name, usable as a map key.
+type frameKey struct {
+	Function   uint64
+	LineOffset uint32
+	Column     uint32
+	Inline     bool
+}
+
+func keyOf(f memprof.Frame) frameKey {
+	return frameKey{f.Function, f.LineOffset, f.Column, f.IsInlineFrame}
+}

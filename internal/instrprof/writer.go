@@ -1,0 +1,197 @@
+package instrprof
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+)
+
+// Magic is IndexedInstrProf::Magic.
+const Magic = 0x8169666f72706cff
+
+// VariantMemProf is the header Version bit that announces a MemProf section.
+const VariantMemProf = 1 << 62
+
+// WriteOptions selects the LLVM release whose llvm-profdata output Write
+// reproduces, and the on-disk versions.
+//
+// Field 27 of the MemInfoBlock (AccessHistogram) is always written as 0.
+// LLVM 19 writes the address of its in-memory histogram buffer there (V0/V1
+// always, V2/V3 with --memprof-full-schema) whenever a context has a
+// histogram, so its own output differs from run to run; the value means
+// nothing to any reader. Writing 0, which is also what LLVM writes for
+// contexts without a histogram, keeps our output deterministic. Tests
+// therefore compare that field semantically (the reader keeps the stored
+// value in MemInfoBlock.AccessHistogram).
+type WriteOptions struct {
+	LLVMRelease    int  // 16, 19 or 22
+	IndexVersion   int  // IndexedInstrProf version, 9..13
+	MemProfVersion int  // 0..4
+	FullSchema     bool // V2+: all MemInfoBlock fields instead of the hot/cold four
+}
+
+// Defaults returns what llvm-profdata of the release writes without
+// --memprof-version or --memprof-full-schema.
+func Defaults(release int) (WriteOptions, error) {
+	switch release {
+	case 16:
+		return WriteOptions{LLVMRelease: 16, IndexVersion: 9, MemProfVersion: 0}, nil
+	case 19:
+		return WriteOptions{LLVMRelease: 19, IndexVersion: 12, MemProfVersion: 0}, nil
+	case 22:
+		return WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: 3}, nil
+	}
+	return WriteOptions{}, fmt.Errorf("instrprof: unsupported LLVM release %d (want 16, 19 or 22)", release)
+}
+
+// Validate reports whether the release's tools can read (and its
+// llvm-profdata could have written) a file with these versions.
+func (o WriteOptions) Validate() error {
+	var minIdx, maxIdx, minMP, maxMP int
+	switch o.LLVMRelease {
+	case 16:
+		minIdx, maxIdx, minMP, maxMP = 9, 9, 0, 0
+	case 19:
+		minIdx, maxIdx, minMP, maxMP = 9, 12, 0, 3
+	case 22:
+		minIdx, maxIdx, minMP, maxMP = 9, 13, 2, 4
+	default:
+		return fmt.Errorf("instrprof: unsupported LLVM release %d (want 16, 19 or 22)", o.LLVMRelease)
+	}
+	if o.IndexVersion < minIdx || o.IndexVersion > maxIdx {
+		return fmt.Errorf("instrprof: LLVM %d cannot use index version %d (supported: %d..%d)", o.LLVMRelease, o.IndexVersion, minIdx, maxIdx)
+	}
+	if o.MemProfVersion < minMP || o.MemProfVersion > maxMP {
+		return fmt.Errorf("instrprof: LLVM %d cannot read MemProf version %d (supported: V%d..V%d)", o.LLVMRelease, o.MemProfVersion, minMP, maxMP)
+	}
+	if o.FullSchema && o.LLVMRelease < 19 {
+		return fmt.Errorf("instrprof: LLVM %d has no --memprof-full-schema (V0 always uses the full schema)", o.LLVMRelease)
+	}
+	return nil
+}
+
+func (o WriteOptions) schema() []memprof.Meta {
+	if o.MemProfVersion <= 1 || o.FullSchema {
+		return FullSchema(o.LLVMRelease)
+	}
+	return HotColdSchema
+}
+
+func headerSize(indexVersion int) int {
+	switch {
+	case indexVersion >= 12:
+		return 72
+	case indexVersion >= 10:
+		return 64
+	case indexVersion == 9:
+		return 56
+	case indexVersion == 8:
+		return 48
+	}
+	return 40
+}
+
+// summaryCutoffs are ProfileSummaryBuilder::DefaultCutoffs.
+var summaryCutoffs = [...]uint64{
+	10000, 100000, 200000, 300000, 400000, 500000, 600000, 700000, 800000,
+	900000, 950000, 990000, 999000, 999900, 999990, 999999,
+}
+
+// Write writes p as a memprof-only indexed profile.
+func Write(w io.Writer, p *memprof.Profile, opts WriteOptions) error {
+	b, err := Marshal(p, opts)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// WriteFile writes p to name atomically: a temporary file in the same
+// directory is written, synced and renamed over name.
+func WriteFile(name string, p *memprof.Profile, opts WriteOptions) (err error) {
+	b, err := Marshal(p, opts)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if _, err = f.Write(b); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), name)
+}
+
+// Marshal returns the bytes Write would write.
+func Marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ix, err := index(p, opts.LLVMRelease)
+	if err != nil {
+		return nil, err
+	}
+	le := binary.LittleEndian
+	hdr := headerSize(opts.IndexVersion)
+	buf := make([]byte, hdr, 4096)
+	le.PutUint64(buf[0:], Magic)
+	le.PutUint64(buf[8:], VariantMemProf|uint64(opts.IndexVersion))
+	// Unused and HashType (MD5 = 0) stay zero.
+
+	// Profile summary: no functions, so every count is zero.
+	buf = le.AppendUint64(buf, 6)
+	buf = le.AppendUint64(buf, uint64(len(summaryCutoffs)))
+	for range 6 {
+		buf = le.AppendUint64(buf, 0)
+	}
+	for _, c := range summaryCutoffs {
+		buf = le.AppendUint64(buf, c)
+		buf = le.AppendUint64(buf, 0)
+		buf = le.AppendUint64(buf, 0)
+	}
+
+	var hashOff uint64
+	buf, hashOff = emitTable(buf, nil)
+	le.PutUint64(buf[32:], hashOff)
+
+	memOff := uint64(len(buf))
+	le.PutUint64(buf[40:], memOff)
+	switch opts.MemProfVersion {
+	case 0, 1:
+		buf = writeMemProfV0V1(buf, ix, opts)
+	case 2:
+		buf = writeMemProfV2(buf, ix, opts)
+	case 3, 4:
+		buf = writeMemProfV3V4(buf, ix, opts)
+	}
+
+	// Binary ids: none (memprof raw inputs contribute none).
+	le.PutUint64(buf[48:], uint64(len(buf)))
+	buf = le.AppendUint64(buf, 0)
+	if opts.IndexVersion >= 12 {
+		le.PutUint64(buf[64:], uint64(len(buf)))
+		buf = le.AppendUint64(buf, 0)
+	}
+	return buf, nil
+}
