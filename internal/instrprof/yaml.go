@@ -1,0 +1,443 @@
+package instrprof
+
+import (
+	"bufio"
+	"crypto/md5"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"gopkg.in/yaml.v3"
+)
+
+// The YAML MemProf profile (llvm/ProfileData/MemProfYAML.h) is what
+// `llvm-profdata show --memory` prints for an indexed file in LLVM 20+ and
+// what `llvm-profdata merge` accepts as input. The writer below produces the
+// exact bytes of LLVM 22's yaml::Output: keys padded to 16 columns, frames
+// as flow mappings, GUIDs as unpadded lowercase hex, MemInfoBlock fields in
+// tag order, and a leading document of "# MemProfSummary" comment lines.
+
+// WriteYAML writes p as llvm-profdata-22 `show --memory` prints it with the
+// hot/cold schema, preceded by the summary LLVM 22 computes.
+func WriteYAML(w io.Writer, p *memprof.Profile) error {
+	s := Summary(p, 22)
+	return WriteYAMLSchema(w, p, HotColdSchema, &s)
+}
+
+// WriteYAML writes the file's MemProf profile as llvm-profdata-22 `show
+// --memory` prints it: the file's schema and, for V4, its stored summary.
+func (f *File) WriteYAML(w io.Writer) error {
+	if f.Profile == nil {
+		return fmt.Errorf("instrprof: file has no MemProf section")
+	}
+	s := Summary(f.Profile, 22)
+	if f.MemProfSummary != nil {
+		s = *f.MemProfSummary
+	}
+	return WriteYAMLSchema(w, f.Profile, f.Schema, &s)
+}
+
+// WriteYAMLSchema writes p printing the MemInfoBlock fields of schema (in
+// tag order). A nil summary omits the summary comment document.
+func WriteYAMLSchema(w io.Writer, p *memprof.Profile, schema []memprof.Meta, sum *MemProfSummary) error {
+	bw := bufio.NewWriter(w)
+	var present [maxMeta + 1]bool
+	for _, m := range schema {
+		if m >= 1 && m <= maxMeta {
+			present[m] = true
+		}
+	}
+	if sum != nil {
+		fmt.Fprintf(bw, "---\n# MemProfSummary:\n#   Total contexts: %d\n#   Total cold contexts: %d\n#   Total hot contexts: %d\n#   Maximum cold context total size: %d\n#   Maximum warm context total size: %d\n#   Maximum hot context total size: %d\n",
+			sum.NumContexts, sum.NumColdContexts, sum.NumHotContexts, sum.MaxColdTotalSize, sum.MaxWarmTotalSize, sum.MaxHotTotalSize)
+	}
+	if len(p.Records) == 0 {
+		bw.WriteString("--- {}\n")
+	} else {
+		bw.WriteString("---\nHeapProfileRecords:\n")
+	}
+	frames := func(indent string, fs []memprof.Frame) {
+		for _, f := range fs {
+			fmt.Fprintf(bw, "%s- { Function: %#x, LineOffset: %d, Column: %d, IsInlineFrame: %t }\n", indent, f.Function, f.LineOffset, f.Column, f.IsInlineFrame)
+		}
+	}
+	for _, r := range p.Records {
+		fmt.Fprintf(bw, "  - %s%#x\n", padKey("GUID"), r.GUID)
+		if len(r.AllocSites) > 0 {
+			bw.WriteString("    AllocSites:\n")
+			for i := range r.AllocSites {
+				a := &r.AllocSites[i]
+				if len(a.CallStack) == 0 {
+					fmt.Fprintf(bw, "      - %s[]\n", padKey("Callstack"))
+				} else {
+					bw.WriteString("      - Callstack:\n")
+					frames("          ", a.CallStack)
+				}
+				bw.WriteString("        MemInfoBlock:\n")
+				for m := memprof.Meta(1); m <= maxMeta; m++ {
+					if present[m] {
+						fmt.Fprintf(bw, "          %s%d\n", padKey(metaNames[m]), metaGet(&a.Info, m))
+					}
+				}
+			}
+		}
+		if len(r.CallSites) > 0 {
+			bw.WriteString("    CallSites:\n")
+			for _, c := range r.CallSites {
+				if len(c.Frames) == 0 {
+					fmt.Fprintf(bw, "      - %s[]\n", padKey("Frames"))
+				} else {
+					bw.WriteString("      - Frames:\n")
+					frames("          ", c.Frames)
+				}
+				if len(c.CalleeGUIDs) > 0 {
+					fmt.Fprintf(bw, "        %s[ ", padKey("CalleeGuids"))
+					for i, g := range c.CalleeGUIDs {
+						if i > 0 {
+							bw.WriteString(", ")
+						}
+						fmt.Fprintf(bw, "%#x", g)
+					}
+					bw.WriteString(" ]\n")
+				}
+			}
+		}
+	}
+	bw.WriteString("...\n")
+	return bw.Flush()
+}
+
+// padKey returns "key:" followed by the padding yaml::Output uses: enough
+// spaces to reach column 17, at least one.
+func padKey(k string) string {
+	if len(k) < 16 {
+		return k + ":" + strings.Repeat(" ", 16-len(k))
+	}
+	return k + ": "
+}
+
+// GUID returns the MemProf GUID of a function name: MD5 of the canonical
+// name (FunctionSamples::getCanonicalFnName with ".llvm." and ".part."
+// suffixes stripped), low 64 bits little-endian.
+func GUID(name string) uint64 {
+	name = canonicalFnName(name)
+	sum := md5.Sum([]byte(name))
+	return binary.LittleEndian.Uint64(sum[:8])
+}
+
+func canonicalFnName(name string) string {
+	for _, suffix := range []string{".llvm.", ".part."} {
+		i := strings.LastIndex(name, suffix)
+		if i < 0 {
+			continue
+		}
+		// Strip only if nothing dotted follows the suffix.
+		if strings.LastIndexByte(name, '.') == i+len(suffix)-1 {
+			name = name[:i]
+		}
+	}
+	return name
+}
+
+// ReadYAML parses a YAML MemProf profile. Records keep document order (the
+// first record of a repeated GUID wins, as in LLVM); Frames and CallStacks
+// get the order in which LLVM's YAML reader registers them, so Write
+// reproduces llvm-profdata's output for the same YAML. The data-access
+// profile part is accepted and ignored.
+func ReadYAML(name string, data []byte) (*memprof.Profile, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("instrprof: %s: empty YAML document", name)
+		}
+		return nil, fmt.Errorf("instrprof: %s: %v", name, err)
+	}
+	y := &yamlReader{name: name, prof: &memprof.Profile{}, frameSeen: map[frameKey]bool{}, stackSeen: map[string]bool{}, recSeen: map[uint64]bool{}}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, y.errf(root, "expected a mapping with HeapProfileRecords")
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "HeapProfileRecords":
+			if err := y.records(v); err != nil {
+				return nil, err
+			}
+		case "DataAccessProfiles":
+		default:
+			return nil, y.errf(k, "unknown key %q", k.Value)
+		}
+	}
+	return y.prof, nil
+}
+
+type yamlReader struct {
+	name      string
+	prof      *memprof.Profile
+	frameSeen map[frameKey]bool
+	stackSeen map[string]bool
+	recSeen   map[uint64]bool
+}
+
+func (y *yamlReader) errf(n *yaml.Node, format string, args ...any) error {
+	return fmt.Errorf("instrprof: %s:%d:%d: %s", y.name, n.Line, n.Column, fmt.Sprintf(format, args...))
+}
+
+func (y *yamlReader) records(n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return y.errf(n, "HeapProfileRecords must be a sequence")
+	}
+	for _, rn := range n.Content {
+		if rn.Kind != yaml.MappingNode {
+			return y.errf(rn, "record must be a mapping")
+		}
+		r := &memprof.Record{}
+		hasGUID := false
+		for i := 0; i+1 < len(rn.Content); i += 2 {
+			k, v := rn.Content[i], rn.Content[i+1]
+			var err error
+			switch k.Value {
+			case "GUID":
+				r.GUID, err = y.guid(v)
+				hasGUID = true
+			case "AllocSites":
+				err = y.allocSites(v, r)
+			case "CallSites":
+				err = y.callSites(v, r)
+			default:
+				err = y.errf(k, "unknown key %q", k.Value)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !hasGUID {
+			return y.errf(rn, "missing required key 'GUID'")
+		}
+		if !y.recSeen[r.GUID] {
+			y.recSeen[r.GUID] = true
+			y.prof.Records = append(y.prof.Records, r)
+		}
+	}
+	return nil
+}
+
+// guid parses a GUIDHex64: 0x-prefixed hex, or a function name; all-decimal
+// values are rejected as in LLVM.
+func (y *yamlReader) guid(n *yaml.Node) (uint64, error) {
+	if n.Kind != yaml.ScalarNode {
+		return 0, y.errf(n, "expected a GUID")
+	}
+	s := n.Value
+	if s != "" && strings.Trim(s, "0123456789") == "" {
+		return 0, y.errf(n, "use a hexadecimal GUID or a function instead")
+	}
+	if len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") {
+		v, err := strconv.ParseUint(s[2:], 16, 64)
+		if err != nil {
+			return 0, y.errf(n, "invalid hex64 number")
+		}
+		return v, nil
+	}
+	return GUID(s), nil
+}
+
+func (y *yamlReader) uint(n *yaml.Node, bits int) (uint64, error) {
+	if n.Kind != yaml.ScalarNode {
+		return 0, y.errf(n, "expected an unsigned integer")
+	}
+	v, err := strconv.ParseUint(n.Value, 0, bits)
+	if err != nil {
+		return 0, y.errf(n, "invalid number %q", n.Value)
+	}
+	return v, nil
+}
+
+func (y *yamlReader) frames(n *yaml.Node) ([]memprof.Frame, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, y.errf(n, "expected a sequence of frames")
+	}
+	fs := make([]memprof.Frame, 0, len(n.Content))
+	for _, fn := range n.Content {
+		if fn.Kind != yaml.MappingNode {
+			return nil, y.errf(fn, "frame must be a mapping")
+		}
+		var f memprof.Frame
+		var seen [4]bool
+		for i := 0; i+1 < len(fn.Content); i += 2 {
+			k, v := fn.Content[i], fn.Content[i+1]
+			var err error
+			var x uint64
+			switch k.Value {
+			case "Function":
+				f.Function, err = y.guid(v)
+				seen[0] = true
+			case "LineOffset":
+				x, err = y.uint(v, 32)
+				f.LineOffset = uint32(x)
+				seen[1] = true
+			case "Column":
+				x, err = y.uint(v, 32)
+				f.Column = uint32(x)
+				seen[2] = true
+			case "IsInlineFrame":
+				switch v.Value {
+				case "true", "True", "TRUE", "1":
+					f.IsInlineFrame = true
+				case "false", "False", "FALSE", "0":
+				default:
+					err = y.errf(v, "invalid boolean %q", v.Value)
+				}
+				seen[3] = true
+			default:
+				err = y.errf(k, "unknown key %q", k.Value)
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		for i, key := range []string{"Function", "LineOffset", "Column", "IsInlineFrame"} {
+			if !seen[i] {
+				return nil, y.errf(fn, "missing required key '%s'", key)
+			}
+		}
+		fs = append(fs, f)
+	}
+	return fs, nil
+}
+
+// addStack registers a stack's frames and the stack itself in first-seen
+// order, as LLVM's YAML reader does.
+func (y *yamlReader) addStack(fs []memprof.Frame) {
+	key := make([]byte, 0, 17*len(fs))
+	var b [frameSize]byte
+	for _, f := range fs {
+		if k := keyOf(f); !y.frameSeen[k] {
+			y.frameSeen[k] = true
+			y.prof.Frames = append(y.prof.Frames, f)
+		}
+		putFrame(b[:], f)
+		key = append(key, b[:]...)
+	}
+	if !y.stackSeen[string(key)] {
+		y.stackSeen[string(key)] = true
+		y.prof.CallStacks = append(y.prof.CallStacks, fs)
+	}
+}
+
+func (y *yamlReader) allocSites(n *yaml.Node, r *memprof.Record) error {
+	if n.Kind != yaml.SequenceNode {
+		return y.errf(n, "AllocSites must be a sequence")
+	}
+	for _, an := range n.Content {
+		if an.Kind != yaml.MappingNode {
+			return y.errf(an, "alloc site must be a mapping")
+		}
+		var a memprof.AllocationInfo
+		var haveStack, haveMIB bool
+		for i := 0; i+1 < len(an.Content); i += 2 {
+			k, v := an.Content[i], an.Content[i+1]
+			switch k.Value {
+			case "Callstack":
+				fs, err := y.frames(v)
+				if err != nil {
+					return err
+				}
+				a.CallStack, haveStack = fs, true
+			case "MemInfoBlock":
+				if v.Kind != yaml.MappingNode {
+					return y.errf(v, "MemInfoBlock must be a mapping")
+				}
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					mk, mv := v.Content[j], v.Content[j+1]
+					m := metaByName(mk.Value)
+					if m == 0 {
+						return y.errf(mk, "Key is not a valid validation event")
+					}
+					x, err := y.uint(mv, 64)
+					if err != nil {
+						return err
+					}
+					metaSet(&a.Info, m, x)
+				}
+				haveMIB = true
+			default:
+				return y.errf(k, "unknown key %q", k.Value)
+			}
+		}
+		if !haveStack || !haveMIB {
+			return y.errf(an, "alloc site needs Callstack and MemInfoBlock")
+		}
+		y.addStack(a.CallStack)
+		r.AllocSites = append(r.AllocSites, a)
+	}
+	return nil
+}
+
+func (y *yamlReader) callSites(n *yaml.Node, r *memprof.Record) error {
+	if n.Kind != yaml.SequenceNode {
+		return y.errf(n, "CallSites must be a sequence")
+	}
+	for _, cn := range n.Content {
+		var c memprof.CallSite
+		switch cn.Kind {
+		case yaml.SequenceNode: // LLVM 20 form: a bare list of frames
+			fs, err := y.frames(cn)
+			if err != nil {
+				return err
+			}
+			c.Frames = fs
+		case yaml.MappingNode:
+			haveFrames := false
+			for i := 0; i+1 < len(cn.Content); i += 2 {
+				k, v := cn.Content[i], cn.Content[i+1]
+				switch k.Value {
+				case "Frames":
+					fs, err := y.frames(v)
+					if err != nil {
+						return err
+					}
+					c.Frames, haveFrames = fs, true
+				case "CalleeGuids":
+					if v.Kind != yaml.SequenceNode {
+						return y.errf(v, "CalleeGuids must be a sequence")
+					}
+					for _, g := range v.Content {
+						x, err := y.guid(g)
+						if err != nil {
+							return err
+						}
+						c.CalleeGUIDs = append(c.CalleeGUIDs, x)
+					}
+				default:
+					return y.errf(k, "unknown key %q", k.Value)
+				}
+			}
+			if !haveFrames {
+				return y.errf(cn, "missing required key 'Frames'")
+			}
+		default:
+			return y.errf(cn, "call site must be a mapping")
+		}
+		y.addStack(c.Frames)
+		r.CallSites = append(r.CallSites, c)
+	}
+	return nil
+}
+
+func metaByName(s string) memprof.Meta {
+	for m := memprof.Meta(1); m <= maxMeta; m++ {
+		if metaNames[m] == s {
+			return m
+		}
+	}
+	return 0
+}
