@@ -1,0 +1,68 @@
+# Shared setup of rules_pgo's Bazel scripts (sourced by .ci/e2e-* and examples/memprof/demo.sh).
+#
+# Bazel 4.2.3 (Debian's bazel-bootstrap) builds offline only with stand-ins for the
+# repositories its default WORKSPACE suffix fetches from the network: rules_cc and rules_java
+# (Debian's bazel-bootstrap-source ships native-wrapper copies under mock_repos/) and
+# remote_coverage_tools (for `bazel test`; a stub written here). Nothing third-party is
+# committed: everything is materialized under $PGO_OUT at run time.
+#
+# Provides: PGO_ROOT, PGO_OUT, pgo_bazel (bazel with the offline overrides, a shared output
+# root and disk cache), pgo_tools_source_key.
+
+PGO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PGO_OUT=${PGO_OUT:-$PGO_ROOT/out/bazel}
+export PATH=/usr/local/go/bin:$PATH
+
+_pgo_die() { echo "error: $*" >&2; exit 1; }
+
+pgo_setup_offline() {
+  local mock=/usr/src/bazel-bootstrap/mock_repos
+  command -v bazel > /dev/null || _pgo_die "bazel not found: apt-get install bazel-bootstrap (bash .ci/install)"
+  [ -d "$mock/rules_cc" ] || _pgo_die "$mock missing: apt-get install bazel-bootstrap-source (bash .ci/install)"
+  mkdir -p "$PGO_OUT/standins/remote_coverage_tools" "$PGO_OUT/home"
+  local cov=$PGO_OUT/standins/remote_coverage_tools
+  cat > "$cov/WORKSPACE" <<'EOW'
+workspace(name = "remote_coverage_tools")
+EOW
+  cat > "$cov/BUILD" <<'EOB'
+# Stand-in for Bazel's coverage tools (offline `bazel test`); coverage is not supported.
+package(default_visibility = ["//visibility:public"])
+sh_binary(name = "coverage_report_generator", srcs = ["fail.sh"])
+sh_binary(name = "lcov_merger", srcs = ["fail.sh"])
+filegroup(name = "coverage_output_generator", srcs = ["fail.sh"])
+EOB
+  printf '#!/bin/sh\necho "coverage is not available offline" >&2\nexit 1\n' > "$cov/fail.sh"
+  chmod +x "$cov/fail.sh"
+  # Go settings for pgo_tools_repository(mode = "source"), captured before HOME changes.
+  local gocache gomodcache
+  gocache=$(go env GOCACHE) gomodcache=$(go env GOMODCACHE)
+  {
+    for cmd in build test run aquery cquery query fetch info sync; do
+      echo "$cmd --override_repository=rules_cc=$mock/rules_cc"
+      echo "$cmd --override_repository=rules_java=$mock/rules_java"
+      echo "$cmd --override_repository=remote_coverage_tools=$cov"
+    done
+    for cmd in build test run aquery cquery fetch info sync; do
+      echo "$cmd --repo_env=GOCACHE=$gocache --repo_env=GOMODCACHE=$gomodcache --repo_env=GOPROXY=off"
+      echo "$cmd --repo_env=PGO_TOOLS_SOURCE_KEY=$(pgo_tools_source_key)"
+      if [ -n "${RULES_PGO_TOOLS_DIR:-}" ]; then
+        echo "$cmd --repo_env=RULES_PGO_TOOLS_DIR=$RULES_PGO_TOOLS_DIR"
+      fi
+    done
+    echo "build --nosandbox_debug"
+  } > "$PGO_OUT/offline.bazelrc"
+}
+
+# A digest of the Go sources of the tools: a new value re-runs pgo_tools_repository.
+pgo_tools_source_key() {
+  (cd "$PGO_ROOT" && find tools internal go.mod go.sum -type f \( -name '*.go' -o -name 'go.*' \) \
+    -print0 2>/dev/null | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+}
+
+# bazel with a private HOME and output root under $PGO_OUT; extra startup options first via
+# PGO_BAZEL_STARTUP (array-free: a string of options without spaces inside values).
+pgo_bazel() {
+  # shellcheck disable=SC2086
+  HOME=$PGO_OUT/home bazel --output_user_root="$PGO_OUT/root" --bazelrc="$PGO_OUT/offline.bazelrc" \
+    ${PGO_BAZEL_STARTUP:-} "$@"
+}

@@ -1,0 +1,70 @@
+"""What a C++ toolchain config adds to consume rules_pgo profiles (4.2.3 and later).
+
+    load("@rules_pgo//rules:defs.bzl", "PGO_CC_TOOLCHAIN_CONFIG_ATTRS", "pgo_cc_features")
+    features = [...] + pgo_cc_features(ctx, llvm_version = 19)
+    my_config = rule(_impl, attrs = dict(my_attrs, **PGO_CC_TOOLCHAIN_CONFIG_ATTRS), ...)
+
+and "@rules_pgo//rules:memprof_profile" in the cc_toolchain's compiler_files and all_files.
+On Bazel 4.2.3 (and 7/8 with exec_transition_for_inputs = True, the default) the toolchain's
+file attributes are in the exec configuration, so the attribute below is too: the compile
+action must see the very file that the compiler files carry (spec §12.1)."""
+
+load("@bazel_tools//tools/build_defs/cc:action_names.bzl", "ACTION_NAMES")
+load(
+    "@bazel_tools//tools/cpp:cc_toolchain_config_lib.bzl",
+    "feature",
+    "flag_group",
+    "flag_set",
+)
+load(":helpers.bzl", "LLVM_MARKER_FEATURE_PREFIX", "MEMPROF_USE_FEATURE", "memprof_use_flags")
+
+def _cc_toolchain_config_attrs(cfg):
+    return {
+        "_pgo_memprof_profile": attr.label(
+            default = Label("//rules:memprof_profile"),
+            cfg = cfg,
+            allow_files = True,
+            doc = "The label_flag set by pgo_cc_binary's transition.",
+        ),
+    }
+
+# For toolchains whose compiler files are exec-configured (Bazel 4.2.3 … 8 default).
+PGO_CC_TOOLCHAIN_CONFIG_ATTRS = _cc_toolchain_config_attrs("exec")
+
+# For Starlark cc_toolchain (rules_cc on Bazel 9+) or exec_transition_for_inputs = False.
+PGO_CC_TOOLCHAIN_CONFIG_ATTRS_TARGET_CFG = _cc_toolchain_config_attrs("target")
+
+_COMPILE_ACTIONS = [
+    ACTION_NAMES.c_compile,
+    ACTION_NAMES.cpp_compile,
+    ACTION_NAMES.lto_backend,
+]
+
+def pgo_cc_features(ctx, llvm_version):
+    """Features for a cc_toolchain_config rule that has PGO_CC_TOOLCHAIN_CONFIG_ATTRS.
+
+    Args:
+      ctx: the config rule's context.
+      llvm_version: int, the LLVM major release of the toolchain's clang. It becomes the
+        marker feature pgo_llvm_<N>, which pgo_cc_binary compares with the profile's release.
+    Returns:
+      A list of enabled features; the MemProf one only when a profile is set, so plain builds
+      are unchanged (clang rejects an empty profile file)."""
+    features = [feature(name = LLVM_MARKER_FEATURE_PREFIX + str(llvm_version), enabled = True)]
+    files = ctx.files._pgo_memprof_profile
+    if files:
+        if len(files) != 1:
+            fail("%s: @rules_pgo//rules:memprof_profile must name one profile file, got %d: %s" % (
+                ctx.label,
+                len(files),
+                ", ".join([f.short_path for f in files]),
+            ))
+        features.append(feature(
+            name = MEMPROF_USE_FEATURE,
+            enabled = True,
+            flag_sets = [flag_set(
+                actions = _COMPILE_ACTIONS,
+                flag_groups = [flag_group(flags = memprof_use_flags(llvm_version, files[0].path))],
+            )],
+        ))
+    return features

@@ -1,0 +1,129 @@
+"""memprof_profile: raw MemProf profiles + the profiled binary → an indexed .profdata."""
+
+load(":helpers.bzl", "memprof_format_version", "merge_flags", "parse_llvm_version")
+load(":providers.bzl", "PgoProfileInfo")
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "instrument_transition")
+
+TOOLCHAIN_TYPE = str(Label("//toolchain:toolchain_type"))
+
+def _profiled_binary(ctx):
+    target = ctx.attr.binary
+    if type(target) == "list":  # Bazel 4.2.3: attributes with a transition are lists.
+        target = target[0]
+    exe = target[DefaultInfo].files_to_run.executable
+    if exe:
+        return exe, target
+    files = target[DefaultInfo].files.to_list()
+    if len(files) != 1:
+        fail("%s: binary must be one file or an executable target, %s gives %d files" % (
+            ctx.label,
+            target.label,
+            len(files),
+        ))
+    return files[0], None
+
+def _path(f):
+    return f.path
+
+def _impl(ctx):
+    pgo = ctx.toolchains[TOOLCHAIN_TYPE].pgo
+    version, err = parse_llvm_version(ctx.attr.llvm_version, str(ctx.label))
+    if err:
+        fail(err)
+    if not version:
+        version = pgo.llvm_version
+    if ctx.attr.failure_mode not in ["any", "all", "warn"]:
+        fail("%s: failure_mode must be \"any\", \"all\" or \"warn\", got %r" % (ctx.label, ctx.attr.failure_mode))
+    binary, binary_target = _profiled_binary(ctx)
+
+    raw = sorted(ctx.files.raw, key = _path)
+    if not raw and ctx.attr.train:
+        if not binary_target:
+            fail("%s: train = True needs `binary` to be an executable target, not a file" % ctx.label)
+        raw_dir = ctx.actions.declare_directory(ctx.label.name + ".memprofraw")
+        ctx.actions.run_shell(
+            outputs = [raw_dir],
+            tools = [binary_target[DefaultInfo].files_to_run],
+            command = 'bin="$1"; out="$2"; shift 2; MEMPROF_OPTIONS="log_path=$out/raw" "$bin" "$@" > "$out.log" 2>&1 || { cat "$out.log" >&2; exit 1; }; rm -f "$out.log"; ls "$out"/raw.* > /dev/null',
+            arguments = [binary.path, raw_dir.path] + ctx.attr.train_args,
+            env = ctx.attr.train_env,
+            mnemonic = "PgoMemProfTrain",
+            progress_message = "Training %s for MemProf profile %s" % (binary_target.label, ctx.label),
+        )
+        raw = [raw_dir]
+    if not raw:
+        fail(("%s: no raw MemProf profiles: `raw` is empty. Run the instrumented binary with " +
+              "MEMPROF_OPTIONS=log_path=<dir>/<name> and list the files it writes in `raw` " +
+              "(or set train = True with an executable `binary` target).") % ctx.label)
+
+    out = ctx.actions.declare_file(ctx.label.name + ".profdata")
+    args = ctx.actions.args()
+    args.add("-o", out)
+    args.add("--profiled-binary", binary)
+    args.add_all(merge_flags(version, ctx.attr.memprof_version, ctx.attr.failure_mode, ctx.attr.jobs))
+
+    # Inputs go through a param file (--input-files, one path a line): thousands of raw
+    # profiles must not overflow the command line.
+    inputs = ctx.actions.args()
+    inputs.set_param_file_format("multiline")
+    inputs.use_param_file("--input-files=%s", use_always = True)
+    inputs.add_all(raw)
+
+    ctx.actions.run(
+        executable = pgo.merge_files_to_run,
+        arguments = [args, inputs],
+        inputs = depset([binary] + raw),
+        outputs = [out],
+        mnemonic = "PgoMemProfIndex",
+        progress_message = "Indexing MemProf profile %s (LLVM %d)" % (ctx.label, version),
+        execution_requirements = {"supports-path-mapping": "1"},
+    )
+    return [
+        DefaultInfo(files = depset([out])),
+        PgoProfileInfo(
+            file = out,
+            kind = "memprof",
+            format_version = memprof_format_version(version, ctx.attr.memprof_version),
+            llvm_version = version,
+            profiled_build_id = "",
+            build_id_file = None,
+            profiled_binary = binary,
+        ),
+    ]
+
+memprof_profile = rule(
+    implementation = _impl,
+    doc = """Indexes raw MemProf profiles (`MEMPROF_OPTIONS=log_path=...` output of a binary built
+with -fmemory-profile) against the profiled binary into `<name>.profdata`, in one cached action
+(mnemonic PgoMemProfIndex) run by the merge tool of the registered rules_pgo toolchain. The merge
+fails naming both build ids when a raw profile comes from another binary.""",
+    attrs = dict({
+        "raw": attr.label_list(
+            allow_files = True,
+            doc = "Raw MemProf profiles. Order does not matter (sorted by path).",
+        ),
+        "binary": attr.label(
+            mandatory = True,
+            allow_files = True,
+            cfg = instrument_transition,
+            doc = "The profiled binary: a file (preferred: the exact binary that ran) or an " +
+                  "executable target, then rebuilt with MemProf instrumentation and the " +
+                  "profile flag reset (no dependency cycle). Raw profiles must come from " +
+                  "this very binary; the merge checks build ids.",
+        ),
+        "llvm_version": attr.string(
+            doc = "LLVM release to write for (\"16\", \"19\", \"22\"); default: the toolchain's.",
+        ),
+        "memprof_version": attr.string(doc = "MemProf record version (--memprof-version); default: the release's default."),
+        "failure_mode": attr.string(default = "any", doc = "any | all | warn, as llvm-profdata's --failure-mode."),
+        "jobs": attr.int(default = 0, doc = "-j for the merge; 0 = the tool's default."),
+        "train": attr.bool(
+            default = False,
+            doc = "With no `raw` and an executable `binary` target: run the instrumented " +
+                  "binary in an action (PgoMemProfTrain) and index what it writes.",
+        ),
+        "train_args": attr.string_list(doc = "Arguments of the training run."),
+        "train_env": attr.string_dict(doc = "Environment of the training run."),
+    }, **ALLOWLIST_ATTRS),
+    toolchains = [TOOLCHAIN_TYPE],
+)

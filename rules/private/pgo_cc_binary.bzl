@@ -1,0 +1,83 @@
+"""pgo_cc_binary: a cc_binary rebuilt, with every cc_library it depends on, using profiles."""
+
+load(":helpers.bzl", "absolutize_label", "check_llvm_versions")
+load(":providers.bzl", "PgoCcToolchainCheckInfo", "PgoProfileInfo")
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "optimize_transition")
+
+def _one(x):
+    return x[0] if type(x) == "list" else x
+
+def _impl(ctx):
+    binary = _one(ctx.attr.binary)
+    check_target = _one(ctx.attr._check)
+    check = check_target[PgoCcToolchainCheckInfo]
+    if not ctx.attr.memprof_profile:
+        fail("%s: no profile: set memprof_profile (sample_profile and instr_profile come later)" % ctx.label)
+    if not check.consumes_memprof:
+        fail(("%s: the C++ toolchain used for %s (%s, cpu %s) does not consume the MemProf " +
+              "profile: use rules_pgo's cc toolchain (--crosstool_top=@<name>//:toolchain from " +
+              "rules_pgo_register_cc_toolchain) or add @rules_pgo//rules:memprof_profile to your " +
+              "cc_toolchain's compiler_files/all_files and pgo_cc_features(ctx, ...) to its " +
+              "config rule (docs/bazel.md). Note: --incompatible_enable_cc_toolchain_resolution " +
+              "is not supported on Bazel 4.2.3.") % (
+            ctx.label,
+            binary.label,
+            check.compiler,
+            check.cpu,
+        ))
+    if PgoProfileInfo in check_target:
+        info = check_target[PgoProfileInfo]
+        if info.kind != "memprof":
+            fail("%s: memprof_profile %s is a %r profile, not a MemProf one" % (ctx.label, ctx.attr.memprof_profile, info.kind))
+        err = check_llvm_versions(str(ctx.label), ctx.attr.memprof_profile, info.llvm_version, check.llvm_version, check.compiler)
+        if err:
+            fail(err)
+
+    info = binary[DefaultInfo]
+    exe = info.files_to_run.executable
+    if not exe:
+        fail("%s: binary %s is not executable" % (ctx.label, binary.label))
+    out = ctx.actions.declare_file(ctx.label.name)
+    ctx.actions.symlink(output = out, target_file = exe, is_executable = True)
+    runfiles = ctx.runfiles(files = [out]).merge(info.default_runfiles)
+    providers = [DefaultInfo(executable = out, files = depset([out]), runfiles = runfiles)]
+    if OutputGroupInfo in binary:
+        providers.append(binary[OutputGroupInfo])
+    return providers
+
+_pgo_cc_binary = rule(
+    implementation = _impl,
+    executable = True,
+    attrs = dict({
+        "binary": attr.label(mandatory = True, executable = True, cfg = optimize_transition),
+        "memprof_profile": attr.string(doc = "Absolute label of the profile (the macro makes it so)."),
+        "copts": attr.string_list(doc = "Extra --copt for the optimized configuration."),
+        "_check": attr.label(default = Label("//rules:toolchain_check"), cfg = optimize_transition),
+    }, **ALLOWLIST_ATTRS),
+)
+
+def pgo_cc_binary(name, binary, memprof_profile = None, sample_profile = None, instr_profile = None, copts = [], **kwargs):
+    """`binary` (a cc_binary) and all its cc_library deps recompiled in -c opt with the profiles.
+
+    Args:
+      name: the optimized executable (bazel run-able; forwards runfiles).
+      binary: the cc_binary target.
+      memprof_profile: a memprof_profile target (or an indexed .profdata file). Every compile
+        action of the binary and its deps gets it as an input and -fmemory-profile-use=<path>,
+        through a C++ toolchain wired for rules_pgo (docs/bazel.md).
+      sample_profile: reserved for AutoFDO/CSSPGO profiles (not implemented yet).
+      instr_profile: reserved for IR PGO profiles (not implemented yet).
+      copts: extra compile flags of the optimized configuration, e.g.
+        ["-mllvm", "-optimize-hot-cold-new"].
+      **kwargs: common attributes (tags, visibility, testonly, ...).
+    """
+    for attr_name, value in [("sample_profile", sample_profile), ("instr_profile", instr_profile)]:
+        if value != None:
+            fail("pgo_cc_binary %s: %s is not implemented yet; only memprof_profile is" % (name, attr_name))
+    _pgo_cc_binary(
+        name = name,
+        binary = binary,
+        memprof_profile = absolutize_label(memprof_profile, native.repository_name(), native.package_name()) if memprof_profile else "",
+        copts = copts,
+        **kwargs
+    )

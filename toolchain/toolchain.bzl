@@ -1,0 +1,54 @@
+"""pgo_toolchain: the rules_pgo tools (merge, symbolize) for one execution platform."""
+
+load("//rules/private:helpers.bzl", "parse_llvm_version")
+load("//rules/private:providers.bzl", "PgoToolchainInfo")
+
+def _impl(ctx):
+    version, err = parse_llvm_version(ctx.attr.llvm_version, "pgo_toolchain %s" % ctx.label)
+    if err:
+        fail(err)
+    merge = ctx.attr.merge[DefaultInfo].files_to_run
+    symbolize = ctx.attr.symbolize[DefaultInfo].files_to_run
+    info = PgoToolchainInfo(
+        merge = ctx.executable.merge,
+        symbolize = ctx.executable.symbolize,
+        merge_files_to_run = merge,
+        symbolize_files_to_run = symbolize,
+        llvm_version = version,
+    )
+    return [
+        platform_common.ToolchainInfo(pgo = info),
+        platform_common.TemplateVariableInfo({
+            "PGO_MERGE": ctx.executable.merge.path,
+            "PGO_SYMBOLIZE": ctx.executable.symbolize.path,
+            "PGO_LLVM_VERSION": str(version),
+        }),
+    ]
+
+pgo_toolchain = rule(
+    implementation = _impl,
+    doc = "The tools of rules_pgo for one execution platform, as a toolchain of " +
+          "@rules_pgo//toolchain:toolchain_type.",
+    attrs = {
+        "merge": attr.label(
+            mandatory = True,
+            executable = True,
+            allow_single_file = True,
+            cfg = "exec",
+            doc = "The merge tool (raw profiles + profiled binary → indexed profile).",
+        ),
+        "symbolize": attr.label(
+            mandatory = True,
+            executable = True,
+            allow_single_file = True,
+            cfg = "exec",
+            doc = "The symbolize tool (addresses → inline frames).",
+        ),
+        "llvm_version": attr.string(
+            mandatory = True,
+            doc = "LLVM release (\"16\", \"19\", \"22\") whose formats the tools write by " +
+                  "default; passed to merge as --llvm-version. pgo_cc_binary fails when it " +
+                  "differs from the C++ toolchain's clang.",
+        ),
+    },
+)
