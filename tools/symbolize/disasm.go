@@ -1,0 +1,187 @@
+package main
+
+import (
+	"debug/elf"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+)
+
+// disassemble prints the executable sections of obj the way
+//
+//	llvm-profgen --show-disassembly-only --show-source-locations
+//
+// lays them out: every SHF_EXECINSTR section, every symbol of it from its
+// address to the next symbol's, each instruction as "%8x:" and its text
+// padded to 40 columns, then the inline context innermost first as
+// "name:LINEOFFSET[.DISCRIMINATOR]" joined by " @ ". Line offsets are
+// (line − the subprogram's DW_AT_decl_line) & 0xffff and discriminators
+// are the raw DWARF values, as profgen prints them. The instruction text
+// is GNU (AT&T) syntax from golang.org/x/arch, not LLVM's, so only the
+// addresses and annotations are expected to match profgen byte for byte.
+//
+// funcs, if not empty, is a comma-separated list of symbol names (linkage
+// or demangled) to print; the others are skipped.
+func (s *session) disassemble(obj, funcs string) error {
+	m, err := s.module(obj)
+	if err != nil {
+		return fmt.Errorf("'%s': %s", obj, errorMessage(err))
+	}
+	if m.elf.Machine != elf.EM_X86_64 {
+		return fmt.Errorf("%s: --disassemble supports x86-64 only (machine %v)", obj, m.elf.Machine)
+	}
+	want := map[string]bool{}
+	for _, f := range strings.Split(funcs, ",") {
+		if f != "" {
+			want[f] = true
+		}
+	}
+	bySection, err := sectionSymbols(m.elf)
+	if err != nil {
+		s.rep.Warnf("%s: reading symbol table: %v", obj, err)
+	}
+	w := s.out
+	fmt.Fprintf(w, "\nDisassembly of %s:\n", obj)
+	matched := map[string]bool{}
+	for i, sec := range m.elf.Sections {
+		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Size == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nDisassembly of section %s [0x%x, 0x%x]:\n\n", sec.Name, sec.Addr, sec.Addr+sec.Size)
+		if sec.Name == ".plt" || sec.Type == elf.SHT_NOBITS {
+			continue
+		}
+		data, err := sec.Data()
+		if err != nil {
+			return fmt.Errorf("%s: section %s at offset 0x%x: %v", obj, sec.Name, sec.Offset, err)
+		}
+		syms := bySection[i]
+		for j, sym := range syms {
+			end := sec.Addr + sec.Size
+			if j+1 < len(syms) {
+				end = syms[j+1].addr
+			}
+			if sym.addr >= end || sym.addr < sec.Addr {
+				continue
+			}
+			show := len(want) == 0 || want[sym.name] || want[demangleName(sym.name)]
+			if !show {
+				continue
+			}
+			matched[sym.name] = true
+			fmt.Fprintf(w, "<%s>:\n", sym.name)
+			s.disassembleRange(m, data[sym.addr-sec.Addr:end-sec.Addr], sym.addr)
+			w.WriteByte('\n')
+		}
+	}
+	if len(want) > 0 && len(matched) == 0 {
+		s.rep.Warnf("%s: no function named %s", obj, funcs)
+	}
+	return nil
+}
+
+func (s *session) disassembleRange(m *module, code []byte, addr uint64) {
+	w := s.out
+	var line []byte
+	for off := 0; off < len(code); {
+		pc := addr + uint64(off)
+		inst, err := x86asm.Decode(code[off:], 64)
+		size := inst.Len
+		text := "\t<unknown>"
+		if err != nil || size == 0 {
+			size = 1
+		} else {
+			text = "\t" + formatInst(inst, pc)
+		}
+		line = append(line[:0], fmt.Sprintf("%8x:", pc)...)
+		line = append(line, text...)
+		if n := len(text); n < 40 {
+			line = append(line, strings.Repeat(" ", 40-n)...)
+		}
+		line = append(line, profgenContext(m, pc)...)
+		line = append(line, '\n')
+		w.Write(line)
+		off += size
+	}
+}
+
+// formatInst renders inst in GNU (AT&T) syntax with a tab after the
+// mnemonic, as LLVM's printer separates them.
+func formatInst(inst x86asm.Inst, pc uint64) string {
+	t := x86asm.GNUSyntax(inst, pc, nil)
+	if i := strings.IndexByte(t, ' '); i > 0 {
+		t = t[:i] + "\t" + t[i+1:]
+	}
+	return t
+}
+
+// profgenContext returns the inline context of pc as llvm-profgen prints
+// it: frames outermost to innermost are taken while they have a name, then
+// printed innermost first.
+func profgenContext(m *module, pc uint64) string {
+	frames, _ := m.bin.Symbolize(pc)
+	n := 0
+	for i := len(frames) - 1; i >= 0; i-- {
+		if profgenName(&frames[i]) == "" {
+			break
+		}
+		n++
+	}
+	var b strings.Builder
+	for i := len(frames) - n; i < len(frames); i++ {
+		f := &frames[i]
+		if b.Len() > 0 {
+			b.WriteString(" @ ")
+		}
+		b.WriteString(profgenName(f))
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatUint(uint64((f.Line-f.StartLine)&0xffff), 10))
+		if f.Discriminator != 0 {
+			b.WriteByte('.')
+			b.WriteString(strconv.FormatUint(uint64(f.Discriminator), 10))
+		}
+	}
+	return b.String()
+}
+
+func profgenName(f *elfsym.Frame) string {
+	if f.LinkageName != "" {
+		return f.LinkageName
+	}
+	return f.Name
+}
+
+// sectionSymbols groups the .symtab symbols by section index, sorted by
+// (address, name) as llvm-profgen's stable sort of SymbolInfoTy leaves
+// them. Every symbol defined in a section counts, whatever its type.
+func sectionSymbols(f *elf.File) (map[int][]symDesc, error) {
+	syms, err := f.Symbols()
+	out := map[int][]symDesc{}
+	for _, s := range syms {
+		if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) {
+			continue
+		}
+		name := s.Name
+		if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
+			name = f.Sections[s.Section].Name
+		}
+		out[int(s.Section)] = append(out[int(s.Section)], symDesc{addr: s.Value, size: s.Size, name: name})
+	}
+	for _, l := range out {
+		sort.SliceStable(l, func(i, j int) bool {
+			if l[i].addr != l[j].addr {
+				return l[i].addr < l[j].addr
+			}
+			return l[i].name < l[j].name
+		})
+	}
+	if err == elf.ErrNoSymbols {
+		err = nil
+	}
+	return out, err
+}

@@ -1,0 +1,29 @@
+// Command symbolize turns addresses in ELF binaries into function names
+// and source locations. It is a drop-in replacement for llvm-symbolizer on
+// x86-64 Linux: the same options, the same input protocol and, for the
+// LLVM, GNU and JSON output styles, the same bytes on stdout.
+//
+// Addresses come from the command line or, when there are none, from
+// stdin, one request per line:
+//
+//	0x401136                 an address in the --obj binary
+//	BINARY 0x401136          an address in BINARY (no --obj given)
+//	"BIN NAME" 0x401136      a quoted binary path
+//	CODE 0x401136            the same as without the prefix
+//	DATA 0x404010            the data symbol covering the address
+//	main+4                   a symbol name with an optional offset
+//
+// Numbers are read as LLVM reads them: 0x… hexadecimal, 0… octal,
+// otherwise decimal. Answers to stdin requests are flushed whenever the
+// input runs dry, so the tool can serve a pipe interactively.
+//
+// With --disassemble the tool instead prints each function's instructions
+// with the inline context of every instruction in llvm-profgen's notation
+// (see --help).
+package main
+
+import "github.com/rules-pgo/rules_pgo/internal/cli"
+
+func main() {
+	cli.Main("symbolize", run)
+}

@@ -1,0 +1,495 @@
+package main
+
+import (
+	"bufio"
+	"strconv"
+	"unicode/utf8"
+)
+
+// badString marks an unknown name, as LLVM's DILineInfo::BadString does.
+// Plain styles print it as "??", JSON as "".
+const badString = "<invalid>"
+
+// lineInfo is one frame as llvm-symbolizer's printers see it (DILineInfo).
+type lineInfo struct {
+	FunctionName  string
+	FileName      string
+	StartFileName string
+	Line, Column  uint32
+	StartLine     uint32
+	Discriminator uint32
+	StartAddress  uint64
+	HasStart      bool
+}
+
+func unknownLine() lineInfo {
+	return lineInfo{FunctionName: badString, FileName: badString, StartFileName: badString}
+}
+
+// global is a DATA answer (DIGlobal).
+type global struct {
+	Name        string
+	Start, Size uint64
+	DeclFile    string
+	DeclLine    uint64
+}
+
+// request identifies what an answer is for.
+type request struct {
+	module  string
+	addr    uint64
+	hasAddr bool
+	symbol  string
+}
+
+// printer writes answers in one output style. It follows the structure of
+// LLVM's DIPrinter so each method can be checked against it.
+type printer struct {
+	w         *bufio.Writer
+	style     outputStyle
+	pretty    bool
+	verbose   bool
+	printAddr bool
+	printFunc bool
+	// list collects JSON objects when addresses come from the command
+	// line; they are printed as one array at the end.
+	list    []string
+	inList  bool
+	scratch []byte
+}
+
+func (p *printer) listBegin() {
+	if p.style == styleJSON {
+		p.inList = true
+		p.list = p.list[:0]
+	}
+}
+
+func (p *printer) listEnd() {
+	if p.style != styleJSON {
+		return
+	}
+	p.inList = false
+	if !p.pretty {
+		p.w.WriteByte('[')
+		for i, o := range p.list {
+			if i > 0 {
+				p.w.WriteByte(',')
+			}
+			p.w.WriteString(o)
+		}
+		p.w.WriteString("]\n")
+		return
+	}
+	if len(p.list) == 0 {
+		p.w.WriteString("[]\n")
+		return
+	}
+	p.w.WriteString("[\n")
+	for i, o := range p.list {
+		if i > 0 {
+			p.w.WriteString(",\n")
+		}
+		p.w.WriteString("  ")
+		p.w.WriteString(o)
+	}
+	p.w.WriteString("\n]\n")
+}
+
+// emitJSON prints or collects one top-level JSON object.
+func (p *printer) emitJSON(obj []byte) {
+	if p.inList {
+		p.list = append(p.list, string(obj))
+		return
+	}
+	p.w.Write(obj)
+	p.w.WriteByte('\n')
+}
+
+// --- plain (LLVM and GNU) styles ---
+
+func (p *printer) header(r request) {
+	if r.hasAddr && p.printAddr {
+		p.w.WriteString("0x")
+		p.w.WriteString(strconv.FormatUint(r.addr, 16))
+		if p.pretty {
+			p.w.WriteString(": ")
+		} else {
+			p.w.WriteByte('\n')
+		}
+	}
+}
+
+func (p *printer) footer() {
+	if p.style == styleLLVM {
+		p.w.WriteByte('\n')
+	}
+}
+
+func (p *printer) frame(li *lineInfo, inlined bool) {
+	if p.printFunc {
+		name := li.FunctionName
+		if name == badString {
+			name = "??"
+		}
+		if p.pretty && inlined {
+			p.w.WriteString(" (inlined by) ")
+		}
+		p.w.WriteString(name)
+		if p.pretty {
+			p.w.WriteString(" at ")
+		} else {
+			p.w.WriteByte('\n')
+		}
+	}
+	file := li.FileName
+	if file == badString {
+		file = "??"
+	}
+	if p.verbose {
+		p.w.WriteString("  Filename: ")
+		p.w.WriteString(file)
+		p.w.WriteByte('\n')
+		if li.StartLine != 0 {
+			p.w.WriteString("  Function start filename: ")
+			p.w.WriteString(li.StartFileName)
+			p.w.WriteString("\n  Function start line: ")
+			p.writeUint(uint64(li.StartLine))
+			p.w.WriteByte('\n')
+		}
+		if p.style == styleLLVM && li.HasStart {
+			p.w.WriteString("  Function start address: 0x")
+			p.w.WriteString(strconv.FormatUint(li.StartAddress, 16))
+			p.w.WriteByte('\n')
+		}
+		p.w.WriteString("  Line: ")
+		p.writeUint(uint64(li.Line))
+		p.w.WriteString("\n  Column: ")
+		p.writeUint(uint64(li.Column))
+		p.w.WriteByte('\n')
+		if li.Discriminator != 0 {
+			p.w.WriteString("  Discriminator: ")
+			p.writeUint(uint64(li.Discriminator))
+			p.w.WriteByte('\n')
+		}
+		return
+	}
+	p.w.WriteString(file)
+	p.w.WriteByte(':')
+	p.writeUint(uint64(li.Line))
+	if p.style == styleGNU {
+		if li.Discriminator != 0 {
+			p.w.WriteString(" (discriminator ")
+			p.writeUint(uint64(li.Discriminator))
+			p.w.WriteByte(')')
+		}
+	} else {
+		p.w.WriteByte(':')
+		p.writeUint(uint64(li.Column))
+	}
+	p.w.WriteByte('\n')
+}
+
+func (p *printer) writeUint(v uint64) {
+	p.scratch = strconv.AppendUint(p.scratch[:0], v, 10)
+	p.w.Write(p.scratch)
+}
+
+// printInlining prints an address's frames, innermost first. An empty
+// slice prints one unknown frame.
+func (p *printer) printInlining(r request, frames []lineInfo) {
+	if len(frames) == 0 {
+		frames = []lineInfo{unknownLine()}
+	}
+	if p.style == styleJSON {
+		p.emitJSON(p.jsonSymbol(r, "Symbol", frames))
+		return
+	}
+	p.header(r)
+	for i := range frames {
+		p.frame(&frames[i], i > 0)
+	}
+	p.footer()
+}
+
+// printLocations prints the answer to a symbol-name request.
+func (p *printer) printLocations(r request, locs []lineInfo) {
+	if p.style == styleJSON {
+		p.emitJSON(p.jsonSymbol(r, "Loc", locs))
+		return
+	}
+	if len(locs) == 0 {
+		p.printInlining(r, nil)
+		return
+	}
+	for i := range locs {
+		p.frame(&locs[i], false)
+	}
+	p.footer()
+}
+
+func (p *printer) printData(r request, g global) {
+	if p.style == styleJSON {
+		o := p.newObj()
+		o.key("Address")
+		o.str("0x" + strconv.FormatUint(r.addr, 16))
+		o.key("Data")
+		o.open('{')
+		o.key("Name")
+		if g.Name == badString {
+			o.str("")
+		} else {
+			o.str(g.Name)
+		}
+		o.key("Size")
+		o.str("0x" + strconv.FormatUint(g.Size, 16))
+		o.key("Start")
+		o.str("0x" + strconv.FormatUint(g.Start, 16))
+		o.close('}')
+		o.key("ModuleName")
+		o.str(r.module)
+		o.close('}')
+		p.emitJSON(o.b)
+		return
+	}
+	p.header(r)
+	name := g.Name
+	if name == badString {
+		name = "??"
+	}
+	p.w.WriteString(name)
+	p.w.WriteByte('\n')
+	p.writeUint(g.Start)
+	p.w.WriteByte(' ')
+	p.writeUint(g.Size)
+	p.w.WriteByte('\n')
+	if g.DeclFile == "" {
+		p.w.WriteString("??:?\n")
+	} else {
+		p.w.WriteString(g.DeclFile)
+		p.w.WriteByte(':')
+		p.writeUint(g.DeclLine)
+		p.w.WriteByte('\n')
+	}
+	p.footer()
+}
+
+// printFrameLocals answers a FRAME request, which we do not support: it
+// prints what llvm-symbolizer prints when it finds no locals.
+func (p *printer) printFrameLocals(r request) {
+	if p.style == styleJSON {
+		o := p.newObj()
+		o.key("Address")
+		o.str("0x" + strconv.FormatUint(r.addr, 16))
+		o.key("Frame")
+		o.open('[')
+		o.close(']')
+		o.key("ModuleName")
+		o.str(r.module)
+		o.close('}')
+		p.emitJSON(o.b)
+		return
+	}
+	p.header(r)
+	p.w.WriteString("??\n")
+	p.footer()
+}
+
+// printError reports a failed request. JSON gets an error object; the plain
+// styles print an unknown frame (the message went to stderr).
+func (p *printer) printError(r request, msg string) {
+	if p.style != styleJSON {
+		p.printInlining(r, nil)
+		return
+	}
+	o := p.newObj()
+	if r.hasAddr {
+		o.key("Address")
+		o.str("0x" + strconv.FormatUint(r.addr, 16))
+	}
+	o.key("Error")
+	o.open('{')
+	o.key("Message")
+	o.str(msg)
+	o.close('}')
+	o.key("ModuleName")
+	o.str(r.module)
+	if r.symbol != "" {
+		o.key("SymName")
+		o.str(r.symbol)
+	}
+	o.close('}')
+	p.emitJSON(o.b)
+}
+
+// jsonSymbol builds {"Address":…,"ModuleName":…,"Symbol":[…]} (or "Loc"
+// with "SymName" for symbol requests). Keys are in the byte order LLVM's
+// json::Object prints them.
+func (p *printer) jsonSymbol(r request, listKey string, frames []lineInfo) []byte {
+	o := p.newObj()
+	if r.hasAddr {
+		o.key("Address")
+		o.str("0x" + strconv.FormatUint(r.addr, 16))
+	}
+	if listKey == "Loc" {
+		o.key("Loc")
+		p.jsonFrames(o, frames)
+	}
+	o.key("ModuleName")
+	o.str(r.module)
+	if r.symbol != "" { // "SymName" sorts before "Symbol"
+		o.key("SymName")
+		o.str(r.symbol)
+	}
+	if listKey == "Symbol" {
+		o.key("Symbol")
+		p.jsonFrames(o, frames)
+	}
+	o.close('}')
+	return o.b
+}
+
+func (p *printer) jsonFrames(o *jsonObj, frames []lineInfo) {
+	o.open('[')
+	for i := range frames {
+		f := &frames[i]
+		o.elem()
+		o.open('{')
+		o.key("Column")
+		o.num(uint64(f.Column))
+		o.key("Discriminator")
+		o.num(uint64(f.Discriminator))
+		o.key("FileName")
+		o.strOrBad(f.FileName)
+		o.key("FunctionName")
+		o.strOrBad(f.FunctionName)
+		o.key("Line")
+		o.num(uint64(f.Line))
+		o.key("StartAddress")
+		if f.HasStart {
+			o.str("0x" + strconv.FormatUint(f.StartAddress, 16))
+		} else {
+			o.str("")
+		}
+		o.key("StartFileName")
+		o.strOrBad(f.StartFileName)
+		o.key("StartLine")
+		o.num(uint64(f.StartLine))
+		o.close('}')
+	}
+	o.close(']')
+}
+
+// jsonObj writes JSON the way llvm::json::OStream does: compact, or with
+// an indent of 2 and ": " after keys when pretty.
+type jsonObj struct {
+	b      []byte
+	pretty bool
+	depth  int
+	first  []bool // per open container: no element written yet
+}
+
+// newObj starts a top-level object; inside a pretty list it is indented
+// one level.
+func (p *printer) newObj() *jsonObj {
+	o := &jsonObj{pretty: p.pretty, b: make([]byte, 0, 512)}
+	if p.inList {
+		o.depth = 1
+	}
+	o.open('{')
+	return o
+}
+
+func (o *jsonObj) open(c byte) {
+	o.b = append(o.b, c)
+	o.depth++
+	o.first = append(o.first, true)
+}
+
+func (o *jsonObj) close(c byte) {
+	empty := o.first[len(o.first)-1]
+	o.first = o.first[:len(o.first)-1]
+	o.depth--
+	if o.pretty && !empty {
+		o.newline()
+	}
+	o.b = append(o.b, c)
+}
+
+func (o *jsonObj) newline() {
+	o.b = append(o.b, '\n')
+	for i := 0; i < o.depth; i++ {
+		o.b = append(o.b, ' ', ' ')
+	}
+}
+
+// elem starts an array element.
+func (o *jsonObj) elem() {
+	top := len(o.first) - 1
+	if !o.first[top] {
+		o.b = append(o.b, ',')
+	}
+	o.first[top] = false
+	if o.pretty {
+		o.newline()
+	}
+}
+
+func (o *jsonObj) key(k string) {
+	o.elem()
+	o.b = appendJSONString(o.b, k)
+	o.b = append(o.b, ':')
+	if o.pretty {
+		o.b = append(o.b, ' ')
+	}
+}
+
+func (o *jsonObj) str(s string) { o.b = appendJSONString(o.b, s) }
+
+func (o *jsonObj) strOrBad(s string) {
+	if s == badString {
+		s = ""
+	}
+	o.str(s)
+}
+
+func (o *jsonObj) num(v uint64) { o.b = strconv.AppendUint(o.b, v, 10) }
+
+// appendJSONString quotes s as llvm::json does: '"' and '\' are escaped,
+// \t \n \r get their short forms, other control bytes become \u00XX, and
+// everything else (including DEL and non-ASCII) is copied. Invalid UTF-8
+// is replaced by U+FFFD per bad byte, as llvm::json::fixUTF8 does.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x80 {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n <= 1 {
+				b = append(b, "\uFFFD"...)
+				i++
+				continue
+			}
+			b = append(b, s[i:i+n]...)
+			i += n
+			continue
+		}
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c >= 0x20:
+			b = append(b, c)
+		case c == '\t':
+			b = append(b, '\\', 't')
+		case c == '\n':
+			b = append(b, '\\', 'n')
+		case c == '\r':
+			b = append(b, '\\', 'r')
+		default:
+			const hex = "0123456789abcdef"
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		}
+		i++
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,450 @@
+package main
+
+import (
+	"bufio"
+	"debug/elf"
+	"errors"
+	"fmt"
+
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+
+	"github.com/ianlancetaylor/demangle"
+	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+)
+
+// binary is what the tool needs from internal/elfsym; tests may swap in
+// a fake through openBinary.
+type binary interface {
+	Symbolize(addr uint64) ([]elfsym.Frame, error)
+	Close() error
+}
+
+var openBinary = func(name string, opts *elfsym.Options) (binary, error) {
+	return elfsym.Open(name, opts)
+}
+
+// module is one opened binary with its symbol table.
+type module struct {
+	name string
+	bin  binary
+	elf  *elf.File
+	file *os.File
+	syms *symtab
+	err  error
+	// warnedDWARF limits DWARF decoding warnings to one per binary.
+	warnedDWARF bool
+}
+
+// session holds the modules and the printer for one run.
+type session struct {
+	c       *config
+	p       *printer
+	out     *bufio.Writer
+	rep     *cli.Reporter
+	modules map[string]*module
+	failed  error
+	warned  map[string]bool
+}
+
+func newSession(c *config, out *bufio.Writer, rep *cli.Reporter) *session {
+	return &session{
+		c: c, out: out, rep: rep,
+		modules: map[string]*module{},
+		warned:  map[string]bool{},
+		p: &printer{
+			w: out, style: c.style, pretty: c.pretty, verbose: c.verbose,
+			printAddr: c.addresses, printFunc: c.functions != fnNone,
+		},
+	}
+}
+
+func (s *session) close() {
+	for _, m := range s.modules {
+		if m.bin != nil {
+			m.bin.Close()
+		}
+		if m.file != nil {
+			m.file.Close()
+		}
+	}
+}
+
+func (s *session) warnOnce(key, format string, args ...any) {
+	if s.warned[key] {
+		return
+	}
+	s.warned[key] = true
+	s.rep.Warnf(format, args...)
+}
+
+// module opens name once; failures are cached too.
+func (s *session) module(name string) (*module, error) {
+	if m, ok := s.modules[name]; ok {
+		return m, m.err
+	}
+	m := &module{name: name}
+	s.modules[name] = m
+	m.err = m.open(s)
+	return m, m.err
+}
+
+func (m *module) open(s *session) error {
+	f, err := os.Open(m.name)
+	if err != nil {
+		return err
+	}
+	var magic [4]byte
+	if _, err := f.ReadAt(magic[:], 0); err != nil || string(magic[:]) != elf.ELFMAG {
+		f.Close()
+		return errNotObject
+	}
+	ef, err := elf.NewFile(f)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("%w: %v", errNotObject, err)
+	}
+	m.file, m.elf = f, ef
+	if m.syms, err = loadSymtab(ef); err != nil {
+		s.rep.Warnf("%s: reading symbol table: %v", m.name, err)
+		m.syms = &symtab{}
+	}
+	// DWARF only: the symbol table is applied here, with LLVM's rules
+	// (see symtab.go), and not at all for --disassemble (profgen's view).
+	opts := &elfsym.Options{
+		DWARFOnly:            true,
+		DWPFile:              s.c.dwp,
+		DebugFileDirectories: s.c.debugDirs,
+		Warn:                 func(msg string) { s.warnOnce(m.name+msg, "%s: %s", m.name, msg) },
+	}
+	m.bin, err = openBinary(m.name, opts)
+	return err
+}
+
+var errNotObject = errors.New("The file was not recognized as a valid object file")
+
+// errorMessage renders err the way LLVM's error messages read: the bare
+// system error ("No such file or directory") or our decoder's message.
+func errorMessage(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		msg := errno.Error()
+		return strings.ToUpper(msg[:1]) + msg[1:]
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	if errors.Is(err, errNotObject) {
+		return errNotObject.Error()
+	}
+	return err.Error()
+}
+
+type command int
+
+const (
+	cmdCode command = iota
+	cmdData
+	cmdFrame
+)
+
+// parseCommand splits one request the way llvm-symbolizer (LLVM 19+)
+// does. It returns the command, the module name, and either an address or
+// a symbol name with an offset.
+func (s *session) parseCommand(in string) (cmd command, r request, err error) {
+	r.module = s.c.obj
+	switch {
+	case strings.HasPrefix(in, "CODE "):
+		in = in[5:]
+	case strings.HasPrefix(in, "DATA "):
+		cmd, in = cmdData, in[5:]
+	case strings.HasPrefix(in, "FRAME "):
+		cmd, in = cmdFrame, in[6:]
+	}
+	hasFile, hasBuildID := false, false
+	for in != "" {
+		in = strings.TrimLeft(in, " \t\n\v\f\r")
+		if strings.HasPrefix(in, "FILE:") {
+			if hasFile || hasBuildID {
+				return cmd, r, errors.New("duplicate input file specification prefix")
+			}
+			hasFile, in = true, in[5:]
+			continue
+		}
+		if strings.HasPrefix(in, "BUILDID:") {
+			if hasFile || hasBuildID {
+				return cmd, r, errors.New("duplicate input file specification prefix")
+			}
+			hasBuildID, in = true, in[8:]
+			continue
+		}
+		break
+	}
+	switch {
+	case hasFile || hasBuildID:
+		in = strings.TrimLeft(in, " \t\n\v\f\r")
+		if in == "" {
+			if hasFile {
+				return cmd, r, errors.New("must be followed by an input file")
+			}
+			return cmd, r, errors.New("must be followed by a hash")
+		}
+		if s.c.obj != "" {
+			return cmd, r, errors.New("input file has already been specified")
+		}
+		name, rest := spaceDelimitedWord(in)
+		if name == "" {
+			return cmd, r, errors.New("unbalanced quotes in input file name")
+		}
+		if hasBuildID {
+			return cmd, r, errors.New("BUILDID: lookups are not supported")
+		}
+		r.module, in = name, rest
+	case s.c.obj == "":
+		name, rest := spaceDelimitedWord(in)
+		if name == "" {
+			return cmd, r, errors.New("no input filename has been specified")
+		}
+		r.module, in = name, rest
+	}
+	in = strings.Trim(in, " \t\n\v\f\r")
+	if in == "" {
+		return cmd, r, errors.New("no module offset has been specified")
+	}
+	spec := in
+	if i := strings.IndexAny(spec, " \n\r"); i >= 0 {
+		spec = spec[:i] // like addr2line, ignore the rest
+	}
+	if v, ok := cli.ParseUint(spec); ok {
+		r.addr, r.hasAddr = v, true
+		return cmd, r, nil
+	}
+	if spec[0] >= '0' && spec[0] <= '9' {
+		return cmd, r, errors.New("expected a number as module offset")
+	}
+	r.symbol = spec
+	if plus := strings.LastIndexByte(spec, '+'); plus > 0 && plus < len(spec)-1 {
+		if v, ok := cli.ParseUint(spec[plus+1:]); ok {
+			r.symbol, r.addr = spec[:plus], v
+		}
+	}
+	return cmd, r, nil
+}
+
+// spaceDelimitedWord returns the first word of in (skipping leading
+// spaces, CR and LF), honouring "double" or 'single' quotes, and the rest.
+func spaceDelimitedWord(in string) (word, rest string) {
+	in = strings.TrimLeft(in, " \n\r")
+	if in == "" {
+		return "", ""
+	}
+	if q := in[0]; q == '"' || q == '\'' {
+		end := strings.IndexByte(in[1:], q)
+		if end < 0 {
+			return "", in
+		}
+		return in[1 : 1+end], in[2+end:]
+	}
+	end := strings.IndexAny(in, " \n\r")
+	if end < 0 {
+		return in, ""
+	}
+	return in[:end], in[end:]
+}
+
+// handle answers one request (a command-line argument or stdin line).
+func (s *session) handle(in string) {
+	if in == "" {
+		// An empty line is a liveness probe: answer without a message.
+		s.p.printInlining(request{}, nil)
+		return
+	}
+	cmd, r, err := s.parseCommand(in)
+	if err != nil {
+		s.rep.Errorf("'%s': %v", in, err)
+		s.p.printInlining(request{module: r.module}, nil)
+		return
+	}
+	addr := r.addr - s.c.adjustVMA
+	m, err := s.module(r.module)
+	if err != nil {
+		s.rep.Errorf("'%s': %s", r.module, errorMessage(err))
+		s.p.printError(r, errorMessage(err))
+		s.failed = cli.Reported(fmt.Errorf("'%s': %s", r.module, errorMessage(err)))
+		return
+	}
+	switch {
+	case cmd == cmdData:
+		s.p.printData(r, s.symbolizeData(m, addr))
+	case cmd == cmdFrame:
+		s.warnOnce("FRAME", "FRAME requests are not supported; printing no locals")
+		s.p.printFrameLocals(r)
+	case r.symbol != "":
+		s.p.printLocations(r, s.findSymbol(m, r.symbol, r.addr))
+	case s.c.inlines:
+		s.p.printInlining(r, s.symbolizeInlined(m, addr))
+	case s.c.style == styleGNU:
+		// addr2line behaviour: the innermost frame of the inlined chain,
+		// where only the outermost frame takes the symbol-table name.
+		frames := s.symbolizeInlined(m, addr)
+		s.p.printInlining(r, frames[:1])
+	default:
+		li := s.symbolizeCode(m, addr)
+		s.p.printInlining(r, []lineInfo{li})
+	}
+}
+
+// frames returns the DWARF frames for addr converted to lineInfo, without
+// the symbol-table override and demangling. An unknown address yields one
+// unknown frame.
+func (s *session) frames(m *module, addr uint64) []lineInfo {
+	fr, err := m.bin.Symbolize(addr)
+	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) && !m.warnedDWARF {
+		m.warnedDWARF = true
+		s.rep.Warnf("%s: %v", m.name, err)
+	}
+	if len(fr) == 0 {
+		return []lineInfo{unknownLine()}
+	}
+	out := make([]lineInfo, len(fr))
+	for i := range fr {
+		out[i] = s.convert(&fr[i])
+	}
+	return out
+}
+
+func (s *session) convert(f *elfsym.Frame) lineInfo {
+	li := unknownLine()
+	switch s.c.functions {
+	case fnLinkage:
+		li.FunctionName = f.LinkageName
+		if li.FunctionName == "" {
+			li.FunctionName = f.Name
+		}
+	case fnShort:
+		li.FunctionName = f.Name
+	}
+	if li.FunctionName == "" {
+		li.FunctionName = badString
+	}
+	if f.File != "" {
+		li.FileName = s.pathStyle(f.File)
+	}
+	if f.StartFile != "" {
+		li.StartFileName = s.pathStyle(f.StartFile)
+	}
+	li.Line, li.Column, li.Discriminator = f.Line, f.Column, f.Discriminator
+	li.StartLine = f.StartLine
+	if f.StartAddress != 0 {
+		li.StartAddress, li.HasStart = f.StartAddress, true
+	}
+	return li
+}
+
+func (s *session) pathStyle(p string) string {
+	if s.c.basenames {
+		return path.Base(p)
+	}
+	return p
+}
+
+// overrideFromSymtab applies llvm-symbolizer's symbol-table rule to one
+// frame: with linkage names, a symbol covering addr supplies the function
+// name and start address, and for a local symbol with no line info, the
+// file name from its STT_FILE.
+func (s *session) overrideFromSymtab(m *module, addr uint64, li *lineInfo) {
+	if s.c.functions != fnLinkage {
+		return
+	}
+	sym, ok := m.syms.lookup(addr)
+	if !ok {
+		return
+	}
+	li.FunctionName = sym.name
+	li.StartAddress, li.HasStart = sym.addr, true
+	if li.FileName == badString {
+		if f := m.syms.fileOf(sym); f != "" {
+			li.FileName = f
+		}
+	}
+}
+
+func (s *session) demangle(li *lineInfo) {
+	if s.c.demangle && li.FunctionName != badString {
+		li.FunctionName = demangleName(li.FunctionName)
+	}
+}
+
+// symbolizeInlined is LLVMSymbolizer::symbolizeInlinedCode.
+func (s *session) symbolizeInlined(m *module, addr uint64) []lineInfo {
+	fr := s.frames(m, addr)
+	s.overrideFromSymtab(m, addr, &fr[len(fr)-1])
+	for i := range fr {
+		s.demangle(&fr[i])
+	}
+	return fr
+}
+
+// symbolizeCode is LLVMSymbolizer::symbolizeCode: the innermost frame's
+// location and function, with the symbol-table override applied to it.
+func (s *session) symbolizeCode(m *module, addr uint64) lineInfo {
+	li := s.frames(m, addr)[0]
+	s.overrideFromSymtab(m, addr, &li)
+	s.demangle(&li)
+	return li
+}
+
+// symbolizeData is LLVMSymbolizer::symbolizeData, limited to the symbol
+// table (the declaration file and line of DWARF variables are not looked
+// up, so "??:?" is printed where LLVM may print a declaration).
+func (s *session) symbolizeData(m *module, addr uint64) global {
+	g := global{Name: badString}
+	if sym, ok := m.syms.lookup(addr); ok {
+		g.Name, g.Start, g.Size = sym.name, sym.addr, sym.size
+		g.DeclFile = m.syms.fileOf(sym)
+	}
+	if s.c.demangle && g.Name != badString {
+		g.Name = demangleName(g.Name)
+	}
+	return g
+}
+
+// findSymbol is LLVMSymbolizer::findSymbol: every symbol named name, at
+// name+offset when the offset lies inside the symbol, symbolized without
+// inlining; locations without a file are dropped.
+func (s *session) findSymbol(m *module, name string, offset uint64) []lineInfo {
+	var out []lineInfo
+	for _, sym := range m.syms.syms {
+		if sym.name != name {
+			continue
+		}
+		a := sym.addr
+		if offset < sym.size {
+			a += offset
+		}
+		li := s.symbolizeCode(m, a)
+		if li.FileName != badString {
+			out = append(out, li)
+		}
+	}
+	return out
+}
+
+// demangleName is LLVMSymbolizer::DemangleName for ELF: Itanium (_Z…) and
+// Rust v0 (_R…) names are demangled in LLVM's style; anything else, or a
+// name that fails to demangle, is returned unchanged.
+func demangleName(name string) string {
+	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
+		return name
+	}
+	d, err := demangle.ToString(name, demangle.LLVMStyle, demangle.NoRust)
+	if err != nil {
+		return name
+	}
+	return d
+}

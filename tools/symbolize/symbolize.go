@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/cli"
+)
+
+// functionNameKind mirrors LLVM's FunctionNameKind.
+type functionNameKind int
+
+const (
+	fnLinkage functionNameKind = iota
+	fnShort
+	fnNone
+)
+
+type outputStyle int
+
+const (
+	styleLLVM outputStyle = iota
+	styleGNU
+	styleJSON
+)
+
+// config is the parsed command line.
+type config struct {
+	obj          string
+	inlines      bool
+	demangle     bool
+	functions    functionNameKind
+	style        outputStyle
+	relative     bool
+	adjustVMA    uint64
+	debugDirs    []string
+	dwp          string
+	basenames    bool
+	pretty       bool
+	addresses    bool
+	verbose      bool
+	fatalWarn    bool
+	disasm       bool
+	disasmFunc   string
+	help         bool
+	version      bool
+	positional   []string
+	objSpelled   bool
+	profgenNames bool
+}
+
+const summary = `Prints the function, file, line and column of each address, with the
+chain of inlined calls that leads to it (innermost first). Output is
+byte-identical to llvm-symbolizer (LLVM 19 and 22) for the LLVM, GNU and
+JSON styles, so scripts can switch between the two.
+
+Addresses are given as arguments or, if there are none, read from stdin one
+per line. A line may name the binary first ("BIN 0x1234" or '"B I N" 0x1234')
+when --obj is not given, and may start with CODE or DATA. Numbers follow
+LLVM: 0x… is hexadecimal, a leading 0 octal, anything else decimal.
+Addresses are file (link-time) virtual addresses; for a PIE use the offset
+into the binary as shown by nm/objdump.
+
+Examples:
+  symbolize --obj=app 0x401136 0x4011a0
+  symbolize --obj=app --output-style=JSON < addrs.txt
+  symbolize -e app -Cfp 0x401136
+  symbolize --obj=app --disassemble=main`
+
+const footer = `Exit status: 0 on success (unknown addresses print ?? and still succeed),
+1 if a binary cannot be read, 2 for a usage error. Warnings go to stderr as
+"symbolize: warning: ..."; --fatal-warnings turns them into failures.
+
+Not supported (accepted where harmless): --relativenames, --build-id,
+debuginfod, --print-source-context-lines, FRAME requests, @FILE response
+files, Mach-O/COFF/PDB.`
+
+func newFlagSet(c *config) *cli.FlagSet {
+	fs := cli.NewFlagSet("symbolize", "symbolize [options] addresses...")
+	fs.Summary = summary
+	fs.Footer = footer
+	fs.StringValue(&c.obj, "<file>", "Binary to symbolize (if not given, each input line names one)",
+		"--obj", "--exe", "-e")
+	fs.BoolFlag(&c.inlines, true, "Print all inlined frames (default)", "--inlines", "--inlining", "-i", "--inlining=true")
+	fs.BoolFlag(&c.inlines, false, "Print only the innermost frame's location", "--no-inlines", "--inlining=false")
+	fs.BoolFlag(&c.demangle, true, "Demangle C++ names (default)", "--demangle", "-C", "-demangle=true")
+	fs.BoolFlag(&c.demangle, false, "Print mangled names", "--no-demangle", "-demangle=false")
+	fs.Add(&cli.Option{Names: []string{"--functions", "-f"}, Kind: cli.Flag,
+		Help: "Print function names as linkage names (default)",
+		Set:  func(string, string) error { c.functions = fnLinkage; return nil }})
+	fs.Add(&cli.Option{Names: []string{"--functions=", "-f="}, Kind: cli.JoinedValue, MetaVar: "linkage|short|none",
+		Help: "linkage: mangled/linkage name (demangled unless --no-demangle);\nshort: DW_AT_name only; none: no function line", Hidden: true,
+		Set: func(_, v string) error {
+			switch v {
+			case "none":
+				c.functions = fnNone
+			case "short":
+				c.functions = fnShort
+			default: // LLVM treats anything else as linkage
+				c.functions = fnLinkage
+			}
+			return nil
+		}})
+	fs.Add(&cli.Option{Names: []string{"--output-style"}, Kind: cli.Value, MetaVar: "LLVM|GNU|JSON",
+		Help: "LLVM: name, file:line:column, blank line; GNU: addr2line's\nfile:line (discriminator N); JSON: one object per address",
+		Set: func(_, v string) error {
+			switch v {
+			case "GNU":
+				c.style = styleGNU
+			case "JSON":
+				c.style = styleJSON
+			default: // LLVM treats anything else as LLVM
+				c.style = styleLLVM
+			}
+			return nil
+		}})
+	fs.BoolFlag(&c.relative, true, "Addresses are relative to the image base (no-op for ELF, as in LLVM)", "--relative-address")
+	fs.Add(&cli.Option{Names: []string{"--adjust-vma"}, Kind: cli.Value, MetaVar: "<offset>",
+		Help: "Subtract <offset> from each address before lookup (output shows the input address)",
+		Set: func(name, v string) error {
+			n, ok := cli.ParseUint(v)
+			if !ok {
+				return cli.Usagef("%s: expected a non-negative integer, but got '%s'", name, v)
+			}
+			c.adjustVMA = n
+			return nil
+		}})
+	fs.ListValue(&c.debugDirs, "<dir>", "Also look for separate debug files (.build-id/xx/…, .gnu_debuglink) here; repeatable",
+		"--debug-file-directory")
+	fs.StringValue(&c.dwp, "<file>", "DWARF package (.dwp) for split-DWARF units", "--dwp")
+	fs.BoolFlag(&c.basenames, true, "Print file names without directories", "--basenames", "-s")
+	fs.BoolFlag(&c.pretty, true, "One line per frame: 'name at file:line:col' (JSON: indented)", "--pretty-print", "-p")
+	fs.BoolFlag(&c.addresses, true, "Print the address before each answer", "--addresses", "-a", "--print-address")
+	fs.BoolFlag(&c.verbose, true, "Print every field of each frame", "--verbose")
+	fs.BoolFlag(&c.fatalWarn, true, "Treat warnings as errors (exit 1)", "--fatal-warnings")
+	fs.Add(&cli.Option{Names: []string{"--disassemble"}, Kind: cli.Flag,
+		Help: "Disassemble every function, annotating each instruction with its\ninline context as llvm-profgen --show-disassembly-only\n--show-source-locations does (e.g. 'leaf:2 @ main:3.2')",
+		Set:  func(string, string) error { c.disasm = true; return nil }})
+	fs.Add(&cli.Option{Names: []string{"--disassemble="}, Kind: cli.JoinedValue, MetaVar: "FUNC[,FUNC]", Hidden: true,
+		Set: func(_, v string) error { c.disasm = true; c.disasmFunc = v; return nil }})
+	fs.BoolFlag(&c.help, true, "Display this help", "--help", "-h")
+	fs.BoolFlag(&c.version, true, "Display the version", "--version", "-v")
+	// Accepted for compatibility; they change nothing for ELF on x86-64.
+	for _, n := range [][]string{{"--no-debuginfod"}, {"--debuginfod"}, {"--untag-addresses"}, {"--no-untag-addresses"}, {"--disable-gsym"}} {
+		fs.Add(&cli.Option{Names: n, Kind: cli.Flag, Hidden: true, Set: func(string, string) error { return nil }})
+	}
+	return fs
+}
+
+func parseArgs(args []string) (*config, *cli.FlagSet, error) {
+	c := &config{inlines: true, demangle: true}
+	fs := newFlagSet(c)
+	pos, err := fs.Parse(args)
+	if err != nil {
+		return nil, fs, err
+	}
+	c.positional = pos
+	return c, fs, nil
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	c, fs, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if c.help {
+		fs.PrintHelp(stdout)
+		printFunctionsHelp(stdout)
+		return nil
+	}
+	if c.version {
+		fmt.Fprintln(stdout, "symbolize (rules_pgo), llvm-symbolizer compatible (LLVM 19/22 output)")
+		return nil
+	}
+	rep := cli.NewReporter("symbolize", stderr)
+	rep.FatalWarnings = c.fatalWarn
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	s := newSession(c, out, rep)
+	defer s.close()
+
+	if c.disasm {
+		if c.obj == "" {
+			return cli.Usagef("--disassemble needs --obj=BINARY")
+		}
+		if len(c.positional) > 0 {
+			return cli.Usagef("--disassemble takes no addresses (got %q)", c.positional[0])
+		}
+		err := s.disassemble(c.obj, c.disasmFunc)
+		if ferr := out.Flush(); err == nil {
+			err = ferr
+		}
+		if err == nil {
+			err = rep.Err()
+		}
+		return err
+	}
+
+	// As llvm-symbolizer does, a binary named with --obj that cannot be
+	// read is fatal before any output.
+	if c.obj != "" {
+		if _, err := s.module(c.obj); err != nil {
+			if c.style == styleJSON {
+				s.p.printError(request{module: c.obj, hasAddr: true}, errorMessage(err))
+				out.Flush()
+				return cli.Reported(fmt.Errorf("'%s': %s", c.obj, errorMessage(err)))
+			}
+			return fmt.Errorf("'%s': %s", c.obj, errorMessage(err))
+		}
+	}
+
+	if len(c.positional) > 0 {
+		s.p.listBegin()
+		for _, a := range c.positional {
+			s.handle(a)
+		}
+		s.p.listEnd()
+	} else {
+		in := bufio.NewReaderSize(stdin, 64<<10)
+		for {
+			if in.Buffered() == 0 {
+				// About to block on input: let an interactive client see
+				// the answers so far.
+				if err := out.Flush(); err != nil {
+					return err
+				}
+			}
+			line, err := in.ReadString('\n')
+			if len(line) > 0 || err == nil {
+				s.handle(strings.Map(dropCRLF, line))
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("reading stdin: %w", err)
+			}
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	if s.failed != nil {
+		return s.failed
+	}
+	return rep.Err()
+}
+
+func dropCRLF(r rune) rune {
+	if r == '\r' || r == '\n' {
+		return -1
+	}
+	return r
+}
+
+func printFunctionsHelp(w io.Writer) {
+	fmt.Fprint(w, `
+VALUED OPTIONS (LLVM spellings; also accepted as '--opt value' where noted):
+  --functions=linkage|short|none, -f=…   Which function name to print
+  --output-style=LLVM|GNU|JSON           (also --output-style JSON)
+  --disassemble=FUNC[,FUNC]              Only these functions (linkage or
+                                         demangled names)
+`)
+}
