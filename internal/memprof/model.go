@@ -125,4 +125,17 @@ type Profile struct {
 	Records    []*Record
 	Frames     []Frame
 	CallStacks [][]Frame
+
+	// FrameRuns and CallStackRuns are set by Convert only when several raw
+	// inputs were merged for an LLVM release before 20. Each run is one
+	// input reader's complete frame (call-stack) list in its insertion
+	// order, runs in the order llvm-profdata's writer absorbed them. LLVM
+	// 15–19 copy each reader's DenseMap, in its iteration order, into the
+	// writer's insertion-ordered map, so a V0–V2 writer reproducing that
+	// applies its DenseMap emulation to each run separately and
+	// concatenates the results, skipping entries already emitted. Frames
+	// and CallStacks hold the same entries deduplicated in first-insertion
+	// order.
+	FrameRuns     [][]Frame
+	CallStackRuns [][][]Frame
 }

@@ -1,0 +1,193 @@
+package memprof
+
+import (
+	"bufio"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+)
+
+// Tests that need real programs build them once per test run with
+// testdata/memprof/gen.sh (clang 16, 19, 22 + their memprof runtimes).
+
+var (
+	fixtureOnce sync.Once
+	fixtureDir  string
+	fixtureErr  error
+)
+
+func requireTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not found on PATH (required under CI=true)", name)
+		}
+		t.Skipf("SKIP: %s not found on PATH; install it to run this test", name)
+	}
+	return p
+}
+
+// fixtures returns the directory gen.sh filled, building it on first use.
+func fixtures(t testing.TB) string {
+	t.Helper()
+	requireTool(t, "clang++-19")
+	fixtureOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "memprof-fixtures-")
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		fixtureDir = dir
+		cmd := exec.Command("bash", "../../testdata/memprof/gen.sh", dir)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			fixtureErr = fmt.Errorf("gen.sh: %v\n%s", err, out)
+		}
+	})
+	if fixtureErr != nil {
+		t.Fatal(fixtureErr)
+	}
+	return fixtureDir
+}
+
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(fixtures(t), name)
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("fixture %s missing: %v", name, err)
+		}
+		t.Skipf("SKIP: fixture %s not built (compiler missing?)", name)
+	}
+	return p
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureDir != "" {
+		os.RemoveAll(fixtureDir)
+	}
+	os.Exit(code)
+}
+
+// llvmSymbolizer implements Symbolizer with llvm-symbolizer's JSON output,
+// which reproduces LLVM's in-process symbolization (spec §2.3). It lets the
+// converter be tested independently of package elfsym.
+type llvmSymbolizer struct {
+	path    string
+	buildID []byte
+	mu      sync.Mutex
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	out     *bufio.Reader
+}
+
+func newLLVMSymbolizer(t testing.TB, bin string) *llvmSymbolizer {
+	t.Helper()
+	tool := requireTool(t, "llvm-symbolizer-19")
+	s := &llvmSymbolizer{path: bin, buildID: readBuildID(t, bin)}
+	s.cmd = exec.Command(tool, "--inlining", "--functions=linkage", "--no-demangle", "--output-style=JSON", "--obj="+bin)
+	var err error
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.out = bufio.NewReaderSize(stdout, 1<<20)
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.in.Close()
+		s.cmd.Wait()
+	})
+	return s
+}
+
+func (s *llvmSymbolizer) Path() string    { return s.path }
+func (s *llvmSymbolizer) BuildID() []byte { return s.buildID }
+
+func (s *llvmSymbolizer) Symbolize(addr uint64) ([]elfsym.Frame, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := fmt.Fprintf(s.in, "0x%x\n", addr); err != nil {
+		return nil, err
+	}
+	line, err := s.out.ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Symbol []struct {
+			FileName, FunctionName      string
+			Line, Column, StartLine     uint32
+			Discriminator               uint32
+			StartAddress, StartFileName string
+		}
+	}
+	if err := json.Unmarshal(line, &res); err != nil {
+		return nil, fmt.Errorf("llvm-symbolizer: %v: %s", err, line)
+	}
+	var frames []elfsym.Frame
+	for i, f := range res.Symbol {
+		if f.FunctionName == "" && f.FileName == "" {
+			return nil, errors.New("unknown address")
+		}
+		start, _ := strconv.ParseUint(strings.TrimPrefix(f.StartAddress, "0x"), 16, 64)
+		frames = append(frames, elfsym.Frame{
+			Name: f.FunctionName, LinkageName: f.FunctionName, File: f.FileName,
+			Line: f.Line, Column: f.Column, Discriminator: f.Discriminator,
+			StartFile: f.StartFileName, StartLine: f.StartLine, StartAddress: start,
+			Inlined: i != len(res.Symbol)-1,
+		})
+	}
+	return frames, nil
+}
+
+func readBuildID(t testing.TB, bin string) []byte {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, s := range f.Sections {
+		if s.Type != elf.SHT_NOTE {
+			continue
+		}
+		data, err := s.Data()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for len(data) >= 12 {
+			nsz := binary.LittleEndian.Uint32(data)
+			dsz := binary.LittleEndian.Uint32(data[4:])
+			typ := binary.LittleEndian.Uint32(data[8:])
+			n := (nsz + 3) &^ 3
+			d := (dsz + 3) &^ 3
+			if uint64(12+n+d) > uint64(len(data)) {
+				break
+			}
+			if typ == 3 && string(data[12:12+nsz]) == "GNU\x00" {
+				return append([]byte(nil), data[12+n:12+n+dsz]...)
+			}
+			data = data[12+n+d:]
+		}
+	}
+	return nil
+}

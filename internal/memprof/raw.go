@@ -1,0 +1,486 @@
+package memprof
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+)
+
+// Raw profile layout (compiler-rt memprof runtime, MemProfData.inc). All
+// integers are little-endian. A file is one or more dumps back to back:
+//
+//	dump:    Header | segment section | MIB section | stack section | padding
+//	Header:  u64 Magic, Version, TotalSize, SegmentOffset, MIBOffset, StackOffset
+//	         (48 bytes; offsets are from the start of the dump; TotalSize is
+//	         the distance to the next dump)
+//	segment: u64 N, N × SegmentEntry
+//	         v1/v2: u64 Start, End, Offset, u8[32] BuildId            (56 bytes)
+//	         v3+:   u64 Start, End, Offset, BuildIdSize, u8[32] BuildId (64 bytes)
+//	MIB:     u64 N, N × (u64 StackId, MemInfoBlock, histogram)
+//	         MemInfoBlock is packed: 100 bytes (v1), 132 (v2, v3), 144 (v4, v5);
+//	         histogram: AccessHistogramSize × u64 (v4) or × u16 encoded (v5)
+//	stack:   u64 N, N × (u64 StackId, u64 NumPCs, NumPCs × u64 PC)
+const (
+	// RawMagic is the first u64 of every dump.
+	RawMagic uint64 = 0xFF6D70726F667281
+
+	rawHeaderSize      = 48
+	segmentSizeV1      = 56
+	segmentSizeV3      = 64
+	buildIDMaxSize     = 32
+	mibSizeV1          = 100
+	mibSizeV2          = 132
+	mibSizeV4          = 144
+	minRawVersion      = 1
+	maxRawVersion      = 5
+	rawHistogramV4Size = 8
+	rawHistogramV5Size = 2
+)
+
+// RawHeader is the 48-byte header that starts every dump.
+type RawHeader struct {
+	Magic         uint64
+	Version       uint64
+	TotalSize     uint64
+	SegmentOffset uint64
+	MIBOffset     uint64
+	StackOffset   uint64
+}
+
+// SegmentEntry is one executable mapping recorded by the runtime.
+//
+// In raw v1/v2 Offset is the mapping's file offset and the 32 BuildID bytes
+// are never filled (BuildIDSize is 0 for those versions). From raw v3 Offset
+// is the module's load bias and BuildID[:BuildIDSize] its GNU build id.
+type SegmentEntry struct {
+	Start, End, Offset uint64
+	BuildIDSize        uint64
+	BuildID            [buildIDMaxSize]byte
+}
+
+// ID returns the meaningful build-id bytes (nil when there are none).
+func (s SegmentEntry) ID() []byte {
+	if s.BuildIDSize == 0 {
+		return nil
+	}
+	return s.BuildID[:s.BuildIDSize]
+}
+
+// BuildIDString formats the build id as llvm-profdata does: lowercase hex
+// of the meaningful bytes, or "<None>". For raw v1/v2 profiles (rawVersion
+// < 3) it prints all 32 bytes unless they are all zero.
+func (s SegmentEntry) BuildIDString(rawVersion uint64) string {
+	if rawVersion < 3 {
+		if s.BuildID == [buildIDMaxSize]byte{} {
+			return "<None>"
+		}
+		return hex.EncodeToString(s.BuildID[:])
+	}
+	if s.BuildIDSize == 0 {
+		return "<None>"
+	}
+	return hex.EncodeToString(s.ID())
+}
+
+func (s SegmentEntry) equal(o SegmentEntry) bool {
+	return s.Start == o.Start && s.End == o.End && s.Offset == o.Offset &&
+		s.BuildIDSize == o.BuildIDSize && bytes.Equal(s.ID(), o.ID())
+}
+
+// MIBEntry is one allocation context of a raw profile: a stack-depot id and
+// its statistics (merged over dumps).
+type MIBEntry struct {
+	StackID uint64
+	Info    MemInfoBlock
+}
+
+// RawProfile is a decoded raw profile file: its dumps merged as LLVM's
+// RawMemProfReader merges them (§1.2 of the spec).
+type RawProfile struct {
+	// Name is the file name given to ReadRaw, used in error messages.
+	Name string
+	// Version is the raw version of the last dump, which is what
+	// llvm-profdata (LLVM 19+) prints.
+	Version uint64
+	// Versions lists the raw version of each dump, in file order.
+	Versions []uint64
+	// Segments is the segment list (identical in every dump).
+	Segments []SegmentEntry
+	// MIBs holds one entry per stack id in first-seen order; an id seen in
+	// several dumps is merged with MemInfoBlock.Merge.
+	MIBs []MIBEntry
+	// StackIDs lists the distinct stack ids in first-seen file order.
+	// llvm-profdata visits them in the iteration order of its DenseMap
+	// instead; see StackMapOrder.
+	StackIDs []uint64
+	// Stacks maps a stack id to its PCs, leaf first.
+	Stacks map[uint64][]uint64
+
+	// dumpStackIDs keeps each dump's stack ids in file order, so the
+	// DenseMap insertion order can be replayed for any LLVM release.
+	dumpStackIDs [][]uint64
+}
+
+// OpenRaw reads and decodes the raw profile at path.
+func OpenRaw(path string) (*RawProfile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ReadRaw(path, data)
+}
+
+// ReadRaw decodes a raw MemProf profile (raw versions 1–5, one or more
+// dumps). name is used in error messages only.
+//
+// It applies the checks of LLVM's RawMemProfReader and more: every count is
+// checked against the bytes that remain before anything is allocated, and
+// errors are *FormatError values naming the file, the section and the
+// offset.
+func ReadRaw(name string, data []byte) (*RawProfile, error) {
+	p := &RawProfile{Name: name, Stacks: map[uint64][]uint64{}}
+	if len(data) < 8 || binary.LittleEndian.Uint64(data) != RawMagic {
+		found := "a file shorter than 8 bytes"
+		if len(data) >= 8 {
+			found = fmt.Sprintf("%#x", binary.LittleEndian.Uint64(data))
+		}
+		return nil, formatErr(name, "header", 0, ErrBadMagic, "want magic %#x, found %s", RawMagic, found)
+	}
+	if len(data) < rawHeaderSize {
+		return nil, formatErr(name, "header", 0, ErrTruncated, "need %d bytes, have %d", rawHeaderSize, len(data))
+	}
+	mibIndex := map[uint64]int{}
+	for off := 0; off < len(data); {
+		d, err := readDump(name, data, off)
+		if err != nil {
+			return nil, err
+		}
+		if len(p.Versions) > 0 {
+			if len(d.segments) != len(p.Segments) {
+				return nil, formatErr(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset), ErrMalformed,
+					"memprof raw profile has different segment information: %d segments, first dump has %d", len(d.segments), len(p.Segments))
+			}
+			for i := range d.segments {
+				if !d.segments[i].equal(p.Segments[i]) {
+					return nil, formatErr(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset)+8, ErrMalformed,
+						"memprof raw profile has different segment information: segment %d is [%#x, %#x) offset %#x id %s, first dump has [%#x, %#x) offset %#x id %s",
+						i, d.segments[i].Start, d.segments[i].End, d.segments[i].Offset, d.segments[i].BuildIDString(d.hdr.Version),
+						p.Segments[i].Start, p.Segments[i].End, p.Segments[i].Offset, p.Segments[i].BuildIDString(p.Version))
+				}
+			}
+		} else {
+			p.Segments = d.segments
+		}
+		p.Versions = append(p.Versions, d.hdr.Version)
+		p.Version = d.hdr.Version
+		for _, m := range d.mibs {
+			if i, ok := mibIndex[m.StackID]; ok {
+				p.MIBs[i].Info.Merge(&m.Info)
+				continue
+			}
+			mibIndex[m.StackID] = len(p.MIBs)
+			p.MIBs = append(p.MIBs, m)
+		}
+		for i, id := range d.stackIDs {
+			pcs := d.stacks[i]
+			if old, ok := p.Stacks[id]; ok {
+				if !equalPCs(old, pcs) {
+					return nil, formatErr(name, "stack section", d.stackOffsets[i], ErrMalformed,
+						"memprof raw profile got different call stack for same id %d: %d PCs %s, earlier dump has %d PCs %s",
+						id, len(pcs), shortPCs(pcs), len(old), shortPCs(old))
+				}
+				continue
+			}
+			p.Stacks[id] = pcs
+			p.StackIDs = append(p.StackIDs, id)
+		}
+		p.dumpStackIDs = append(p.dumpStackIDs, d.stackIDs)
+		off += int(d.hdr.TotalSize)
+	}
+	return p, nil
+}
+
+// StackMapOrder returns the iteration order of LLVM's merged raw stack map
+// for llvmRelease: the order in which llvm-profdata symbolizes stacks.
+func (p *RawProfile) StackMapOrder(llvmRelease int) []uint64 {
+	m := NewDenseMapOrder(llvmRelease)
+	for i, ids := range p.dumpStackIDs {
+		if i == 0 {
+			for _, id := range ids {
+				m.Insert(id)
+			}
+			continue
+		}
+		d := NewDenseMapOrder(llvmRelease)
+		for _, id := range ids {
+			d.Insert(id)
+		}
+		for _, id := range d.Keys() {
+			m.Insert(id)
+		}
+	}
+	if len(p.dumpStackIDs) == 0 {
+		// A profile built in memory (not read): use StackIDs.
+		for _, id := range p.StackIDs {
+			m.Insert(id)
+		}
+	}
+	return m.Keys()
+}
+
+func dedupe(ids []uint64) []uint64 {
+	seen := make(map[uint64]bool, len(ids))
+	out := make([]uint64, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func equalPCs(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func shortPCs(pcs []uint64) string {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, pc := range pcs {
+		if i == 4 {
+			b.WriteString(" ...")
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%#x", pc)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+type dump struct {
+	hdr          RawHeader
+	segments     []SegmentEntry
+	mibs         []MIBEntry
+	stackIDs     []uint64
+	stacks       [][]uint64
+	stackOffsets []int64
+}
+
+// readDump decodes the dump that starts at file offset off.
+func readDump(name string, data []byte, off int) (*dump, error) {
+	rest := len(data) - off
+	if rest < rawHeaderSize {
+		return nil, formatErr(name, "header", int64(off), ErrTruncated, "need %d bytes, have %d", rawHeaderSize, rest)
+	}
+	c := cursor{name: name, section: "header", data: data[:off+rawHeaderSize], off: off}
+	var d dump
+	h := &d.hdr
+	h.Magic = c.u64()
+	h.Version = c.u64()
+	h.TotalSize = c.u64()
+	h.SegmentOffset = c.u64()
+	h.MIBOffset = c.u64()
+	h.StackOffset = c.u64()
+	if h.Magic != RawMagic {
+		return nil, formatErr(name, "header", int64(off), ErrBadMagic, "want magic %#x, found %#x", RawMagic, h.Magic)
+	}
+	if h.Version < minRawVersion || h.Version > maxRawVersion {
+		return nil, formatErr(name, "header", int64(off)+8, ErrUnsupportedVersion,
+			"unsupported version %d (supported: %d to %d)", h.Version, minRawVersion, maxRawVersion)
+	}
+	if h.TotalSize < rawHeaderSize || h.TotalSize > uint64(rest) {
+		return nil, formatErr(name, "header", int64(off)+16, ErrMalformed,
+			"TotalSize %d: want between %d and the %d bytes left in the file", h.TotalSize, rawHeaderSize, rest)
+	}
+	end := off + int(h.TotalSize)
+	for _, s := range []struct {
+		name string
+		v    uint64
+		at   int
+	}{{"SegmentOffset", h.SegmentOffset, 24}, {"MIBOffset", h.MIBOffset, 32}, {"StackOffset", h.StackOffset, 40}} {
+		if s.v < rawHeaderSize || s.v > h.TotalSize-8 {
+			return nil, formatErr(name, "header", int64(off+s.at), ErrMalformed,
+				"%s %d: want between %d and %d (TotalSize %d minus 8)", s.name, s.v, rawHeaderSize, h.TotalSize-8, h.TotalSize)
+		}
+	}
+	var err error
+	if d.segments, err = readSegments(name, data[:end], off+int(h.SegmentOffset), h.Version); err != nil {
+		return nil, err
+	}
+	if d.mibs, err = readMIBs(name, data[:end], off+int(h.MIBOffset), h.Version); err != nil {
+		return nil, err
+	}
+	if err = readStacks(name, data[:end], off+int(h.StackOffset), &d); err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+func readSegments(name string, data []byte, off int, version uint64) ([]SegmentEntry, error) {
+	c := cursor{name: name, section: "segment section", data: data, off: off}
+	size := segmentSizeV3
+	if version < 3 {
+		size = segmentSizeV1
+	}
+	n := c.count(size)
+	if c.err != nil {
+		return nil, c.err
+	}
+	segs := make([]SegmentEntry, n)
+	for i := range segs {
+		s := &segs[i]
+		s.Start = c.u64()
+		s.End = c.u64()
+		s.Offset = c.u64()
+		if version >= 3 {
+			at := c.off
+			s.BuildIDSize = c.u64()
+			if s.BuildIDSize > buildIDMaxSize && c.err == nil {
+				return nil, formatErr(name, "segment section", int64(at), ErrMalformed,
+					"segment %d: BuildIdSize %d, want at most %d", i, s.BuildIDSize, buildIDMaxSize)
+			}
+		}
+		copy(s.BuildID[:], c.bytes(buildIDMaxSize))
+	}
+	return segs, c.err
+}
+
+func mibSize(version uint64) int {
+	switch {
+	case version == 1:
+		return mibSizeV1
+	case version <= 3:
+		return mibSizeV2
+	default:
+		return mibSizeV4
+	}
+}
+
+func readMIBs(name string, data []byte, off int, version uint64) ([]MIBEntry, error) {
+	c := cursor{name: name, section: "MIB section", data: data, off: off}
+	size := mibSize(version)
+	n := c.count(8 + size)
+	if c.err != nil {
+		return nil, c.err
+	}
+	mibs := make([]MIBEntry, n)
+	for i := range mibs {
+		e := &mibs[i]
+		e.StackID = c.u64()
+		m := &e.Info
+		m.AllocCount = c.u32()
+		m.TotalAccessCount = c.u64()
+		m.MinAccessCount = c.u64()
+		m.MaxAccessCount = c.u64()
+		m.TotalSize = c.u64()
+		m.MinSize = c.u32()
+		m.MaxSize = c.u32()
+		m.AllocTimestamp = c.u32()
+		m.DeallocTimestamp = c.u32()
+		m.TotalLifetime = c.u64()
+		m.MinLifetime = c.u32()
+		m.MaxLifetime = c.u32()
+		m.AllocCpuId = c.u32()
+		m.DeallocCpuId = c.u32()
+		m.NumMigratedCpu = c.u32()
+		m.NumLifetimeOverlaps = c.u32()
+		m.NumSameAllocCpu = c.u32()
+		m.NumSameDeallocCpu = c.u32()
+		m.DataTypeId = c.u64()
+		if version >= 2 {
+			m.TotalAccessDensity = c.u64()
+			m.MinAccessDensity = c.u32()
+			m.MaxAccessDensity = c.u32()
+			m.TotalLifetimeAccessDensity = c.u64()
+			m.MinLifetimeAccessDensity = c.u32()
+			m.MaxLifetimeAccessDensity = c.u32()
+		}
+		if version >= 4 {
+			at := c.off
+			m.AccessHistogramSize = c.u32()
+			m.AccessHistogram = c.u64()
+			if m.AccessHistogramSize > 0 && c.err == nil {
+				width := rawHistogramV4Size
+				if version >= 5 {
+					width = rawHistogramV5Size
+				}
+				if uint64(m.AccessHistogramSize)*uint64(width) > uint64(len(c.data)-c.off) {
+					return nil, formatErr(name, "MIB section", int64(at), ErrTruncated,
+						"MIB %d (stack id %d): AccessHistogramSize %d needs %d bytes, have %d",
+						i, e.StackID, m.AccessHistogramSize, uint64(m.AccessHistogramSize)*uint64(width), len(c.data)-c.off)
+				}
+				m.Histogram = make([]uint64, m.AccessHistogramSize)
+				for j := range m.Histogram {
+					if width == rawHistogramV5Size {
+						m.Histogram[j] = DecodeHistogramCount(c.u16())
+					} else {
+						m.Histogram[j] = c.u64()
+					}
+				}
+			}
+		}
+		if c.err != nil {
+			return nil, c.err
+		}
+		// The runtime's packing keeps MIB entries contiguous; count()
+		// bounded n by the fixed part, histograms are checked above.
+		if i+1 < len(mibs) && len(c.data)-c.off < 8+size {
+			return nil, formatErr(name, "MIB section", int64(c.off), ErrTruncated,
+				"MIB %d of %d: need %d bytes, have %d", i+1, n, 8+size, len(c.data)-c.off)
+		}
+	}
+	return mibs, nil
+}
+
+func readStacks(name string, data []byte, off int, d *dump) error {
+	c := cursor{name: name, section: "stack section", data: data, off: off}
+	n := c.count(16)
+	if c.err != nil {
+		return c.err
+	}
+	d.stackIDs = make([]uint64, 0, n)
+	d.stacks = make([][]uint64, 0, n)
+	d.stackOffsets = make([]int64, 0, n)
+	index := make(map[uint64]int, n)
+	for i := 0; i < n; i++ {
+		at := c.off
+		id := c.u64()
+		npc := c.u64()
+		if c.err != nil {
+			return c.err
+		}
+		if npc > uint64(len(c.data)-c.off)/8 {
+			return formatErr(name, "stack section", int64(at+8), ErrTruncated,
+				"stack %d (id %d): %d PCs need %d bytes, have %d", i, id, npc, npc*8, len(c.data)-c.off)
+		}
+		pcs := make([]uint64, npc)
+		for j := range pcs {
+			pcs[j] = c.u64()
+		}
+		// A repeated id within one dump replaces the earlier list, as
+		// LLVM's Items[StackId] = CallStack does.
+		if k, ok := index[id]; ok {
+			d.stacks[k] = pcs
+			continue
+		}
+		index[id] = len(d.stackIDs)
+		d.stackIDs = append(d.stackIDs, id)
+		d.stacks = append(d.stacks, pcs)
+		d.stackOffsets = append(d.stackOffsets, int64(at))
+	}
+	return c.err
+}

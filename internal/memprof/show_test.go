@@ -1,0 +1,114 @@
+package memprof
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// histPointer matches the AccessHistogram line, whose value LLVM prints as
+// its own heap pointer when the MIB has a histogram.
+var histPointer = regexp.MustCompile(`(?m)^(        AccessHistogram: )\d+$`)
+
+// maskHistogramPointers blanks AccessHistogram values for MIBs whose
+// AccessHistogramSize is non-zero.
+func maskHistogramPointers(s string) string {
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "        AccessHistogram: ") && lines[i-1] != "        AccessHistogramSize: 0" {
+			lines[i] = histPointer.ReplaceAllString(lines[i], "${1}<pointer>")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+type showCase struct {
+	release   int
+	raw, bin  string
+	wantError string // substring of our error when llvm-profdata fails too
+}
+
+func showCases() []showCase {
+	var cs []showCase
+	for _, v := range []int{16, 19, 22} {
+		for _, in := range []string{"nopie-a", "nopie-b", "nopie-dump"} {
+			cs = append(cs, showCase{release: v, raw: fmt.Sprintf("app-llvm%d-%s.memprofraw", v, in), bin: fmt.Sprintf("app-llvm%d-nopie", v)})
+		}
+		pie := showCase{release: v, raw: fmt.Sprintf("app-llvm%d-pie-a.memprofraw", v), bin: fmt.Sprintf("app-llvm%d-pie", v)}
+		if v == 16 {
+			pie.wantError = "Unsupported position independent code"
+		}
+		cs = append(cs, pie)
+		if v >= 19 {
+			cs = append(cs, showCase{release: v, raw: fmt.Sprintf("hist-llvm%d.memprofraw", v), bin: fmt.Sprintf("hist-llvm%d", v)})
+		}
+	}
+	return cs
+}
+
+// TestShowMatchesLLVMProfdata compares ShowRaw with llvm-profdata-N show
+// --memory on every generated profile.
+func TestShowMatchesLLVMProfdata(t *testing.T) {
+	for _, c := range showCases() {
+		t.Run(fmt.Sprintf("llvm%d/%s", c.release, c.raw), func(t *testing.T) {
+			tool := requireTool(t, fmt.Sprintf("llvm-profdata-%d", c.release))
+			rawPath, binPath := fixture(t, c.raw), fixture(t, c.bin)
+			want, llvmErr := exec.Command(tool, "show", "--memory", rawPath, "--profiled-binary", binPath).Output()
+			raw, err := OpenRaw(rawPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			err = ShowRaw(&got, raw, newLLVMSymbolizer(t, binPath), ConvertOptions{LLVMRelease: c.release})
+			if c.wantError != "" {
+				if llvmErr == nil {
+					t.Errorf("llvm-profdata-%d succeeded, want failure", c.release)
+				}
+				if err == nil || !strings.Contains(err.Error(), c.wantError) {
+					t.Errorf("ShowRaw error = %v, want %q", err, c.wantError)
+				}
+				return
+			}
+			if llvmErr != nil {
+				t.Fatalf("llvm-profdata-%d: %v", c.release, llvmErr)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, g := maskHistogramPointers(string(want)), maskHistogramPointers(got.String())
+			if w != g {
+				t.Errorf("show text differs from llvm-profdata-%d:\n%s", c.release, lineDiff(w, g))
+			}
+		})
+	}
+}
+
+// lineDiff shows the first differing lines with some context.
+func lineDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			var b strings.Builder
+			from := max(0, i-6)
+			for j := from; j < i; j++ {
+				if j < len(wl) {
+					fmt.Fprintf(&b, "  %d   %s\n", j+1, wl[j])
+				}
+			}
+			fmt.Fprintf(&b, "  %d - %s\n  %d + %s\n", i+1, w, i+1, g)
+			fmt.Fprintf(&b, "(want %d lines, got %d)", len(wl), len(gl))
+			return b.String()
+		}
+	}
+	return "(no difference)"
+}
