@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The whole MemProf loop with Bazel, end to end (Debian 12, after `bash .ci/install`):
+#   1. build the instrumented binary   (pgo_instrumented_binary, -fmemory-profile)
+#   2. train: run it, it writes raw MemProf profiles into profile/
+#   3. memprof_profile: raw profiles + that binary → app_memprof.profdata (rules_pgo's merge)
+#   4. :optimized = :app and its cc_library deps recompiled with -fmemory-profile-use
+#   5. run the baseline (-c opt) and the optimized binary and print how their `new`s were routed
+# Offline: Bazel's network-only repositories are replaced by Debian's copies (e2e/lib.sh).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../../e2e/lib.sh"
+pgo_setup_offline
+cd "$here"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "1. build the instrumented binary"
+pgo_bazel build //:app_instrumented
+bin=$(pgo_bazel info bazel-bin 2> /dev/null)
+
+step "2. train: MEMPROF_OPTIONS=log_path=profile/raw ./app.instrumented"
+rm -rf profile && mkdir profile
+cp "$bin/app_instrumented" profile/app.instrumented
+chmod u+w profile/app.instrumented
+MEMPROF_OPTIONS="log_path=$here/profile/raw" ./profile/app.instrumented > /dev/null
+ls -l profile
+
+step "3. memprof_profile //:app_memprof and 4. pgo_cc_binary //:optimized"
+pgo_bazel build //:app_memprof //:optimized
+pgo_bazel build -c opt //:app
+obin=$(pgo_bazel info -c opt bazel-bin 2> /dev/null)
+ls -l "$bin/app_memprof.profdata" 2> /dev/null || true
+
+step "5. run"
+baseline=$("$obin/app" | grep '^allocations:')
+optimized=$("$bin/optimized" | grep '^allocations:')
+printf 'baseline  (bazel build -c opt //:app):  %s\n' "$baseline"
+printf 'optimized (bazel build //:optimized):   %s\n' "$optimized"
+cold=$(sed -n 's/.* cold=\([0-9]*\).*/\1/p' <<< "$optimized")
+if [ "${cold:-0}" -gt 0 ]; then
+  echo "OK: the optimized binary sends $cold allocations of the cold site to operator new(size_t, __hot_cold_t)"
+else
+  echo "FAIL: no allocation was routed as cold" >&2
+  exit 1
+fi
