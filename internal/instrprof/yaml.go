@@ -148,13 +148,21 @@ func canonicalFnName(name string) string {
 // reproduces llvm-profdata's output for the same YAML. The data-access
 // profile part is accepted and ignored.
 func ReadYAML(name string, data []byte) (*memprof.Profile, error) {
+	// llvm-profdata show prints the summary as a comment-only document
+	// first; like LLVM, skip documents without content.
 	var doc yaml.Node
 	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	if err := dec.Decode(&doc); err != nil {
-		if err == io.EOF {
-			return nil, fmt.Errorf("instrprof: %s: empty YAML document", name)
+	for {
+		doc = yaml.Node{}
+		if err := dec.Decode(&doc); err != nil {
+			if err == io.EOF {
+				return nil, fmt.Errorf("instrprof: %s: empty YAML document", name)
+			}
+			return nil, fmt.Errorf("instrprof: %s: %v", name, err)
 		}
-		return nil, fmt.Errorf("instrprof: %s: %v", name, err)
+		if len(doc.Content) > 0 && !(doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
+			break
+		}
 	}
 	y := &yamlReader{name: name, prof: &memprof.Profile{}, frameSeen: map[frameKey]bool{}, stackSeen: map[string]bool{}, recSeen: map[uint64]bool{}}
 	root := &doc

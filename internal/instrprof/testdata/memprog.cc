@@ -1,4 +1,5 @@
 // clang++-N -fuse-ld=lld --ld-path=/usr/bin/ld.lld-19 -Wl,--no-rosegment -gmlt -fdebug-info-for-profiling -fmemory-profile -mno-omit-leaf-frame-pointer -fno-omit-frame-pointer -fno-optimize-sibling-calls -m64 -Wl,-build-id -no-pie memprog.cc -o memprog.N
+// Histogram variant (hist.N): add -mllvm -memprof-use-callbacks=true -mllvm -memprof-histogram. Fixtures: gen.sh.
 // Small MemProf fixture program: operator new from several functions, an
 // always-inlined helper, recursion, and a hot and a cold (long-lived) path.
 #include <cstring>
