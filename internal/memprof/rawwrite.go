@@ -1,0 +1,146 @@
+package memprof
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+)
+
+// WriteRaw writes p as a single raw dump of the given raw version (1–5), laid
+// out as the compiler-rt runtime lays it out (section sizes rounded up to 8,
+// v5 MIB section reserved as roundup8(8+N×152) + roundup8(2×ΣHistogram)),
+// with zero padding. MIBs are written in p.MIBs order and stacks in
+// p.StackIDs order (ids without a stack in p.Stacks are skipped).
+//
+// Fields a version lacks are dropped; v5 histogram counters are encoded
+// (lossy above 4095, see EncodeHistogramCount). Concatenating the output
+// of several calls with the same segments gives a multi-dump file.
+func (p *RawProfile) WriteRaw(w io.Writer, version uint64) error {
+	if version < minRawVersion || version > maxRawVersion {
+		return fmt.Errorf("memprof: WriteRaw: unsupported raw version %d", version)
+	}
+	segSize := segmentSizeV3
+	if version < 3 {
+		segSize = segmentSizeV1
+	}
+	segBytes := 8 + len(p.Segments)*segSize
+
+	mibFixed := 8 + mibSize(version)
+	mibBytes := 8 + len(p.MIBs)*mibFixed
+	var histCount int
+	if version >= 4 {
+		for i := range p.MIBs {
+			histCount += len(p.MIBs[i].Info.Histogram)
+		}
+	}
+	switch {
+	case version == 5:
+		mibBytes = roundUp8(mibBytes) + roundUp8(2*histCount)
+	case version == 4:
+		mibBytes = roundUp8(mibBytes + 8*histCount)
+	default:
+		mibBytes = roundUp8(mibBytes)
+	}
+
+	stackBytes := 8
+	var nstacks int
+	for _, id := range p.StackIDs {
+		if pcs, ok := p.Stacks[id]; ok {
+			stackBytes += 16 + 8*len(pcs)
+			nstacks++
+		}
+	}
+	stackBytes = roundUp8(stackBytes)
+
+	total := rawHeaderSize + segBytes + mibBytes + stackBytes
+	buf := make([]byte, 0, total)
+	le := binary.LittleEndian
+	buf = le.AppendUint64(buf, RawMagic)
+	buf = le.AppendUint64(buf, version)
+	buf = le.AppendUint64(buf, uint64(total))
+	buf = le.AppendUint64(buf, rawHeaderSize)
+	buf = le.AppendUint64(buf, uint64(rawHeaderSize+segBytes))
+	buf = le.AppendUint64(buf, uint64(rawHeaderSize+segBytes+mibBytes))
+
+	buf = le.AppendUint64(buf, uint64(len(p.Segments)))
+	for _, s := range p.Segments {
+		buf = le.AppendUint64(buf, s.Start)
+		buf = le.AppendUint64(buf, s.End)
+		buf = le.AppendUint64(buf, s.Offset)
+		switch {
+		case version >= 3:
+			buf = le.AppendUint64(buf, min(s.BuildIDSize, buildIDMaxSize))
+			buf = append(buf, s.BuildID[:]...)
+		case s.BuildIDSize == 0:
+			buf = append(buf, s.BuildID[:]...) // v1/v2 bytes as read
+		default:
+			// The v1/v2 runtime never filled build ids.
+			buf = append(buf, make([]byte, buildIDMaxSize)...)
+		}
+	}
+
+	mibStart := len(buf)
+	buf = le.AppendUint64(buf, uint64(len(p.MIBs)))
+	for i := range p.MIBs {
+		e := &p.MIBs[i]
+		m := &e.Info
+		buf = le.AppendUint64(buf, e.StackID)
+		buf = le.AppendUint32(buf, m.AllocCount)
+		buf = le.AppendUint64(buf, m.TotalAccessCount)
+		buf = le.AppendUint64(buf, m.MinAccessCount)
+		buf = le.AppendUint64(buf, m.MaxAccessCount)
+		buf = le.AppendUint64(buf, m.TotalSize)
+		buf = le.AppendUint32(buf, m.MinSize)
+		buf = le.AppendUint32(buf, m.MaxSize)
+		buf = le.AppendUint32(buf, m.AllocTimestamp)
+		buf = le.AppendUint32(buf, m.DeallocTimestamp)
+		buf = le.AppendUint64(buf, m.TotalLifetime)
+		buf = le.AppendUint32(buf, m.MinLifetime)
+		buf = le.AppendUint32(buf, m.MaxLifetime)
+		buf = le.AppendUint32(buf, m.AllocCpuId)
+		buf = le.AppendUint32(buf, m.DeallocCpuId)
+		buf = le.AppendUint32(buf, m.NumMigratedCpu)
+		buf = le.AppendUint32(buf, m.NumLifetimeOverlaps)
+		buf = le.AppendUint32(buf, m.NumSameAllocCpu)
+		buf = le.AppendUint32(buf, m.NumSameDeallocCpu)
+		buf = le.AppendUint64(buf, m.DataTypeId)
+		if version >= 2 {
+			buf = le.AppendUint64(buf, m.TotalAccessDensity)
+			buf = le.AppendUint32(buf, m.MinAccessDensity)
+			buf = le.AppendUint32(buf, m.MaxAccessDensity)
+			buf = le.AppendUint64(buf, m.TotalLifetimeAccessDensity)
+			buf = le.AppendUint32(buf, m.MinLifetimeAccessDensity)
+			buf = le.AppendUint32(buf, m.MaxLifetimeAccessDensity)
+		}
+		if version >= 4 {
+			buf = le.AppendUint32(buf, uint32(len(m.Histogram)))
+			buf = le.AppendUint64(buf, m.AccessHistogram)
+			for _, c := range m.Histogram {
+				if version == 5 {
+					buf = le.AppendUint16(buf, EncodeHistogramCount(c))
+				} else {
+					buf = le.AppendUint64(buf, c)
+				}
+			}
+		}
+	}
+	buf = append(buf, make([]byte, mibStart+mibBytes-len(buf))...)
+
+	buf = le.AppendUint64(buf, uint64(nstacks))
+	for _, id := range p.StackIDs {
+		pcs, ok := p.Stacks[id]
+		if !ok {
+			continue
+		}
+		buf = le.AppendUint64(buf, id)
+		buf = le.AppendUint64(buf, uint64(len(pcs)))
+		for _, pc := range pcs {
+			buf = le.AppendUint64(buf, pc)
+		}
+	}
+	buf = append(buf, make([]byte, total-len(buf))...)
+	_, err := w.Write(buf)
+	return err
+}
+
+func roundUp8(n int) int { return (n + 7) &^ 7 }
