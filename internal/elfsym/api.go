@@ -58,6 +58,14 @@ type Options struct {
 	DebugFileDirectories []string
 	// Warn, if set, receives non-fatal problems (e.g. "no line info").
 	Warn func(msg string)
+	// DWPFile, if set, is the DWARF package for split units (like
+	// llvm-symbolizer --dwp); by default <debug file>.dwp is tried, then
+	// the .dwo files named by the skeleton units.
+	DWPFile string
+	// DWARFOnly disables the symbol-table fallback for addresses no DWARF
+	// unit covers (LLVM's UseSymbolTable=false, as llvm-profgen and the
+	// MemProf reader use): Symbolize then returns ErrUnknownPC.
+	DWARFOnly bool
 }
 
 // Open and the methods of *Binary are implemented in binary.go:

@@ -1,0 +1,748 @@
+package elfsym
+
+import (
+	"bytes"
+	"compress/zlib"
+	"debug/elf"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Segment is a PT_LOAD program header.
+type Segment struct {
+	Vaddr, Memsz, Offset, Filesz uint64
+	Flags                        elf.ProgFlag
+	Align                        uint64
+}
+
+// Binary is an opened ELF file with its debug information indexed.
+type Binary struct {
+	path    string
+	opts    Options
+	ef      *elf.File
+	closers []func() error
+
+	buildID []byte
+	pie     bool
+	loads   []Segment // all PT_LOAD, file order
+	exec    []Segment // PT_LOAD with PF_X
+
+	dw       *dwarfFile // nil without DWARF
+	spans    []unitSpan // sorted, non-overlapping address -> unit
+	syms     []symbol   // functions of .symtab or .dynsym, sorted
+	warnOnce sync.Map
+}
+
+type unitSpan struct {
+	lo, hi uint64
+	u      *unit
+}
+
+type symbol struct {
+	addr, size uint64
+	name       string
+}
+
+// Open opens the ELF file at path and indexes its debug information: the
+// unit address ranges are read now, line tables and DIE trees on first use.
+func Open(path string, opts *Options) (*Binary, error) {
+	ef, data, closeFn, err := openELF(path)
+	if err != nil {
+		return nil, err
+	}
+	b := &Binary{path: path, ef: ef, closers: []func() error{closeFn}}
+	if opts != nil {
+		b.opts = *opts
+	}
+	if err := b.init(data); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// NewFromBytes is Open for an ELF image held in memory (used by fuzzing
+// and tests). Split DWARF and separate debug files are looked up relative
+// to name.
+func NewFromBytes(name string, data []byte, opts *Options) (b *Binary, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, &FormatError{File: name, Section: "ELF", Msg: fmt.Sprintf("internal error: %v", r)}
+		}
+	}()
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, &FormatError{File: name, Section: "ELF header", Msg: err.Error()}
+	}
+	b = &Binary{path: name, ef: ef}
+	if opts != nil {
+		b.opts = *opts
+	}
+	if err := b.init(data); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// openELF maps (or reads) the file and parses its ELF headers.
+func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	size := st.Size()
+	closeFn = func() error { return nil }
+	if size > 0 && size == int64(int(size)) {
+		if m, merr := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE); merr == nil {
+			data = m
+			closeFn = func() error { return syscall.Munmap(m) }
+		}
+	}
+	if data == nil {
+		if data, err = io.ReadAll(f); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			closeFn()
+			ef, data, closeFn = nil, nil, nil
+			err = &FormatError{File: path, Section: "ELF", Msg: fmt.Sprintf("internal error: %v", r)}
+		}
+	}()
+	ef, err = elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		closeFn()
+		return nil, nil, nil, fmt.Errorf("%s: %w", path, &FormatError{File: path, Section: "ELF header", Msg: err.Error()})
+	}
+	return ef, data, closeFn, nil
+}
+
+func (b *Binary) warn(key, msg string) {
+	if b.opts.Warn == nil {
+		return
+	}
+	if _, dup := b.warnOnce.LoadOrStore(key, true); dup {
+		return
+	}
+	b.opts.Warn(msg)
+}
+
+func (b *Binary) init(data []byte) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &FormatError{File: b.path, Section: "DWARF", Msg: fmt.Sprintf("internal error: %v", r)}
+		}
+	}()
+	ef := b.ef
+	b.pie = ef.Type == elf.ET_DYN
+	for _, p := range ef.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		s := Segment{Vaddr: p.Vaddr, Memsz: p.Memsz, Offset: p.Off, Filesz: p.Filesz, Flags: p.Flags, Align: p.Align}
+		b.loads = append(b.loads, s)
+		if p.Flags&elf.PF_X != 0 {
+			b.exec = append(b.exec, s)
+		}
+	}
+	b.buildID = findBuildID(ef, data)
+	b.syms = readSymbols(ef)
+
+	dwPath, dwEF, dwData := b.path, ef, data
+	if b.opts.DebugFile != "" {
+		def, ddata, closeFn, err := openELF(b.opts.DebugFile)
+		if err != nil {
+			return fmt.Errorf("debug file: %w", err)
+		}
+		b.closers = append(b.closers, closeFn)
+		dwPath, dwEF, dwData = b.opts.DebugFile, def, ddata
+	} else if findSection(ef, ".debug_info") == nil {
+		if p := b.findDebugFile(); p != "" {
+			if def, ddata, closeFn, err := openELF(p); err == nil {
+				b.closers = append(b.closers, closeFn)
+				dwPath, dwEF, dwData = p, def, ddata
+			} else {
+				b.warn("debugfile", fmt.Sprintf("%s: %v", p, err))
+			}
+		}
+	}
+	if findSection(dwEF, ".debug_info") == nil {
+		b.warn("nodwarf", fmt.Sprintf("%s: no DWARF line information; falling back to the symbol table", b.path))
+		return nil
+	}
+	ss, err := loadSections(dwPath, dwEF, dwData, false)
+	if err != nil {
+		return err
+	}
+	df := &dwarfFile{file: dwPath, order: dwEF.ByteOrder, sec: ss}
+	if err := df.parseUnits(); err != nil {
+		return err
+	}
+	dwp := b.opts.DWPFile
+	if dwp == "" {
+		dwp = dwPath + ".dwp"
+	}
+	df.split = &splitCtx{dwpPath: dwp}
+	b.closers = append(b.closers, func() error { df.split.close(); return nil })
+	b.dw = df
+	return b.buildIndex()
+}
+
+// buildIndex maps addresses to units as LLVM's DWARFDebugAranges: ranges
+// from .debug_aranges, then unit DIE ranges for units it did not list;
+// where ranges overlap, the unit with the lowest offset wins.
+func (b *Binary) buildIndex() error {
+	df := b.dw
+	type ev struct {
+		addr  uint64
+		unit  int
+		start bool
+	}
+	var evs []ev
+	add := func(ui int, lo, hi uint64) {
+		if lo < hi {
+			evs = append(evs, ev{lo, ui, true}, ev{hi, ui, false})
+		}
+	}
+	byOff := make(map[uint64]int, len(df.units))
+	for i, u := range df.units {
+		byOff[u.off] = i
+		if !u.isCompile() {
+			continue
+		}
+		if err := u.readUnitDIE(); err != nil {
+			return err
+		}
+	}
+	covered := make(map[int]bool)
+	if len(df.sec.aranges) > 0 {
+		ab := makeBuf(df.file, ".debug_aranges", df.sec.aranges, 0, df.order)
+		for ab.remaining() > 0 {
+			start := ab.off
+			n, offSize := ab.unitLength()
+			if n > ab.remaining() {
+				ab.errorf("set length %#x exceeds section", n)
+			}
+			if ab.err != nil {
+				break
+			}
+			end := ab.off + n
+			ab.u16()
+			cuOff := ab.uintN(offSize)
+			as := ab.u8()
+			ab.u8()
+			if ab.err != nil || (as != 4 && as != 8) {
+				break
+			}
+			// Tuples are aligned to twice the address size.
+			hdr := ab.off - start
+			if r := hdr % (2 * uint64(as)); r != 0 {
+				ab.skip(2*uint64(as) - r)
+			}
+			ui, ok := byOff[cuOff]
+			for ab.err == nil && ab.off+2*uint64(as) <= end {
+				lo := ab.uintN(as)
+				l := ab.uintN(as)
+				if lo == 0 && l == 0 {
+					break
+				}
+				if ok {
+					add(ui, lo, lo+l)
+				}
+			}
+			if ok {
+				covered[ui] = true
+			}
+			ab.off = end
+		}
+	}
+	for i, u := range df.units {
+		if !u.isCompile() || covered[i] {
+			continue
+		}
+		rs, err := u.dieRanges(&u.cuDIE)
+		if err != nil {
+			b.warn(fmt.Sprintf("cuRanges%d", i), err.Error())
+			continue
+		}
+		for _, r := range rs {
+			add(i, r.lo, r.hi)
+		}
+	}
+	sort.Slice(evs, func(i, j int) bool { return evs[i].addr < evs[j].addr })
+	// Sweep: the active unit with the smallest index (= offset) owns each
+	// elementary interval.
+	active := make(map[int]int)
+	var heap []int
+	push := func(x int) {
+		heap = append(heap, x)
+		for i := len(heap) - 1; i > 0; {
+			p := (i - 1) / 2
+			if heap[p] <= heap[i] {
+				break
+			}
+			heap[p], heap[i] = heap[i], heap[p]
+			i = p
+		}
+	}
+	pop := func() {
+		n := len(heap) - 1
+		heap[0] = heap[n]
+		heap = heap[:n]
+		for i := 0; ; {
+			l, r, m := 2*i+1, 2*i+2, i
+			if l < n && heap[l] < heap[m] {
+				m = l
+			}
+			if r < n && heap[r] < heap[m] {
+				m = r
+			}
+			if m == i {
+				break
+			}
+			heap[m], heap[i] = heap[i], heap[m]
+			i = m
+		}
+	}
+	for i := 0; i < len(evs); {
+		a := evs[i].addr
+		for ; i < len(evs) && evs[i].addr == a; i++ {
+			e := evs[i]
+			if e.start {
+				active[e.unit]++
+				if active[e.unit] == 1 {
+					push(e.unit)
+				}
+			} else {
+				active[e.unit]--
+			}
+		}
+		for len(heap) > 0 && active[heap[0]] <= 0 {
+			pop()
+		}
+		if len(heap) == 0 || i == len(evs) {
+			continue
+		}
+		next := evs[i].addr
+		u := df.units[heap[0]]
+		if n := len(b.spans); n > 0 && b.spans[n-1].u == u && b.spans[n-1].hi == a {
+			b.spans[n-1].hi = next
+		} else {
+			b.spans = append(b.spans, unitSpan{a, next, u})
+		}
+	}
+	return nil
+}
+
+func (b *Binary) unitFor(addr uint64) *unit {
+	s := b.spans
+	i := sort.Search(len(s), func(i int) bool { return s[i].hi > addr })
+	if i < len(s) && s[i].lo <= addr {
+		return s[i].u
+	}
+	return nil
+}
+
+// Close releases the file mappings. Frames already returned stay valid.
+func (b *Binary) Close() error {
+	var first error
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		if err := b.closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	b.closers = nil
+	return first
+}
+
+// Path returns the path given to Open.
+func (b *Binary) Path() string { return b.path }
+
+// BuildID returns the GNU build id, or nil.
+func (b *Binary) BuildID() []byte { return b.buildID }
+
+// IsPIE reports whether the file is ET_DYN (position independent).
+func (b *Binary) IsPIE() bool { return b.pie }
+
+// HasDWARF reports whether DWARF was found (false: symbol-table fallback).
+func (b *Binary) HasDWARF() bool { return b.dw != nil }
+
+// ExecSegments returns the executable PT_LOAD segments in file order.
+func (b *Binary) ExecSegments() []Segment { return append([]Segment(nil), b.exec...) }
+
+// FileAddress maps a runtime address inside mapping m (as in
+// /proc/PID/maps: [Start, End) mapped from file offset Offset) to the file's
+// link-time virtual address. runtime - m.Start + m.Offset is a file offset;
+// the PT_LOAD segment whose file bytes contain it (an executable one when
+// segments share a page) gives Vaddr + (offset - segment Offset).
+func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool) {
+	if runtime < m.Start || (m.End > m.Start && runtime >= m.End) {
+		return 0, false
+	}
+	fileOff := runtime - m.Start + m.Offset
+	var best *Segment
+	for i := range b.loads {
+		s := &b.loads[i]
+		if fileOff < s.Offset || fileOff-s.Offset >= s.Filesz {
+			continue
+		}
+		if best == nil || (best.Flags&elf.PF_X == 0 && s.Flags&elf.PF_X != 0) {
+			best = s
+		}
+	}
+	if best == nil {
+		return 0, false
+	}
+	return best.Vaddr + (fileOff - best.Offset), true
+}
+
+// Symbolize returns the inline chain for the file virtual address addr,
+// innermost frame first. See Frame for what each field holds.
+func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			frames, err = nil, &FormatError{File: b.path, Section: ".debug_info", Msg: fmt.Sprintf("internal error at address %#x: %v", addr, r)}
+		}
+	}()
+	if b.dw == nil {
+		return b.symtabFrames(addr)
+	}
+	u := b.unitFor(addr)
+	if u == nil {
+		if b.opts.DWARFOnly {
+			return nil, ErrUnknownPC
+		}
+		return b.symtabFrames(addr)
+	}
+	st, _ := u.load()
+	if st.ltErr != nil {
+		b.warn(fmt.Sprintf("lt%p", u), st.ltErr.Error())
+	}
+	if st.treeErr != nil {
+		b.warn(fmt.Sprintf("tree%p", u), st.treeErr.Error())
+	}
+	lt := st.lt
+	var chain []*subroutine
+	for i := st.subroutineFor(addr); i >= 0 && len(chain) < len(st.subs); {
+		s := &st.subs[i]
+		if s.d.tag == tagSubprogram {
+			chain = append(chain, s)
+			break
+		}
+		chain = append(chain, s)
+		i = s.parent
+	}
+	if len(chain) == 0 {
+		var f Frame
+		ok := false
+		if lt != nil {
+			ok = lt.rowFrame(addr, &f)
+		}
+		if !b.opts.DWARFOnly {
+			if s, found := b.symbolAt(addr); found {
+				f.Name, f.LinkageName, ok = s.name, s.name, true
+			}
+		}
+		if !ok {
+			return nil, ErrUnknownPC
+		}
+		return []Frame{f}, nil
+	}
+	frames = make([]Frame, len(chain))
+	var callFile, callLine, callCol, callDisc uint64
+	for i, s := range chain {
+		fi := st.funcInfo(s, lt, u)
+		f := &frames[i]
+		f.Name = fi.name
+		f.LinkageName = fi.linkage
+		if !fi.hasLinkage {
+			f.LinkageName = fi.name
+		}
+		f.StartLine = fi.declLine
+		f.StartFile = fi.declFile
+		if a, ok := s.u.addr(s.d.lowPC); ok {
+			f.StartAddress = a
+		}
+		f.Inlined = i != len(chain)-1
+		if i == 0 {
+			if lt != nil {
+				lt.rowFrame(addr, f)
+			}
+		} else {
+			if lt != nil {
+				f.File, _ = lt.fileName(callFile)
+			}
+			f.Line, f.Column, f.Discriminator = uint32(callLine), uint32(callCol), uint32(callDisc)
+		}
+		if i+1 < len(chain) {
+			callFile, _ = s.d.callFile.constant()
+			callLine, _ = s.d.callLine.constant()
+			callCol, _ = s.d.callColumn.constant()
+			callDisc, _ = s.d.discriminator.constant()
+		}
+	}
+	return frames, nil
+}
+
+// rowFrame fills file, line, column and discriminator from the row for
+// addr, as LineTable::getFileLineInfoForAddress.
+func (lt *lineTable) rowFrame(addr uint64, f *Frame) bool {
+	i := lt.lookup(addr)
+	if i < 0 {
+		return false
+	}
+	r := lt.rows[i]
+	name, ok := lt.fileName(uint64(r.file))
+	if !ok {
+		return false
+	}
+	f.File, f.Line, f.Column, f.Discriminator = name, r.line, r.column, r.discriminator
+	return true
+}
+
+func (b *Binary) symtabFrames(addr uint64) ([]Frame, error) {
+	s, ok := b.symbolAt(addr)
+	if !ok {
+		return nil, ErrUnknownPC
+	}
+	return []Frame{{Name: s.name, LinkageName: s.name, StartAddress: s.addr}}, nil
+}
+
+func (b *Binary) symbolAt(addr uint64) (symbol, bool) {
+	s := b.syms
+	i := sort.Search(len(s), func(i int) bool { return s[i].addr > addr }) - 1
+	if i < 0 {
+		return symbol{}, false
+	}
+	if s[i].size != 0 && addr >= s[i].addr+s[i].size {
+		return symbol{}, false
+	}
+	return s[i], true
+}
+
+func readSymbols(ef *elf.File) []symbol {
+	syms, err := ef.Symbols()
+	if err != nil || len(syms) == 0 {
+		syms, _ = ef.DynamicSymbols()
+	}
+	var out []symbol
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC && elf.ST_TYPE(s.Info) != elf.STT_GNU_IFUNC {
+			continue
+		}
+		if s.Section == elf.SHN_UNDEF || s.Name == "" {
+			continue
+		}
+		out = append(out, symbol{addr: s.Value, size: s.Size, name: s.Name})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].addr < out[j].addr })
+	return out
+}
+
+func findSection(ef *elf.File, name string) *elf.Section {
+	if s := ef.Section(name); s != nil && s.Type != elf.SHT_NOBITS {
+		return s
+	}
+	if strings.HasPrefix(name, ".debug_") {
+		if s := ef.Section(".zdebug_" + name[len(".debug_"):]); s != nil && s.Type != elf.SHT_NOBITS {
+			return s
+		}
+	}
+	return nil
+}
+
+// sectionBytes returns a section's contents: a slice of the mapped file when
+// stored plainly, else decompressed (SHF_COMPRESSED zlib/zstd by debug/elf,
+// legacy .zdebug_ "ZLIB" sections here).
+func sectionBytes(path string, s *elf.Section, data []byte) ([]byte, error) {
+	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		d, err := s.Data()
+		if err != nil {
+			return nil, &FormatError{File: path, Section: s.Name, Msg: "decompressing: " + err.Error()}
+		}
+		return d, nil
+	}
+	if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {
+		return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset, Msg: fmt.Sprintf("section size %#x exceeds file", s.Size)}
+	}
+	raw := data[s.Offset : s.Offset+s.Size]
+	if strings.HasPrefix(s.Name, ".zdebug_") {
+		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
+			return nil, &FormatError{File: path, Section: s.Name, Msg: "missing ZLIB header"}
+		}
+		size := binary.BigEndian.Uint64(raw[4:12])
+		zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
+		if err != nil {
+			return nil, &FormatError{File: path, Section: s.Name, Offset: 12, Msg: "zlib: " + err.Error()}
+		}
+		out, err := io.ReadAll(io.LimitReader(zr, int64(min(size, 1<<40))))
+		if err != nil {
+			return nil, &FormatError{File: path, Section: s.Name, Offset: 12, Msg: "zlib: " + err.Error()}
+		}
+		if uint64(len(out)) != size {
+			return nil, &FormatError{File: path, Section: s.Name, Offset: 4, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", len(out), size)}
+		}
+		return out, nil
+	}
+	return raw, nil
+}
+
+func loadSections(path string, ef *elf.File, data []byte, dwo bool) (sections, error) {
+	var ss sections
+	suffix := ""
+	if dwo {
+		suffix = ".dwo"
+	}
+	for _, e := range []struct {
+		name string
+		dst  *[]byte
+		dwo  bool // name takes the .dwo suffix in split files
+	}{
+		{".debug_info", &ss.info, true},
+		{".debug_abbrev", &ss.abbrev, true},
+		{".debug_str", &ss.str, true},
+		{".debug_line_str", &ss.lineStr, true},
+		{".debug_str_offsets", &ss.strOffsets, true},
+		{".debug_addr", &ss.addr, false},
+		{".debug_ranges", &ss.ranges, false},
+		{".debug_rnglists", &ss.rnglists, true},
+		{".debug_line", &ss.line, true},
+		{".debug_aranges", &ss.aranges, false},
+		{".debug_cu_index", &ss.cuIndex, false},
+	} {
+		name := e.name
+		if e.dwo {
+			name += suffix
+		}
+		s := findSection(ef, name)
+		if s == nil {
+			continue
+		}
+		d, err := sectionBytes(path, s, data)
+		if err != nil {
+			return ss, err
+		}
+		*e.dst = d
+	}
+	return ss, nil
+}
+
+// findBuildID returns the NT_GNU_BUILD_ID descriptor of the first note
+// holding one.
+func findBuildID(ef *elf.File, data []byte) []byte {
+	try := func(notes []byte) []byte {
+		nb := makeBuf("", "note", notes, 0, ef.ByteOrder)
+		for nb.remaining() >= 12 {
+			namesz, descsz, typ := uint64(nb.u32()), uint64(nb.u32()), nb.u32()
+			name := nb.bytes(namesz)
+			nb.skip((4 - namesz%4) % 4)
+			desc := nb.bytes(descsz)
+			nb.skip((4 - descsz%4) % 4)
+			if nb.err != nil {
+				return nil
+			}
+			if typ == 3 && string(name) == "GNU\x00" {
+				return append([]byte(nil), desc...)
+			}
+		}
+		return nil
+	}
+	for _, s := range ef.Sections {
+		if s.Type == elf.SHT_NOTE && s.Flags&elf.SHF_COMPRESSED == 0 && s.Offset <= uint64(len(data)) && s.Size <= uint64(len(data))-s.Offset {
+			if id := try(data[s.Offset : s.Offset+s.Size]); id != nil {
+				return id
+			}
+		}
+	}
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_NOTE && p.Off <= uint64(len(data)) && p.Filesz <= uint64(len(data))-p.Off {
+			if id := try(data[p.Off : p.Off+p.Filesz]); id != nil {
+				return id
+			}
+		}
+	}
+	return nil
+}
+
+// findDebugFile looks for a separate debug file by build id
+// (<dir>/.build-id/xx/rest.debug) and by .gnu_debuglink (next to the
+// binary, in its .debug/ subdirectory, then <dir>/<binary dir>/ for each
+// debug directory), checking the link's CRC.
+func (b *Binary) findDebugFile() string {
+	dirs := append([]string(nil), b.opts.DebugFileDirectories...)
+	if len(dirs) == 0 {
+		dirs = []string{"/usr/lib/debug"}
+	}
+	if id := b.buildID; len(id) >= 2 {
+		hex := fmt.Sprintf("%x", id)
+		for _, d := range dirs {
+			p := filepath.Join(d, ".build-id", hex[:2], hex[2:]+".debug")
+			if isFile(p) {
+				return p
+			}
+		}
+	}
+	s := b.ef.Section(".gnu_debuglink")
+	if s == nil {
+		return ""
+	}
+	link, err := s.Data()
+	if err != nil {
+		return ""
+	}
+	nul := bytes.IndexByte(link, 0)
+	if nul <= 0 {
+		return ""
+	}
+	name := string(link[:nul])
+	off := (nul + 4) &^ 3
+	var crc uint32
+	hasCRC := off+4 <= len(link)
+	if hasCRC {
+		crc = b.ef.ByteOrder.Uint32(link[off:])
+	}
+	abs, err := filepath.Abs(b.path)
+	if err != nil {
+		abs = b.path
+	}
+	dir := filepath.Dir(abs)
+	cands := []string{filepath.Join(dir, name), filepath.Join(dir, ".debug", name)}
+	for _, d := range dirs {
+		cands = append(cands, filepath.Join(d, dir, name))
+	}
+	for _, p := range cands {
+		if p == abs || !isFile(p) {
+			continue
+		}
+		if hasCRC {
+			data, err := os.ReadFile(p)
+			if err != nil || crc32.ChecksumIEEE(data) != crc {
+				continue
+			}
+		}
+		return p
+	}
+	return ""
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+var _ = errors.Is

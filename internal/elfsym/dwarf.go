@@ -1,0 +1,705 @@
+package elfsym
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// DWARF constants used by the reader (DWARF 5 §7, plus GNU extensions).
+const (
+	tagCompileUnit       = 0x11
+	tagPartialUnit       = 0x3c
+	tagSkeletonUnit      = 0x4a
+	tagSubprogram        = 0x2e
+	tagInlinedSubroutine = 0x1d
+
+	atSibling          = 0x01
+	atName             = 0x03
+	atStmtList         = 0x10
+	atLowPC            = 0x11
+	atHighPC           = 0x12
+	atCompDir          = 0x1b
+	atAbstractOrigin   = 0x31
+	atDeclFile         = 0x3a
+	atDeclLine         = 0x3b
+	atSpecification    = 0x47
+	atRanges           = 0x55
+	atEntryPC          = 0x52
+	atCallColumn       = 0x57
+	atCallFile         = 0x58
+	atCallLine         = 0x59
+	atLinkageName      = 0x6e
+	atStrOffsetsBase   = 0x72
+	atAddrBase         = 0x73
+	atRnglistsBase     = 0x74
+	atDWOName          = 0x76
+	atSignature        = 0x69
+	atMIPSLinkageName  = 0x2007
+	atGNUDiscriminator = 0x2136
+	atGNUDWOName       = 0x2130
+	atGNUDWOID         = 0x2131
+	atGNURangesBase    = 0x2132
+	atGNUAddrBase      = 0x2133
+
+	utCompile      = 0x01
+	utType         = 0x02
+	utPartial      = 0x03
+	utSkeleton     = 0x04
+	utSplitCompile = 0x05
+	utSplitType    = 0x06
+)
+
+const (
+	formAddr          = 0x01
+	formBlock2        = 0x03
+	formBlock4        = 0x04
+	formData2         = 0x05
+	formData4         = 0x06
+	formData8         = 0x07
+	formString        = 0x08
+	formBlock         = 0x09
+	formBlock1        = 0x0a
+	formData1         = 0x0b
+	formFlag          = 0x0c
+	formSdata         = 0x0d
+	formStrp          = 0x0e
+	formUdata         = 0x0f
+	formRefAddr       = 0x10
+	formRef1          = 0x11
+	formRef2          = 0x12
+	formRef4          = 0x13
+	formRef8          = 0x14
+	formRefUdata      = 0x15
+	formIndirect      = 0x16
+	formSecOffset     = 0x17
+	formExprloc       = 0x18
+	formFlagPresent   = 0x19
+	formStrx          = 0x1a
+	formAddrx         = 0x1b
+	formRefSup4       = 0x1c
+	formStrpSup       = 0x1d
+	formData16        = 0x1e
+	formLineStrp      = 0x1f
+	formRefSig8       = 0x20
+	formImplicitConst = 0x21
+	formLoclistx      = 0x22
+	formRnglistx      = 0x23
+	formRefSup8       = 0x24
+	formStrx1         = 0x25
+	formStrx2         = 0x26
+	formStrx3         = 0x27
+	formStrx4         = 0x28
+	formAddrx1        = 0x29
+	formAddrx2        = 0x2a
+	formAddrx3        = 0x2b
+	formAddrx4        = 0x2c
+	formGNUAddrIndex  = 0x1f01
+	formGNUStrIndex   = 0x1f02
+	formGNURefAlt     = 0x1f20
+	formGNUStrpAlt    = 0x1f21
+)
+
+// sections holds the DWARF sections of one object: the binary (or its
+// separate debug file), a .dwo file or a .dwp package.
+type sections struct {
+	info, abbrev, str, lineStr, strOffsets, addr, ranges, rnglists, line, aranges []byte
+	// DWP packages only.
+	cuIndex []byte
+}
+
+// dwarfFile is one object's DWARF: its sections and unit headers.
+type dwarfFile struct {
+	file  string
+	dwo   bool // .dwo/.dwp: section names carry the .dwo suffix
+	order binary.ByteOrder
+	sec   sections
+	units []*unit // sorted by offset
+
+	abbrevMu sync.Mutex
+	abbrevs  map[uint64]*abbrevTable
+
+	// abbrevAdj, for .dwp packages, gives the .debug_abbrev.dwo
+	// contribution of the unit at a .debug_info.dwo offset.
+	abbrevAdj func(unitOff uint64) uint64
+	// split finds .dwo/.dwp files for skeleton units (main file only).
+	split *splitCtx
+}
+
+func (df *dwarfFile) secName(base string) string {
+	if df.dwo {
+		return base + ".dwo"
+	}
+	return base
+}
+
+type abbrevAttr struct {
+	attr, form uint16
+	implicit   int64
+}
+
+type abbrev struct {
+	tag      uint16
+	children bool
+	attrs    []abbrevAttr
+}
+
+type abbrevTable struct {
+	dense []abbrev          // code-1 indexed when codes are 1..n in order
+	other map[uint64]abbrev // remaining codes
+}
+
+func (t *abbrevTable) get(code uint64) (*abbrev, bool) {
+	if code >= 1 && code <= uint64(len(t.dense)) {
+		return &t.dense[code-1], true
+	}
+	a, ok := t.other[code]
+	if !ok {
+		return nil, false
+	}
+	return &a, true
+}
+
+func (df *dwarfFile) abbrevTable(off uint64) (*abbrevTable, error) {
+	df.abbrevMu.Lock()
+	defer df.abbrevMu.Unlock()
+	if t, ok := df.abbrevs[off]; ok {
+		return t, nil
+	}
+	b := makeBuf(df.file, df.secName(".debug_abbrev"), df.sec.abbrev, off, df.order)
+	t := &abbrevTable{}
+	for b.err == nil {
+		code := b.uleb()
+		if code == 0 {
+			break
+		}
+		var a abbrev
+		tag := b.uleb()
+		a.tag = uint16(min(tag, 0xffff))
+		a.children = b.u8() != 0
+		for b.err == nil {
+			at, form := b.uleb(), b.uleb()
+			if at == 0 && form == 0 {
+				break
+			}
+			aa := abbrevAttr{attr: uint16(min(at, 0xffff)), form: uint16(min(form, 0xffff))}
+			if form == formImplicitConst {
+				aa.implicit = b.sleb()
+			}
+			a.attrs = append(a.attrs, aa)
+		}
+		if code == uint64(len(t.dense))+1 && t.other == nil {
+			t.dense = append(t.dense, a)
+		} else {
+			if t.other == nil {
+				t.other = make(map[uint64]abbrev)
+			}
+			t.other[code] = a
+		}
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	if df.abbrevs == nil {
+		df.abbrevs = make(map[uint64]*abbrevTable)
+	}
+	df.abbrevs[off] = t
+	return t, nil
+}
+
+// unit is one unit header of .debug_info(.dwo) plus what its unit DIE
+// says about how to read the rest.
+type unit struct {
+	df       *dwarfFile
+	off      uint64 // offset of the unit header
+	dieOff   uint64 // offset of the unit DIE
+	end      uint64 // offset past the unit
+	version  uint16
+	unitType uint8
+	addrSize uint8
+	offSize  uint8
+	abbrevs  *abbrevTable
+
+	dwoID    uint64
+	hasDWOID bool
+
+	// From the unit DIE (or, for split units, from the skeleton).
+	strOffsetsBase uint64 // absolute offset into .debug_str_offsets
+	addrBase       uint64 // absolute offset into .debug_addr
+	addrSec        []byte // .debug_addr to use (the skeleton's for split units)
+	rnglistsBase   uint64 // absolute offset of the offsets array in .debug_rnglists
+	hasRnglistBase bool
+	rangesBase     uint64 // v4 split units: added to DW_AT_ranges (.debug_ranges of the skeleton's file)
+	rangesSec      []byte // .debug_ranges to use
+	baseAddr       uint64
+	hasBaseAddr    bool
+	compDir        string
+	hasCompDir     bool
+	stmtList       uint64
+	hasStmtList    bool
+	dwoName        string
+	hasDWOName     bool
+
+	skeleton *unit // for a split unit, its skeleton
+	cuDIE    die
+
+	// Lazily built state (see cu.go).
+	once  sync.Once
+	state *cuState
+	err   error
+
+	splitOnce sync.Once
+	split     *unit
+	splitErr  error
+}
+
+// parseUnits reads all unit headers of df.sec.info.
+func (df *dwarfFile) parseUnits() error {
+	b := makeBuf(df.file, df.secName(".debug_info"), df.sec.info, 0, df.order)
+	for b.remaining() > 0 {
+		u, err := df.parseUnitHeader(&b)
+		if err != nil {
+			return err
+		}
+		df.units = append(df.units, u)
+		b.off = u.end
+	}
+	return b.err
+}
+
+// parseUnitHeader reads the unit header at b.off; it leaves b anywhere.
+func (df *dwarfFile) parseUnitHeader(b *buf) (*unit, error) {
+	u := &unit{df: df, off: b.off}
+	n, offSize := b.unitLength()
+	if b.err != nil {
+		return nil, b.err
+	}
+	if n > b.remaining() {
+		b.errorf("unit length %#x exceeds section (%#x bytes left)", n, b.remaining())
+		return nil, b.err
+	}
+	u.end = b.off + n
+	u.offSize = offSize
+	u.version = b.u16()
+	var abbrevOff uint64
+	switch {
+	case u.version >= 2 && u.version <= 4:
+		abbrevOff = b.uintN(offSize)
+		u.addrSize = b.u8()
+		u.unitType = utCompile
+	case u.version == 5:
+		u.unitType = b.u8()
+		u.addrSize = b.u8()
+		abbrevOff = b.uintN(offSize)
+		switch u.unitType {
+		case utSkeleton, utSplitCompile:
+			u.dwoID = b.u64()
+			u.hasDWOID = true
+		case utType, utSplitType:
+			b.u64()
+			b.uintN(offSize)
+		}
+	default:
+		b.fail(u.off, fmt.Sprintf("unsupported DWARF version %d", u.version))
+		return nil, b.err
+	}
+	if b.err == nil && u.addrSize != 4 && u.addrSize != 8 {
+		b.fail(u.off, fmt.Sprintf("unsupported address size %d", u.addrSize))
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	if b.off > u.end {
+		b.fail(u.off, "unit header longer than unit")
+		return nil, b.err
+	}
+	u.dieOff = b.off
+	if df.abbrevAdj != nil {
+		abbrevOff += df.abbrevAdj(u.off)
+	}
+	t, err := df.abbrevTable(abbrevOff)
+	if err != nil {
+		return nil, err
+	}
+	u.abbrevs = t
+	return u, nil
+}
+
+// isCompile reports whether the unit holds code (not a type unit).
+func (u *unit) isCompile() bool {
+	switch u.unitType {
+	case utCompile, utPartial, utSkeleton, utSplitCompile:
+		return true
+	}
+	return false
+}
+
+// unitAt returns the unit of df containing the .debug_info offset off.
+func (df *dwarfFile) unitAt(off uint64) *unit {
+	i := sort.Search(len(df.units), func(i int) bool { return df.units[i].end > off })
+	if i < len(df.units) && df.units[i].dieOff <= off {
+		return df.units[i]
+	}
+	return nil
+}
+
+// attrVal is one decoded attribute value. Strings are resolved lazily
+// (str/strx) so walking DIEs does not allocate them.
+type attrVal struct {
+	form uint16
+	val  uint64 // constant, address, reference (absolute .debug_info offset), string offset or index
+	set  bool
+	str  string // formString only
+}
+
+// die is a decoded DIE holding only the attributes the symbolizer needs.
+type die struct {
+	off         uint64
+	tag         uint16
+	hasChildren bool
+	sibling     uint64 // absolute offset, 0 if none
+
+	name, linkageName, mipsLinkageName attrVal
+	abstractOrigin, specification      attrVal
+	signature                          attrVal
+	declFile, declLine                 attrVal
+	callFile, callLine, callColumn     attrVal
+	discriminator                      attrVal
+	lowPC, highPC, ranges, entryPC     attrVal
+	stmtList, compDir                  attrVal
+	strOffsetsBase, addrBase           attrVal
+	rnglistsBase                       attrVal
+	dwoName, gnuDWOName, gnuDWOID      attrVal
+	gnuRangesBase, gnuAddrBase         attrVal
+}
+
+func (d *die) slot(at uint16) *attrVal {
+	switch at {
+	case atName:
+		return &d.name
+	case atLinkageName:
+		return &d.linkageName
+	case atMIPSLinkageName:
+		return &d.mipsLinkageName
+	case atAbstractOrigin:
+		return &d.abstractOrigin
+	case atSpecification:
+		return &d.specification
+	case atSignature:
+		return &d.signature
+	case atDeclFile:
+		return &d.declFile
+	case atDeclLine:
+		return &d.declLine
+	case atCallFile:
+		return &d.callFile
+	case atCallLine:
+		return &d.callLine
+	case atCallColumn:
+		return &d.callColumn
+	case atGNUDiscriminator:
+		return &d.discriminator
+	case atLowPC:
+		return &d.lowPC
+	case atHighPC:
+		return &d.highPC
+	case atRanges:
+		return &d.ranges
+	case atEntryPC:
+		return &d.entryPC
+	case atStmtList:
+		return &d.stmtList
+	case atCompDir:
+		return &d.compDir
+	case atStrOffsetsBase:
+		return &d.strOffsetsBase
+	case atAddrBase:
+		return &d.addrBase
+	case atRnglistsBase:
+		return &d.rnglistsBase
+	case atDWOName:
+		return &d.dwoName
+	case atGNUDWOName:
+		return &d.gnuDWOName
+	case atGNUDWOID:
+		return &d.gnuDWOID
+	case atGNURangesBase:
+		return &d.gnuRangesBase
+	case atGNUAddrBase:
+		return &d.gnuAddrBase
+	}
+	return nil
+}
+
+// readDIE decodes the DIE at b.off in unit u. A zero abbreviation code
+// (end of siblings) returns ok == false with no error.
+func (u *unit) readDIE(b *buf, d *die) (ok bool) {
+	*d = die{off: b.off}
+	code := b.uleb()
+	if b.err != nil || code == 0 {
+		return false
+	}
+	a, found := u.abbrevs.get(code)
+	if !found {
+		b.fail(d.off, fmt.Sprintf("unknown abbreviation code %d", code))
+		return false
+	}
+	d.tag = a.tag
+	d.hasChildren = a.children
+	for i := range a.attrs {
+		aa := &a.attrs[i]
+		form := aa.form
+		var v attrVal
+		for depth := 0; form == formIndirect; depth++ {
+			f := b.uleb()
+			if depth > 4 || f > 0xffff {
+				b.errorf("bad DW_FORM_indirect")
+				return false
+			}
+			form = uint16(f)
+		}
+		v.form = form
+		v.set = true
+		switch form {
+		case formAddr:
+			v.val = b.uintN(u.addrSize)
+		case formBlock2:
+			b.skip(uint64(b.u16()))
+		case formBlock4:
+			b.skip(uint64(b.u32()))
+		case formData2:
+			v.val = uint64(b.u16())
+		case formData4:
+			v.val = uint64(b.u32())
+		case formData8:
+			v.val = b.u64()
+		case formString:
+			if s := u.slotFor(d, aa.attr); s != nil {
+				v.str = b.cstring()
+			} else {
+				b.skipCString()
+			}
+		case formBlock, formExprloc:
+			b.skip(b.uleb())
+		case formBlock1:
+			b.skip(uint64(b.u8()))
+		case formData1, formFlag:
+			v.val = uint64(b.u8())
+		case formSdata:
+			v.val = uint64(b.sleb())
+		case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNUStrpAlt:
+			v.val = b.uintN(u.offSize)
+		case formUdata:
+			v.val = b.uleb()
+		case formRefAddr:
+			if u.version <= 2 {
+				v.val = b.uintN(u.addrSize)
+			} else {
+				v.val = b.uintN(u.offSize)
+			}
+		case formGNURefAlt:
+			v.val = b.uintN(u.offSize)
+		case formRef1:
+			v.val = u.off + uint64(b.u8())
+		case formRef2:
+			v.val = u.off + uint64(b.u16())
+		case formRef4:
+			v.val = u.off + uint64(b.u32())
+		case formRef8:
+			v.val = u.off + b.u64()
+		case formRefUdata:
+			v.val = u.off + b.uleb()
+		case formFlagPresent:
+			v.val = 1
+		case formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
+			v.val = b.uleb()
+		case formRefSup4:
+			v.val = uint64(b.u32())
+		case formRefSup8, formRefSig8:
+			v.val = b.u64()
+		case formData16:
+			b.skip(16)
+		case formImplicitConst:
+			v.val = uint64(aa.implicit)
+		case formStrx1, formAddrx1:
+			v.val = uint64(b.u8())
+		case formStrx2, formAddrx2:
+			v.val = uint64(b.u16())
+		case formStrx3, formAddrx3:
+			v.val = uint64(b.u24())
+		case formStrx4, formAddrx4:
+			v.val = uint64(b.u32())
+		default:
+			b.errorf("unknown attribute form %#x", form)
+			return false
+		}
+		if aa.attr == atSibling {
+			if isRefForm(form) && form != formRefAddr {
+				d.sibling = v.val
+			}
+			continue
+		}
+		if s := d.slot(aa.attr); s != nil {
+			*s = v
+		}
+	}
+	return b.err == nil
+}
+
+func (u *unit) slotFor(d *die, at uint16) *attrVal { return d.slot(at) }
+
+func isRefForm(f uint16) bool {
+	switch f {
+	case formRef1, formRef2, formRef4, formRef8, formRefUdata, formRefAddr:
+		return true
+	}
+	return false
+}
+
+func isConstForm(f uint16) bool {
+	switch f {
+	case formData1, formData2, formData4, formData8, formSdata, formUdata, formImplicitConst:
+		return true
+	}
+	return false
+}
+
+// constant returns an attribute's value if it has constant class, as LLVM's
+// toUnsigned does.
+func (v attrVal) constant() (uint64, bool) {
+	if !v.set || !isConstForm(v.form) {
+		return 0, false
+	}
+	return v.val, true
+}
+
+// sectionOffset returns a sec_offset-class value (DWARF 2/3 used data4/8).
+func (v attrVal) sectionOffset() (uint64, bool) {
+	if !v.set {
+		return 0, false
+	}
+	switch v.form {
+	case formSecOffset, formData4, formData8:
+		return v.val, true
+	}
+	return 0, false
+}
+
+// str resolves a string-class attribute.
+func (u *unit) str(v attrVal) (string, bool) {
+	if !v.set {
+		return "", false
+	}
+	sec := &u.df.sec
+	switch v.form {
+	case formString:
+		return v.str, true
+	case formStrp:
+		return cstringAt(sec.str, v.val)
+	case formLineStrp:
+		return cstringAt(sec.lineStr, v.val)
+	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4, formGNUStrIndex:
+		off := u.strOffsetsBase + v.val*uint64(u.offSize)
+		if v.val > uint64(len(sec.strOffsets)) || off+uint64(u.offSize) > uint64(len(sec.strOffsets)) {
+			return "", false
+		}
+		var so uint64
+		if u.offSize == 8 {
+			so = u.df.order.Uint64(sec.strOffsets[off:])
+		} else {
+			so = uint64(u.df.order.Uint32(sec.strOffsets[off:]))
+		}
+		return cstringAt(sec.str, so)
+	}
+	return "", false
+}
+
+// addr resolves an address-class attribute.
+func (u *unit) addr(v attrVal) (uint64, bool) {
+	if !v.set {
+		return 0, false
+	}
+	switch v.form {
+	case formAddr:
+		return v.val, true
+	case formAddrx, formAddrx1, formAddrx2, formAddrx3, formAddrx4, formGNUAddrIndex:
+		return u.addrIndex(v.val)
+	}
+	return 0, false
+}
+
+func (u *unit) addrIndex(i uint64) (uint64, bool) {
+	as := uint64(u.addrSize)
+	if i > uint64(len(u.addrSec)) {
+		return 0, false
+	}
+	off := u.addrBase + i*as
+	if off < u.addrBase || off+as > uint64(len(u.addrSec)) {
+		return 0, false
+	}
+	if as == 8 {
+		return u.df.order.Uint64(u.addrSec[off:]), true
+	}
+	return uint64(u.df.order.Uint32(u.addrSec[off:])), true
+}
+
+// readUnitDIE decodes the unit DIE and sets the unit's bases. For split
+// units the skeleton's values are applied by the caller afterwards.
+func (u *unit) readUnitDIE() error {
+	b := makeBuf(u.df.file, u.df.secName(".debug_info"), u.df.sec.info[:u.end], u.dieOff, u.df.order)
+	var d die
+	if !u.readDIE(&b, &d) {
+		if b.err != nil {
+			return b.err
+		}
+		return &FormatError{File: u.df.file, Section: u.df.secName(".debug_info"), Offset: u.dieOff, Msg: "unit has no DIE"}
+	}
+	u.cuDIE = d
+	u.addrSec = u.df.sec.addr
+	u.rangesSec = u.df.sec.ranges
+	if v, ok := d.strOffsetsBase.sectionOffset(); ok {
+		u.strOffsetsBase = v
+	} else if u.version >= 5 && len(u.df.sec.strOffsets) >= 8 && !u.df.dwo {
+		// LLVM assumes the header size when the attribute is missing.
+		u.strOffsetsBase = 8
+	}
+	if v, ok := d.addrBase.sectionOffset(); ok {
+		u.addrBase = v
+	} else if v, ok := d.gnuAddrBase.sectionOffset(); ok {
+		u.addrBase = v
+	}
+	if v, ok := d.rnglistsBase.sectionOffset(); ok {
+		u.rnglistsBase = v
+		u.hasRnglistBase = true
+	}
+	if v, ok := d.gnuRangesBase.sectionOffset(); ok {
+		u.rangesBase = v
+	}
+	if id, ok := d.gnuDWOID.constant(); ok && !u.hasDWOID {
+		u.dwoID = id
+		u.hasDWOID = true
+	}
+	if d.gnuDWOID.set && d.gnuDWOID.form == formData8 && !u.hasDWOID {
+		u.dwoID, u.hasDWOID = d.gnuDWOID.val, true
+	}
+	if s, ok := u.str(d.compDir); ok {
+		u.compDir, u.hasCompDir = s, true
+	}
+	if v, ok := d.stmtList.sectionOffset(); ok {
+		u.stmtList, u.hasStmtList = v, true
+	}
+	name := d.dwoName
+	if u.version < 5 {
+		name = d.gnuDWOName
+	}
+	if s, ok := u.str(name); ok {
+		u.dwoName, u.hasDWOName = s, true
+	}
+	if a, ok := u.addr(d.lowPC); ok {
+		u.baseAddr, u.hasBaseAddr = a, true
+	} else if a, ok := u.addr(d.entryPC); ok {
+		u.baseAddr, u.hasBaseAddr = a, true
+	}
+	return nil
+}

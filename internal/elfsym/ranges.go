@@ -1,0 +1,190 @@
+package elfsym
+
+import "fmt"
+
+// addrRange is a half-open address range [lo, hi).
+type addrRange struct{ lo, hi uint64 }
+
+const (
+	rleEndOfList    = 0
+	rleBaseAddressx = 1
+	rleStartxEndx   = 2
+	rleStartxLength = 3
+	rleOffsetPair   = 4
+	rleBaseAddress  = 5
+	rleStartEnd     = 6
+	rleStartLength  = 7
+)
+
+// maxRanges caps the entries read from one range list.
+const maxRanges = 1 << 20
+
+// dieRanges returns a DIE's address ranges the way LLVM's
+// DWARFDie::getAddressRanges does: low_pc/high_pc first, then DW_AT_ranges.
+func (u *unit) dieRanges(d *die) ([]addrRange, error) {
+	if lo, ok := u.addr(d.lowPC); ok && d.highPC.set {
+		if hi, ok := u.addr(d.highPC); ok {
+			return []addrRange{{lo, hi}}, nil
+		}
+		if off, ok := d.highPC.constant(); ok {
+			return []addrRange{{lo, lo + off}}, nil
+		}
+	}
+	if !d.ranges.set {
+		return nil, nil
+	}
+	if d.ranges.form == formRnglistx {
+		return u.rnglistx(d.ranges.val)
+	}
+	off, ok := d.ranges.sectionOffset()
+	if !ok {
+		return nil, nil
+	}
+	if u.version <= 4 {
+		return u.rangeListV4(u.rangesBase + off)
+	}
+	return u.rnglist(off)
+}
+
+func (u *unit) tombstone() uint64 {
+	if u.addrSize == 4 {
+		return 0xffffffff
+	}
+	return ^uint64(0)
+}
+
+// rangeListV4 reads a .debug_ranges list (DWARF 2-4).
+func (u *unit) rangeListV4(off uint64) ([]addrRange, error) {
+	df := u.df
+	sec := u.rangesSec
+	name := ".debug_ranges"
+	b := makeBuf(df.file, name, sec, off, df.order)
+	base, hasBase := u.baseAddr, u.hasBaseAddr
+	if u.skeleton != nil {
+		base, hasBase = u.skeleton.baseAddr, u.skeleton.hasBaseAddr
+	}
+	max := u.tombstone()
+	var rs []addrRange
+	for n := 0; b.err == nil; n++ {
+		if n > maxRanges {
+			b.errorf("too many range list entries")
+			break
+		}
+		lo := b.uintN(u.addrSize)
+		hi := b.uintN(u.addrSize)
+		if b.err != nil {
+			break
+		}
+		if lo == 0 && hi == 0 {
+			break
+		}
+		if lo == max {
+			base, hasBase = hi, true
+			continue
+		}
+		if hasBase {
+			if base == max {
+				continue
+			}
+			lo += base
+			hi += base
+		}
+		rs = append(rs, addrRange{lo, hi})
+	}
+	return rs, b.err
+}
+
+// rnglistx resolves a DW_FORM_rnglistx index through the unit's offsets table.
+func (u *unit) rnglistx(i uint64) ([]addrRange, error) {
+	sec := u.df.sec.rnglists
+	os := uint64(u.offSize)
+	if i > uint64(len(sec)) {
+		return nil, u.rnglistErr(u.rnglistsBase, fmt.Sprintf("rnglistx index %d out of range", i))
+	}
+	at := u.rnglistsBase + i*os
+	if at+os > uint64(len(sec)) || at < u.rnglistsBase {
+		return nil, u.rnglistErr(at, fmt.Sprintf("rnglistx index %d out of range", i))
+	}
+	var rel uint64
+	if os == 8 {
+		rel = u.df.order.Uint64(sec[at:])
+	} else {
+		rel = uint64(u.df.order.Uint32(sec[at:]))
+	}
+	return u.rnglist(u.rnglistsBase + rel)
+}
+
+func (u *unit) rnglistErr(off uint64, msg string) error {
+	return &FormatError{File: u.df.file, Section: u.df.secName(".debug_rnglists"), Offset: off, Msg: msg}
+}
+
+// rnglist reads a DWARF 5 range list at off in .debug_rnglists(.dwo).
+func (u *unit) rnglist(off uint64) ([]addrRange, error) {
+	df := u.df
+	b := makeBuf(df.file, df.secName(".debug_rnglists"), df.sec.rnglists, off, df.order)
+	base, hasBase := u.baseAddr, u.hasBaseAddr
+	if u.skeleton != nil && !hasBase {
+		base, hasBase = u.skeleton.baseAddr, u.skeleton.hasBaseAddr
+	}
+	tomb := u.tombstone()
+	var rs []addrRange
+	addrx := func(i uint64) uint64 {
+		a, ok := u.addrIndex(i)
+		if !ok {
+			b.errorf("address index %d out of range", i)
+		}
+		return a
+	}
+	for n := 0; b.err == nil; n++ {
+		if n > maxRanges {
+			b.errorf("too many range list entries")
+			break
+		}
+		kind := b.u8()
+		var r addrRange
+		switch kind {
+		case rleEndOfList:
+			return rs, b.err
+		case rleBaseAddressx:
+			base, hasBase = addrx(b.uleb()), true
+			continue
+		case rleBaseAddress:
+			base, hasBase = b.uintN(u.addrSize), true
+			continue
+		case rleStartxEndx:
+			r.lo = addrx(b.uleb())
+			r.hi = addrx(b.uleb())
+		case rleStartxLength:
+			r.lo = addrx(b.uleb())
+			r.hi = r.lo + b.uleb()
+		case rleOffsetPair:
+			r.lo, r.hi = b.uleb(), b.uleb()
+			if !hasBase {
+				// LLVM treats a missing base as 0.
+				base = 0
+			}
+			if base == tomb {
+				continue
+			}
+			r.lo += base
+			r.hi += base
+		case rleStartEnd:
+			r.lo = b.uintN(u.addrSize)
+			r.hi = b.uintN(u.addrSize)
+		case rleStartLength:
+			r.lo = b.uintN(u.addrSize)
+			r.hi = r.lo + b.uleb()
+		default:
+			b.fail(b.off-1, fmt.Sprintf("unknown range list entry kind %#x", kind))
+			continue
+		}
+		if b.err != nil {
+			break
+		}
+		if r.lo == tomb {
+			continue
+		}
+		rs = append(rs, r)
+	}
+	return rs, b.err
+}
