@@ -88,3 +88,100 @@ func pad8(buf []byte) []byte {
 	}
 	return buf
 }
+
+// odTarget is the bucket count a table of n entries is emitted with.
+func odTarget(n int) int {
+	t := 1
+	if n > 2 {
+		for t < n*4/3+1 {
+			t <<= 1
+		}
+	}
+	return t
+}
+
+// odInsertionOrder inverts odLayout: given the hashes of a table's items in
+// on-disk order (bucket by bucket, head first), it returns an order of
+// those items (indexes into hashes) whose insertion reproduces the layout.
+//
+// Items that share a final bucket also shared a bucket at every earlier
+// size, so each bucket can be undone on its own. Let e_j be a bucket's items
+// inserted between the j-th and (j+1)-th growth. Head insertion and the
+// reversal at each growth give the final list
+// L_k = rev(e_k) + L_{k-2} + e_{k-1} (L_0 = rev(e_0)), so for any split of
+// the bucket's items into epoch counts the list can be parsed back. The
+// counts are chosen so that every epoch has its global size. Without growth
+// but with a final shrink (fewer than 47 entries), on-disk order is already
+// such an order.
+func odInsertionOrder(hashes []uint64) []int {
+	n := len(hashes)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	size := 64
+	starts := []int{0}
+	for i := 1; i <= n; i++ {
+		if 4*i >= 3*size {
+			size *= 2
+			starts = append(starts, i-1)
+		}
+	}
+	t := odTarget(n)
+	if t != size {
+		return order
+	}
+	k := len(starts) - 1
+	capacity := make([]int, k+1)
+	for j := range capacity {
+		end := n
+		if j < k {
+			end = starts[j+1]
+		}
+		capacity[j] = end - starts[j]
+	}
+	epochs := make([][]int, k+1)
+	var parse func(l []int, j int, counts []int)
+	parse = func(l []int, j int, counts []int) {
+		switch {
+		case j < 0:
+			return
+		case j == 0:
+			for i := len(l) - 1; i >= 0; i-- {
+				epochs[0] = append(epochs[0], l[i])
+			}
+			return
+		}
+		head, tail := counts[j], counts[j-1]
+		for i := head - 1; i >= 0; i-- {
+			epochs[j] = append(epochs[j], l[i])
+		}
+		epochs[j-1] = append(epochs[j-1], l[len(l)-tail:]...)
+		parse(l[head:len(l)-tail], j-2, counts)
+	}
+	for i := 0; i < n; {
+		b := hashes[i] & uint64(t-1)
+		j := i
+		for j < n && hashes[j]&uint64(t-1) == b {
+			j++
+		}
+		counts := make([]int, k+1)
+		rem := j - i
+		for e := 0; e <= k && rem > 0; e++ {
+			c := min(rem, capacity[e])
+			counts[e] = c
+			capacity[e] -= c
+			rem -= c
+		}
+		if rem != 0 {
+			return order // not a layout this generator produces
+		}
+		parse(order[i:j], k, counts)
+		i = j
+	}
+	order = order[:0]
+	for _, e := range epochs {
+		order = append(order, e...)
+	}
+	return order
+}

@@ -93,7 +93,7 @@ func TestFixtures(t *testing.T) {
 			}
 			checkGolden(t, filepath.Join("testdata", fx.file+".string"), []byte(f.String()))
 
-			got, err := Marshal(f.Profile, fx.opts)
+			got, err := Marshal(f.ProfileForWrite(fx.opts.LLVMRelease), fx.opts)
 			if err != nil {
 				t.Fatalf("Marshal: %v", err)
 			}

@@ -53,6 +53,7 @@ func (f *File) readMemProf(name string, data []byte) error {
 		for _, fr := range frames {
 			byID[fr.id] = fr.f
 			p.Frames = append(p.Frames, fr.f)
+			f.frameKeys = append(f.frameKeys, fr.id)
 		}
 		var stacks map[uint64][]memprof.Frame
 		if version == 2 {
@@ -188,8 +189,10 @@ func (f *File) readStackTable(name string, data []byte, payload, table uint64, f
 			}
 			fs[i] = fr
 		}
-		stacks[binary.LittleEndian.Uint64(e.key)] = fs
+		key := binary.LittleEndian.Uint64(e.key)
+		stacks[key] = fs
 		f.Profile.CallStacks = append(f.Profile.CallStacks, fs)
+		f.stackKeys = append(f.stackKeys, key)
 	}
 	return stacks, nil
 }

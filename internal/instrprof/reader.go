@@ -61,6 +61,43 @@ type File struct {
 
 	BinaryIDs   [][]byte
 	VTableNames []byte // the (possibly compressed) name blob as stored
+
+	frameKeys, stackKeys []uint64 // V0–V2 table keys, parallel to Profile.Frames/CallStacks
+}
+
+// ProfileForWrite returns a shallow copy of f.Profile whose Records (and,
+// for V2 files of LLVM 20+, Frames and CallStacks) are permuted into an
+// insertion order that makes Write with the file's options reproduce the
+// on-disk hash tables. For tables of fewer than 47 entries that is the
+// on-disk order itself. For LLVM 19 and older, V0–V2 frame and call-stack
+// tables are filled in DenseMap order, which Write recomputes from the set
+// of keys; on-disk order is kept for them.
+func (f *File) ProfileForWrite(release int) *memprof.Profile {
+	if f.Profile == nil {
+		return nil
+	}
+	p := *f.Profile
+	guids := make([]uint64, len(p.Records))
+	for i, r := range p.Records {
+		guids[i] = r.GUID
+	}
+	p.Records = permute(p.Records, odInsertionOrder(guids))
+	if release >= 20 && f.MemProfVersion == 2 {
+		p.Frames = permute(p.Frames, odInsertionOrder(f.frameKeys))
+		p.CallStacks = permute(p.CallStacks, odInsertionOrder(f.stackKeys))
+	}
+	return &p
+}
+
+func permute[T any](s []T, order []int) []T {
+	if len(order) != len(s) {
+		return s
+	}
+	out := make([]T, len(s))
+	for i, j := range order {
+		out[i] = s[j]
+	}
+	return out
 }
 
 const variantCSIR = 1 << 57

@@ -1,0 +1,48 @@
+package instrprof
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestODInsertionOrder: for random tables, inserting in the order
+// odInsertionOrder derives from a layout reproduces that layout.
+func TestODInsertionOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 3, 10, 46, 47, 48, 49, 95, 96, 97, 200, 400, 1000} {
+		for trial := range 5 {
+			items := make([]odItem, n)
+			for i := range items {
+				items[i].hash = r.Uint64()
+				items[i].body = []byte{byte(i), byte(i >> 8)}
+				if trial%2 == 1 {
+					items[i].hash &= 0x3f // force long chains
+				}
+			}
+			disk := flatten(items, odLayout(items))
+			hashes := make([]uint64, len(disk))
+			for i, it := range disk {
+				hashes[i] = it.hash
+			}
+			perm := odInsertionOrder(hashes)
+			re := make([]odItem, len(perm))
+			for i, p := range perm {
+				re[i] = disk[p]
+			}
+			if got := flatten(re, odLayout(re)); !slices.EqualFunc(got, disk, func(a, b odItem) bool { return a.hash == b.hash && string(a.body) == string(b.body) }) {
+				t.Fatalf("n=%d trial %d: layout not reproduced", n, trial)
+			}
+		}
+	}
+}
+
+func flatten(items []odItem, buckets [][]int) []odItem {
+	var out []odItem
+	for _, b := range buckets {
+		for _, i := range b {
+			out = append(out, items[i])
+		}
+	}
+	return out
+}
