@@ -2,6 +2,8 @@ package instrprof
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"errors"
 	"flag"
 	"os"
@@ -46,6 +48,11 @@ var fixtures = []struct {
 	{"hist.llvm22.v2.full.profdata", WriteOptions{22, 13, 2, true}, 2, 27, 8},
 	{"hist.llvm22.v3.full.profdata", WriteOptions{22, 13, 3, true}, 3, 27, 8},
 	{"hist.llvm22.v4.full.profdata", WriteOptions{22, 13, 4, true}, 4, 27, 8},
+	{"many.llvm16.v0.profdata.gz", WriteOptions{16, 9, 0, false}, 0, 25, 121},
+	{"many.llvm19.v0.profdata.gz", WriteOptions{19, 12, 0, false}, 0, 27, 121},
+	{"many.llvm19.v2.profdata.gz", WriteOptions{19, 12, 2, false}, 2, 4, 121},
+	{"many.llvm22.v2.profdata.gz", WriteOptions{22, 13, 2, false}, 2, 4, 121},
+	{"many.llvm22.v4.profdata.gz", WriteOptions{22, 13, 4, false}, 4, 4, 121},
 	{"yamlin.llvm22.v2.profdata", WriteOptions{22, 13, 2, false}, 2, 4, 2},
 	{"yamlin.llvm22.v3.profdata", WriteOptions{22, 13, 3, false}, 3, 4, 2},
 	{"yamlin.llvm22.v4.profdata", WriteOptions{22, 13, 4, false}, 4, 4, 2},
@@ -56,6 +63,15 @@ func readFixture(t *testing.T, name string) ([]byte, *File) {
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f, err := Read(name, data)
 	if err != nil {
@@ -219,7 +235,7 @@ func lineDiff(want, got string) string {
 // output and that ReadYAML of that output rebuilds the profile.
 func TestYAMLFixtures(t *testing.T) {
 	for _, fx := range fixtures {
-		if !strings.Contains(fx.file, "llvm22") {
+		if !strings.Contains(fx.file, "llvm22") || strings.HasSuffix(fx.file, ".gz") {
 			continue
 		}
 		t.Run(fx.file, func(t *testing.T) {
@@ -430,7 +446,7 @@ func TestWriteFile(t *testing.T) {
 // TestDerivedOrder: a Profile without Frames/CallStacks still writes (in
 // first-use order) and reads back to the same records.
 func TestDerivedOrder(t *testing.T) {
-	_, f := readFixture(t, "memprog.llvm19.v2.profdata")
+	_, f := readFixture(t, "many.llvm19.v2.profdata.gz")
 	p := &memprof.Profile{Records: f.Profile.Records}
 	for _, o := range []WriteOptions{{19, 12, 0, false}, {19, 12, 2, false}, {22, 13, 4, false}} {
 		b := mustMarshal(t, p, o)

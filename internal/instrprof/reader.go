@@ -3,6 +3,7 @@ package instrprof
 import (
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -70,8 +71,9 @@ type File struct {
 // insertion order that makes Write with the file's options reproduce the
 // on-disk hash tables. For tables of fewer than 47 entries that is the
 // on-disk order itself. For LLVM 19 and older, V0–V2 frame and call-stack
-// tables are filled in DenseMap order, which Write recomputes from the set
-// of keys; on-disk order is kept for them.
+// tables are filled in DenseMap iteration order, which Write recomputes;
+// their order here is one whose DenseMap order reproduces the table (see
+// denseInsertionOrder).
 func (f *File) ProfileForWrite(release int) *memprof.Profile {
 	if f.Profile == nil {
 		return nil
@@ -82,11 +84,62 @@ func (f *File) ProfileForWrite(release int) *memprof.Profile {
 		guids[i] = r.GUID
 	}
 	p.Records = permute(p.Records, odInsertionOrder(guids))
-	if release >= 20 && f.MemProfVersion == 2 {
+	switch {
+	case f.MemProfVersion == 2 && release >= 20:
 		p.Frames = permute(p.Frames, odInsertionOrder(f.frameKeys))
 		p.CallStacks = permute(p.CallStacks, odInsertionOrder(f.stackKeys))
+	case f.MemProfVersion <= 2 && release <= 19:
+		p.Frames = permute(p.Frames, denseInsertionOrder(release, f.frameKeys))
+		p.CallStacks = permute(p.CallStacks, denseInsertionOrder(release, f.stackKeys))
 	}
 	return &p
+}
+
+// denseInsertionOrder returns an order of keys (indexes into keys, the
+// on-disk order of a V0–V2 frame or call-stack table written by LLVM ≤ 19)
+// whose insertion into an emulated DenseMap yields an iteration order that
+// reproduces that table. The iteration order is fixed by the key set except
+// inside DenseMap collision clusters, where it depends on which key came
+// first; where the layout disagrees with the table, the two keys at the
+// first differing position swap insertion places, until the layout matches
+// (or the search gives up and keeps its best guess).
+func denseInsertionOrder(release int, keys []uint64) []int {
+	ins := slices.Clone(keys)
+	pos := make(map[uint64]int, len(ins))
+	for i, k := range ins {
+		pos[k] = i
+	}
+	items := make([]odItem, len(keys))
+	for tries := 0; tries < 4*len(keys)+4; tries++ {
+		for i, k := range denseOrder(release, ins) {
+			items[i] = odItem{hash: k}
+		}
+		i := 0
+		var a, b uint64
+		for _, bucket := range odLayout(items) {
+			for _, j := range bucket {
+				if got := items[j].hash; got != keys[i] && a == b {
+					a, b = keys[i], got
+				}
+				i++
+			}
+		}
+		if a == b {
+			break
+		}
+		pa, pb := pos[a], pos[b]
+		ins[pa], ins[pb] = b, a
+		pos[a], pos[b] = pb, pa
+	}
+	idx := make(map[uint64]int, len(keys))
+	for i, k := range keys {
+		idx[k] = i
+	}
+	out := make([]int, len(ins))
+	for i, k := range ins {
+		out[i] = idx[k]
+	}
+	return out
 }
 
 func permute[T any](s []T, order []int) []T {
