@@ -3,9 +3,9 @@ package instrprof
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
