@@ -6,11 +6,12 @@ Keep to the Starlark subset of Bazel 4.2.3: no lambda, no set, no `|` on dicts."
 # LLVM major releases whose indexed MemProf format the tools write.
 SUPPORTED_LLVM_VERSIONS = [16, 19, 22]
 
-# What each release's clang reads, for PgoProfileInfo.format_version (memprof-formats.md).
+# What the merge tool (like that release's llvm-profdata) writes by default, for
+# PgoProfileInfo.format_version (memprof-formats.md §3; `merge --help`).
 _MEMPROF_FORMAT = {
     16: "indexed-v9/memprof-v0",
-    19: "indexed-v12/memprof-v2",
-    22: "indexed-v12",
+    19: "indexed-v12/memprof-v0",
+    22: "indexed-v12/memprof-v3",
 }
 
 # The transitions and the check rule agree on these names.
