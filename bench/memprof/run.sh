@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Side-by-side MemProf merge benchmark: our `merge` against llvm-profdata-19
+# and llvm-profdata-22 on the same 24 raw profiles (≈100 MB, ≥4,000
+# allocation leaves, call depth ≥8), in one run. Prints wall time and peak
+# RSS medians, the ratios, and whether the outputs are byte-identical.
+#
+#   bench/memprof/run.sh [WORKDIR] [REPEATS]
+#
+# Goal (issue 3): ours ≤ 1/5 of llvm-profdata's wall time, ≤ 1/2 of its peak RSS.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=${1:-$root/out/bench/memprof}
+reps=${2:-3}
+source "$here/../lib.sh"
+mkdir -p "$work"
+[ -x "$work/workload" ] && [ "$(ls "$work/raw" 2>/dev/null | wc -l)" -ge 24 ] || "$here/gen.sh" "$work"
+(cd "$root" && go build -o "$work/bin/" ./tools/merge)
+mapfile -t raws < <(cd "$work" && ls raw/*.memprofraw | LC_ALL=C sort)
+cd "$work"
+echo "inputs: ${#raws[@]} raw profiles, $(du -shc "${raws[@]}" | tail -1 | cut -f1)"
+
+run_pair() { # name, llvm cmd..., --, ours cmd...
+  local name=$1; shift
+  local llvm=() ours=()
+  while [ "$1" != -- ]; do llvm+=("$1"); shift; done; shift
+  ours=("$@")
+  local lw=() lr=() ow=() or=()
+  for _ in $(seq "$reps"); do
+    measure L "${llvm[@]}"; lw+=("$L_wall"); lr+=("$L_rss")
+    measure O "${ours[@]}"; ow+=("$O_wall"); or+=("$O_rss")
+  done
+  local mlw mlr mow mor
+  mlw=$(printf '%s\n' "${lw[@]}" | median); mlr=$(printf '%s\n' "${lr[@]}" | median)
+  mow=$(printf '%s\n' "${ow[@]}" | median); mor=$(printf '%s\n' "${or[@]}" | median)
+  printf '%-22s llvm %6.2fs %7d KB | ours %6.2fs %7d KB | wall ours/llvm %s  rss ours/llvm %s\n' \
+    "$name" "$mlw" "$mlr" "$mow" "$mor" "$(ratio "$mow" "$mlw")" "$(ratio "$mor" "$mlr")"
+}
+
+run_pair "LLVM 19, MemProf V3" \
+  llvm-profdata-19 merge --profiled-binary workload --memprof-version=3 -o llvm19.profdata "${raws[@]}" -- \
+  bin/merge --profiled-binary workload --llvm-version 19 --memprof-version 3 -o ours19.profdata "${raws[@]}"
+run_pair "LLVM 22, default (V3)" \
+  llvm-profdata-22 merge --profiled-binary workload -o llvm22.profdata "${raws[@]}" -- \
+  bin/merge --profiled-binary workload --llvm-version 22 -o ours22.profdata "${raws[@]}"
+for v in 19 22; do
+  if cmp -s "llvm$v.profdata" "ours$v.profdata"; then echo "LLVM $v: outputs byte-identical"
+  else echo "LLVM $v: OUTPUTS DIFFER"; fi
+done

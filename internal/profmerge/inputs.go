@@ -1,0 +1,182 @@
+// Package profmerge is the driver behind `merge`: it expands and orders the
+// inputs, detects each one's kind, applies the failure policy, and hands the
+// good inputs to the format packages.
+package profmerge
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Input is one profile file to merge, with its weight (llvm-profdata's
+// `W,FILE`; 1 when not given).
+type Input struct {
+	Path   string
+	Weight uint64
+}
+
+// ParseWeighted parses llvm-profdata's `--weighted-input=W,FILE` form.
+func ParseWeighted(s string) (Input, error) {
+	w, path, ok := strings.Cut(s, ",")
+	if !ok || path == "" {
+		return Input{}, fmt.Errorf("weighted input %q: want WEIGHT,FILE", s)
+	}
+	n, err := strconv.ParseUint(w, 10, 64)
+	if err != nil || n < 1 {
+		return Input{}, fmt.Errorf("weighted input %q: weight must be an integer >= 1", s)
+	}
+	return Input{Path: path, Weight: n}, nil
+}
+
+// ReadInputFiles parses an `--input-files` list: one `[W,]FILE` per line,
+// blank lines and lines starting with '#' ignored. A line is read as weighted
+// only when the part before the first comma is a number, so paths that
+// contain commas still work.
+func ReadInputFiles(path string) ([]Input, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Input
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if w, _, ok := strings.Cut(line, ","); ok {
+			if _, err := strconv.ParseUint(w, 10, 64); err == nil {
+				in, err := ParseWeighted(line)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+				}
+				out = append(out, in)
+				continue
+			}
+		}
+		out = append(out, Input{Path: line, Weight: 1})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return out, nil
+}
+
+// Expand replaces directories by the regular files below them (recursively,
+// as llvm-profdata does) and returns the inputs in canonical order: sorted by
+// path, byte-wise, then by weight. Merge results never depend on the order
+// inputs were given in; this is also the order conformance tests hand to
+// llvm-profdata, whose own output depends on input order.
+func Expand(inputs []Input) ([]Input, error) {
+	var out []Input
+	for _, in := range inputs {
+		st, err := os.Stat(in.Path)
+		if err != nil {
+			// Reported later, per input, under the failure policy.
+			out = append(out, in)
+			continue
+		}
+		if !st.IsDir() {
+			out = append(out, in)
+			continue
+		}
+		err = filepath.WalkDir(in.Path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() {
+				out = append(out, Input{Path: p, Weight: in.Weight})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Weight < out[j].Weight
+	})
+	return out, nil
+}
+
+// Kind is what an input file holds, decided by its first bytes.
+type Kind int
+
+const (
+	KindUnknown     Kind = iota
+	KindMemProfRaw       // compiler-rt memprof runtime output
+	KindIndexed          // IndexedInstrProf (.profdata)
+	KindMemProfYAML      // LLVM 20+ YAML MemProf profile
+	KindInstrRaw         // instrumented .profraw (not supported yet)
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindMemProfRaw:
+		return "raw MemProf profile"
+	case KindIndexed:
+		return "indexed profile"
+	case KindMemProfYAML:
+		return "YAML MemProf profile"
+	case KindInstrRaw:
+		return "raw instrumented profile"
+	}
+	return "unknown"
+}
+
+var (
+	magicMemProfRaw = []byte{0x81, 0x72, 0x66, 0x6f, 0x72, 0x70, 0x6d, 0xff}
+	magicIndexed    = []byte{0xff, 0x6c, 0x70, 0x72, 0x6f, 0x66, 0x69, 0x81}
+	magicInstrRaw64 = []byte{0x81, 0x72, 0x66, 0x6f, 0x72, 0x70, 0x6c, 0xff}
+)
+
+// Detect classifies data by its magic bytes (or YAML's leading "---").
+func Detect(data []byte) Kind {
+	switch {
+	case bytes.HasPrefix(data, magicMemProfRaw):
+		return KindMemProfRaw
+	case bytes.HasPrefix(data, magicIndexed):
+		return KindIndexed
+	case bytes.HasPrefix(data, magicInstrRaw64):
+		return KindInstrRaw
+	case bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("---")):
+		return KindMemProfYAML
+	}
+	return KindUnknown
+}
+
+// FailureMode is llvm-profdata's --failure-mode policy for bad inputs.
+type FailureMode int
+
+const (
+	// FailAny fails the merge when any input is bad (llvm-profdata's default).
+	FailAny FailureMode = iota
+	// FailAll fails only when every input is bad; bad ones are reported.
+	FailAll
+	// FailWarn never fails on bad inputs; they are reported and skipped.
+	FailWarn
+)
+
+// ParseFailureMode accepts any|all|warn.
+func ParseFailureMode(s string) (FailureMode, error) {
+	switch s {
+	case "any":
+		return FailAny, nil
+	case "all":
+		return FailAll, nil
+	case "warn":
+		return FailWarn, nil
+	}
+	return 0, fmt.Errorf("invalid --failure-mode %q: want any, all or warn", s)
+}

@@ -1,0 +1,55 @@
+package profmerge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+)
+
+// Show writes the MemProf content of the profile at path to w: for a raw
+// profile the text `llvm-profdata show --memory` of the release prints
+// (symbolized against binary); for an indexed profile the YAML form LLVM
+// 20+ prints; a YAML input is re-printed canonically.
+func Show(w io.Writer, path, binary string, release int) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	switch Detect(data) {
+	case KindMemProfRaw:
+		raw, err := memprof.ReadRaw(path, data)
+		if err != nil {
+			return err
+		}
+		if binary == "" {
+			return missingBinaryError([]*memprof.RawProfile{raw})
+		}
+		bin, err := elfsym.Open(binary, nil)
+		if err != nil {
+			return fmt.Errorf("profiled binary: %w", err)
+		}
+		defer bin.Close()
+		return memprof.ShowRaw(w, raw, bin, memprof.ConvertOptions{LLVMRelease: release})
+	case KindIndexed:
+		f, err := instrprof.Read(path, data)
+		if err != nil {
+			return err
+		}
+		if f.Profile == nil {
+			return fmt.Errorf("%s: indexed profile has no MemProf data", path)
+		}
+		return instrprof.WriteYAMLSchema(w, f.Profile, f.Schema, f.MemProfSummary)
+	case KindMemProfYAML:
+		p, err := instrprof.ReadYAML(path, data)
+		if err != nil {
+			return err
+		}
+		return instrprof.WriteYAML(w, p)
+	}
+	return errors.New(path + ": unrecognized profile format")
+}
