@@ -222,4 +222,3 @@ func runShow(args []string, stdout, _ io.Writer) error {
 	}
 	return nil
 }
-
