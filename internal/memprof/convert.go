@@ -22,9 +22,10 @@ type Symbolizer interface {
 	// BuildID is the GNU build id, nil if none.
 	BuildID() []byte
 	// Symbolize returns the inline chain at a file virtual address,
-	// innermost first. An address without DWARF line information must give
-	// an error, no frames, or frames whose File is empty (a symbol-table
-	// fallback); Convert drops such addresses as LLVM does.
+	// innermost first, from DWARF only: LLVM symbolizes with
+	// UseSymbolTable=false, so an address no DWARF subprogram covers must
+	// give an error (or no frames), and Convert drops it. Open an
+	// *elfsym.Binary with Options.DWARFOnly set.
 	Symbolize(addr uint64) ([]elfsym.Frame, error)
 }
 
@@ -247,7 +248,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 	}
 	infos := symbolizeAll(pcs, func(pc uint64) pcInfo {
 		fr, err := bin.Symbolize(moduleOffset(pc))
-		if err != nil || len(fr) == 0 || fr[0].File == "" || isRuntimePath(fr[0].File, release) {
+		if err != nil || len(fr) == 0 || (fr[0].LinkageName == "" && fr[0].Name == "") || isRuntimePath(fr[0].File, release) {
 			return pcInfo{discard: true}
 		}
 		info := pcInfo{frames: make([]Frame, len(fr)), names: make([]string, len(fr))}

@@ -145,7 +145,9 @@ func (s *llvmSymbolizer) Symbolize(addr uint64) ([]elfsym.Frame, error) {
 	}
 	var frames []elfsym.Frame
 	for i, f := range res.Symbol {
-		if f.FunctionName == "" && f.FileName == "" {
+		// An empty FileName means llvm-symbolizer fell back to the symbol
+		// table, which LLVM's MemProf reader does not use.
+		if f.FileName == "" {
 			return nil, errors.New("unknown address")
 		}
 		start, _ := strconv.ParseUint(strings.TrimPrefix(f.StartAddress, "0x"), 16, 64)

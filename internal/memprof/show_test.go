@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 )
 
 // histPointer matches the AccessHistogram line, whose value LLVM prints as
@@ -51,9 +53,20 @@ func showCases() []showCase {
 
 // TestShowMatchesLLVMProfdata compares ShowRaw with llvm-profdata-N show
 // --memory on every generated profile.
+//
+// Both symbolizer backends are checked: package elfsym (what the tools use)
+// and llvm-symbolizer's JSON output (an independent reference).
 func TestShowMatchesLLVMProfdata(t *testing.T) {
-	for _, c := range showCases() {
-		t.Run(fmt.Sprintf("llvm%d/%s", c.release, c.raw), func(t *testing.T) {
+	for _, backend := range []string{"elfsym", "llvm-symbolizer"} {
+		for _, c := range showCases() {
+			testShow(t, backend, c)
+		}
+	}
+}
+
+func testShow(t *testing.T, backend string, c showCase) {
+	{
+		t.Run(fmt.Sprintf("%s/llvm%d/%s", backend, c.release, c.raw), func(t *testing.T) {
 			tool := requireTool(t, fmt.Sprintf("llvm-profdata-%d", c.release))
 			rawPath, binPath := fixture(t, c.raw), fixture(t, c.bin)
 			want, llvmErr := exec.Command(tool, "show", "--memory", rawPath, "--profiled-binary", binPath).Output()
@@ -62,7 +75,19 @@ func TestShowMatchesLLVMProfdata(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got bytes.Buffer
-			err = ShowRaw(&got, raw, newLLVMSymbolizer(t, binPath), ConvertOptions{LLVMRelease: c.release})
+			var sym Symbolizer
+			switch backend {
+			case "llvm-symbolizer":
+				sym = newLLVMSymbolizer(t, binPath)
+			case "elfsym":
+				b, err := elfsym.Open(binPath, &elfsym.Options{DWARFOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer b.Close()
+				sym = b
+			}
+			err = ShowRaw(&got, raw, sym, ConvertOptions{LLVMRelease: c.release})
 			if c.wantError != "" {
 				if llvmErr == nil {
 					t.Errorf("llvm-profdata-%d succeeded, want failure", c.release)
