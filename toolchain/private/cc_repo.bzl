@@ -4,6 +4,12 @@ consume the profile selected by @rules_pgo//rules:memprof_profile (spec §12).
 Use it with --crosstool_top=@<name>//:toolchain --host_crosstool_top=@<name>//:toolchain
 (Bazel 4.2.3, legacy toolchain selection) or register @<name>//:cc_toolchain (platforms)."""
 
+def _abs(label):
+    # "@repo//pkg:name", also for the main repository ("@//pkg:name"): generated BUILD files
+    # live in another repository, where "//pkg:name" would mean that repository.
+    return "@%s//%s:%s" % (label.workspace_name, label.package, label.name)
+
+
 _CPU = {"x86_64": "k8", "amd64": "k8", "aarch64": "aarch64", "arm64": "aarch64"}
 
 def _which(rctx, names):
@@ -143,8 +149,8 @@ toolchain(
 )
 """.format(
         clang = clang,
-        config_bzl = str(Label("//toolchain:cc_toolchain_config.bzl")),
-        flag = str(Label("//rules:memprof_profile")),
+        config_bzl = _abs(Label("//toolchain:cc_toolchain_config.bzl")),
+        flag = _abs(Label("//rules:memprof_profile")),
         cpu = cpu,
         ident = ident,
         dirs = repr(dirs),

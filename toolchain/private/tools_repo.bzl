@@ -10,6 +10,12 @@ the tools from that directory instead (a development hook).
 pgo_toolchains_repository writes the toolchain() targets (one per platform) so that only the
 selected platform's tools are fetched."""
 
+def _abs(label):
+    # "@repo//pkg:name", also for the main repository ("@//pkg:name"): generated BUILD files
+    # live in another repository, where "//pkg:name" would mean that repository.
+    return "@%s//%s:%s" % (label.workspace_name, label.package, label.name)
+
+
 _TOOLS = ["merge", "symbolize"]
 
 def _build_file(rctx):
@@ -28,7 +34,7 @@ pgo_toolchain(
 )
 """.format(
         mode = rctx.attr.mode,
-        toolchain_bzl = str(Label("//toolchain:toolchain.bzl")),
+        toolchain_bzl = _abs(Label("//toolchain:toolchain.bzl")),
         tools = repr(_TOOLS),
         llvm_version = rctx.attr.llvm_version,
     )
@@ -139,7 +145,7 @@ def _toolchains_impl(rctx):
             name = repr(name),
             constraints = repr([c for c in constraints.split(",") if c]),
             target = repr(repo + "//:pgo_toolchain"),
-            type = repr(str(Label("//toolchain:toolchain_type"))),
+            type = repr(_abs(Label("//toolchain:toolchain_type"))),
         ))
     rctx.file("BUILD.bazel", "\n".join(lines))
     rctx.file("WORKSPACE", "workspace(name = %r)\n" % rctx.name)
