@@ -193,3 +193,7 @@ func readBuildID(t testing.TB, bin string) []byte {
 	}
 	return nil
 }
+
+// FixtureDirForTest exposes the gen.sh output directory to the external test
+// package (e2e_test.go).
+func FixtureDirForTest(t testing.TB) string { return fixtures(t) }
