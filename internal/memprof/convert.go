@@ -3,6 +3,7 @@ package memprof
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"path"
@@ -405,12 +406,20 @@ func (r *readerResult) record(guid uint64) *Record {
 	return rec
 }
 
+// frameKey is a map key identifying a frame sequence (SymbolName aside).
 func frameKey(fs []Frame) string {
-	var b strings.Builder
+	b := make([]byte, 0, len(fs)*17)
 	for _, f := range fs {
-		fmt.Fprintf(&b, "%x,%x,%x,%t;", f.Function, f.LineOffset, f.Column, f.IsInlineFrame)
+		b = binary.LittleEndian.AppendUint64(b, f.Function)
+		b = binary.LittleEndian.AppendUint32(b, f.LineOffset)
+		b = binary.LittleEndian.AppendUint32(b, f.Column)
+		if f.IsInlineFrame {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
 	}
-	return b.String()
+	return string(b)
 }
 
 // isRuntimePath reports whether a frame's file belongs to the memprof
