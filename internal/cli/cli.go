@@ -175,9 +175,17 @@ func (fs *FlagSet) Parse(args []string) ([]string, error) {
 				return nil, Usagef("%s: missing argument (use %s=VALUE)", a, a)
 			}
 		}
-		// "--name=value" or "-name=value".
+		// "--name=value" or "-name=value". An option registered with the
+		// "=" in its name ("--functions=") takes the value only joined,
+		// beside a bare flag of the same name ("--functions").
 		if eq := strings.IndexByte(a, '='); eq > 0 {
 			name, val := a[:eq], a[eq+1:]
+			if o, ok := fs.byName[a[:eq+1]]; ok && o.Kind == JoinedValue {
+				if err := o.Set(name, val); err != nil {
+					return nil, fs.wrap(name, err)
+				}
+				continue
+			}
 			if o, ok := fs.byName[name]; ok {
 				if o.Kind == Flag {
 					return nil, Usagef("%s: option takes no value (got %q)", name, a)

@@ -18,7 +18,7 @@ import (
 //
 // lays them out: every SHF_EXECINSTR section, every symbol of it from its
 // address to the next symbol's, each instruction as "%8x:" and its text
-// padded to 40 columns, then the inline context innermost first as
+// padded to 40 columns (at least one space), then the inline context innermost first as
 // "name:LINEOFFSET[.DISCRIMINATOR]" joined by " @ ". Line offsets are
 // (line − the subprogram's DW_AT_decl_line) & 0xffff and discriminators
 // are the raw DWARF values, as profgen prints them. The instruction text
@@ -90,19 +90,12 @@ func (s *session) disassembleRange(m *module, code []byte, addr uint64) {
 	var line []byte
 	for off := 0; off < len(code); {
 		pc := addr + uint64(off)
-		inst, err := x86asm.Decode(code[off:], 64)
-		size := inst.Len
-		text := "\t<unknown>"
-		if err != nil || size == 0 {
-			size = 1
-		} else {
-			text = "\t" + formatInst(inst, pc)
-		}
+		text, size := decodeInst(code[off:], pc)
 		line = append(line[:0], fmt.Sprintf("%8x:", pc)...)
 		line = append(line, text...)
-		if n := len(text); n < 40 {
-			line = append(line, strings.Repeat(" ", 40-n)...)
-		}
+		// Pad to 40 columns as profgen does; unlike profgen, keep one space
+		// before the annotation after a longer instruction.
+		line = append(line, strings.Repeat(" ", max(40-len(text), 1))...)
 		line = append(line, profgenContext(m, pc)...)
 		line = append(line, '\n')
 		w.Write(line)
@@ -110,10 +103,29 @@ func (s *session) disassembleRange(m *module, code []byte, addr uint64) {
 	}
 }
 
+// decodeInst returns the text and length of the instruction at the start
+// of code; undecodable bytes are "\t<unknown>" of length 1, as in profgen.
+func decodeInst(code []byte, pc uint64) (string, int) {
+	// x86asm predates CET: decode ENDBR64/ENDBR32 (F3 0F 1E FA/FB) here.
+	if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e {
+		switch code[3] {
+		case 0xfa:
+			return "\tendbr64", 4
+		case 0xfb:
+			return "\tendbr32", 4
+		}
+	}
+	inst, err := x86asm.Decode(code, 64)
+	if err != nil || inst.Len == 0 {
+		return "\t<unknown>", 1
+	}
+	return "\t" + formatInst(inst, pc), inst.Len
+}
+
 // formatInst renders inst in GNU (AT&T) syntax with a tab after the
 // mnemonic, as LLVM's printer separates them.
 func formatInst(inst x86asm.Inst, pc uint64) string {
-	t := x86asm.GNUSyntax(inst, pc, nil)
+	t := strings.Join(strings.Fields(x86asm.GNUSyntax(inst, pc, nil)), " ")
 	if i := strings.IndexByte(t, ' '); i > 0 {
 		t = t[:i] + "\t" + t[i+1:]
 	}

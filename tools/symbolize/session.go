@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -446,5 +447,13 @@ func demangleName(name string) string {
 	if err != nil {
 		return name
 	}
+	if strings.Contains(d, "operator") {
+		// LLVM prints template arguments right after an operator name
+		// ("operator<<char>"); the Go demangler separates them with a space
+		// ("operator< <char>").
+		d = operatorTemplateSpace.ReplaceAllString(d, "$1<")
+	}
 	return d
 }
+
+var operatorTemplateSpace = regexp.MustCompile(`(operator(?:<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>)) <`)

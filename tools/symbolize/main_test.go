@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for the tool: with
+// SYMBOLIZE_TEST_AS_TOOL=1 it runs main instead of the tests, so CLI tests
+// exercise the real argument handling, exit codes and stream separation.
+func TestMain(m *testing.M) {
+	if os.Getenv("SYMBOLIZE_TEST_AS_TOOL") == "1" {
+		main()
+		os.Exit(0)
+	}
+	code := m.Run()
+	if fixtureTemp {
+		os.RemoveAll(fixtureDir)
+	}
+	os.Exit(code)
+}
+
+// runTool runs the test binary as the tool and returns stdout, stderr and
+// the exit code.
+func runTool(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "SYMBOLIZE_TEST_AS_TOOL=1")
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running tool: %v", err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// runInProcess calls run directly (faster; used by the differential
+// tests, which make hundreds of calls).
+func runInProcess(stdin string, args ...string) (string, string, error) {
+	var out, errb bytes.Buffer
+	err := run(args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// needTool returns the path of an LLVM tool, or skips the test loudly
+// (fails under CI=true) when it is missing.
+func needTool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s not found on PATH; CI requires it", name)
+		}
+		t.Skipf("SKIPPING: %s not found on PATH (install llvm/clang 19 and 22 to run this conformance test)", name)
+	}
+	return p
+}
+
+// fixture is one test program built with one compiler and flag set.
+type fixture struct {
+	name string // e.g. "inline-clang++-19-O2-pie"
+	path string
+	cxx  bool
+}
+
+var (
+	fixtureDir  string
+	fixtureTemp bool // fixtureDir is a temporary directory to remove
+	fixtureOnce sync.Once
+	fixtures    []fixture
+	fixtureErr  error
+)
+
+// buildFixtures compiles testdata/*.c and *.cc with clang-19 and clang-22
+// at -O0 and -O2, PIE and non-PIE, once per test run. Each source's first
+// line is its build command with $CC/$CXX, $OPT, $PIE and $OUT to fill in.
+func buildFixtures(t *testing.T) []fixture {
+	t.Helper()
+	for _, c := range []string{"clang-19", "clang-22", "clang++-19", "clang++-22"} {
+		needTool(t, c)
+	}
+	fixtureOnce.Do(func() {
+		fixtureDir, fixtureTemp, fixtureErr = cacheDir()
+		if fixtureErr != nil {
+			return
+		}
+		type job struct {
+			fx   fixture
+			argv []string
+		}
+		var jobs []job
+		for _, src := range []string{"loops.c", "inline.cc"} {
+			first, err := firstLine(filepath.Join("testdata", src))
+			if err != nil {
+				fixtureErr = err
+				return
+			}
+			tmpl, ok := strings.CutPrefix(first, "// build: ")
+			if !ok {
+				fixtureErr = fmt.Errorf("%s: first line must be '// build: <command>', got %q", src, first)
+				return
+			}
+			cxx := strings.HasSuffix(src, ".cc")
+			for _, ver := range []string{"19", "22"} {
+				for _, opt := range []string{"-O0", "-O2"} {
+					for _, pie := range []string{"-fPIE -pie", "-fno-pie -no-pie"} {
+						cc := "clang-" + ver
+						if cxx {
+							cc = "clang++-" + ver
+						}
+						pieName := "pie"
+						if strings.Contains(pie, "no-pie") {
+							pieName = "nopie"
+						}
+						name := fmt.Sprintf("%s-%s%s-%s", strings.TrimSuffix(strings.TrimSuffix(src, ".cc"), ".c"), cc, opt, pieName)
+						// The file name carries a hash of the source and the
+						// command, so a cached build is reused only if both match.
+						srcData, err := os.ReadFile(filepath.Join("testdata", src))
+						if err != nil {
+							fixtureErr = err
+							return
+						}
+						key := sha256.Sum256([]byte(strings.NewReplacer("$CC", cc, "$CXX", cc, "$OPT", opt, "$PIE", pie).Replace(tmpl) + "\x00" + string(srcData)))
+						name += "-" + hex.EncodeToString(key[:4])
+						out := filepath.Join(fixtureDir, name)
+						cmd := strings.NewReplacer("$CC", cc, "$CXX", cc, "$OPT", opt, "$PIE", pie, "$OUT", out).Replace(tmpl)
+						// Compiled from testdata/ with a relative source name,
+						// as build systems do: DW_AT_name is relative to
+						// DW_AT_comp_dir (this matters for --basenames, which
+						// LLVM applies only to relative file entries).
+						argv := strings.Fields(cmd)
+						jobs = append(jobs, job{fixture{name: name, path: out, cxx: cxx}, argv})
+					}
+				}
+			}
+		}
+		// Two at a time: the machine is shared.
+		sem := make(chan struct{}, 2)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for _, j := range jobs {
+			if _, err := os.Stat(j.fx.path); err == nil {
+				continue // built by an earlier run
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(j job) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				cmd := exec.Command(j.argv[0], j.argv[1:]...)
+				cmd.Dir = "testdata"
+				if out, err := cmd.CombinedOutput(); err != nil {
+					mu.Lock()
+					fixtureErr = fmt.Errorf("%s: %v\n%s", strings.Join(j.argv, " "), err, out)
+					mu.Unlock()
+				}
+			}(j)
+		}
+		wg.Wait()
+		for _, j := range jobs {
+			fixtures = append(fixtures, j.fx)
+		}
+	})
+	if fixtureErr != nil {
+		t.Fatalf("building fixtures: %v", fixtureErr)
+	}
+	return fixtures
+}
+
+// cacheDir returns <repo>/out/symbolize-test (gitignored), where fixtures
+// and llvm-symbolizer answers are kept between runs, or a temporary
+// directory when that is not writable.
+func cacheDir() (string, bool, error) {
+	if _, err := os.Stat(filepath.Join("..", "..", "go.mod")); err == nil {
+		d, err := filepath.Abs(filepath.Join("..", "..", "out", "symbolize-test"))
+		if err == nil && os.MkdirAll(d, 0o755) == nil {
+			return d, false, nil
+		}
+	}
+	d, err := os.MkdirTemp("", "symbolize-fixtures-")
+	return d, true, err
+}
+
+func firstLine(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	s.Scan()
+	return s.Text(), s.Err()
+}
+
+// probeAddresses returns addresses to symbolize in bin: every second byte
+// of .text (capped), each function symbol's first bytes, and a few that
+// lie outside any function (0, the ELF header, data, past the end).
+func probeAddresses(t *testing.T, bin string) []string {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	text := f.Section(".text")
+	if text == nil {
+		t.Fatalf("%s: no .text", bin)
+	}
+	var addrs []uint64
+	step := uint64(3)
+	if text.Size > 3000 {
+		step = text.Size / 1000
+	}
+	for a := text.Addr; a < text.Addr+text.Size; a += step {
+		addrs = append(addrs, a)
+	}
+	syms, _ := f.Symbols()
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+			addrs = append(addrs, s.Value, s.Value+1)
+		}
+		if elf.ST_TYPE(s.Info) == elf.STT_OBJECT && s.Value != 0 {
+			addrs = append(addrs, s.Value)
+		}
+	}
+	addrs = append(addrs, 0, 1, 0x40, text.Addr+text.Size, text.Addr+text.Size+0x10000, 0xffffffffffffffff)
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = fmt.Sprintf("0x%x", a)
+	}
+	return out
+}
+
+// diffLines returns a short report of the first differing lines. JSON
+// arrays are split into one line per address first.
+func diffLines(want, got string) string {
+	split := func(s string) []string {
+		return strings.Split(strings.ReplaceAll(s, `},{"Address"`, "},\n{\"Address\""), "\n")
+	}
+	w, g := split(want), split(got)
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  -llvm %q\n  +ours %q\n", i+1, wl, gl)
+			if n++; n >= 6 {
+				break
+			}
+		}
+	}
+	fmt.Fprintf(&b, "(%d lines llvm, %d lines ours)", len(w), len(g))
+	return b.String()
+}
