@@ -44,8 +44,14 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 		frames:  make(map[uint64]memprof.Frame),
 		stacks:  make(map[uint64][]uint64),
 	}
+	ids := make(map[frameKey]uint64) // FrameID is costly with BLAKE3
 	addFrame := func(f memprof.Frame) uint64 {
-		id := FrameID(release, f)
+		k := keyOf(f)
+		id, ok := ids[k]
+		if !ok {
+			id = FrameID(release, f)
+			ids[k] = id
+		}
 		if _, ok := ix.frames[id]; !ok {
 			ix.frames[id] = f
 			ix.frameOrder = append(ix.frameOrder, id)

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -224,7 +225,7 @@ func lineDiff(want, got string) string {
 			g = gl[i]
 		}
 		if w != g {
-			b.WriteString("line " + itoa(uint64(i+1)) + ":\n-" + w + "\n+" + g + "\n")
+			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, w, g)
 			n++
 		}
 	}
@@ -277,7 +278,7 @@ func TestYAMLToIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for v := 2; v <= 4; v++ {
-		want, err := os.ReadFile("testdata/yamlin.llvm22.v" + itoa(uint64(v)) + ".profdata")
+		want, err := os.ReadFile(fmt.Sprintf("testdata/yamlin.llvm22.v%d.profdata", v))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package instrprof
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -105,7 +106,7 @@ func (f *File) readMemProf(name string, data []byte) error {
 		for i := range radix {
 			radix[i] = binary.LittleEndian.Uint32(data[csPayload+uint64(i)*4:])
 		}
-		return f.readRecords(name, data, recPayload, recTable, version, recordResolver{linearFrames: frames, radix: radix, radixOff: csPayload})
+		return f.readRecords(name, data, recPayload, recTable, version, recordResolver{linearFrames: frames, radix: radix, radixOff: csPayload, budget: radixFloor + radixExpansion*len(radix)})
 	}
 	return nil
 }
@@ -185,7 +186,7 @@ func (f *File) readStackTable(name string, data []byte, payload, table uint64, f
 			id := binary.LittleEndian.Uint64(e.data[8*i:])
 			fr, ok := frames[id]
 			if !ok {
-				return nil, &DecodeError{Name: name, Section: sec, Offset: int64(e.off), Msg: "unknown frame id " + hex(id), Err: ErrMalformed}
+				return nil, &DecodeError{Name: name, Section: sec, Offset: int64(e.off), Msg: fmt.Sprintf("unknown frame id %#x", id), Err: ErrMalformed}
 			}
 			fs[i] = fr
 		}
@@ -205,7 +206,19 @@ type recordResolver struct {
 	linearFrames []memprof.Frame            // V3/V4
 	radix        []uint32
 	radixOff     uint64
+	decoded      map[uint32][]memprof.Frame // V3/V4: stacks decoded so far
+	budget       int                        // V3/V4: frames left to decode
 }
+
+// Call stacks in the radix array share prefixes, so a small array can
+// describe very many frames. Decoded stacks are shared between the sites
+// that name them, and the total number of distinct decoded frames is capped
+// at radixExpansion frames per array element (plus a floor), far above what
+// the prefix sharing of real profiles yields.
+const (
+	radixExpansion = 256
+	radixFloor     = 1 << 20
+)
 
 // readStack reads one stack reference from c.
 func (rr *recordResolver) readStack(c *cursor, version int) []memprof.Frame {
@@ -246,11 +259,23 @@ func (rr *recordResolver) readStack(c *cursor, version int) []memprof.Frame {
 		if c.err != nil {
 			return nil
 		}
+		if fs, ok := rr.decoded[l]; ok {
+			return fs
+		}
 		fs, msg := rr.decodeRadix(l)
+		if msg == "" && len(fs) > rr.budget {
+			msg = "call stacks expand to more frames than the radix array can plausibly hold"
+		}
 		if msg != "" {
 			c.off = at
 			c.fail(ErrMalformed, "linear call stack id %d: %s", l, msg)
+			return nil
 		}
+		rr.budget -= len(fs)
+		if rr.decoded == nil {
+			rr.decoded = make(map[uint32][]memprof.Frame)
+		}
+		rr.decoded[l] = fs
 		return fs
 	}
 }
@@ -282,7 +307,7 @@ func (rr *recordResolver) decodeRadix(l uint32) ([]memprof.Frame, string) {
 		}
 		idx := a[p]
 		if uint64(idx) >= uint64(len(rr.linearFrames)) {
-			return nil, "frame index " + itoa(uint64(idx)) + " beyond the frame array"
+			return nil, fmt.Sprintf("frame index %d beyond the frame array (%d frames)", idx, len(rr.linearFrames))
 		}
 		fs = append(fs, rr.linearFrames[idx])
 		p++
@@ -355,30 +380,4 @@ func (f *File) readRecords(name string, data []byte, payload, table uint64, vers
 		f.Profile.Records = append(f.Profile.Records, r)
 	}
 	return nil
-}
-
-func hex(v uint64) string {
-	const digits = "0123456789abcdef"
-	b := []byte("0x")
-	started := false
-	for s := 60; s >= 0; s -= 4 {
-		d := (v >> uint(s)) & 0xf
-		if d != 0 || started || s == 0 {
-			started = true
-			b = append(b, digits[d])
-		}
-	}
-	return string(b)
-}
-
-func itoa(v uint64) string {
-	if v == 0 {
-		return "0"
-	}
-	var b []byte
-	for v > 0 {
-		b = append([]byte{byte('0' + v%10)}, b...)
-		v /= 10
-	}
-	return string(b)
 }

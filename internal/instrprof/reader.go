@@ -1,7 +1,6 @@
 package instrprof
 
 import (
-	"fmt"
 	"os"
 	"slices"
 
@@ -403,6 +402,3 @@ func readTable(name string, data []byte, section string, payload, tableOff uint6
 	return entries, nil
 }
 
-func (e *DecodeError) withSection(s string) *DecodeError { e.Section = s; return e }
-
-var _ = fmt.Sprintf
