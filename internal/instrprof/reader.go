@@ -401,4 +401,3 @@ func readTable(name string, data []byte, section string, payload, tableOff uint6
 	}
 	return entries, nil
 }
-
