@@ -31,19 +31,37 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 			inputs  []string
 			threads int
 			pie     bool
+			version int // --memprof-version; -1: default
 		}{
-			{[]string{raw("a")}, 1, false},
-			{[]string{raw("b")}, 1, false},
-			{[]string{raw("dump")}, 1, false},
-			{[]string{raw("a"), raw("b")}, 1, false},
-			{[]string{raw("a"), raw("b"), raw("dump")}, 2, false},
+			{[]string{raw("a")}, 1, false, -1},
+			{[]string{raw("b")}, 1, false, -1},
+			{[]string{raw("dump")}, 1, false, -1},
+			{[]string{raw("a"), raw("b")}, 1, false, -1},
+			{[]string{raw("a"), raw("b"), raw("dump")}, 2, false, -1},
 		}
 		if release >= 19 {
+			// Other MemProf versions exercise the Frames/CallStacks order
+			// (V1/V2 tables) and the V3 radix tree.
+			versions := []int{2, 3}
+			if release == 19 {
+				versions = []int{1, 2, 3}
+			}
+			for _, v := range versions {
+				for _, in := range []string{"b", "dump"} {
+					cases = append(cases, struct {
+						inputs  []string
+						threads int
+						pie     bool
+						version int
+					}{[]string{raw(in)}, 1, false, v})
+				}
+			}
 			cases = append(cases, struct {
 				inputs  []string
 				threads int
 				pie     bool
-			}{[]string{filepath.Join(dir, fmt.Sprintf("app-llvm%d-pie-a.memprofraw", release))}, 1, true})
+				version int
+			}{[]string{filepath.Join(dir, fmt.Sprintf("app-llvm%d-pie-a.memprofraw", release))}, 1, true, -1})
 		}
 		for _, c := range cases {
 			inputs := c.inputs
@@ -51,7 +69,7 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 			if c.pie {
 				bin = filepath.Join(dir, fmt.Sprintf("app-llvm%d-pie", release))
 			}
-			name := fmt.Sprintf("llvm%d/%d-inputs-j%d/%s", release, len(inputs), c.threads, filepath.Base(inputs[0]))
+			name := fmt.Sprintf("llvm%d/%d-inputs-j%d-v%d/%s", release, len(inputs), c.threads, c.version, filepath.Base(inputs[0]))
 			t.Run(name, func(t *testing.T) {
 				if release == 19 && len(inputs) > 1 && os.Getenv("MEMPROF_TEST_FRAME_RUNS") == "" {
 					// LLVM 19 copies each input's DenseMap into the writer;
@@ -70,6 +88,9 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 				out := filepath.Join(t.TempDir(), "want.profdata")
 				args := append([]string{"merge", fmt.Sprintf("--num-threads=%d", c.threads)}, inputs...)
 				args = append(args, "--profiled-binary", bin, "-o", out)
+				if c.version >= 0 {
+					args = append(args, fmt.Sprintf("--memprof-version=%d", c.version))
+				}
 				if msg, err := exec.Command(tool, args...).CombinedOutput(); err != nil {
 					t.Fatalf("%s: %v\n%s", tool, err, msg)
 				}
@@ -97,6 +118,9 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 				opts, err := instrprof.Defaults(release)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if c.version >= 0 {
+					opts.MemProfVersion = c.version
 				}
 				got, err := instrprof.Marshal(p, opts)
 				if err != nil {
