@@ -11,7 +11,7 @@ load(
     "tool_path",
     "with_feature_set",
 )
-load("//rules/private:cc_features.bzl", "PGO_CC_TOOLCHAIN_CONFIG_ATTRS", "pgo_cc_features")
+load("//rules:defs.bzl", "PGO_CC_TOOLCHAIN_CONFIG_ATTRS", "pgo_cc_features")
 
 _COMPILE = [
     ACTION_NAMES.assemble,

@@ -34,6 +34,7 @@ def _pgo_impl(module_ctx):
             if chosen == None:
                 chosen = tag
             elif not mod.is_root and mod.name != "rules_pgo":
+                # buildifier: disable=print
                 print("NOTE: pgo.toolchain in module %s ignored; using the first one (root module first)" % mod.name)
     if chosen == None:
         fail("pgo: no pgo.toolchain tag")

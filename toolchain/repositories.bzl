@@ -13,8 +13,10 @@ load("//toolchain/private:tools_repo.bzl", "pgo_toolchains_repository", "pgo_too
 load("//toolchain/private:versions.bzl", "PLATFORMS", "TOOL_RELEASES")
 
 def rules_pgo_dependencies():
-    """Repositories rules_pgo needs. None today: @platforms and @bazel_tools are built in, and
-    users never need rules_go (the tools are prebuilt or built with the host `go`)."""
+    """Declares the repositories rules_pgo needs (none today).
+
+    @platforms and @bazel_tools are built in, and users never need rules_go: the tools are
+    prebuilt or built with the host `go`."""
     pass
 
 def rules_pgo_register_toolchains(

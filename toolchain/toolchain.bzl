@@ -1,12 +1,9 @@
 """pgo_toolchain: the rules_pgo tools (merge, symbolize) for one execution platform."""
 
-load("//rules/private:helpers.bzl", "parse_llvm_version")
-load("//rules/private:providers.bzl", "PgoToolchainInfo")
+load("//rules:defs.bzl", "PgoToolchainInfo")
 
 def _impl(ctx):
-    version, err = parse_llvm_version(ctx.attr.llvm_version, "pgo_toolchain %s" % ctx.label)
-    if err:
-        fail(err)
+    version = int(ctx.attr.llvm_version)
     merge = ctx.attr.merge[DefaultInfo].files_to_run
     symbolize = ctx.attr.symbolize[DefaultInfo].files_to_run
     info = PgoToolchainInfo(
@@ -46,6 +43,7 @@ pgo_toolchain = rule(
         ),
         "llvm_version": attr.string(
             mandatory = True,
+            values = ["16", "19", "22"],
             doc = "LLVM release (\"16\", \"19\", \"22\") whose formats the tools write by " +
                   "default; passed to merge as --llvm-version. pgo_cc_binary fails when it " +
                   "differs from the C++ toolchain's clang.",

@@ -19,7 +19,14 @@ MEMPROF_USE_FEATURE = "pgo_memprof_use"
 LLVM_MARKER_FEATURE_PREFIX = "pgo_llvm_"
 
 def parse_llvm_version(value, what):
-    """Returns (version int, error string). `value` is "" (unset), an int or a decimal string."""
+    """Parses an llvm_version attribute.
+
+    Args:
+      value: "" or None (unset), an int or a decimal string.
+      what: the label or rule named in the error message.
+    Returns:
+      (version int, error string): (0, "") when unset, (0, message) when invalid.
+    """
     if value == "" or value == None:
         return 0, ""
     s = str(value)
@@ -34,14 +41,27 @@ def _versions_text():
     return ", ".join([str(v) for v in SUPPORTED_LLVM_VERSIONS])
 
 def memprof_format_version(llvm_version, memprof_version = ""):
-    """"indexed-vN/memprof-vM" as far as known; an explicit --memprof-version wins."""
+    """Names the on-disk format the merge tool writes.
+
+    Args:
+      llvm_version: int, the LLVM release written for.
+      memprof_version: "" or the explicit --memprof-version, which wins.
+    Returns:
+      "indexed-vN/memprof-vM", or "" for an unknown release.
+    """
     base = _MEMPROF_FORMAT.get(llvm_version, "")
     if memprof_version and base:
         return base.split("/")[0] + "/memprof-v" + str(memprof_version)
     return base
 
 def llvm_version_from_compiler(path):
-    """LLVM major release from a compiler path like /usr/bin/clang-19 or clang++-22; 0 if none."""
+    """Guesses the LLVM release from a compiler path.
+
+    Args:
+      path: e.g. /usr/bin/clang-19 or clang++-22.
+    Returns:
+      The major release as an int, 0 when the name has none.
+    """
     base = path.split("/")[-1]
     for prefix in ["clang++-", "clang-"]:
         if base.startswith(prefix):
@@ -51,23 +71,49 @@ def llvm_version_from_compiler(path):
     return 0
 
 def memprof_use_flags(llvm_version, profile_path):
-    """The compile flags that make clang read an indexed MemProf profile.
+    """Returns the compile flags that make clang read an indexed MemProf profile.
 
     MemProf matching needs line tables with linkage names in the optimized build too
     (-gmlt -fdebug-info-for-profiling). LLVM 16 reads MemProf records through -fprofile-use;
-    -fmemory-profile-use exists since LLVM 18."""
+    -fmemory-profile-use exists since LLVM 18.
+
+    Args:
+      llvm_version: int, the clang release (0 = assume a current one).
+      profile_path: the profile's exec path.
+    Returns:
+      A list of flags.
+    """
     flags = ["-gmlt", "-fdebug-info-for-profiling"]
     if llvm_version and llvm_version < 18:
         return flags + ["-fprofile-use=" + profile_path]
     return flags + ["-fmemory-profile-use=" + profile_path]
 
 def absolute_label(workspace_name, package, name):
-    """"@repo//pkg:name" for a label flag value that must not be re-resolved relative to the
-    repository defining the flag (the main repository gives "@//pkg:name")."""
+    """Formats "@repo//pkg:name" ("@//pkg:name" for the main repository).
+
+    A label flag value must not be re-resolved relative to the repository defining the flag.
+
+    Args:
+      workspace_name: Label.workspace_name ("" for the main repository).
+      package: Label.package.
+      name: Label.name.
+    Returns:
+      The label string.
+    """
     return "@%s//%s:%s" % (workspace_name, package, name)
 
 def check_llvm_versions(target, profile_label, profile_version, cc_version, cc_compiler):
-    """Returns "" or the error message for a profile the C++ toolchain cannot read."""
+    """Checks that the C++ toolchain's clang reads the profile's format.
+
+    Args:
+      target: the consuming target, for the message.
+      profile_label: the profile, for the message.
+      profile_version: int, LLVM release the profile was written for (0 = unknown).
+      cc_version: int, LLVM release of the toolchain's clang (0 = unknown).
+      cc_compiler: the compiler path, for the message.
+    Returns:
+      "" or the error message.
+    """
     if not profile_version or not cc_version:
         return ""
     if profile_version == cc_version:
@@ -86,7 +132,16 @@ def check_llvm_versions(target, profile_label, profile_version, cc_version, cc_c
     )
 
 def merge_flags(llvm_version, memprof_version, failure_mode, jobs):
-    """The non-file flags of the merge action, in a fixed order."""
+    """Returns the non-file flags of the merge action, in a fixed order.
+
+    Args:
+      llvm_version: int, --llvm-version.
+      memprof_version: "" or --memprof-version.
+      failure_mode: "" or --failure-mode.
+      jobs: 0 or -j.
+    Returns:
+      A list of strings.
+    """
     flags = ["--llvm-version", str(llvm_version)]
     if memprof_version:
         flags.extend(["--memprof-version", str(memprof_version)])
@@ -102,14 +157,22 @@ def instrument_settings(copt, cxxopt, linkopt):
     The flags follow memprof-formats.md §1.1; -gmlt also goes into cxxopt because 4.2.3's
     host/exec configuration prepends -g0 to both copt and cxxopt, and the C driver needs
     --driver-mode=g++ at link time to pull in the operator-new interceptors."""
-    extra_c = ["-fmemory-profile", "-gmlt", "-fdebug-info-for-profiling",
-               "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer",
-               "-fno-optimize-sibling-calls"]
+    extra_c = [
+        "-fmemory-profile",
+        "-gmlt",
+        "-fdebug-info-for-profiling",
+        "-fno-omit-frame-pointer",
+        "-mno-omit-leaf-frame-pointer",
+        "-fno-optimize-sibling-calls",
+    ]
     return {
         "copt": _append_missing(copt, extra_c),
         "cxxopt": _append_missing(cxxopt, ["-gmlt", "-fdebug-info-for-profiling"]),
-        "linkopt": _append_missing(linkopt, ["-fmemory-profile", "--driver-mode=g++",
-                                             "-Wl,--build-id"]),
+        "linkopt": _append_missing(linkopt, [
+            "-fmemory-profile",
+            "--driver-mode=g++",
+            "-Wl,--build-id",
+        ]),
     }
 
 def _append_missing(values, extra):
@@ -122,8 +185,14 @@ def _append_missing(values, extra):
 def absolutize_label(value, repository_name, package_name):
     """Turns a label string written in a BUILD file into "@repo//pkg:name".
 
-    repository_name is native.repository_name() ("@" for the main repository on Bazel 4.2.3,
-    "@" or "@@" on newer ones), package_name is native.package_name()."""
+    Args:
+      value: the label as written (":x", "x", "//p:x", "//p", "@r//p:x", "@r").
+      repository_name: native.repository_name() ("@" for the main repository on Bazel
+        4.2.3, "@" or "@@" on newer ones).
+      package_name: native.package_name().
+    Returns:
+      The absolute label string.
+    """
     repo = repository_name.lstrip("@")
     if value.startswith("@"):
         at = value.lstrip("@")

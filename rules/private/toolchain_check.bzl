@@ -50,4 +50,3 @@ pgo_cc_toolchain_check = rule(
     fragments = ["cpp"],
     doc = "Internal to pgo_cc_binary.",
 )
-

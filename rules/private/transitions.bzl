@@ -37,7 +37,7 @@ optimize_transition = transition(
     outputs = [_MODE, MEMPROF_FLAG, _COPT],
 )
 
-def _instrument_impl(settings, attr):
+def _instrument_impl(settings, _attr):
     s = instrument_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
     return {
         MEMPROF_FLAG: EMPTY_PROFILE,

@@ -23,6 +23,7 @@ def _profile_test_impl(ctx):
         asserts.true(env, "--llvm-version" in argv, str(argv))
         asserts.equals(env, "19", argv[argv.index("--llvm-version") + 1])
         asserts.true(env, "--profiled-binary" in argv, str(argv))
+
         # 4.2.3 shows the param file's contents inline; executed, they are --input-files=<file>.
         raws = [x for x in argv if x.startswith("rules/tests/raw.")]
         asserts.equals(env, ["rules/tests/raw.1", "rules/tests/raw.2"], raws)
@@ -53,6 +54,11 @@ foreign_toolchain_test = analysistest.make(
 )
 
 def rules_test_suite(name):
+    """Declares the targets under test and the tests, and a test_suite `name` of them.
+
+    Args:
+      name: the test_suite.
+    """
     memprof_profile(name = "profile", raw = ["raw.2", "raw.1"], binary = "app.bin", tags = ["manual"])
     profile_test(name = "profile_test", target_under_test = ":profile")
 
@@ -64,7 +70,6 @@ def rules_test_suite(name):
 
     memprof_profile(name = "badmode", raw = ["raw.1"], binary = "app.bin", failure_mode = "some", tags = ["manual"])
     failure_test(name = "badmode_test", target_under_test = ":badmode", message = "failure_mode must be")
-
     native.cc_binary(name = "app", srcs = ["app.cc"], tags = ["manual"])
     pgo_cc_binary(name = "opt_none", binary = ":app", tags = ["manual"])
     failure_test(name = "opt_none_test", target_under_test = ":opt_none", message = "no profile")

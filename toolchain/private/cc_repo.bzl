@@ -9,7 +9,6 @@ def _abs(label):
     # live in another repository, where "//pkg:name" would mean that repository.
     return "@%s//%s:%s" % (label.workspace_name, label.package, label.name)
 
-
 _CPU = {"x86_64": "k8", "amd64": "k8", "aarch64": "aarch64", "arm64": "aarch64"}
 
 def _which(rctx, names):

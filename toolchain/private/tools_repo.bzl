@@ -15,7 +15,6 @@ def _abs(label):
     # live in another repository, where "//pkg:name" would mean that repository.
     return "@%s//%s:%s" % (label.workspace_name, label.package, label.name)
 
-
 _TOOLS = ["merge", "symbolize"]
 
 def _build_file(rctx):

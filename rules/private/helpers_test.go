@@ -1,0 +1,137 @@
+//go:build starlark_helpers
+
+// Build tag: go.sum lacks golang.org/x/sys (needed by go.starlark.net/starlark) until the
+// integrator runs `go get go.starlark.net/starlark@<version in go.mod>`; then drop the tag.
+
+// Package private_test runs the pure Starlark helpers of rules_pgo (helpers.bzl) with
+// go.starlark.net, so `go test ./...` covers them without Bazel. The same functions are
+// tested inside Bazel 4.2.3 by //rules/tests (skylib unittest).
+package private_test
+
+import (
+	"strings"
+	"testing"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+func loadHelpers(t *testing.T) starlark.StringDict {
+	t.Helper()
+	thread := &starlark.Thread{Name: "helpers"}
+	opts := &syntax.FileOptions{}
+	globals, err := starlark.ExecFileOptions(opts, thread, "helpers.bzl", nil, nil)
+	if err != nil {
+		t.Fatalf("helpers.bzl: %v", err)
+	}
+	return globals
+}
+
+func call(t *testing.T, g starlark.StringDict, fn string, args ...starlark.Value) starlark.Value {
+	t.Helper()
+	f, ok := g[fn].(starlark.Callable)
+	if !ok {
+		t.Fatalf("helpers.bzl has no function %s", fn)
+	}
+	v, err := starlark.Call(&starlark.Thread{Name: fn}, f, starlark.Tuple(args), nil)
+	if err != nil {
+		t.Fatalf("%s%v: %v", fn, args, err)
+	}
+	return v
+}
+
+func str(s string) starlark.Value { return starlark.String(s) }
+
+func strs(ss ...string) *starlark.List {
+	vs := make([]starlark.Value, len(ss))
+	for i, s := range ss {
+		vs[i] = starlark.String(s)
+	}
+	return starlark.NewList(vs)
+}
+
+func TestAbsolutizeLabel(t *testing.T) {
+	g := loadHelpers(t)
+	for _, c := range []struct{ value, repo, pkg, want string }{
+		{":x", "@", "app", "@//app:x"},
+		{"x", "@", "app", "@//app:x"},
+		{"//a/b:c", "@", "app", "@//a/b:c"},
+		{"//a/b", "@", "app", "@//a/b:b"},
+		{"@r//p:n", "@", "app", "@r//p:n"},
+		{"@r", "@", "app", "@r//:r"},
+		{":x", "@ext", "pkg", "@ext//pkg:x"},
+		{":x", "@@", "", "@//:x"},
+	} {
+		got := call(t, g, "absolutize_label", str(c.value), str(c.repo), str(c.pkg))
+		if got != starlark.String(c.want) {
+			t.Errorf("absolutize_label(%q, %q, %q) = %v, want %q", c.value, c.repo, c.pkg, got, c.want)
+		}
+	}
+}
+
+func TestParseLLVMVersion(t *testing.T) {
+	g := loadHelpers(t)
+	for _, c := range []struct {
+		in      starlark.Value
+		want    int
+		wantErr string
+	}{
+		{str("19"), 19, ""},
+		{starlark.MakeInt(22), 22, ""},
+		{str(""), 0, ""},
+		{starlark.None, 0, ""},
+		{str("17"), 0, "not supported"},
+		{str("x"), 0, "must be one of 16, 19, 22"},
+	} {
+		got := call(t, g, "parse_llvm_version", c.in, str("//t")).(starlark.Tuple)
+		v, _ := starlark.AsInt32(got[0])
+		msg := string(got[1].(starlark.String))
+		if v != c.want || (c.wantErr == "") != (msg == "") || !strings.Contains(msg, c.wantErr) {
+			t.Errorf("parse_llvm_version(%v) = %d, %q; want %d, %q", c.in, v, msg, c.want, c.wantErr)
+		}
+	}
+}
+
+func TestFlags(t *testing.T) {
+	g := loadHelpers(t)
+	if got, want := call(t, g, "memprof_use_flags", starlark.MakeInt(19), str("p.profdata")).String(),
+		`["-gmlt", "-fdebug-info-for-profiling", "-fmemory-profile-use=p.profdata"]`; got != want {
+		t.Errorf("memprof_use_flags(19) = %s, want %s", got, want)
+	}
+	if got := call(t, g, "memprof_use_flags", starlark.MakeInt(16), str("p")).String(); !strings.Contains(got, `"-fprofile-use=p"`) {
+		t.Errorf("memprof_use_flags(16) = %s, want -fprofile-use", got)
+	}
+	if got, want := call(t, g, "merge_flags", starlark.MakeInt(22), str("4"), str("all"), starlark.MakeInt(2)).String(),
+		`["--llvm-version", "22", "--memprof-version", "4", "--failure-mode=all", "-j", "2"]`; got != want {
+		t.Errorf("merge_flags = %s, want %s", got, want)
+	}
+	s := call(t, g, "instrument_settings", strs("-O1", "-gmlt"), strs(), strs("-fmemory-profile")).(*starlark.Dict)
+	copt, _, _ := s.Get(str("copt"))
+	if got := copt.String(); !strings.HasPrefix(got, `["-O1", "-gmlt", "-fmemory-profile"`) || strings.Count(got, "-gmlt") != 1 {
+		t.Errorf("instrument_settings copt = %s", got)
+	}
+	link, _, _ := s.Get(str("linkopt"))
+	if got, want := link.String(), `["-fmemory-profile", "--driver-mode=g++", "-Wl,--build-id"]`; got != want {
+		t.Errorf("instrument_settings linkopt = %s, want %s", got, want)
+	}
+}
+
+func TestCheckLLVMVersions(t *testing.T) {
+	g := loadHelpers(t)
+	ok := call(t, g, "check_llvm_versions", str("//t"), str("//p"), starlark.MakeInt(19), starlark.MakeInt(19), str("clang-19"))
+	if ok != starlark.String("") {
+		t.Errorf("same versions: %v", ok)
+	}
+	msg := string(call(t, g, "check_llvm_versions", str("//t"), str("//p"), starlark.MakeInt(16), starlark.MakeInt(19), str("/usr/bin/clang-19")).(starlark.String))
+	for _, want := range []string{"//t:", "//p is written for LLVM 16", "/usr/bin/clang-19 is LLVM 19"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q lacks %q", msg, want)
+		}
+	}
+	if v := call(t, g, "llvm_version_from_compiler", str("/usr/bin/clang++-22")); v.String() != "22" {
+		t.Errorf("llvm_version_from_compiler = %v", v)
+	}
+	if v := call(t, g, "memprof_format_version", starlark.MakeInt(16)); v != starlark.String("indexed-v9/memprof-v0") {
+		t.Errorf("memprof_format_version(16) = %v", v)
+	}
+}
