@@ -95,6 +95,13 @@ func NewFromBytes(name string, data []byte, opts *Options) (b *Binary, err error
 
 // openELF maps (or reads) the file and parses its ELF headers.
 func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err error) {
+	// Only regular files: opening a FIFO or device named by (untrusted)
+	// debug info could block or never end.
+	if st, err := os.Stat(path); err != nil {
+		return nil, nil, nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, nil, fmt.Errorf("%s: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, nil, err

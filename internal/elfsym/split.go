@@ -228,9 +228,11 @@ func (u *unit) findSplitUnit() (*unit, error) {
 			return nil, fmt.Errorf("%s: no unit with DWO id %#x", f.df.file, u.dwoID)
 		}
 		row = r
-		hdr = f.df.unitAt(r.infoOff)
-		if hdr != nil && hdr.off != r.infoOff {
-			hdr = nil
+		for _, c := range f.df.units {
+			if c.off == r.infoOff {
+				hdr = c
+				break
+			}
 		}
 	} else {
 		for _, c := range f.df.units {

@@ -1,0 +1,321 @@
+package elfsym
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+func TestDecodeDiscriminator(t *testing.T) {
+	for _, tc := range []struct{ d, base, dup, cp uint32 }{
+		{0, 0, 1, 0},
+		{2, 1, 1, 0}, // spec §6 [E]: raw 2 -> base 1
+		{4, 2, 1, 0}, // raw 4 -> base 2
+		{1, 0, 1, 0},
+		{456, 100, 1, 0}, // 12-bit base 100 (bit 6 set)
+		// base 3, duplication factor 2, copy id 5:
+		// 3 -> 0b0000110, 2 -> 0b0000100 << 7, 5 -> 0b0001010 << 14.
+		{6 | 4<<7 | 10<<14, 3, 2, 5},
+		// empty base (bit 0 set), then duplication factor 8.
+		{1 | 16<<1, 0, 8, 0},
+	} {
+		b, d, c := DecodeDiscriminator(tc.d)
+		if b != tc.base || d != tc.dup || c != tc.cp {
+			t.Errorf("DecodeDiscriminator(%d) = (%d, %d, %d), want (%d, %d, %d)", tc.d, b, d, c, tc.base, tc.dup, tc.cp)
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	if _, err := Open("testdata/does-not-exist", nil); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open(missing) = %v, want ErrNotExist", err)
+	}
+	_, err := Open("testdata/tiny.c", nil)
+	var fe *FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, ErrMalformed) {
+		t.Errorf("Open(tiny.c) = %v, want *FormatError", err)
+	}
+	data, err := os.ReadFile("testdata/tiny.elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Truncations must fail or succeed, never panic.
+	for n := 0; n < len(data); n += 97 {
+		if b, err := NewFromBytes("trunc", data[:n], &Options{DWPFile: "/nonexistent"}); err == nil {
+			symbolizeSome(b)
+		}
+	}
+}
+
+func TestTinyFixture(t *testing.T) {
+	var warns []string
+	b, err := Open("testdata/tiny.elf", &Options{Warn: func(m string) { warns = append(warns, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !b.HasDWARF() || b.IsPIE() {
+		t.Errorf("HasDWARF, IsPIE = %v, %v; want true, false", b.HasDWARF(), b.IsPIE())
+	}
+	if got := hex.EncodeToString(b.BuildID()); len(got) != 40 {
+		t.Errorf("BuildID() = %q, want 20 bytes", got)
+	}
+	segs := b.ExecSegments()
+	if len(segs) != 1 || segs[0].Flags&elf.PF_X == 0 {
+		t.Fatalf("ExecSegments() = %+v, want one executable segment", segs)
+	}
+	// A non-PIE text mapping: runtime == file address.
+	s := segs[0]
+	m := Mapping{Start: s.Vaddr &^ 0xfff, End: (s.Vaddr + s.Memsz + 0xfff) &^ 0xfff, Offset: s.Offset &^ 0xfff}
+	if a, ok := b.FileAddress(s.Vaddr+4, m); !ok || a != s.Vaddr+4 {
+		t.Errorf("FileAddress(%#x) = %#x, %v; want %#x", s.Vaddr+4, a, ok, s.Vaddr+4)
+	}
+	// The same segment mapped at a PIE-like base.
+	m2 := Mapping{Start: 0x7f0000000000, End: 0x7f0000000000 + (m.End - m.Start), Offset: m.Offset}
+	if a, ok := b.FileAddress(m2.Start+(s.Vaddr+4-m.Start), m2); !ok || a != s.Vaddr+4 {
+		t.Errorf("FileAddress(relocated) = %#x, %v; want %#x", a, ok, s.Vaddr+4)
+	}
+	if _, ok := b.FileAddress(m2.End+1, m2); ok {
+		t.Errorf("FileAddress outside mapping succeeded")
+	}
+	if _, err := b.Symbolize(0x10); !errors.Is(err, ErrUnknownPC) {
+		t.Errorf("Symbolize(0x10) = %v, want ErrUnknownPC", err)
+	}
+	got := dumpAll(t, b, "testdata/tiny.elf")
+	golden := "testdata/tiny.elf.golden"
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("symbolized tiny.elf differs from %s (run with -update to see):\n%s", golden, firstDiff(string(want), got))
+	}
+}
+
+// dumpAll symbolizes every instruction and renders a stable text dump.
+func dumpAll(t *testing.T, b *Binary, path string) string {
+	var sb strings.Builder
+	for _, a := range instructionAddrs(t, path) {
+		fr, err := b.Symbolize(a)
+		fmt.Fprintf(&sb, "%#x", a)
+		if err != nil {
+			fmt.Fprintf(&sb, " error: %v\n", err)
+			continue
+		}
+		sb.WriteString("\n")
+		for _, f := range fr {
+			fmt.Fprintf(&sb, "  %s (%s) %s:%d:%d d=%d start=%s:%d@%#x inlined=%v\n",
+				f.LinkageName, f.Name, f.File, f.Line, f.Column, f.Discriminator, f.StartFile, f.StartLine, f.StartAddress, f.Inlined)
+		}
+	}
+	return sb.String()
+}
+
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n-%s\n+%s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths differ: %d vs %d lines", len(al), len(bl))
+}
+
+// The zlib DWARF 4 build of the same source must symbolize like the DWARF 5
+// one except for what DWARF 4 cannot say.
+func TestTinyCompressedDWARF4(t *testing.T) {
+	b, err := Open("testdata/tiny-dwarf4-zlib.elf", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	fr, err := b.Symbolize(b.ExecSegments()[0].Vaddr)
+	if err != nil || len(fr) == 0 || fr[len(fr)-1].LinkageName != "_start" || fr[0].File != "/src/tiny.c" {
+		t.Errorf("Symbolize(entry) = %+v, %v; want _start in /src/tiny.c", fr, err)
+	}
+}
+
+func TestStrippedFallback(t *testing.T) {
+	fxs := buildMatrix(t)
+	for _, fx := range fxs {
+		if !strings.HasSuffix(fx.name, "/O2-stripped") {
+			continue
+		}
+		var warns []string
+		b, err := Open(fx.path, &Options{Warn: func(m string) { warns = append(warns, m) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.HasDWARF() || len(warns) == 0 || !strings.Contains(warns[0], "no DWARF") {
+			t.Errorf("%s: HasDWARF = %v, warnings %q; want false and a no-DWARF warning", fx.name, b.HasDWARF(), warns)
+		}
+		b.Close()
+	}
+}
+
+func TestDebugFileOption(t *testing.T) {
+	fxs := buildMatrix(t)
+	for _, fx := range fxs {
+		if !strings.HasSuffix(fx.name, "/O2-debuglink") {
+			continue
+		}
+		dbg := fx.path + ".debug"
+		// Copy the stripped binary elsewhere so the debuglink search fails.
+		dir := t.TempDir()
+		data, err := os.ReadFile(fx.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "prog")
+		if err := os.WriteFile(p, data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b, err := Open(p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.HasDWARF() {
+			t.Errorf("%s moved: HasDWARF = true, want false", fx.name)
+		}
+		b.Close()
+		b, err = Open(p, &Options{DebugFile: dbg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.HasDWARF() {
+			t.Errorf("%s with DebugFile: HasDWARF = false", fx.name)
+		}
+		b.Close()
+	}
+}
+
+// TestConcurrent symbolizes all addresses of every matrix binary from
+// several goroutines in random order (run with -race) and checks the
+// results equal a sequential run on a fresh Binary.
+func TestConcurrent(t *testing.T) {
+	fxs := buildMatrix(t)
+	for _, fx := range fxs {
+		switch fx.name {
+		case "clang19/O2-dwarf5-split-dwp", "clang19/O2-dwarf4-split", "clang22/O2-dwarf5-profiling", "clang22/O0-dwarf4-nopie":
+		default:
+			continue
+		}
+		t.Run(fx.name, func(t *testing.T) {
+			addrs := instructionAddrs(t, fx.path)
+			seq, err := Open(fx.path, fx.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer seq.Close()
+			want := make([]string, len(addrs))
+			for i, a := range addrs {
+				fr, err := seq.Symbolize(a)
+				want[i] = fmt.Sprint(fr, err)
+			}
+			b, err := Open(fx.path, fx.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			var wg sync.WaitGroup
+			for g := 0; g < 8; g++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := rand.New(rand.NewSource(int64(g)))
+					for _, i := range r.Perm(len(addrs)) {
+						fr, err := b.Symbolize(addrs[i])
+						if got := fmt.Sprint(fr, err); got != want[i] {
+							t.Errorf("%#x: concurrent %s, sequential %s", addrs[i], got, want[i])
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// symbolizeSome looks up addresses the binary itself suggests.
+func symbolizeSome(b *Binary) {
+	n := 0
+	for _, s := range b.spans {
+		for _, a := range []uint64{s.lo, s.lo + (s.hi-s.lo)/2, s.hi - 1} {
+			b.Symbolize(a)
+			if n++; n > 300 {
+				return
+			}
+		}
+	}
+	for _, s := range b.syms {
+		b.Symbolize(s.addr)
+		if n++; n > 400 {
+			return
+		}
+	}
+}
+
+func FuzzOpen(f *testing.F) {
+	for _, p := range []string{"testdata/tiny.elf", "testdata/tiny-dwarf4-zlib.elf"} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := NewFromBytes("fuzz", data, &Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}})
+		if err != nil {
+			return
+		}
+		symbolizeSome(b)
+	})
+}
+
+// FuzzDWARF mutates the DWARF sections of tiny.elf directly, so the
+// mutations reach the DIE, abbreviation and line-program decoders.
+func FuzzDWARF(f *testing.F) {
+	data, err := os.ReadFile("testdata/tiny.elf")
+	if err != nil {
+		f.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		f.Fatal(err)
+	}
+	base, err := loadSections("tiny.elf", ef, data, false)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(base.info, base.abbrev, base.line, base.rnglists)
+	f.Fuzz(func(t *testing.T, info, abbrev, line, rnglists []byte) {
+		ss := base
+		ss.info, ss.abbrev, ss.line, ss.rnglists = info, abbrev, line, rnglists
+		df := &dwarfFile{file: "fuzz", order: ef.ByteOrder, sec: ss}
+		if err := df.parseUnits(); err != nil {
+			return
+		}
+		b := &Binary{path: "fuzz", dw: df}
+		if err := b.buildIndex(); err != nil {
+			return
+		}
+		symbolizeSome(b)
+	})
+}
