@@ -15,6 +15,8 @@ type indexed struct {
 	stacks     map[uint64][]uint64      // CallStackId → FrameIds, leaf first
 	stackOrder []uint64                 // first-insertion order
 	records    []idxRecord
+	frameRuns  [][]uint64 // per-input FrameId lists (Profile.FrameRuns)
+	stackRuns  [][]uint64 // per-input CallStackId lists (Profile.CallStackRuns)
 }
 
 type idxRecord struct {
@@ -76,6 +78,20 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 	for _, s := range p.CallStacks {
 		addStack(s)
 	}
+	for _, run := range p.FrameRuns {
+		r := make([]uint64, len(run))
+		for i, f := range run {
+			r[i] = addFrame(f)
+		}
+		ix.frameRuns = append(ix.frameRuns, r)
+	}
+	for _, run := range p.CallStackRuns {
+		r := make([]uint64, len(run))
+		for i, s := range run {
+			_, r[i] = addStack(s)
+		}
+		ix.stackRuns = append(ix.stackRuns, r)
+	}
 	// Without explicit orders, LLVM's record construction inserts every
 	// allocation stack (in record order) before any call-site stack.
 	ix.records = make([]idxRecord, len(p.Records))
@@ -104,17 +120,41 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 }
 
 // frameTableOrder is the order in which V0–V2 frame tables receive their
-// frames: DenseMap iteration order up to LLVM 19, insertion order after.
+// frames: up to LLVM 19, llvm-profdata copies each input reader's DenseMap,
+// in its iteration order, into the writer's insertion-ordered map (one run
+// per input; Profile.FrameRuns), later inputs adding only new entries; from
+// LLVM 20 the maps are insertion-ordered throughout.
 func (ix *indexed) frameTableOrder() []uint64 {
-	if ix.release <= 19 {
-		return denseOrder(ix.release, ix.frameOrder)
-	}
-	return ix.frameOrder
+	return ix.tableOrder(ix.frameOrder, ix.frameRuns)
 }
 
 func (ix *indexed) stackTableOrder() []uint64 {
-	if ix.release <= 19 {
-		return denseOrder(ix.release, ix.stackOrder)
+	return ix.tableOrder(ix.stackOrder, ix.stackRuns)
+}
+
+func (ix *indexed) tableOrder(order []uint64, runs [][]uint64) []uint64 {
+	if ix.release > 19 {
+		return order
 	}
-	return ix.stackOrder
+	if len(runs) == 0 {
+		return denseOrder(ix.release, order)
+	}
+	seen := make(map[uint64]bool, len(order))
+	out := make([]uint64, 0, len(order))
+	for _, run := range runs {
+		for _, id := range denseOrder(ix.release, run) {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	// Entries outside every run (not produced by Convert) come last.
+	for _, id := range order {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
