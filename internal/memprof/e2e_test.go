@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
@@ -39,6 +40,17 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 			{[]string{raw("a"), raw("b")}, 1, false, -1},
 			{[]string{raw("a"), raw("b"), raw("dump")}, 2, false, -1},
 		}
+		many := struct {
+			inputs  []string
+			threads int
+			pie     bool
+			version int
+		}{[]string{filepath.Join(dir, fmt.Sprintf("many-llvm%d.memprofraw", release))}, 1, false, -1}
+		cases = append(cases, many)
+		if release >= 19 {
+			many.version = 2
+			cases = append(cases, many)
+		}
 		if release >= 19 {
 			// Other MemProf versions exercise the Frames/CallStacks order
 			// (V1/V2 tables) and the V3 radix tree.
@@ -66,6 +78,9 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 		for _, c := range cases {
 			inputs := c.inputs
 			bin := filepath.Join(dir, fmt.Sprintf("app-llvm%d-nopie", release))
+			if strings.Contains(inputs[0], "many-") {
+				bin = filepath.Join(dir, fmt.Sprintf("many-llvm%d", release))
+			}
 			if c.pie {
 				bin = filepath.Join(dir, fmt.Sprintf("app-llvm%d-pie", release))
 			}

@@ -44,6 +44,7 @@ func showCases() []showCase {
 			pie.wantError = "Unsupported position independent code"
 		}
 		cs = append(cs, pie)
+		cs = append(cs, showCase{release: v, raw: fmt.Sprintf("many-llvm%d.memprofraw", v), bin: fmt.Sprintf("many-llvm%d", v)})
 		if v >= 19 {
 			cs = append(cs, showCase{release: v, raw: fmt.Sprintf("hist-llvm%d.memprofraw", v), bin: fmt.Sprintf("hist-llvm%d", v)})
 		}

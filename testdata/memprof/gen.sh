@@ -12,6 +12,8 @@
 #   app-llvmN-nopie-dump.memprofraw input "a" with an explicit
 #                                   __memprof_profile_dump(): two dumps
 #   app-llvmN-pie-a.memprofraw      PIE run, input "a"
+#   many-llvmN                 many.cc, non-PIE: ~320 stacks, 160 sites
+#   many-llvmN.memprofraw      its raw profile
 #   hist-llvmN                 hist.cc with access histograms (N >= 19 only)
 #   hist-llvmN.memprofraw      its raw profile (v4 for 19, v5 for 22)
 #
@@ -76,6 +78,8 @@ for v in $versions; do
   run "$out/app-llvm$v-nopie" "$out/app-llvm$v-nopie-b.memprofraw" b
   run "$out/app-llvm$v-nopie" "$out/app-llvm$v-nopie-dump.memprofraw" a dump
   run "$out/app-llvm$v-pie" "$out/app-llvm$v-pie-a.memprofraw" a
+  "$cxx" "${common[@]}" "${lld[@]}" -no-pie "$src/many.cc" -o "$out/many-llvm$v"
+  run "$out/many-llvm$v" "$out/many-llvm$v.memprofraw"
   if [ "$v" -ge 19 ]; then
     "$cxx" "${common[@]}" "${lld[@]}" -no-pie "${hist[@]}" "$src/hist.cc" -o "$out/hist-llvm$v"
     run "$out/hist-llvm$v" "$out/hist-llvm$v.memprofraw"
