@@ -468,3 +468,25 @@ func TestDerivedOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyProfile: a profile without records writes (llvm-profdata-22 show
+// prints "---\n{}\n..." for it) and reads back empty.
+func TestEmptyProfile(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteYAML(&buf, &memprof.Profile{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "---\n{}\n...\n"; !strings.HasSuffix(buf.String(), want) {
+		t.Errorf("WriteYAML(empty) = %q, want suffix %q", buf.String(), want)
+	}
+	for _, o := range []WriteOptions{{16, 9, 0, false}, {19, 12, 0, false}, {19, 12, 3, false}, {22, 13, 2, false}, {22, 13, 4, false}} {
+		b := mustMarshal(t, &memprof.Profile{}, o)
+		f, err := Read("empty", b)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		if len(f.Profile.Records) != 0 || f.MemProfVersion != o.MemProfVersion {
+			t.Errorf("%+v: read back %d records, V%d", o, len(f.Profile.Records), f.MemProfVersion)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func WriteYAMLSchema(w io.Writer, p *memprof.Profile, schema []memprof.Meta, sum
 			sum.NumContexts, sum.NumColdContexts, sum.NumHotContexts, sum.MaxColdTotalSize, sum.MaxWarmTotalSize, sum.MaxHotTotalSize)
 	}
 	if len(p.Records) == 0 {
-		bw.WriteString("--- {}\n")
+		bw.WriteString("---\n{}\n")
 	} else {
 		bw.WriteString("---\nHeapProfileRecords:\n")
 	}
