@@ -172,6 +172,12 @@ func (fs *FlagSet) Parse(args []string) ([]string, error) {
 				}
 				continue
 			case JoinedValue:
+				if name, ok := strings.CutSuffix(a, "="); ok {
+					if err := o.Set(name, ""); err != nil {
+						return nil, fs.wrap(name, err)
+					}
+					continue
+				}
 				return nil, Usagef("%s: missing argument (use %s=VALUE)", a, a)
 			}
 		}
@@ -304,6 +310,9 @@ func (fs *FlagSet) PrintHelp(w io.Writer) {
 	for _, o := range opts {
 		var spell []string
 		for _, n := range o.Names {
+			if o.Kind == JoinedValue {
+				n = strings.TrimSuffix(n, "=")
+			}
 			if strings.Contains(n, "=") {
 				continue // fixed compatibility aliases clutter the list
 			}

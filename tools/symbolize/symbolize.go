@@ -73,15 +73,17 @@ const footer = `Exit status: 0 on success (unknown addresses print ?? and still 
 1 if a binary cannot be read, 2 for a usage error. Warnings go to stderr as
 "symbolize: warning: ..."; --fatal-warnings turns them into failures.
 
-Not supported (accepted where harmless): --relativenames, --build-id,
-debuginfod, --print-source-context-lines, FRAME requests, @FILE response
-files, Mach-O/COFF/PDB.`
+Not supported: --relativenames, --build-id and BUILDID: requests,
+debuginfod, --print-source-context-lines, FRAME requests (answered with no
+locals), DWARF declarations in DATA answers (the symbol table is used),
+@FILE response files, Mach-O/COFF/PDB. --no-debuginfod and
+--[no-]untag-addresses are accepted and ignored.`
 
 func newFlagSet(c *config) *cli.FlagSet {
 	fs := cli.NewFlagSet("symbolize", "symbolize [options] addresses...")
 	fs.Summary = summary
 	fs.Footer = footer
-	fs.StringValue(&c.obj, "<file>", "Binary to symbolize (if not given, each input line names one)",
+	fs.StringValue(&c.obj, "<file>", "Binary to symbolize (without it, each input line\nnames its binary first)",
 		"--obj", "--exe", "-e")
 	fs.BoolFlag(&c.inlines, true, "Print all inlined frames (default)", "--inlines", "--inlining", "-i", "--inlining=true")
 	fs.BoolFlag(&c.inlines, false, "Print only the innermost frame's location", "--no-inlines", "--inlining=false")
@@ -91,7 +93,7 @@ func newFlagSet(c *config) *cli.FlagSet {
 		Help: "Print function names as linkage names (default)",
 		Set:  func(string, string) error { c.functions = fnLinkage; return nil }})
 	fs.Add(&cli.Option{Names: []string{"--functions=", "-f="}, Kind: cli.JoinedValue, MetaVar: "linkage|short|none",
-		Help: "linkage: mangled/linkage name (demangled unless --no-demangle);\nshort: DW_AT_name only; none: no function line", Hidden: true,
+		Help: "linkage: linkage name (demangled unless --no-demangle);\nshort: DW_AT_name only; none: no function line",
 		Set: func(_, v string) error {
 			switch v {
 			case "none":
@@ -104,7 +106,7 @@ func newFlagSet(c *config) *cli.FlagSet {
 			return nil
 		}})
 	fs.Add(&cli.Option{Names: []string{"--output-style"}, Kind: cli.Value, MetaVar: "LLVM|GNU|JSON",
-		Help: "LLVM: name, file:line:column, blank line; GNU: addr2line's\nfile:line (discriminator N); JSON: one object per address",
+		Help: "LLVM: name, file:line:column, blank line; GNU: addr2line's\nfile:line (discriminator N); JSON: one object per address\n(an array when the addresses are arguments)",
 		Set: func(_, v string) error {
 			switch v {
 			case "GNU":
@@ -116,9 +118,9 @@ func newFlagSet(c *config) *cli.FlagSet {
 			}
 			return nil
 		}})
-	fs.BoolFlag(&c.relative, true, "Addresses are relative to the image base (no-op for ELF, as in LLVM)", "--relative-address")
+	fs.BoolFlag(&c.relative, true, "Addresses are relative to the image base\n(no effect for ELF, as in llvm-symbolizer)", "--relative-address")
 	fs.Add(&cli.Option{Names: []string{"--adjust-vma"}, Kind: cli.Value, MetaVar: "<offset>",
-		Help: "Subtract <offset> from each address before lookup (output shows the input address)",
+		Help: "Subtract <offset> from each address before the lookup\n(the output shows the address as given)",
 		Set: func(name, v string) error {
 			n, ok := cli.ParseUint(v)
 			if !ok {
@@ -127,7 +129,7 @@ func newFlagSet(c *config) *cli.FlagSet {
 			c.adjustVMA = n
 			return nil
 		}})
-	fs.ListValue(&c.debugDirs, "<dir>", "Also look for separate debug files (.build-id/xx/…, .gnu_debuglink) here; repeatable",
+	fs.ListValue(&c.debugDirs, "<dir>", "Also look here for separate debug files\n(.build-id/xx/….debug, .gnu_debuglink); repeatable",
 		"--debug-file-directory")
 	fs.StringValue(&c.dwp, "<file>", "DWARF package (.dwp) for split-DWARF units", "--dwp")
 	fs.BoolFlag(&c.basenames, true, "Print file names without directories", "--basenames", "-s")
@@ -136,10 +138,11 @@ func newFlagSet(c *config) *cli.FlagSet {
 	fs.BoolFlag(&c.verbose, true, "Print every field of each frame", "--verbose")
 	fs.BoolFlag(&c.fatalWarn, true, "Treat warnings as errors (exit 1)", "--fatal-warnings")
 	fs.Add(&cli.Option{Names: []string{"--disassemble"}, Kind: cli.Flag,
-		Help: "Disassemble every function, annotating each instruction with its\ninline context as llvm-profgen --show-disassembly-only\n--show-source-locations does (e.g. 'leaf:2 @ main:3.2')",
+		Help: "Disassemble every function; beside each instruction print\nits inline context as llvm-profgen --show-disassembly-only\n--show-source-locations does (e.g. 'leaf:2 @ main:3.2')",
 		Set:  func(string, string) error { c.disasm = true; return nil }})
-	fs.Add(&cli.Option{Names: []string{"--disassemble="}, Kind: cli.JoinedValue, MetaVar: "FUNC[,FUNC]", Hidden: true,
-		Set: func(_, v string) error { c.disasm = true; c.disasmFunc = v; return nil }})
+	fs.Add(&cli.Option{Names: []string{"--disassemble="}, Kind: cli.JoinedValue, MetaVar: "FUNC[,FUNC]",
+		Help: "Disassemble only these functions (linkage or demangled names)",
+		Set:  func(_, v string) error { c.disasm = true; c.disasmFunc = v; return nil }})
 	fs.BoolFlag(&c.help, true, "Display this help", "--help", "-h")
 	fs.BoolFlag(&c.version, true, "Display the version", "--version", "-v")
 	// Accepted for compatibility; they change nothing for ELF on x86-64.
@@ -167,7 +170,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if c.help {
 		fs.PrintHelp(stdout)
-		printFunctionsHelp(stdout)
 		return nil
 	}
 	if c.version {
@@ -252,14 +254,4 @@ func dropCRLF(r rune) rune {
 		return -1
 	}
 	return r
-}
-
-func printFunctionsHelp(w io.Writer) {
-	fmt.Fprint(w, `
-VALUED OPTIONS (LLVM spellings; also accepted as '--opt value' where noted):
-  --functions=linkage|short|none, -f=…   Which function name to print
-  --output-style=LLVM|GNU|JSON           (also --output-style JSON)
-  --disassemble=FUNC[,FUNC]              Only these functions (linkage or
-                                         demangled names)
-`)
 }
