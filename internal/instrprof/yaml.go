@@ -262,8 +262,10 @@ func (y *yamlReader) uint(n *yaml.Node, bits int) (uint64, error) {
 	if n.Kind != yaml.ScalarNode {
 		return 0, y.errf(n, "expected an unsigned integer")
 	}
+	// Like StringRef::getAsInteger with radix 0: 0x, 0b, 0o and 0-prefixed
+	// octal are accepted; Go's digit separators are not.
 	v, err := strconv.ParseUint(n.Value, 0, bits)
-	if err != nil {
+	if err != nil || strings.Contains(n.Value, "_") {
 		return 0, y.errf(n, "invalid number %q", n.Value)
 	}
 	return v, nil
@@ -297,10 +299,11 @@ func (y *yamlReader) frames(n *yaml.Node) ([]memprof.Frame, error) {
 				f.Column = uint32(x)
 				seen[2] = true
 			case "IsInlineFrame":
+				// llvm::yaml::parseBool's spellings.
 				switch v.Value {
-				case "true", "True", "TRUE", "1":
+				case "y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE":
 					f.IsInlineFrame = true
-				case "false", "False", "FALSE", "0":
+				case "n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE":
 				default:
 					err = y.errf(v, "invalid boolean %q", v.Value)
 				}
