@@ -40,11 +40,10 @@ func appendSchema(buf []byte, schema []memprof.Meta) []byte {
 	return buf
 }
 
-// recordItems serializes the record table's items. stackRef writes one
-// stack reference for the version.
+// recordItems serializes the record table's items; linear maps
+// CallStackIds to radix positions (V3/V4).
 func recordItems(ix *indexed, schema []memprof.Meta, version int, linear map[uint64]uint32) []odItem {
 	items := make([]odItem, len(ix.records))
-	mib := schemaSize(schema)
 	for i := range ix.records {
 		r := &ix.records[i]
 		var d []byte
@@ -60,7 +59,6 @@ func recordItems(ix *indexed, schema []memprof.Meta, version int, linear map[uin
 			}
 			d = appendMIB(d, schema, a.info)
 		}
-		_ = mib
 		d = le.AppendUint64(d, uint64(len(r.calls)))
 		for _, c := range r.calls {
 			switch version {

@@ -164,6 +164,10 @@ func Open(name string) (*File, error) {
 }
 
 // Read decodes an indexed profile. name is used in error messages only.
+// Errors are *DecodeError values wrapping ErrBadMagic,
+// ErrUnsupportedVersion, ErrTruncated or ErrMalformed. MemProf records are
+// returned in on-disk order (the order llvm-profdata show prints); use
+// ProfileForWrite to re-write the file byte for byte.
 func Read(name string, data []byte) (*File, error) {
 	c := &cursor{name: name, data: data, end: len(data), section: "header"}
 	f := &File{MemProfVersion: -1}
