@@ -323,3 +323,37 @@ func syntheticYAML(n int) []byte {
 	}
 	return []byte(b.String())
 }
+
+// TestConformanceReadsOurs: llvm-profdata-22 reads what we write for a
+// synthetic profile (many records, shared frames, callee GUIDs) and prints
+// exactly what WriteYAML prints for it.
+func TestConformanceReadsOurs(t *testing.T) {
+	profdata := needTool(t, "llvm-profdata-22")
+	p := benchProfile(300)
+	for i, r := range p.Records {
+		for j := range r.CallSites {
+			r.CallSites[j].CalleeGUIDs = []uint64{uint64(i), uint64(j) << 40}
+		}
+	}
+	for _, o := range []WriteOptions{{22, 13, 2, false}, {22, 13, 3, true}, {22, 13, 4, false}, {22, 11, 4, true}} {
+		t.Run(fmt.Sprintf("v%d-index%d-full%v", o.MemProfVersion, o.IndexVersion, o.FullSchema), func(t *testing.T) {
+			data := mustMarshal(t, p, o)
+			name := filepath.Join(workDir, fmt.Sprintf("ours.v%d.%d.%v.profdata", o.MemProfVersion, o.IndexVersion, o.FullSchema))
+			if err := os.WriteFile(name, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want := runTool(t, profdata, "show", "--memory", name)
+			f, err := Read(name, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := f.WriteYAML(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("llvm-profdata-22 show --memory of our file differs from WriteYAML (-llvm +ours):\n%s", lineDiff(string(want), buf.String()))
+			}
+		})
+	}
+}
