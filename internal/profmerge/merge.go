@@ -133,6 +133,7 @@ func Run(opts Options) error {
 		progress("symbolizing %s", opts.ProfiledBinary)
 		bin, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
 			DebugFileDirectories: opts.DebugFileDirectories,
+			DWARFOnly:            true, // as llvm-profdata: no symbol-table fallback
 			Warn:                 func(msg string) { opts.Warnf("%s: %s", opts.ProfiledBinary, msg) },
 		})
 		if err != nil {

@@ -29,7 +29,7 @@ func Show(w io.Writer, path, binary string, release int) error {
 		if binary == "" {
 			return missingBinaryError([]*memprof.RawProfile{raw})
 		}
-		bin, err := elfsym.Open(binary, nil)
+		bin, err := elfsym.Open(binary, &elfsym.Options{DWARFOnly: true})
 		if err != nil {
 			return fmt.Errorf("profiled binary: %w", err)
 		}
