@@ -4,6 +4,11 @@
 //
 // The indexed on-disk encodings (MemProf V0–V4 inside an IndexedInstrProf
 // file) live in package instrprof, which serializes the Profile defined here.
+//
+// Security: ReadRaw is meant for untrusted input. Malformed files yield a
+// *FormatError naming the file, section and offset; it never panics and
+// checks every count against the bytes that remain before allocating.
+// Convert trusts the profiled binary only as far as the Symbolizer does.
 package memprof
 
 // This file is the contract shared by the raw reader/converter (this

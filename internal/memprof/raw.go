@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"sort"
 )
 
 // Raw profile layout (compiler-rt memprof runtime, MemProfData.inc). All
@@ -130,6 +131,22 @@ func OpenRaw(path string) (*RawProfile, error) {
 		return nil, err
 	}
 	return ReadRaw(path, data)
+}
+
+// OpenRawSorted opens the raw profiles at paths in byte-wise path order,
+// the canonical input order for Convert, and returns them in that order.
+func OpenRawSorted(paths []string) ([]*RawProfile, error) {
+	sorted := append([]string(nil), paths...)
+	sort.Strings(sorted)
+	out := make([]*RawProfile, 0, len(sorted))
+	for _, p := range sorted {
+		r, err := OpenRaw(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // ReadRaw decodes a raw MemProf profile (raw versions 1–5, one or more
