@@ -54,10 +54,18 @@ func (e *InputError) Unwrap() error { return e.Err }
 //
 // Inputs are processed in canonical order (sorted by path), so the output
 // never depends on the order they were given in or on Jobs. Raw MemProf
-// inputs are converted together against ProfiledBinary exactly as
-// llvm-profdata of the target release converts them with one writer
-// context (--num-threads=1); its multi-threaded output depends on the core
-// count of the machine it runs on, ours does not.
+// inputs are converted against ProfiledBinary exactly as llvm-profdata of
+// the target release converts them with one writer context per input
+// (`llvm-profdata merge --num-threads=<number of inputs>`, inputs sorted):
+//
+//   - llvm-profdata's default thread count is min(cores, (inputs+1)/2), and
+//     its output depends on the thread count, so its default output depends
+//     on the machine it runs on; ours must not.
+//   - llvm-profdata 22 drops every raw input after the first that lands in
+//     the same writer context (InstrProfWriter::addMemProfData returns early
+//     once the context holds MemProf data), so any fewer contexts than
+//     inputs would silently lose data. One context per input is the only
+//     setting in which no release loses an input.
 func Run(opts Options) error {
 	if opts.Warnf == nil {
 		opts.Warnf = func(string, ...any) {}
@@ -142,7 +150,7 @@ func Run(opts Options) error {
 		defer bin.Close()
 		p, err := memprof.Convert(raws, bin, memprof.ConvertOptions{
 			LLVMRelease: opts.Write.LLVMRelease,
-			NumThreads:  1,
+			NumThreads:  len(raws), // one writer context per input; see Run
 			Workers:     jobs,
 		})
 		if err != nil {

@@ -235,9 +235,11 @@ func compareSemantically(t *testing.T, rel, mv, bin string, raws []string) {
 }
 
 // TestMultipleInputs: several raw profiles merged in canonical (sorted)
-// order equal llvm-profdata's with one writer thread. (llvm-profdata's
-// default --num-threads depends on the machine's cores, and its output on
-// the thread count; ours depends on neither.)
+// order equal llvm-profdata's with one writer context per input
+// (--num-threads=<inputs>). llvm-profdata's default thread count depends on
+// the machine's cores, and its output on the thread count; ours depends on
+// neither. With fewer contexts than inputs llvm-profdata 22 drops inputs
+// (upstream bug; see profmerge.Run), which we never do.
 func TestMultipleInputs(t *testing.T) {
 	dir := fixtures(t)
 	for _, rel := range []string{"16", "19", "22"} {
@@ -246,7 +248,12 @@ func TestMultipleInputs(t *testing.T) {
 				bin := filepath.Join(dir, "app-llvm"+rel+"-nopie")
 				raws, _ := filepath.Glob(bin + "-*.memprofraw")
 				sort.Strings(raws)
-				compareWithLLVM(t, rel, mv, bin, raws, []string{"--num-threads=1"})
+				threads := fmt.Sprintf("--num-threads=%d", len(raws))
+				if rel == "19" && (mv == "2" || mv == "3") {
+					compareLLVM19CallSiteQuirk(t, mv, bin, raws, threads)
+					return
+				}
+				compareWithLLVM(t, rel, mv, bin, raws, []string{threads})
 			})
 		}
 	}
@@ -440,5 +447,58 @@ func TestUsage(t *testing.T) {
 	stdout, _, code := runTool(t, "--help")
 	if code != 0 || !strings.Contains(stdout, "--profiled-binary") || !strings.Contains(stdout, "Examples:") {
 		t.Errorf("--help: exit %d, output %q", code, stdout)
+	}
+}
+
+// compareLLVM19CallSiteQuirk covers LLVM 19's V2/V3 writers with several
+// inputs: IndexedMemProfRecord::merge appends the other record's call sites
+// as frame lists but not their call-stack ids, so the V2/V3 output loses the
+// call sites of every input after the first for functions already seen,
+// while LLVM 19's own V0 output of the same inputs keeps them. We keep them
+// (never drop data). So: alloc sites must equal LLVM's V2/V3 output, and
+// call sites must equal LLVM's V0 output.
+func compareLLVM19CallSiteQuirk(t *testing.T, mv, bin string, raws []string, threads string) {
+	t.Helper()
+	tmp := t.TempDir()
+	llvmV, llvm0, ours := filepath.Join(tmp, "llvmV.profdata"), filepath.Join(tmp, "llvm0.profdata"), filepath.Join(tmp, "ours.profdata")
+	mustRun(t, "llvm-profdata-19", append([]string{"merge", threads, "--memprof-version=" + mv, "--profiled-binary", bin, "-o", llvmV}, raws...)...)
+	mustRun(t, "llvm-profdata-19", append([]string{"merge", threads, "--memprof-version=0", "--profiled-binary", bin, "-o", llvm0}, raws...)...)
+	if _, stderr, code := runTool(t, append([]string{"--llvm-version", "19", "--memprof-version", mv, "--profiled-binary", bin, "-o", ours}, raws...)...); code != 0 {
+		t.Fatalf("merge exited %d: %s", code, stderr)
+	}
+	open := func(p string) *instrprof.File {
+		f, err := instrprof.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	fv, f0, fo := open(llvmV), open(llvm0), open(ours)
+	type sites struct{ alloc, call string }
+	dump := func(f *instrprof.File) map[uint64]sites {
+		m := map[uint64]sites{}
+		for _, r := range f.Profile.Records {
+			var a, c strings.Builder
+			for _, s := range r.AllocSites {
+				fmt.Fprintf(&a, "%v count=%d size=%d life=%d dens=%d\n", s.CallStack, s.Info.AllocCount, s.Info.TotalSize, s.Info.TotalLifetime, s.Info.TotalLifetimeAccessDensity)
+			}
+			for _, s := range r.CallSites {
+				fmt.Fprintf(&c, "%v\n", s.Frames)
+			}
+			m[r.GUID] = sites{a.String(), c.String()}
+		}
+		return m
+	}
+	dv, d0, do := dump(fv), dump(f0), dump(fo)
+	if len(do) != len(dv) {
+		t.Fatalf("ours has %d records, llvm-profdata-19 V%s %d", len(do), mv, len(dv))
+	}
+	for g, o := range do {
+		if o.alloc != dv[g].alloc {
+			t.Errorf("record %#x: alloc sites differ from llvm-profdata-19 V%s:\nllvm:\n%s\nours:\n%s", g, mv, dv[g].alloc, o.alloc)
+		}
+		if o.call != d0[g].call {
+			t.Errorf("record %#x: call sites differ from llvm-profdata-19 V0:\nllvm:\n%s\nours:\n%s", g, d0[g].call, o.call)
+		}
 	}
 }
