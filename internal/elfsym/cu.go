@@ -9,7 +9,7 @@ import (
 // unit's tree, with its nearest subroutine ancestor.
 type subroutine struct {
 	u      *unit // unit holding the DIE (the split unit for split DWARF)
-	d      die
+	d      subDIE
 	parent int32 // index into cuState.subs, -1 for none
 }
 
@@ -98,7 +98,7 @@ func (st *cuState) buildTree(u *unit) error {
 		self := cur
 		if d.tag == tagSubprogram || d.tag == tagInlinedSubroutine {
 			idx := int32(len(st.subs))
-			st.subs = append(st.subs, subroutine{u: u, d: d, parent: cur})
+			st.subs = append(st.subs, subroutine{u: u, d: d.sub(), parent: cur})
 			self = idx
 			rs, err := u.dieRanges(&d)
 			if err == nil {
@@ -192,11 +192,11 @@ func (st *cuState) funcInfo(s *subroutine, lt *lineTable, skel *unit) *funcInfo 
 	fi = &funcInfo{}
 	type item struct {
 		u *unit
-		d die
+		d subDIE
 	}
 	// Each attribute group is searched separately, like LLVM's separate
 	// findRecursively calls.
-	find := func(pick func(*die) *attrVal, alt func(*die) *attrVal) (*unit, attrVal, bool) {
+	find := func(pick func(*subDIE) *attrVal, alt func(*subDIE) *attrVal) (*unit, attrVal, bool) {
 		work := []item{{s.u, s.d}}
 		seen := map[uint64]bool{s.d.off: true}
 		for steps := 0; len(work) > 0 && steps < 64; steps++ {
@@ -217,25 +217,25 @@ func (st *cuState) funcInfo(s *subroutine, lt *lineTable, skel *unit) *funcInfo 
 				seen[ref.val] = true
 				tu, td, ok := it.u.dieAt(ref.val)
 				if ok {
-					work = append(work, item{tu, td})
+					work = append(work, item{tu, td.sub()})
 				}
 			}
 		}
 		return nil, attrVal{}, false
 	}
 	// LLVM asks for {DW_AT_MIPS_linkage_name, DW_AT_linkage_name} in one find.
-	if u, v, ok := find(func(d *die) *attrVal { return &d.mipsLinkageName }, func(d *die) *attrVal { return &d.linkageName }); ok {
+	if u, v, ok := find(func(d *subDIE) *attrVal { return &d.mipsLinkageName }, func(d *subDIE) *attrVal { return &d.linkageName }); ok {
 		fi.linkage, fi.hasLinkage = u.str(v)
 	}
-	if u, v, ok := find(func(d *die) *attrVal { return &d.name }, nil); ok {
+	if u, v, ok := find(func(d *subDIE) *attrVal { return &d.name }, nil); ok {
 		fi.name, fi.hasName = u.str(v)
 	}
-	if _, v, ok := find(func(d *die) *attrVal { return &d.declLine }, nil); ok {
+	if _, v, ok := find(func(d *subDIE) *attrVal { return &d.declLine }, nil); ok {
 		if c, ok := v.constant(); ok {
 			fi.declLine = uint32(c)
 		}
 	}
-	if u, v, ok := find(func(d *die) *attrVal { return &d.declFile }, nil); ok {
+	if u, v, ok := find(func(d *subDIE) *attrVal { return &d.declFile }, nil); ok {
 		if c, ok := v.constant(); ok {
 			// The file index refers to the line table of the unit the
 			// attribute was found in (its skeleton for split units).

@@ -35,7 +35,6 @@ const (
 	atAddrBase         = 0x73
 	atRnglistsBase     = 0x74
 	atDWOName          = 0x76
-	atSignature        = 0x69
 	atMIPSLinkageName  = 0x2007
 	atGNUDiscriminator = 0x2136
 	atGNUDWOName       = 0x2130
@@ -347,10 +346,9 @@ func (df *dwarfFile) unitAt(off uint64) *unit {
 // attrVal is one decoded attribute value. Strings are resolved lazily
 // (str/strx) so walking DIEs does not allocate them.
 type attrVal struct {
+	val  uint64 // constant, address, reference (absolute .debug_info offset), string offset or index; for DW_FORM_string the string's .debug_info offset
 	form uint16
-	val  uint64 // constant, address, reference (absolute .debug_info offset), string offset or index
 	set  bool
-	str  string // formString only
 }
 
 // die is a decoded DIE holding only the attributes the symbolizer needs.
@@ -362,7 +360,6 @@ type die struct {
 
 	name, linkageName, mipsLinkageName attrVal
 	abstractOrigin, specification      attrVal
-	signature                          attrVal
 	declFile, declLine                 attrVal
 	callFile, callLine, callColumn     attrVal
 	discriminator                      attrVal
@@ -386,8 +383,6 @@ func (d *die) slot(at uint16) *attrVal {
 		return &d.abstractOrigin
 	case atSpecification:
 		return &d.specification
-	case atSignature:
-		return &d.signature
 	case atDeclFile:
 		return &d.declFile
 	case atDeclLine:
@@ -475,11 +470,8 @@ func (u *unit) readDIE(b *buf, d *die) (ok bool) {
 		case formData8:
 			v.val = b.u64()
 		case formString:
-			if s := u.slotFor(d, aa.attr); s != nil {
-				v.str = b.cstring()
-			} else {
-				b.skipCString()
-			}
+			v.val = b.off
+			b.skipCString()
 		case formBlock, formExprloc:
 			b.skip(b.uleb())
 		case formBlock1:
@@ -547,8 +539,6 @@ func (u *unit) readDIE(b *buf, d *die) (ok bool) {
 	return b.err == nil
 }
 
-func (u *unit) slotFor(d *die, at uint16) *attrVal { return d.slot(at) }
-
 func isRefForm(f uint16) bool {
 	switch f {
 	case formRef1, formRef2, formRef4, formRef8, formRefUdata, formRefAddr:
@@ -594,7 +584,7 @@ func (u *unit) str(v attrVal) (string, bool) {
 	sec := &u.df.sec
 	switch v.form {
 	case formString:
-		return v.str, true
+		return cstringAt(sec.info, v.val)
 	case formStrp:
 		return cstringAt(sec.str, v.val)
 	case formLineStrp:
@@ -702,4 +692,26 @@ func (u *unit) readUnitDIE() error {
 		u.baseAddr, u.hasBaseAddr = a, true
 	}
 	return nil
+}
+
+// subDIE is the part of a subroutine DIE kept after the tree walk.
+type subDIE struct {
+	off                                uint64
+	tag                                uint16
+	name, linkageName, mipsLinkageName attrVal
+	abstractOrigin, specification      attrVal
+	declFile, declLine                 attrVal
+	callFile, callLine, callColumn     attrVal
+	discriminator, lowPC               attrVal
+}
+
+func (d *die) sub() subDIE {
+	return subDIE{
+		off: d.off, tag: d.tag,
+		name: d.name, linkageName: d.linkageName, mipsLinkageName: d.mipsLinkageName,
+		abstractOrigin: d.abstractOrigin, specification: d.specification,
+		declFile: d.declFile, declLine: d.declLine,
+		callFile: d.callFile, callLine: d.callLine, callColumn: d.callColumn,
+		discriminator: d.discriminator, lowPC: d.lowPC,
+	}
 }

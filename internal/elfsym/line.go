@@ -261,9 +261,10 @@ func (lt *lineTable) parseEntriesV5(u *unit, b *buf, dirs bool) {
 			var v attrVal
 			v.set = true
 			v.form = uint16(min(p.form, 0xffff))
+			inline := ""
 			switch p.form {
 			case formString:
-				v.str = b.cstring()
+				inline = b.cstring()
 			case formLineStrp, formStrp:
 				v.val = b.uintN(u.offSize)
 			case formStrx, formUdata:
@@ -288,8 +289,11 @@ func (lt *lineTable) parseEntriesV5(u *unit, b *buf, dirs bool) {
 			}
 			switch p.ct {
 			case lnctPath:
-				s, _ := u.str(v)
-				f.name = s
+				if p.form == formString {
+					f.name = inline
+				} else {
+					f.name, _ = u.str(v)
+				}
 			case lnctDirectoryIndex:
 				f.dirIdx = v.val
 			}
