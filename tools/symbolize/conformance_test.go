@@ -28,7 +28,7 @@ var coreFlagSets = func() [][]string {
 }()
 
 // extraFlagSets cover the remaining output-changing options; they run on
-// a few fixtures only, to keep the test short.
+// half of the fixtures (-O2 PIE and -O0 non-PIE), to keep the test short.
 var extraFlagSets = [][]string{
 	[]string{"--functions=short"},
 	[]string{"--functions=none", "--output-style=GNU"},
@@ -55,7 +55,7 @@ func TestConformance(t *testing.T) {
 		addrs := probeAddresses(t, fx.path)
 		t.Run(fx.name, func(t *testing.T) {
 			sets := coreFlagSets
-			if strings.Contains(fx.name, "-O2-") {
+			if strings.Contains(fx.name, "-O2-pie") || strings.Contains(fx.name, "-O0-nopie") {
 				sets = append(sets[:len(sets):len(sets)], extraFlagSets...)
 			}
 			for _, flags := range sets {

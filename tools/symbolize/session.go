@@ -50,13 +50,16 @@ type session struct {
 	modules map[string]*module
 	failed  error
 	warned  map[string]bool
+	// demangled caches demangleName results.
+	demangled map[string]string
 }
 
 func newSession(c *config, out *bufio.Writer, rep *cli.Reporter) *session {
 	return &session{
 		c: c, out: out, rep: rep,
-		modules: map[string]*module{},
-		warned:  map[string]bool{},
+		modules:   map[string]*module{},
+		warned:    map[string]bool{},
+		demangled: map[string]string{},
 		p: &printer{
 			w: out, style: c.style, pretty: c.pretty, verbose: c.verbose,
 			printAddr: c.addresses, printFunc: c.functions != fnNone,
@@ -377,8 +380,21 @@ func (s *session) overrideFromSymtab(m *module, addr uint64, li *lineInfo) {
 
 func (s *session) demangle(li *lineInfo) {
 	if s.c.demangle && li.FunctionName != badString {
-		li.FunctionName = demangleName(li.FunctionName)
+		li.FunctionName = s.demangleCached(li.FunctionName)
 	}
+}
+
+// demangleCached memoizes demangleName: a run asks for the same few
+// thousand names over and over.
+func (s *session) demangleCached(name string) string {
+	if d, ok := s.demangled[name]; ok {
+		return d
+	}
+	d := demangleName(name)
+	if len(s.demangled) < 1<<20 {
+		s.demangled[name] = d
+	}
+	return d
 }
 
 // symbolizeInlined is LLVMSymbolizer::symbolizeInlinedCode.
@@ -410,7 +426,7 @@ func (s *session) symbolizeData(m *module, addr uint64) global {
 		g.DeclFile = m.syms.fileOf(sym)
 	}
 	if s.c.demangle && g.Name != badString {
-		g.Name = demangleName(g.Name)
+		g.Name = s.demangleCached(g.Name)
 	}
 	return g
 }
