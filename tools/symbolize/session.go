@@ -123,7 +123,7 @@ func (m *module) open(s *session) error {
 		DWARFOnly:            true,
 		DWPFile:              s.c.dwp,
 		DebugFileDirectories: s.c.debugDirs,
-		Warn:                 func(msg string) { s.warnOnce(m.name+msg, "%s: %s", m.name, msg) },
+		Warn:                 func(msg string) { s.warnOnce(m.name+msg, "%s", msg) },
 	}
 	m.bin, err = openBinary(m.name, opts)
 	return err
