@@ -212,7 +212,8 @@ type readerResult struct {
 	recIndex   map[uint64]int
 	frames     []Frame
 	callStacks [][]Frame
-	stacks     int // NumStackOffsets: stacks kept after symbolization
+	csKeys     []string // frameKey of each call stack
+	stacks     int      // NumStackOffsets: stacks kept after symbolization
 	raw        *RawProfile
 }
 
@@ -363,6 +364,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 		if !csSeen[key] {
 			csSeen[key] = true
 			r.callStacks = append(r.callStacks, fs)
+			r.csKeys = append(r.csKeys, key)
 		}
 	}
 	type callSites struct {
@@ -381,7 +383,11 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 			}
 			continue // every PC discarded: LLVM erases the MIB too
 		}
-		var stack []Frame
+		n := 0
+		for _, pc := range in.Stacks[mib.StackID] {
+			n += len(infos[pcIndex[pc]].frames)
+		}
+		stack := make([]Frame, 0, n)
 		first := true
 		for _, pc := range in.Stacks[mib.StackID] {
 			k := pcIndex[pc]
@@ -509,6 +515,7 @@ type writerContext struct {
 	frameSeen  map[Frame]bool
 	frameRuns  [][]Frame
 	callStacks [][]Frame
+	csKeys     []string
 	csSeen     map[string]bool
 	csRuns     [][][]Frame
 	loaded     int
@@ -529,12 +536,13 @@ func (w *writerContext) addFrames(fs []Frame) {
 	}
 }
 
-func (w *writerContext) addCallStacks(css [][]Frame) {
-	for _, cs := range css {
-		k := frameKey(cs)
+func (w *writerContext) addCallStacks(css [][]Frame, keys []string) {
+	for i, cs := range css {
+		k := keys[i]
 		if !w.csSeen[k] {
 			w.csSeen[k] = true
 			w.callStacks = append(w.callStacks, cs)
+			w.csKeys = append(w.csKeys, k)
 		}
 	}
 }
@@ -572,7 +580,7 @@ func (w *writerContext) load(r *readerResult, release int) {
 		return
 	}
 	w.addFrames(r.frames)
-	w.addCallStacks(r.callStacks)
+	w.addCallStacks(r.callStacks, r.csKeys)
 	w.frameRuns = append(w.frameRuns, r.frames)
 	w.csRuns = append(w.csRuns, r.callStacks)
 	for _, rec := range r.records {
@@ -583,7 +591,7 @@ func (w *writerContext) load(r *readerResult, release int) {
 // merge is mergeWriterContexts(dst=w, src).
 func (w *writerContext) merge(src *writerContext, release int) {
 	w.addFrames(src.frames)
-	w.addCallStacks(src.callStacks)
+	w.addCallStacks(src.callStacks, src.csKeys)
 	w.frameRuns = append(w.frameRuns, src.frameRuns...)
 	w.csRuns = append(w.csRuns, src.csRuns...)
 	for _, rec := range src.records {
