@@ -65,6 +65,6 @@ pgo_tools_source_key() {
 # PGO_BAZEL_STARTUP (array-free: a string of options without spaces inside values).
 pgo_bazel() {
   # shellcheck disable=SC2086
-  HOME=$PGO_OUT/home bazel --output_user_root="$PGO_OUT/root" --bazelrc="$PGO_OUT/offline.bazelrc" \
+  HOME=$PGO_OUT/home bazel --output_user_root="${PGO_OUTPUT_USER_ROOT:-$PGO_OUT/root}" --bazelrc="$PGO_OUT/offline.bazelrc" \
     ${PGO_BAZEL_STARTUP:-} "$@"
 }
