@@ -83,10 +83,13 @@ func (st *cuState) buildTree(u *unit) error {
 			b.errorf("too many DIEs")
 			break
 		}
-		if !u.readDIE(&b, &d) {
-			if b.err != nil {
-				break
-			}
+		// Peek at the abbreviation: only subroutines are decoded.
+		start := b.off
+		a, ok := u.skipDIE(&b)
+		if !ok {
+			break
+		}
+		if a == nil {
 			// End of a sibling list.
 			if len(stack) == 0 {
 				break
@@ -96,7 +99,11 @@ func (st *cuState) buildTree(u *unit) error {
 			continue
 		}
 		self := cur
-		if d.tag == tagSubprogram || d.tag == tagInlinedSubroutine {
+		if a.tag == tagSubprogram || a.tag == tagInlinedSubroutine {
+			b.off = start
+			if !u.readDIE(&b, &d) {
+				break
+			}
 			idx := int32(len(st.subs))
 			st.subs = append(st.subs, subroutine{u: u, d: d.sub(), parent: cur})
 			self = idx
@@ -107,11 +114,11 @@ func (st *cuState) buildTree(u *unit) error {
 				}
 			}
 		}
-		if d.hasChildren {
+		if a.children {
 			stack = append(stack, cur)
 			cur = self
 		}
-		if len(stack) == 0 && d.off == u.dieOff && !d.hasChildren {
+		if len(stack) == 0 && start == u.dieOff && !a.children {
 			break
 		}
 	}

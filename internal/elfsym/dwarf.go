@@ -142,11 +142,51 @@ type abbrev struct {
 	tag      uint16
 	children bool
 	attrs    []abbrevAttr
+	// fixed is the byte size of the attribute values when every form has
+	// a fixed size for the table's sizes key, else -1.
+	fixed int32
 }
 
 type abbrevTable struct {
 	dense []abbrev          // code-1 indexed when codes are 1..n in order
 	other map[uint64]abbrev // remaining codes
+	key   sizesKey          // sizes the fixed values were computed for
+}
+
+// sizesKey is what fixed attribute sizes depend on.
+type sizesKey struct {
+	addrSize, offSize uint8
+	v2                bool
+}
+
+// formSize returns the size of a fixed-size form, or -1.
+func formSize(form uint16, k sizesKey) int {
+	switch form {
+	case formAddr:
+		return int(k.addrSize)
+	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
+		return 1
+	case formData2, formRef2, formStrx2, formAddrx2:
+		return 2
+	case formStrx3, formAddrx3:
+		return 3
+	case formData4, formRef4, formStrx4, formAddrx4, formRefSup4:
+		return 4
+	case formData8, formRef8, formRefSig8, formRefSup8:
+		return 8
+	case formData16:
+		return 16
+	case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNURefAlt, formGNUStrpAlt:
+		return int(k.offSize)
+	case formRefAddr:
+		if k.v2 {
+			return int(k.addrSize)
+		}
+		return int(k.offSize)
+	case formFlagPresent, formImplicitConst:
+		return 0
+	}
+	return -1
 }
 
 func (t *abbrevTable) get(code uint64) (*abbrev, bool) {
@@ -160,14 +200,14 @@ func (t *abbrevTable) get(code uint64) (*abbrev, bool) {
 	return &a, true
 }
 
-func (df *dwarfFile) abbrevTable(off uint64) (*abbrevTable, error) {
+func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error) {
 	df.abbrevMu.Lock()
 	defer df.abbrevMu.Unlock()
 	if t, ok := df.abbrevs[off]; ok {
 		return t, nil
 	}
 	b := makeBuf(df.file, df.secName(".debug_abbrev"), df.sec.abbrev, off, df.order)
-	t := &abbrevTable{}
+	t := &abbrevTable{key: key}
 	for b.err == nil {
 		code := b.uleb()
 		if code == 0 {
@@ -187,6 +227,15 @@ func (df *dwarfFile) abbrevTable(off uint64) (*abbrevTable, error) {
 				aa.implicit = b.sleb()
 			}
 			a.attrs = append(a.attrs, aa)
+		}
+		a.fixed = 0
+		for _, aa := range a.attrs {
+			n := formSize(aa.form, key)
+			if n < 0 {
+				a.fixed = -1
+				break
+			}
+			a.fixed += int32(n)
 		}
 		if code == uint64(len(t.dense))+1 && t.other == nil {
 			t.dense = append(t.dense, a)
@@ -317,12 +366,72 @@ func (df *dwarfFile) parseUnitHeader(b *buf) (*unit, error) {
 	if df.abbrevAdj != nil {
 		abbrevOff += df.abbrevAdj(u.off)
 	}
-	t, err := df.abbrevTable(abbrevOff)
+	t, err := df.abbrevTable(abbrevOff, u.sizes())
 	if err != nil {
 		return nil, err
 	}
 	u.abbrevs = t
 	return u, nil
+}
+
+func (u *unit) sizes() sizesKey {
+	return sizesKey{addrSize: u.addrSize, offSize: u.offSize, v2: u.version <= 2}
+}
+
+// skipDIE advances b past the DIE at b.off without decoding its values.
+// It returns the abbreviation (nil at the end of a sibling list).
+func (u *unit) skipDIE(b *buf) (*abbrev, bool) {
+	start := b.off
+	code := b.uleb()
+	if b.err != nil {
+		return nil, false
+	}
+	if code == 0 {
+		return nil, true
+	}
+	a, found := u.abbrevs.get(code)
+	if !found {
+		b.fail(start, fmt.Sprintf("unknown abbreviation code %d", code))
+		return nil, false
+	}
+	if a.fixed >= 0 && u.abbrevs.key == u.sizes() {
+		b.skip(uint64(a.fixed))
+		return a, b.err == nil
+	}
+	k := u.sizes()
+	for i := range a.attrs {
+		form := a.attrs[i].form
+		for depth := 0; form == formIndirect; depth++ {
+			f := b.uleb()
+			if depth > 4 || f > 0xffff {
+				b.errorf("bad DW_FORM_indirect")
+				return nil, false
+			}
+			form = uint16(f)
+		}
+		if n := formSize(form, k); n >= 0 {
+			b.skip(uint64(n))
+			continue
+		}
+		switch form {
+		case formString:
+			b.skipCString()
+		case formBlock, formExprloc:
+			b.skip(b.uleb())
+		case formBlock1:
+			b.skip(uint64(b.u8()))
+		case formBlock2:
+			b.skip(uint64(b.u16()))
+		case formBlock4:
+			b.skip(uint64(b.u32()))
+		case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
+			b.uleb()
+		default:
+			b.errorf("unknown attribute form %#x", form)
+			return nil, false
+		}
+	}
+	return a, b.err == nil
 }
 
 // isCompile reports whether the unit holds code (not a type unit).
