@@ -3,7 +3,9 @@ package memprof
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -137,4 +139,58 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return "(no difference)"
+}
+
+// TestShowRewrittenRaw re-encodes generated profiles with WriteRaw in other
+// raw versions (v3 and v4 for LLVM 19; v3, v4, v5 for LLVM 22) and checks
+// llvm-profdata reads our files exactly as we do.
+func TestShowRewrittenRaw(t *testing.T) {
+	for _, release := range []int{19, 22} {
+		versions := []uint64{3, 4}
+		if release == 22 {
+			versions = append(versions, 5)
+		}
+		for _, src := range []string{"app-llvm%d-nopie-dump.memprofraw", "hist-llvm%d.memprofraw"} {
+			for _, v := range versions {
+				src := fmt.Sprintf(src, release)
+				t.Run(fmt.Sprintf("llvm%d/%s/v%d", release, src, v), func(t *testing.T) {
+					tool := requireTool(t, fmt.Sprintf("llvm-profdata-%d", release))
+					bin := fixture(t, strings.Replace(strings.TrimSuffix(src, ".memprofraw"), "-dump", "", 1))
+					raw, err := OpenRaw(fixture(t, src))
+					if err != nil {
+						t.Fatal(err)
+					}
+					var buf bytes.Buffer
+					if err := raw.WriteRaw(&buf, v); err != nil {
+						t.Fatal(err)
+					}
+					path := filepath.Join(t.TempDir(), "rewritten.memprofraw")
+					if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					want, err := exec.Command(tool, "show", "--memory", path, "--profiled-binary", bin).Output()
+					if err != nil {
+						t.Fatalf("%s on our v%d file: %v", tool, v, err)
+					}
+					again, err := OpenRaw(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b, err := elfsym.Open(bin, &elfsym.Options{DWARFOnly: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer b.Close()
+					var got bytes.Buffer
+					if err := ShowRaw(&got, again, b, ConvertOptions{LLVMRelease: release}); err != nil {
+						t.Fatal(err)
+					}
+					w, g := maskHistogramPointers(string(want)), maskHistogramPointers(got.String())
+					if w != g {
+						t.Errorf("show text differs from %s:\n%s", tool, lineDiff(w, g))
+					}
+				})
+			}
+		}
+	}
 }
