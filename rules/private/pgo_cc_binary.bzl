@@ -56,6 +56,13 @@ _pgo_cc_binary = rule(
     }, **ALLOWLIST_ATTRS),
 )
 
+def _absolute(value):
+    # The label_flag value must not be re-resolved inside @rules_pgo. Bazel 7+ has
+    # native.package_relative_label (canonical "@@repo//..." strings, bzlmod-safe).
+    if hasattr(native, "package_relative_label"):
+        return str(native.package_relative_label(value))
+    return absolutize_label(value, native.repository_name(), native.package_name())
+
 def pgo_cc_binary(name, binary, memprof_profile = None, sample_profile = None, instr_profile = None, copts = [], **kwargs):
     """`binary` (a cc_binary) and all its cc_library deps recompiled in -c opt with the profiles.
 
@@ -77,7 +84,7 @@ def pgo_cc_binary(name, binary, memprof_profile = None, sample_profile = None, i
     _pgo_cc_binary(
         name = name,
         binary = binary,
-        memprof_profile = absolutize_label(memprof_profile, native.repository_name(), native.package_name()) if memprof_profile else "",
+        memprof_profile = _absolute(memprof_profile) if memprof_profile else "",
         copts = copts,
         **kwargs
     )

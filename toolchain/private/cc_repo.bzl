@@ -5,8 +5,12 @@ Use it with --crosstool_top=@<name>//:toolchain --host_crosstool_top=@<name>//:t
 (Bazel 4.2.3, legacy toolchain selection) or register @<name>//:cc_toolchain (platforms)."""
 
 def _abs(label):
-    # "@repo//pkg:name", also for the main repository ("@//pkg:name"): generated BUILD files
-    # live in another repository, where "//pkg:name" would mean that repository.
+    # An absolute label string: generated BUILD files live in another repository, where
+    # "//pkg:name" would mean that repository. Bazel 6+ prints "@@canonical//..." (valid from
+    # any repository under bzlmod); 4.2.3 prints "@repo//..." or, for the main one, "//...".
+    s = str(label)
+    if s.startswith("@"):
+        return s
     return "@%s//%s:%s" % (label.workspace_name, label.package, label.name)
 
 _CPU = {"x86_64": "k8", "amd64": "k8", "aarch64": "aarch64", "arm64": "aarch64"}

@@ -11,8 +11,12 @@ pgo_toolchains_repository writes the toolchain() targets (one per platform) so t
 selected platform's tools are fetched."""
 
 def _abs(label):
-    # "@repo//pkg:name", also for the main repository ("@//pkg:name"): generated BUILD files
-    # live in another repository, where "//pkg:name" would mean that repository.
+    # An absolute label string: generated BUILD files live in another repository, where
+    # "//pkg:name" would mean that repository. Bazel 6+ prints "@@canonical//..." (valid from
+    # any repository under bzlmod); 4.2.3 prints "@repo//..." or, for the main one, "//...".
+    s = str(label)
+    if s.startswith("@"):
+        return s
     return "@%s//%s:%s" % (label.workspace_name, label.package, label.name)
 
 _TOOLS = ["merge", "symbolize"]
