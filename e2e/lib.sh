@@ -19,7 +19,6 @@ pgo_setup_offline() {
   local mock=/usr/src/bazel-bootstrap/mock_repos
   command -v bazel > /dev/null || _pgo_die "bazel not found: apt-get install bazel-bootstrap (bash .ci/install)"
   [ -d "$mock/rules_cc" ] || _pgo_die "$mock missing: apt-get install bazel-bootstrap-source (bash .ci/install)"
-  [ -f /usr/share/bazel/tools/skylib/WORKSPACE ] || _pgo_die "Debian's skylib missing: apt-get install bazel-skylib"
   mkdir -p "$PGO_OUT/standins/remote_coverage_tools" "$PGO_OUT/home"
   local cov=$PGO_OUT/standins/remote_coverage_tools
   cat > "$cov/WORKSPACE" <<'EOW'
@@ -42,7 +41,10 @@ EOB
       echo "$cmd --override_repository=rules_cc=$mock/rules_cc"
       echo "$cmd --override_repository=rules_java=$mock/rules_java"
       echo "$cmd --override_repository=remote_coverage_tools=$cov"
-      echo "$cmd --override_repository=bazel_skylib=/usr/share/bazel/tools/skylib"
+      # Debian's skylib (apt-get install bazel-skylib): only //rules/tests needs it.
+      if [ -f /usr/share/bazel/tools/skylib/WORKSPACE ]; then
+        echo "$cmd --override_repository=bazel_skylib=/usr/share/bazel/tools/skylib"
+      fi
     done
     for cmd in build test run aquery cquery fetch info sync; do
       echo "$cmd --repo_env=GOCACHE=$gocache --repo_env=GOMODCACHE=$gomodcache --repo_env=GOPROXY=off"
