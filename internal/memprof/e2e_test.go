@@ -86,13 +86,6 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 			}
 			name := fmt.Sprintf("llvm%d/%d-inputs-j%d-v%d/%s", release, len(inputs), c.threads, c.version, filepath.Base(inputs[0]))
 			t.Run(name, func(t *testing.T) {
-				if release == 19 && len(inputs) > 1 && os.Getenv("MEMPROF_TEST_FRAME_RUNS") == "" {
-					// LLVM 19 copies each input's DenseMap into the writer;
-					// reproducing that needs the writer to honour
-					// Profile.FrameRuns/CallStackRuns (verified with a patched
-					// instrprof; set MEMPROF_TEST_FRAME_RUNS=1 once it does).
-					t.Skip("SKIP: instrprof does not use Profile.FrameRuns yet")
-				}
 				tool := fmt.Sprintf("llvm-profdata-%d", release)
 				if _, err := exec.LookPath(tool); err != nil {
 					if os.Getenv("CI") == "true" {
