@@ -11,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/../../e2e/lib.sh"
 pgo_setup_offline
 cd "$here"
+# Stop this workspace's Bazel server on exit (set PGO_KEEP_SERVER=1 to keep it for re-runs).
+[ -n "${PGO_KEEP_SERVER:-}" ] || trap 'pgo_bazel shutdown 2> /dev/null || true' EXIT
 
 step() { printf '\n== %s\n' "$*"; }
 
