@@ -50,3 +50,22 @@ pgo_toolchain = rule(
         ),
     },
 )
+
+def _resolved_impl(ctx):
+    tc = ctx.toolchains[str(Label("//toolchain:toolchain_type"))]
+    pgo = tc.pgo
+    return [
+        DefaultInfo(files = depset([pgo.merge, pgo.symbolize])),
+        platform_common.TemplateVariableInfo({
+            "PGO_MERGE": pgo.merge.path,
+            "PGO_SYMBOLIZE": pgo.symbolize.path,
+            "PGO_LLVM_VERSION": str(pgo.llvm_version),
+        }),
+    ]
+
+resolved_toolchain = rule(
+    implementation = _resolved_impl,
+    toolchains = [str(Label("//toolchain:toolchain_type"))],
+    doc = "The resolved pgo toolchain for genrules: toolchains = [\"@rules_pgo//toolchain:resolved_toolchain\"], " +
+          "tools = [the same label], then $(PGO_MERGE), $(PGO_SYMBOLIZE), $(PGO_LLVM_VERSION) (bazel#14009 workaround).",
+)
