@@ -444,15 +444,13 @@ func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
 		b.warn(fmt.Sprintf("tree%p", u), st.treeErr.Error())
 	}
 	lt := st.lt
-	var chain []*subroutine
+	var chain []int32
 	for i := st.subroutineFor(addr); i >= 0 && len(chain) < len(st.subs); {
-		s := &st.subs[i]
-		if s.d.tag == tagSubprogram {
-			chain = append(chain, s)
+		chain = append(chain, i)
+		if st.subs[i].tag == tagSubprogram {
 			break
 		}
-		chain = append(chain, s)
-		i = s.parent
+		i = st.subs[i].parent
 	}
 	if len(chain) == 0 {
 		var f Frame
@@ -471,9 +469,9 @@ func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
 		return []Frame{f}, nil
 	}
 	frames = make([]Frame, len(chain))
-	var callFile, callLine, callCol, callDisc uint64
-	for i, s := range chain {
-		fi := st.funcInfo(s, lt, u)
+	var caller *subInfo
+	for i, si := range chain {
+		fi := st.info(si, u)
 		f := &frames[i]
 		f.Name = fi.name
 		f.LinkageName = fi.linkage
@@ -482,26 +480,20 @@ func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
 		}
 		f.StartLine = fi.declLine
 		f.StartFile = fi.declFile
-		if a, ok := s.u.addr(s.d.lowPC); ok {
-			f.StartAddress = a
-		}
+		f.StartAddress = fi.lowPC
 		f.Inlined = i != len(chain)-1
 		if i == 0 {
 			if lt != nil {
 				lt.rowFrame(addr, f)
 			}
 		} else {
+			// The callee's call-site attributes locate this frame.
 			if lt != nil {
-				f.File, _ = lt.fileName(callFile)
+				f.File, _ = lt.fileName(caller.callFile)
 			}
-			f.Line, f.Column, f.Discriminator = uint32(callLine), uint32(callCol), uint32(callDisc)
+			f.Line, f.Column, f.Discriminator = uint32(caller.callLine), uint32(caller.callCol), uint32(caller.callDisc)
 		}
-		if i+1 < len(chain) {
-			callFile, _ = s.d.callFile.constant()
-			callLine, _ = s.d.callLine.constant()
-			callCol, _ = s.d.callColumn.constant()
-			callDisc, _ = s.d.discriminator.constant()
-		}
+		caller = fi
 	}
 	return frames, nil
 }

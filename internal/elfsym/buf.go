@@ -1,6 +1,7 @@
 package elfsym
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 )
@@ -118,6 +119,12 @@ func (b *buf) uintN(n uint8) uint64 {
 }
 
 func (b *buf) uleb() uint64 {
+	// Fast path: one byte.
+	if b.off < uint64(len(b.data)) && b.data[b.off] < 0x80 && b.err == nil {
+		c := b.data[b.off]
+		b.off++
+		return uint64(c)
+	}
 	var v uint64
 	var shift uint
 	for {
@@ -187,9 +194,9 @@ func (b *buf) skipCString() {
 	if b.err != nil {
 		return
 	}
-	for i := b.off; i < uint64(len(b.data)); i++ {
-		if b.data[i] == 0 {
-			b.off = i + 1
+	if b.off < uint64(len(b.data)) {
+		if n := bytes.IndexByte(b.data[b.off:], 0); n >= 0 {
+			b.off += uint64(n) + 1
 			return
 		}
 	}
@@ -215,10 +222,9 @@ func cstringAt(data []byte, off uint64) (string, bool) {
 	if off >= uint64(len(data)) {
 		return "", false
 	}
-	for i := off; i < uint64(len(data)); i++ {
-		if data[i] == 0 {
-			return string(data[off:i]), true
-		}
+	n := bytes.IndexByte(data[off:], 0)
+	if n < 0 {
+		return "", false
 	}
-	return "", false
+	return string(data[off : off+uint64(n)]), true
 }

@@ -2,15 +2,30 @@ package elfsym
 
 import (
 	"fmt"
-	"sync"
+	"sync/atomic"
 )
 
 // subroutine is a DW_TAG_subprogram or DW_TAG_inlined_subroutine DIE of a
-// unit's tree, with its nearest subroutine ancestor.
+// unit's tree, with its nearest subroutine ancestor. Attributes are decoded
+// again from the section when an address needs them, then cached.
 type subroutine struct {
-	u      *unit // unit holding the DIE (the split unit for split DWARF)
-	d      subDIE
+	off    uint64
 	parent int32 // index into cuState.subs, -1 for none
+	tag    uint16
+	info   atomic.Pointer[subInfo]
+}
+
+// subInfo is what a frame needs from a subroutine DIE: names and decl
+// attributes found through DW_AT_abstract_origin / DW_AT_specification (as
+// LLVM's findRecursively), its DW_AT_low_pc and its call-site attributes.
+type subInfo struct {
+	name, linkage       string
+	hasName, hasLinkage bool
+	declLine            uint32
+	declFile            string
+	lowPC               uint64
+	callFile, callLine  uint64
+	callCol, callDisc   uint64
 }
 
 // amEntry maps [lo, hi) to a subroutine, as LLVM's DWARFUnit::AddrDieMap.
@@ -23,34 +38,17 @@ type amEntry struct {
 type cuState struct {
 	lt      *lineTable // nil when the unit has no line table
 	ltErr   error
+	tu      *unit // unit holding the DIE tree (the split unit for split DWARF)
 	subs    []subroutine
 	addrs   []amEntry // sorted by lo
 	treeErr error
-
-	mu    sync.Mutex
-	names map[nameKey]*funcInfo
-}
-
-type nameKey struct {
-	df  *dwarfFile
-	off uint64
-}
-
-// funcInfo is what findRecursively yields for a subroutine DIE.
-type funcInfo struct {
-	name, linkage       string
-	hasName, hasLinkage bool
-	declLine            uint32
-	declFile            string
 }
 
 // load builds (once) the unit's line table and subroutine map.
 func (u *unit) load() (*cuState, error) {
 	u.once.Do(func() {
-		st := &cuState{names: make(map[nameKey]*funcInfo)}
-		if u.hasStmtList {
-			st.lt, st.ltErr = u.parseLineTable(u.stmtList)
-		}
+		st := &cuState{}
+		st.lt, st.ltErr = u.lineTable()
 		tu := u
 		if u.hasDWOName && u.hasDWOID {
 			if s, err := u.splitUnit(); err == nil && s != nil {
@@ -59,6 +57,7 @@ func (u *unit) load() (*cuState, error) {
 				st.treeErr = err
 			}
 		}
+		st.tu = tu
 		if st.treeErr == nil {
 			st.treeErr = st.buildTree(tu)
 		}
@@ -76,6 +75,7 @@ func (st *cuState) buildTree(u *unit) error {
 	// Stack of nearest subroutine index for each open DIE with children.
 	stack := make([]int32, 0, 32)
 	cur := int32(-1)
+	var m amap
 	var d die
 	maxDIEs := int(u.end-u.dieOff) + 1
 	for n := 0; b.remaining() > 0; n++ {
@@ -101,16 +101,16 @@ func (st *cuState) buildTree(u *unit) error {
 		self := cur
 		if a.tag == tagSubprogram || a.tag == tagInlinedSubroutine {
 			b.off = start
-			if !u.readDIE(&b, &d) {
+			if !u.readRangeAttrs(&b, &d) {
 				break
 			}
 			idx := int32(len(st.subs))
-			st.subs = append(st.subs, subroutine{u: u, d: d.sub(), parent: cur})
+			st.subs = append(st.subs, subroutine{off: start, parent: cur, tag: a.tag})
 			self = idx
 			rs, err := u.dieRanges(&d)
 			if err == nil {
 				for _, r := range rs {
-					st.insert(r, idx)
+					m.insert(r, idx)
 				}
 			}
 		}
@@ -122,54 +122,91 @@ func (st *cuState) buildTree(u *unit) error {
 			break
 		}
 	}
+	st.addrs = m.flatten()
 	return b.err
 }
 
-// insert adds [r.lo, r.hi) -> sub following LLVM's AddrDieMap update.
-func (st *cuState) insert(r addrRange, sub int32) {
+// amap is an ordered map from range start to amEntry, kept as a list of
+// sorted blocks so inserting in the middle moves at most one block.
+type amap struct {
+	blocks [][]amEntry
+}
+
+const amapBlock = 64
+
+// findLE returns the position of the last entry with lo <= x.
+func (m *amap) findLE(x uint64) (bi, ei int, ok bool) {
+	bs := m.blocks
+	bi = upperBound(len(bs), func(i int) bool { return x < bs[i][0].lo }) - 1
+	if bi < 0 {
+		return 0, 0, false
+	}
+	blk := bs[bi]
+	ei = upperBound(len(blk), func(i int) bool { return x < blk[i].lo }) - 1
+	return bi, ei, true
+}
+
+// put sets map[e.lo] = e.
+func (m *amap) put(e amEntry) {
+	if len(m.blocks) == 0 {
+		m.blocks = append(m.blocks, []amEntry{e})
+		return
+	}
+	bi, ei, ok := m.findLE(e.lo)
+	if ok && m.blocks[bi][ei].lo == e.lo {
+		m.blocks[bi][ei] = e
+		return
+	}
+	if !ok {
+		bi, ei = 0, -1
+	}
+	blk := append(m.blocks[bi], amEntry{})
+	copy(blk[ei+2:], blk[ei+1:])
+	blk[ei+1] = e
+	m.blocks[bi] = blk
+	if len(blk) >= 2*amapBlock {
+		// Split; the halves get their own arrays.
+		lo := append([]amEntry(nil), blk[:amapBlock]...)
+		hi := append([]amEntry(nil), blk[amapBlock:]...)
+		m.blocks = append(m.blocks, nil)
+		copy(m.blocks[bi+2:], m.blocks[bi+1:])
+		m.blocks[bi], m.blocks[bi+1] = lo, hi
+	}
+}
+
+// insert adds [r.lo, r.hi) -> sub following LLVM's
+// DWARFUnit::updateAddressDieMap: a range starting inside an existing one
+// splits it (parents are inserted before their children).
+func (m *amap) insert(r addrRange, sub int32) {
 	if r.lo == r.hi {
 		return
 	}
-	m := st.addrs
-	// b = upper_bound(lo) - 1: the last entry with key <= lo.
-	ub := upperBound(len(m), func(i int) bool { return r.lo < m[i].lo })
-	if ub > 0 && r.lo < m[ub-1].hi {
-		prev := m[ub-1]
-		if r.hi < prev.hi {
-			st.put(amEntry{lo: r.hi, hi: prev.hi, sub: prev.sub})
-		}
-		if r.lo > prev.lo {
-			i := st.find(prev.lo)
-			st.addrs[i].hi = r.lo
+	if bi, ei, ok := m.findLE(r.lo); ok {
+		prev := m.blocks[bi][ei]
+		if r.lo < prev.hi {
+			if r.hi < prev.hi {
+				m.put(amEntry{lo: r.hi, hi: prev.hi, sub: prev.sub})
+			}
+			if r.lo > prev.lo {
+				// put may have moved prev; find it again.
+				bi, ei, _ = m.findLE(prev.lo)
+				m.blocks[bi][ei].hi = r.lo
+			}
 		}
 	}
-	st.put(amEntry{lo: r.lo, hi: r.hi, sub: sub})
+	m.put(amEntry{lo: r.lo, hi: r.hi, sub: sub})
 }
 
-// find returns the index of the entry keyed lo (which must exist).
-func (st *cuState) find(lo uint64) int {
-	m := st.addrs
-	i := upperBound(len(m), func(i int) bool { return lo < m[i].lo }) - 1
-	return i
-}
-
-// put sets map[e.lo] = e, inserting or overwriting.
-func (st *cuState) put(e amEntry) {
-	m := st.addrs
-	n := len(m)
-	if n == 0 || m[n-1].lo < e.lo {
-		st.addrs = append(m, e)
-		return
+func (m *amap) flatten() []amEntry {
+	n := 0
+	for _, b := range m.blocks {
+		n += len(b)
 	}
-	i := upperBound(n, func(i int) bool { return e.lo < m[i].lo })
-	if i > 0 && m[i-1].lo == e.lo {
-		m[i-1] = e
-		return
+	out := make([]amEntry, 0, n)
+	for _, b := range m.blocks {
+		out = append(out, b...)
 	}
-	m = append(m, amEntry{})
-	copy(m[i+1:], m[i:])
-	m[i] = e
-	st.addrs = m
+	return out
 }
 
 // subroutineFor is LLVM's getSubroutineForAddress.
@@ -186,87 +223,159 @@ func (st *cuState) subroutineFor(addr uint64) int32 {
 	return e.sub
 }
 
-// funcInfo resolves names and decl attributes of a subroutine through
-// DW_AT_abstract_origin / DW_AT_specification, as LLVM's findRecursively.
-func (st *cuState) funcInfo(s *subroutine, lt *lineTable, skel *unit) *funcInfo {
-	key := nameKey{s.u.df, s.d.off}
-	st.mu.Lock()
-	fi, ok := st.names[key]
-	st.mu.Unlock()
-	if ok {
-		return fi
+// info returns the cached subInfo of subs[i], decoding it on first use.
+// skel is the unit whose line table the frame uses.
+func (st *cuState) info(i int32, skel *unit) *subInfo {
+	s := &st.subs[i]
+	if si := s.info.Load(); si != nil {
+		return si
 	}
-	fi = &funcInfo{}
+	si := st.decodeInfo(s, skel)
+	s.info.Store(si)
+	return si
+}
+
+func (st *cuState) decodeInfo(s *subroutine, skel *unit) *subInfo {
+	u := st.tu
+	first, ok := u.dieAtOwn(s.off)
+	if !ok {
+		return &subInfo{}
+	}
+	si := u.nameInfo(s.off, &first)
+	si.lowPC, _ = u.addr(first.lowPC)
+	si.callFile, _ = first.callFile.constant()
+	si.callLine, _ = first.callLine.constant()
+	si.callCol, _ = first.callColumn.constant()
+	si.callDisc, _ = first.discriminator.constant()
+	return &si
+}
+
+// nameInfo resolves the name and decl attributes of the DIE first (at off
+// in u). A DIE with none of them and a single reference (the usual inlined
+// or out-of-line instance) takes its target's, which are cached per file:
+// many instances share one abstract origin.
+func (u *unit) nameInfo(off uint64, first *die) subInfo {
+	d := first
+	if !d.mipsLinkageName.set && !d.linkageName.set && !d.name.set && !d.declLine.set && !d.declFile.set &&
+		d.abstractOrigin.set != d.specification.set {
+		ref := d.abstractOrigin
+		if !ref.set {
+			ref = d.specification
+		}
+		if isRefForm(ref.form) && ref.val != off {
+			if c, ok := u.df.names.Load(ref.val); ok {
+				return *c.(*subInfo)
+			}
+			if tu, td, ok := u.dieAt(ref.val); ok {
+				si := tu.walkNames(ref.val, &td)
+				u.df.names.Store(ref.val, &si)
+				return si
+			}
+			return subInfo{}
+		}
+	}
+	return u.walkNames(off, first)
+}
+
+// walkNames is findRecursively for the name and decl attributes.
+func (u *unit) walkNames(off uint64, first *die) subInfo {
+	var si subInfo
+	s := struct{ off uint64 }{off}
+
+	// One walk in findRecursively's order (a stack: the DIE, then its
+	// abstract origin and specification, most recent first); for each
+	// attribute group the first DIE that has it wins, as each separate
+	// findRecursively call in LLVM would find.
 	type item struct {
 		u *unit
-		d subDIE
+		d die
 	}
-	// Each attribute group is searched separately, like LLVM's separate
-	// findRecursively calls.
-	find := func(pick func(*subDIE) *attrVal, alt func(*subDIE) *attrVal) (*unit, attrVal, bool) {
-		work := []item{{s.u, s.d}}
-		seen := map[uint64]bool{s.d.off: true}
-		for steps := 0; len(work) > 0 && steps < 64; steps++ {
-			it := work[len(work)-1]
-			work = work[:len(work)-1]
-			if v := pick(&it.d); v.set {
-				return it.u, *v, true
-			}
-			if alt != nil {
-				if v := alt(&it.d); v.set {
-					return it.u, *v, true
-				}
-			}
-			for _, ref := range []attrVal{it.d.abstractOrigin, it.d.specification} {
-				if !ref.set || !isRefForm(ref.form) || seen[ref.val] {
-					continue
-				}
-				seen[ref.val] = true
-				tu, td, ok := it.u.dieAt(ref.val)
-				if ok {
-					work = append(work, item{tu, td.sub()})
-				}
+	var seen [16]uint64
+	nseen := 0
+	seen[nseen] = s.off
+	nseen++
+	work := []item{{u, *first}}
+	var linkU, nameU, fileU *unit
+	var link, name, declLine, declFile attrVal
+	for steps := 0; len(work) > 0 && steps < len(seen); steps++ {
+		it := work[len(work)-1]
+		work = work[:len(work)-1]
+		d := &it.d
+		if linkU == nil {
+			if d.mipsLinkageName.set {
+				linkU, link = it.u, d.mipsLinkageName
+			} else if d.linkageName.set {
+				linkU, link = it.u, d.linkageName
 			}
 		}
-		return nil, attrVal{}, false
-	}
-	// LLVM asks for {DW_AT_MIPS_linkage_name, DW_AT_linkage_name} in one find.
-	if u, v, ok := find(func(d *subDIE) *attrVal { return &d.mipsLinkageName }, func(d *subDIE) *attrVal { return &d.linkageName }); ok {
-		fi.linkage, fi.hasLinkage = u.str(v)
-	}
-	if u, v, ok := find(func(d *subDIE) *attrVal { return &d.name }, nil); ok {
-		fi.name, fi.hasName = u.str(v)
-	}
-	if _, v, ok := find(func(d *subDIE) *attrVal { return &d.declLine }, nil); ok {
-		if c, ok := v.constant(); ok {
-			fi.declLine = uint32(c)
+		if nameU == nil && d.name.set {
+			nameU, name = it.u, d.name
 		}
-	}
-	if u, v, ok := find(func(d *subDIE) *attrVal { return &d.declFile }, nil); ok {
-		if c, ok := v.constant(); ok {
-			// The file index refers to the line table of the unit the
-			// attribute was found in (its skeleton for split units).
-			flt := lt
-			su := u
-			if u.skeleton != nil {
-				su = u.skeleton
+		if !declLine.set && d.declLine.set {
+			declLine = d.declLine
+		}
+		if fileU == nil && d.declFile.set {
+			fileU, declFile = it.u, d.declFile
+		}
+		for _, ref := range [2]attrVal{d.abstractOrigin, d.specification} {
+			if !ref.set || !isRefForm(ref.form) || nseen == len(seen) {
+				continue
 			}
-			if su != skel {
-				if sst, err := su.load(); err == nil {
-					flt = sst.lt
-				} else {
-					flt = nil
-				}
+			dup := false
+			for _, o := range seen[:nseen] {
+				dup = dup || o == ref.val
 			}
-			if flt != nil {
-				fi.declFile, _ = flt.fileName(c)
+			if dup {
+				continue
+			}
+			seen[nseen] = ref.val
+			nseen++
+			if tu, td, ok := it.u.dieAt(ref.val); ok {
+				work = append(work, item{tu, td})
 			}
 		}
 	}
-	st.mu.Lock()
-	st.names[key] = fi
-	st.mu.Unlock()
-	return fi
+	if linkU != nil {
+		si.linkage, si.hasLinkage = linkU.str(link)
+	}
+	if nameU != nil {
+		si.name, si.hasName = nameU.str(name)
+	}
+	if c, ok := declLine.constant(); ok {
+		si.declLine = uint32(c)
+	}
+	if fileU != nil {
+		if c, ok := declFile.constant(); ok {
+			// The index refers to the line table of the unit the attribute
+			// was found in (its skeleton for split units).
+			su := fileU
+			if fileU.skeleton != nil {
+				su = fileU.skeleton
+			}
+			if flt, _ := su.lineTable(); flt != nil {
+				si.declFile, _ = flt.fileName(c)
+			}
+		}
+	}
+	return si
+}
+
+// lineTable parses (once) the unit's line table; nil without one.
+func (u *unit) lineTable() (*lineTable, error) {
+	u.ltOnce.Do(func() {
+		if u.hasStmtList {
+			u.lt, u.ltErr = u.parseLineTable(u.stmtList)
+		}
+	})
+	return u.lt, u.ltErr
+}
+
+// dieAtOwn decodes the DIE at off, which lies in u.
+func (u *unit) dieAtOwn(off uint64) (die, bool) {
+	b := makeBuf(u.df.file, u.df.secName(".debug_info"), u.df.sec.info[:u.end], off, u.df.order)
+	var d die
+	ok := u.readDIE(&b, &d)
+	return d, ok
 }
 
 // dieAt decodes the DIE at the absolute .debug_info offset off of u's file.

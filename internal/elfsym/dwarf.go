@@ -124,6 +124,8 @@ type dwarfFile struct {
 	abbrevAdj func(unitOff uint64) uint64
 	// split finds .dwo/.dwp files for skeleton units (main file only).
 	split *splitCtx
+	// names caches nameInfo results of referenced DIEs by offset.
+	names sync.Map
 }
 
 func (df *dwarfFile) secName(base string) string {
@@ -297,6 +299,10 @@ type unit struct {
 	state *cuState
 	err   error
 
+	ltOnce sync.Once
+	lt     *lineTable
+	ltErr  error
+
 	splitOnce sync.Once
 	split     *unit
 	splitErr  error
@@ -400,34 +406,7 @@ func (u *unit) skipDIE(b *buf) (*abbrev, bool) {
 	}
 	k := u.sizes()
 	for i := range a.attrs {
-		form := a.attrs[i].form
-		for depth := 0; form == formIndirect; depth++ {
-			f := b.uleb()
-			if depth > 4 || f > 0xffff {
-				b.errorf("bad DW_FORM_indirect")
-				return nil, false
-			}
-			form = uint16(f)
-		}
-		if n := formSize(form, k); n >= 0 {
-			b.skip(uint64(n))
-			continue
-		}
-		switch form {
-		case formString:
-			b.skipCString()
-		case formBlock, formExprloc:
-			b.skip(b.uleb())
-		case formBlock1:
-			b.skip(uint64(b.u8()))
-		case formBlock2:
-			b.skip(uint64(b.u16()))
-		case formBlock4:
-			b.skip(uint64(b.u32()))
-		case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
-			b.uleb()
-		default:
-			b.errorf("unknown attribute form %#x", form)
+		if !u.skipForm(b, a.attrs[i].form, k) {
 			return nil, false
 		}
 	}
@@ -553,90 +532,12 @@ func (u *unit) readDIE(b *buf, d *die) (ok bool) {
 	d.hasChildren = a.children
 	for i := range a.attrs {
 		aa := &a.attrs[i]
-		form := aa.form
-		var v attrVal
-		for depth := 0; form == formIndirect; depth++ {
-			f := b.uleb()
-			if depth > 4 || f > 0xffff {
-				b.errorf("bad DW_FORM_indirect")
-				return false
-			}
-			form = uint16(f)
-		}
-		v.form = form
-		v.set = true
-		switch form {
-		case formAddr:
-			v.val = b.uintN(u.addrSize)
-		case formBlock2:
-			b.skip(uint64(b.u16()))
-		case formBlock4:
-			b.skip(uint64(b.u32()))
-		case formData2:
-			v.val = uint64(b.u16())
-		case formData4:
-			v.val = uint64(b.u32())
-		case formData8:
-			v.val = b.u64()
-		case formString:
-			v.val = b.off
-			b.skipCString()
-		case formBlock, formExprloc:
-			b.skip(b.uleb())
-		case formBlock1:
-			b.skip(uint64(b.u8()))
-		case formData1, formFlag:
-			v.val = uint64(b.u8())
-		case formSdata:
-			v.val = uint64(b.sleb())
-		case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNUStrpAlt:
-			v.val = b.uintN(u.offSize)
-		case formUdata:
-			v.val = b.uleb()
-		case formRefAddr:
-			if u.version <= 2 {
-				v.val = b.uintN(u.addrSize)
-			} else {
-				v.val = b.uintN(u.offSize)
-			}
-		case formGNURefAlt:
-			v.val = b.uintN(u.offSize)
-		case formRef1:
-			v.val = u.off + uint64(b.u8())
-		case formRef2:
-			v.val = u.off + uint64(b.u16())
-		case formRef4:
-			v.val = u.off + uint64(b.u32())
-		case formRef8:
-			v.val = u.off + b.u64()
-		case formRefUdata:
-			v.val = u.off + b.uleb()
-		case formFlagPresent:
-			v.val = 1
-		case formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
-			v.val = b.uleb()
-		case formRefSup4:
-			v.val = uint64(b.u32())
-		case formRefSup8, formRefSig8:
-			v.val = b.u64()
-		case formData16:
-			b.skip(16)
-		case formImplicitConst:
-			v.val = uint64(aa.implicit)
-		case formStrx1, formAddrx1:
-			v.val = uint64(b.u8())
-		case formStrx2, formAddrx2:
-			v.val = uint64(b.u16())
-		case formStrx3, formAddrx3:
-			v.val = uint64(b.u24())
-		case formStrx4, formAddrx4:
-			v.val = uint64(b.u32())
-		default:
-			b.errorf("unknown attribute form %#x", form)
+		v, ok := u.value(b, aa.form, aa.implicit)
+		if !ok {
 			return false
 		}
 		if aa.attr == atSibling {
-			if isRefForm(form) && form != formRefAddr {
+			if isRefForm(v.form) && v.form != formRefAddr {
 				d.sibling = v.val
 			}
 			continue
@@ -644,6 +545,161 @@ func (u *unit) readDIE(b *buf, d *die) (ok bool) {
 		if s := d.slot(aa.attr); s != nil {
 			*s = v
 		}
+	}
+	return b.err == nil
+}
+
+// readRangeAttrs decodes only the address-range attributes of the DIE at
+// b.off (low_pc, high_pc, ranges), skipping the other values.
+func (u *unit) readRangeAttrs(b *buf, d *die) bool {
+	d.off = b.off
+	d.lowPC, d.highPC, d.ranges = attrVal{}, attrVal{}, attrVal{}
+	code := b.uleb()
+	if b.err != nil || code == 0 {
+		return false
+	}
+	a, found := u.abbrevs.get(code)
+	if !found {
+		b.fail(d.off, fmt.Sprintf("unknown abbreviation code %d", code))
+		return false
+	}
+	d.tag = a.tag
+	d.hasChildren = a.children
+	k := u.sizes()
+	for i := range a.attrs {
+		aa := &a.attrs[i]
+		switch aa.attr {
+		case atLowPC, atHighPC, atRanges:
+			v, ok := u.value(b, aa.form, aa.implicit)
+			if !ok {
+				return false
+			}
+			*d.slot(aa.attr) = v
+		default:
+			if !u.skipForm(b, aa.form, k) {
+				return false
+			}
+		}
+	}
+	return b.err == nil
+}
+
+// value decodes one attribute value of the given form.
+func (u *unit) value(b *buf, form uint16, implicit int64) (attrVal, bool) {
+	var v attrVal
+	for depth := 0; form == formIndirect; depth++ {
+		f := b.uleb()
+		if depth > 4 || f > 0xffff {
+			b.errorf("bad DW_FORM_indirect")
+			return v, false
+		}
+		form = uint16(f)
+	}
+	v.form = form
+	v.set = true
+	switch form {
+	case formAddr:
+		v.val = b.uintN(u.addrSize)
+	case formBlock2:
+		b.skip(uint64(b.u16()))
+	case formBlock4:
+		b.skip(uint64(b.u32()))
+	case formData2:
+		v.val = uint64(b.u16())
+	case formData4:
+		v.val = uint64(b.u32())
+	case formData8:
+		v.val = b.u64()
+	case formString:
+		v.val = b.off
+		b.skipCString()
+	case formBlock, formExprloc:
+		b.skip(b.uleb())
+	case formBlock1:
+		b.skip(uint64(b.u8()))
+	case formData1, formFlag:
+		v.val = uint64(b.u8())
+	case formSdata:
+		v.val = uint64(b.sleb())
+	case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNUStrpAlt:
+		v.val = b.uintN(u.offSize)
+	case formUdata:
+		v.val = b.uleb()
+	case formRefAddr:
+		if u.version <= 2 {
+			v.val = b.uintN(u.addrSize)
+		} else {
+			v.val = b.uintN(u.offSize)
+		}
+	case formGNURefAlt:
+		v.val = b.uintN(u.offSize)
+	case formRef1:
+		v.val = u.off + uint64(b.u8())
+	case formRef2:
+		v.val = u.off + uint64(b.u16())
+	case formRef4:
+		v.val = u.off + uint64(b.u32())
+	case formRef8:
+		v.val = u.off + b.u64()
+	case formRefUdata:
+		v.val = u.off + b.uleb()
+	case formFlagPresent:
+		v.val = 1
+	case formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
+		v.val = b.uleb()
+	case formRefSup4:
+		v.val = uint64(b.u32())
+	case formRefSup8, formRefSig8:
+		v.val = b.u64()
+	case formData16:
+		b.skip(16)
+	case formImplicitConst:
+		v.val = uint64(implicit)
+	case formStrx1, formAddrx1:
+		v.val = uint64(b.u8())
+	case formStrx2, formAddrx2:
+		v.val = uint64(b.u16())
+	case formStrx3, formAddrx3:
+		v.val = uint64(b.u24())
+	case formStrx4, formAddrx4:
+		v.val = uint64(b.u32())
+	default:
+		b.errorf("unknown attribute form %#x", form)
+		return v, false
+	}
+	return v, b.err == nil
+}
+
+// skipForm skips one attribute value.
+func (u *unit) skipForm(b *buf, form uint16, k sizesKey) bool {
+	for depth := 0; form == formIndirect; depth++ {
+		f := b.uleb()
+		if depth > 4 || f > 0xffff {
+			b.errorf("bad DW_FORM_indirect")
+			return false
+		}
+		form = uint16(f)
+	}
+	if n := formSize(form, k); n >= 0 {
+		b.skip(uint64(n))
+		return b.err == nil
+	}
+	switch form {
+	case formString:
+		b.skipCString()
+	case formBlock, formExprloc:
+		b.skip(b.uleb())
+	case formBlock1:
+		b.skip(uint64(b.u8()))
+	case formBlock2:
+		b.skip(uint64(b.u16()))
+	case formBlock4:
+		b.skip(uint64(b.u32()))
+	case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
+		b.uleb()
+	default:
+		b.errorf("unknown attribute form %#x", form)
+		return false
 	}
 	return b.err == nil
 }

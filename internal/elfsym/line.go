@@ -37,6 +37,8 @@ type lineTable struct {
 	seqs    []lineSeq // sorted by hi
 	compDir string
 	hasComp bool
+	paths   []string // fileName results by index, built after parsing
+	pathOK  []bool
 }
 
 const (
@@ -236,6 +238,7 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 		return nil, b.err
 	}
 	sort.SliceStable(lt.seqs, func(i, j int) bool { return lt.seqs[i].hi < lt.seqs[j].hi })
+	lt.buildPaths()
 	return lt, nil
 }
 
@@ -345,9 +348,25 @@ func upperBound(n int, greater func(int) bool) int {
 	return first
 }
 
-// fileName builds the path for a file index as LLVM's
+// fileName returns the path for a file index as LLVM's
 // Prologue::getFileNameByIndex does with AbsoluteFilePath.
 func (lt *lineTable) fileName(idx uint64) (string, bool) {
+	if idx < uint64(len(lt.paths)) {
+		return lt.paths[idx], lt.pathOK[idx]
+	}
+	return lt.buildFileName(idx)
+}
+
+func (lt *lineTable) buildPaths() {
+	n := len(lt.files) + 1
+	lt.paths = make([]string, n)
+	lt.pathOK = make([]bool, n)
+	for i := range n {
+		lt.paths[i], lt.pathOK[i] = lt.buildFileName(uint64(i))
+	}
+}
+
+func (lt *lineTable) buildFileName(idx uint64) (string, bool) {
 	var f lineFile
 	if lt.version >= 5 {
 		if idx >= uint64(len(lt.files)) {

@@ -405,6 +405,11 @@ func compareFrames(b *Binary, addr uint64, g []Frame, w []llvmFrame) string {
 				g2 := g[k]
 				g2.LinkageName = s.name
 				g2.StartAddress = s.addr
+				if g2.File == "" {
+					// The CLI also names the STT_FILE symbol's file
+					// for a symbol-table-only frame.
+					g2.File = w[k].FileName
+				}
 				if frameDiff(g2, w[k]) == "" {
 					continue
 				}
