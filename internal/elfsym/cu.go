@@ -76,6 +76,9 @@ func (st *cuState) buildTree(u *unit) error {
 	stack := make([]int32, 0, 32)
 	cur := int32(-1)
 	var m amap
+	var rs []addrRange
+	// Sizes seen on clang output: ~30 bytes of DIEs per subroutine.
+	st.subs = make([]subroutine, 0, min((u.end-u.dieOff)/32+16, 1<<20))
 	var d die
 	maxDIEs := int(u.end-u.dieOff) + 1
 	for n := 0; b.remaining() > 0; n++ {
@@ -100,17 +103,22 @@ func (st *cuState) buildTree(u *unit) error {
 		}
 		self := cur
 		if a.tag == tagSubprogram || a.tag == tagInlinedSubroutine {
-			b.off = start
-			if !u.readRangeAttrs(&b, &d) {
-				break
-			}
 			idx := int32(len(st.subs))
 			st.subs = append(st.subs, subroutine{off: start, parent: cur, tag: a.tag})
 			self = idx
-			rs, err := u.dieRanges(&d)
-			if err == nil {
-				for _, r := range rs {
-					m.insert(r, idx)
+			if a.hasRanges {
+				end := b.off
+				b.off = start
+				if !u.readRangeAttrs(&b, &d) {
+					break
+				}
+				b.off = end
+				var err error
+				rs, err = u.appendDIERanges(rs[:0], &d)
+				if err == nil {
+					for _, r := range rs {
+						m.insert(r, idx)
+					}
 				}
 			}
 		}
@@ -149,7 +157,7 @@ func (m *amap) findLE(x uint64) (bi, ei int, ok bool) {
 // put sets map[e.lo] = e.
 func (m *amap) put(e amEntry) {
 	if len(m.blocks) == 0 {
-		m.blocks = append(m.blocks, []amEntry{e})
+		m.blocks = append(m.blocks, append(make([]amEntry, 0, 2*amapBlock), e))
 		return
 	}
 	bi, ei, ok := m.findLE(e.lo)
@@ -166,8 +174,8 @@ func (m *amap) put(e amEntry) {
 	m.blocks[bi] = blk
 	if len(blk) >= 2*amapBlock {
 		// Split; the halves get their own arrays.
-		lo := append([]amEntry(nil), blk[:amapBlock]...)
-		hi := append([]amEntry(nil), blk[amapBlock:]...)
+		lo := blk[: amapBlock : 2*amapBlock]
+		hi := append(make([]amEntry, 0, 2*amapBlock), blk[amapBlock:]...)
 		m.blocks = append(m.blocks, nil)
 		copy(m.blocks[bi+2:], m.blocks[bi+1:])
 		m.blocks[bi], m.blocks[bi+1] = lo, hi

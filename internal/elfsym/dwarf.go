@@ -144,6 +144,8 @@ type abbrev struct {
 	tag      uint16
 	children bool
 	attrs    []abbrevAttr
+	// hasRanges: the DIE has DW_AT_low_pc or DW_AT_ranges.
+	hasRanges bool
 	// fixed is the byte size of the attribute values when every form has
 	// a fixed size for the table's sizes key, else -1.
 	fixed int32
@@ -231,6 +233,11 @@ func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error)
 			a.attrs = append(a.attrs, aa)
 		}
 		a.fixed = 0
+		for _, aa := range a.attrs {
+			if aa.attr == atLowPC || aa.attr == atRanges {
+				a.hasRanges = true
+			}
+		}
 		for _, aa := range a.attrs {
 			n := formSize(aa.form, key)
 			if n < 0 {

@@ -13,7 +13,6 @@ type lineRow struct {
 	column        uint32
 	file          uint32
 	discriminator uint32
-	endSequence   bool
 }
 
 // lineSeq is a contiguous run of rows ending with an end_sequence row, as
@@ -139,6 +138,8 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 	}
 	b.off = progOff
 
+	// About 6 bytes of program per row on clang output.
+	lt.rows = make([]lineRow, 0, min((end-b.off)/6+16, 1<<22))
 	// State machine.
 	var row lineRow
 	var isStmt bool
@@ -149,6 +150,7 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 	_ = isStmt
 	reset()
 	seq := lineSeq{first: -1}
+	endSeq := false
 	appendRow := func() {
 		if len(lt.rows) >= maxRows(len(b.data)) {
 			b.errorf("too many line rows")
@@ -159,7 +161,8 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 			seq.lo = row.addr
 		}
 		lt.rows = append(lt.rows, row)
-		if row.endSequence {
+		if endSeq {
+			endSeq = false
 			seq.hi = row.addr
 			seq.last = len(lt.rows)
 			if seq.lo < seq.hi {
@@ -190,7 +193,7 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 			sub := b.u8()
 			switch sub {
 			case lneEndSequence:
-				row.endSequence = true
+				endSeq = true
 				appendRow()
 				reset()
 			case lneSetAddress:

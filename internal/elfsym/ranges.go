@@ -21,29 +21,32 @@ const maxRanges = 1 << 20
 
 // dieRanges returns a DIE's address ranges the way LLVM's
 // DWARFDie::getAddressRanges does: low_pc/high_pc first, then DW_AT_ranges.
-func (u *unit) dieRanges(d *die) ([]addrRange, error) {
+func (u *unit) dieRanges(d *die) ([]addrRange, error) { return u.appendDIERanges(nil, d) }
+
+// appendDIERanges appends the DIE's ranges to rs.
+func (u *unit) appendDIERanges(rs []addrRange, d *die) ([]addrRange, error) {
 	if lo, ok := u.addr(d.lowPC); ok && d.highPC.set {
 		if hi, ok := u.addr(d.highPC); ok {
-			return []addrRange{{lo, hi}}, nil
+			return append(rs, addrRange{lo, hi}), nil
 		}
 		if off, ok := d.highPC.constant(); ok {
-			return []addrRange{{lo, lo + off}}, nil
+			return append(rs, addrRange{lo, lo + off}), nil
 		}
 	}
 	if !d.ranges.set {
-		return nil, nil
+		return rs, nil
 	}
 	if d.ranges.form == formRnglistx {
-		return u.rnglistx(d.ranges.val)
+		return u.rnglistx(rs, d.ranges.val)
 	}
 	off, ok := d.ranges.sectionOffset()
 	if !ok {
-		return nil, nil
+		return rs, nil
 	}
 	if u.version <= 4 {
-		return u.rangeListV4(u.rangesBase + off)
+		return u.rangeListV4(rs, u.rangesBase+off)
 	}
-	return u.rnglist(off)
+	return u.rnglist(rs, off)
 }
 
 func (u *unit) tombstone() uint64 {
@@ -54,7 +57,7 @@ func (u *unit) tombstone() uint64 {
 }
 
 // rangeListV4 reads a .debug_ranges list (DWARF 2-4).
-func (u *unit) rangeListV4(off uint64) ([]addrRange, error) {
+func (u *unit) rangeListV4(rs []addrRange, off uint64) ([]addrRange, error) {
 	df := u.df
 	sec := u.rangesSec
 	name := ".debug_ranges"
@@ -64,7 +67,6 @@ func (u *unit) rangeListV4(off uint64) ([]addrRange, error) {
 		base, hasBase = u.skeleton.baseAddr, u.skeleton.hasBaseAddr
 	}
 	max := u.tombstone()
-	var rs []addrRange
 	for n := 0; b.err == nil; n++ {
 		if n > maxRanges {
 			b.errorf("too many range list entries")
@@ -95,15 +97,15 @@ func (u *unit) rangeListV4(off uint64) ([]addrRange, error) {
 }
 
 // rnglistx resolves a DW_FORM_rnglistx index through the unit's offsets table.
-func (u *unit) rnglistx(i uint64) ([]addrRange, error) {
+func (u *unit) rnglistx(rs []addrRange, i uint64) ([]addrRange, error) {
 	sec := u.df.sec.rnglists
 	os := uint64(u.offSize)
 	if i > uint64(len(sec)) {
-		return nil, u.rnglistErr(u.rnglistsBase, fmt.Sprintf("rnglistx index %d out of range", i))
+		return rs, u.rnglistErr(u.rnglistsBase, fmt.Sprintf("rnglistx index %d out of range", i))
 	}
 	at := u.rnglistsBase + i*os
 	if at+os > uint64(len(sec)) || at < u.rnglistsBase {
-		return nil, u.rnglistErr(at, fmt.Sprintf("rnglistx index %d out of range", i))
+		return rs, u.rnglistErr(at, fmt.Sprintf("rnglistx index %d out of range", i))
 	}
 	var rel uint64
 	if os == 8 {
@@ -111,7 +113,7 @@ func (u *unit) rnglistx(i uint64) ([]addrRange, error) {
 	} else {
 		rel = uint64(u.df.order.Uint32(sec[at:]))
 	}
-	return u.rnglist(u.rnglistsBase + rel)
+	return u.rnglist(rs, u.rnglistsBase+rel)
 }
 
 func (u *unit) rnglistErr(off uint64, msg string) error {
@@ -119,7 +121,7 @@ func (u *unit) rnglistErr(off uint64, msg string) error {
 }
 
 // rnglist reads a DWARF 5 range list at off in .debug_rnglists(.dwo).
-func (u *unit) rnglist(off uint64) ([]addrRange, error) {
+func (u *unit) rnglist(rs []addrRange, off uint64) ([]addrRange, error) {
 	df := u.df
 	b := makeBuf(df.file, df.secName(".debug_rnglists"), df.sec.rnglists, off, df.order)
 	base, hasBase := u.baseAddr, u.hasBaseAddr
@@ -127,7 +129,6 @@ func (u *unit) rnglist(off uint64) ([]addrRange, error) {
 		base, hasBase = u.skeleton.baseAddr, u.skeleton.hasBaseAddr
 	}
 	tomb := u.tombstone()
-	var rs []addrRange
 	addrx := func(i uint64) uint64 {
 		a, ok := u.addrIndex(i)
 		if !ok {
