@@ -43,7 +43,7 @@ func (s *session) disassemble(obj, funcs string) error {
 	}
 	bySection, err := sectionSymbols(m.elf)
 	if err != nil {
-		s.rep.Warnf("%s: reading symbol table: %v", obj, err)
+		s.warnf("%s: reading symbol table: %v", obj, err)
 	}
 	w := s.out
 	fmt.Fprintf(w, "\nDisassembly of %s:\n", obj)
@@ -80,7 +80,7 @@ func (s *session) disassemble(obj, funcs string) error {
 		}
 	}
 	if len(want) > 0 && len(matched) == 0 {
-		s.rep.Warnf("%s: no function named %s", obj, funcs)
+		s.warnf("%s: no function named %s", obj, funcs)
 	}
 	return nil
 }

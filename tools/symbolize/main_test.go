@@ -279,3 +279,26 @@ func diffLines(want, got string) string {
 	fmt.Fprintf(&b, "(%d lines llvm, %d lines ours)", len(w), len(g))
 	return b.String()
 }
+
+// BenchmarkSymbolizeBig runs the whole tool in-process on the binary named
+// by $SYMBOLIZE_BENCH_BIN with the addresses in $SYMBOLIZE_BENCH_ADDRS
+// (one per line, as bench/symbolize/run.sh writes them), so the tool can be
+// profiled with -cpuprofile/-memprofile. It is skipped when they are unset.
+func BenchmarkSymbolizeBig(b *testing.B) {
+	bin, addrs := os.Getenv("SYMBOLIZE_BENCH_BIN"), os.Getenv("SYMBOLIZE_BENCH_ADDRS")
+	if bin == "" || addrs == "" {
+		b.Skip("set SYMBOLIZE_BENCH_BIN and SYMBOLIZE_BENCH_ADDRS (see bench/symbolize/run.sh)")
+	}
+	in, err := os.ReadFile(addrs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := bytes.Count(in, []byte("\n"))
+	for b.Loop() {
+		var out, errb bytes.Buffer
+		if err := run([]string{"--obj=" + bin}, bytes.NewReader(in), &out, &errb); err != nil {
+			b.Fatalf("%v\n%s", err, errb.String())
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "addrs/s")
+}

@@ -11,6 +11,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/ianlancetaylor/demangle"
@@ -31,35 +32,49 @@ var openBinary = func(name string, opts *elfsym.Options) (binary, error) {
 
 // module is one opened binary with its symbol table.
 type module struct {
+	once sync.Once
 	name string
 	bin  binary
 	elf  *elf.File
 	file *os.File
 	syms *symtab
 	err  error
-	// warnedDWARF limits DWARF decoding warnings to one per binary.
-	warnedDWARF bool
 }
 
-// session holds the modules and the printer for one run.
+// shared is the state of one run that every worker uses: the opened
+// modules, the demangling cache, warnings and the first fatal error. Its
+// mutex guards everything but demangled (a sync.Map).
+type shared struct {
+	c         *config
+	mu        sync.Mutex
+	rep       *cli.Reporter // the real stderr
+	modules   map[string]*module
+	warned    map[string]bool
+	warnings  int
+	failed    error
+	demangled sync.Map // mangled name → demangled name
+}
+
+// session answers requests. Each worker has its own, with a printer and an
+// error stream of its own, over the run's shared state.
 type session struct {
-	c       *config
-	p       *printer
-	out     *bufio.Writer
-	rep     *cli.Reporter
-	modules map[string]*module
-	failed  error
-	warned  map[string]bool
-	// demangled caches demangleName results.
-	demangled map[string]string
+	*shared
+	p   *printer
+	out *bufio.Writer
+	// errw receives this session's messages (per-batch buffers keep them
+	// in input order); the shared reporter writes to the real stderr.
+	rep *cli.Reporter
 }
 
 func newSession(c *config, out *bufio.Writer, rep *cli.Reporter) *session {
+	sh := &shared{c: c, rep: rep, modules: map[string]*module{}, warned: map[string]bool{}}
+	return sh.newSession(out, rep)
+}
+
+func (sh *shared) newSession(out *bufio.Writer, rep *cli.Reporter) *session {
+	c := sh.c
 	return &session{
-		c: c, out: out, rep: rep,
-		modules:   map[string]*module{},
-		warned:    map[string]bool{},
-		demangled: map[string]string{},
+		shared: sh, out: out, rep: rep,
 		p: &printer{
 			w: out, style: c.style, pretty: c.pretty, verbose: c.verbose,
 			printAddr: c.addresses, printFunc: c.functions != fnNone,
@@ -67,8 +82,8 @@ func newSession(c *config, out *bufio.Writer, rep *cli.Reporter) *session {
 	}
 }
 
-func (s *session) close() {
-	for _, m := range s.modules {
+func (sh *shared) close() {
+	for _, m := range sh.modules {
 		if m.bin != nil {
 			m.bin.Close()
 		}
@@ -78,22 +93,61 @@ func (s *session) close() {
 	}
 }
 
-func (s *session) warnOnce(key, format string, args ...any) {
-	if s.warned[key] {
-		return
+// warnf prints a warning on this session's stream and counts it for
+// --fatal-warnings.
+func (s *session) warnf(format string, args ...any) {
+	s.mu.Lock()
+	s.warnings++
+	s.mu.Unlock()
+	if s.rep != nil {
+		s.rep.Warnf(format, args...)
 	}
-	s.warned[key] = true
-	s.rep.Warnf(format, args...)
 }
 
-// module opens name once; failures are cached too.
-func (s *session) module(name string) (*module, error) {
-	if m, ok := s.modules[name]; ok {
-		return m, m.err
+func (s *session) warnOnce(key, format string, args ...any) {
+	s.mu.Lock()
+	seen := s.warned[key]
+	s.warned[key] = true
+	s.mu.Unlock()
+	if !seen {
+		s.warnf(format, args...)
 	}
-	m := &module{name: name}
-	s.modules[name] = m
-	m.err = m.open(s)
+}
+
+// sharedWarnOnce is for warnings raised outside any request (by elfsym,
+// from whichever worker): they go straight to stderr.
+func (sh *shared) sharedWarnOnce(key, msg string) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.warned[key] {
+		return
+	}
+	sh.warned[key] = true
+	sh.warnings++
+	if sh.rep != nil {
+		sh.rep.Warnf("%s", msg)
+	}
+}
+
+func (sh *shared) fail(err error) {
+	sh.mu.Lock()
+	if sh.failed == nil {
+		sh.failed = err
+	}
+	sh.mu.Unlock()
+}
+
+// module opens name once, whichever worker asks first; failures are
+// cached too.
+func (s *session) module(name string) (*module, error) {
+	s.mu.Lock()
+	m, ok := s.modules[name]
+	if !ok {
+		m = &module{name: name}
+		s.modules[name] = m
+	}
+	s.mu.Unlock()
+	m.once.Do(func() { m.err = m.open(s) })
 	return m, m.err
 }
 
@@ -114,7 +168,7 @@ func (m *module) open(s *session) error {
 	}
 	m.file, m.elf = f, ef
 	if m.syms, err = loadSymtab(ef); err != nil {
-		s.rep.Warnf("%s: reading symbol table: %v", m.name, err)
+		s.sharedWarnOnce("symtab"+m.name, fmt.Sprintf("%s: reading symbol table: %v", m.name, err))
 		m.syms = &symtab{}
 	}
 	// DWARF only: the symbol table is applied here, with LLVM's rules
@@ -123,7 +177,7 @@ func (m *module) open(s *session) error {
 		DWARFOnly:            true,
 		DWPFile:              s.c.dwp,
 		DebugFileDirectories: s.c.debugDirs,
-		Warn:                 func(msg string) { s.warnOnce(m.name+msg, "%s", msg) },
+		Warn:                 func(msg string) { s.sharedWarnOnce(m.name+msg, msg) },
 	}
 	m.bin, err = openBinary(m.name, opts)
 	return err
@@ -279,7 +333,7 @@ func (s *session) handle(in string) {
 	if err != nil {
 		s.rep.Errorf("'%s': %s", r.module, errorMessage(err))
 		s.p.printError(r, errorMessage(err))
-		s.failed = cli.Reported(fmt.Errorf("'%s': %s", r.module, errorMessage(err)))
+		s.fail(cli.Reported(fmt.Errorf("'%s': %s", r.module, errorMessage(err))))
 		return
 	}
 	switch {
@@ -308,9 +362,9 @@ func (s *session) handle(in string) {
 // unknown frame.
 func (s *session) frames(m *module, addr uint64) []lineInfo {
 	fr, err := m.bin.Symbolize(addr)
-	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) && !m.warnedDWARF {
-		m.warnedDWARF = true
-		s.rep.Warnf("%s: %v", m.name, err)
+	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) {
+		// One per binary: a broken unit tends to fail every lookup.
+		s.sharedWarnOnce("dwarf"+m.name, fmt.Sprintf("%s: %v", m.name, err))
 	}
 	if len(fr) == 0 {
 		return []lineInfo{unknownLine()}
@@ -384,16 +438,14 @@ func (s *session) demangle(li *lineInfo) {
 	}
 }
 
-// demangleCached memoizes demangleName: a run asks for the same few
-// thousand names over and over.
+// demangleCached memoizes demangleName: a run asks for the same names
+// over and over.
 func (s *session) demangleCached(name string) string {
-	if d, ok := s.demangled[name]; ok {
-		return d
+	if d, ok := s.demangled.Load(name); ok {
+		return d.(string)
 	}
 	d := demangleName(name)
-	if len(s.demangled) < 1<<20 {
-		s.demangled[name] = d
-	}
+	s.demangled.Store(name, d)
 	return d
 }
 

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 )
@@ -177,7 +176,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return nil
 	}
 	rep := cli.NewReporter("symbolize", stderr)
-	rep.FatalWarnings = c.fatalWarn
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	s := newSession(c, out, rep)
 	defer s.close()
@@ -194,7 +192,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			err = ferr
 		}
 		if err == nil {
-			err = rep.Err()
+			err = s.result()
 		}
 		return err
 	}
@@ -212,41 +210,38 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 
+	pl := newPipeline(s.shared, s.p, out, stderr)
 	if len(c.positional) > 0 {
 		s.p.listBegin()
-		for _, a := range c.positional {
-			s.handle(a)
-		}
+		err = pl.runArgs(c.positional)
 		s.p.listEnd()
 	} else {
-		in := bufio.NewReaderSize(stdin, 64<<10)
-		for {
-			if in.Buffered() == 0 {
-				// About to block on input: let an interactive client see
-				// the answers so far.
-				if err := out.Flush(); err != nil {
-					return err
-				}
-			}
-			line, err := in.ReadString('\n')
-			if len(line) > 0 || err == nil {
-				s.handle(strings.Map(dropCRLF, line))
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("reading stdin: %w", err)
-			}
+		err = pl.runStdin(stdin)
+		if err != nil {
+			err = fmt.Errorf("reading stdin: %w", err)
 		}
 	}
-	if err := out.Flush(); err != nil {
+	if ferr := out.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		return err
 	}
-	if s.failed != nil {
-		return s.failed
+	return s.result()
+}
+
+// result is the run's outcome after all output: the first fatal error, or
+// with --fatal-warnings the warning count.
+func (sh *shared) result() error {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.failed != nil {
+		return sh.failed
 	}
-	return rep.Err()
+	if sh.c.fatalWarn && sh.warnings > 0 {
+		return fmt.Errorf("%d warning(s) treated as errors (--fatal-warnings)", sh.warnings)
+	}
+	return nil
 }
 
 func dropCRLF(r rune) rune {

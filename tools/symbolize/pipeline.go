@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/rules-pgo/rules_pgo/internal/cli"
+)
+
+// Requests are answered in parallel: the input is cut into batches, each
+// batch is answered by one of GOMAXPROCS workers into its own buffers
+// (stdout bytes, stderr messages, JSON list entries), and a writer emits
+// the batches in input order. The output is therefore byte-for-byte what
+// a sequential run prints. A batch is cut early whenever stdin has no more
+// buffered input, and the writer flushes after such a batch, so a client
+// that writes one request and waits for the answer is served at once.
+
+const batchLines = 256
+
+type batch struct {
+	lines []string
+	flush bool // flush stdout after writing this batch
+	out   bytes.Buffer
+	errb  bytes.Buffer
+	list  []string // JSON objects, in list mode
+	done  chan struct{}
+}
+
+type pipeline struct {
+	sh      *shared
+	mainP   *printer // the run's printer: list mode collects into it
+	out     *bufio.Writer
+	stderr  io.Writer
+	jobs    chan *batch
+	order   chan *batch
+	wg      sync.WaitGroup
+	written chan error
+}
+
+func newPipeline(sh *shared, mainP *printer, out *bufio.Writer, stderr io.Writer) *pipeline {
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	pl := &pipeline{
+		sh: sh, mainP: mainP, out: out, stderr: stderr,
+		jobs:    make(chan *batch, 2*workers),
+		order:   make(chan *batch, 4*workers),
+		written: make(chan error, 1),
+	}
+	for range workers {
+		pl.wg.Add(1)
+		go pl.work()
+	}
+	go pl.write()
+	return pl
+}
+
+func (pl *pipeline) work() {
+	defer pl.wg.Done()
+	for b := range pl.jobs {
+		w := bufio.NewWriter(&b.out)
+		rep := cli.NewReporter("symbolize", &b.errb)
+		s := pl.sh.newSession(w, rep)
+		s.p.inList = pl.mainP.inList
+		for _, l := range b.lines {
+			s.handle(l)
+		}
+		w.Flush()
+		b.list = s.p.list
+		close(b.done)
+	}
+}
+
+func (pl *pipeline) write() {
+	var err error
+	for b := range pl.order {
+		<-b.done
+		if b.errb.Len() > 0 {
+			pl.out.Flush() // keep stdout and stderr in step on a terminal
+			pl.sh.mu.Lock()
+			pl.stderr.Write(b.errb.Bytes())
+			pl.sh.mu.Unlock()
+		}
+		if pl.mainP.inList {
+			pl.mainP.list = append(pl.mainP.list, b.list...)
+		} else if _, werr := pl.out.Write(b.out.Bytes()); werr != nil && err == nil {
+			err = werr
+		}
+		if b.flush {
+			if ferr := pl.out.Flush(); ferr != nil && err == nil {
+				err = ferr
+			}
+		}
+	}
+	pl.written <- err
+}
+
+// submit queues one batch; batches are written in submission order.
+func (pl *pipeline) submit(lines []string, flush bool) {
+	if len(lines) == 0 && !flush {
+		return
+	}
+	b := &batch{lines: lines, flush: flush, done: make(chan struct{})}
+	pl.order <- b
+	pl.jobs <- b
+}
+
+// finish waits for every batch to be written.
+func (pl *pipeline) finish() error {
+	close(pl.jobs)
+	close(pl.order)
+	pl.wg.Wait()
+	return <-pl.written
+}
+
+// runArgs answers the command-line addresses.
+func (pl *pipeline) runArgs(args []string) error {
+	for len(args) > 0 {
+		n := min(len(args), batchLines)
+		pl.submit(args[:n], false)
+		args = args[n:]
+	}
+	return pl.finish()
+}
+
+// runStdin answers stdin line by line.
+func (pl *pipeline) runStdin(stdin io.Reader) error {
+	in := bufio.NewReaderSize(stdin, 64<<10)
+	var cur []string
+	var rerr error
+	for {
+		line, err := in.ReadString('\n')
+		if len(line) > 0 || err == nil {
+			cur = append(cur, strings.Map(dropCRLF, line))
+		}
+		if err != nil {
+			if err != io.EOF {
+				rerr = err
+			}
+			break
+		}
+		// Cut the batch when it is full, or when reading on would block:
+		// then also flush, so an interactive client sees its answers.
+		if dry := in.Buffered() == 0; dry || len(cur) == batchLines {
+			pl.submit(cur, dry)
+			cur = nil
+		}
+	}
+	pl.submit(cur, true)
+	if err := pl.finish(); err != nil {
+		return err
+	}
+	return rerr
+}
