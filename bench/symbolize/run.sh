@@ -58,10 +58,10 @@ if [ ! -s "$addrs" ]; then
 fi
 
 echo "== $n addresses in .text [0x$taddr, +0x$tsize) of $bin ($((size / 1048576)) MB); style $style $inlines; $runs runs each"
-for ((r = 1; r <= runs; r++)); do
+for ((run = 1; run <= runs; run++)); do
   measure o "$ours" --obj="$bin" --output-style="$style" "$inlines" <"$addrs"
   measure l "$llvm" --obj="$bin" --output-style="$style" "$inlines" <"$addrs"
-  echo "run $r: ours ${o_wall}s ${o_rss}KB   llvm ${l_wall}s ${l_rss}KB"
+  echo "run $run: ours ${o_wall}s ${o_rss}KB   llvm ${l_wall}s ${l_rss}KB"
   ow+=("$o_wall"); orss+=("$o_rss"); lw+=("$l_wall"); lrss+=("$l_rss")
 done
 
