@@ -1,8 +1,3 @@
-//go:build starlark_helpers
-
-// Build tag: go.sum lacks golang.org/x/sys (needed by go.starlark.net/starlark) until the
-// integrator runs `go get go.starlark.net/starlark@<version in go.mod>`; then drop the tag.
-
 // Package private_test runs the pure Starlark helpers of rules_pgo (helpers.bzl) with
 // go.starlark.net, so `go test ./...` covers them without Bazel. The same functions are
 // tested inside Bazel 4.2.3 by //rules/tests (skylib unittest).
