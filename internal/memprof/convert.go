@@ -122,6 +122,11 @@ func (e *ConvertError) Unwrap() error { return e.Err }
 //
 // Convert reproduces this for the inputs in the order given; tools should
 // pass them sorted by path (byte-wise) and choose NumThreads explicitly.
+// It does so as a sequential fold (see Converter): the tree of context
+// merges equals folding the inputs one by one in the order they reach
+// context 0 (TestFoldMatchesTreeMerge checks this against the pairwise
+// merge). Tools that hold many inputs should use a Converter directly and
+// read each input only when its turn in FoldOrder comes.
 
 // Convert turns raw profiles into a Profile the way `llvm-profdata merge
 // --profiled-binary` of opts.LLVMRelease does (spec §2): each input is
@@ -135,23 +140,19 @@ func (e *ConvertError) Unwrap() error { return e.Err }
 // for the release; with several inputs FrameRuns/CallStackRuns mark the
 // per-input runs of the writer's map (see Profile).
 func Convert(inputs []*RawProfile, bin Symbolizer, opts ConvertOptions) (*Profile, error) {
-	release := opts.release()
 	if len(inputs) == 0 {
 		return nil, &ConvertError{File: bin.Path(), Msg: "no raw profiles to convert"}
 	}
-	tb, err := checkBinary(bin, release)
+	c, err := NewConverter(bin, opts)
 	if err != nil {
 		return nil, err
 	}
-	results := make([]*readerResult, len(inputs))
-	for i, in := range inputs {
-		r, err := convertOne(in, bin, tb, release, opts.Workers)
-		if err != nil {
+	for _, s := range foldSteps(len(inputs), opts.NumThreads, c.release) {
+		if err := c.add(inputs[s.input], s.full); err != nil {
 			return nil, err
 		}
-		results[i] = r
 	}
-	return mergeContexts(results, release, opts.NumThreads), nil
+	return c.Profile()
 }
 
 // textBinary is what checkBinary learns about the profiled binary.
@@ -206,18 +207,190 @@ type pcInfo struct {
 	discard bool
 }
 
-// readerResult is one input converted (LLVM's RawMemProfReader state).
-type readerResult struct {
-	records    []*Record
-	recIndex   map[uint64]int
-	frames     []Frame
-	callStacks [][]Frame
-	csKeys     []string // frameKey of each call stack
-	stacks     int      // NumStackOffsets: stacks kept after symbolization
-	raw        *RawProfile
+// symbolize returns the symbolization of a module-relative address the way
+// RawMemProfReader keeps it: nil frames (discard) for addresses without
+// DWARF, without a name, or inside the memprof runtime.
+func symbolize(bin Symbolizer, addr uint64, release int) pcInfo {
+	fr, err := bin.Symbolize(addr)
+	if err != nil || len(fr) == 0 || (fr[0].LinkageName == "" && fr[0].Name == "") || isRuntimePath(fr[0].File, release) {
+		return pcInfo{discard: true}
+	}
+	info := pcInfo{frames: make([]Frame, len(fr)), names: make([]string, len(fr))}
+	for i, f := range fr {
+		name := f.LinkageName
+		if name == "" {
+			name = f.Name
+		}
+		info.frames[i] = Frame{
+			Function:      GUID(canonicalNameForRelease(name, release)),
+			LineOffset:    f.Line - f.StartLine,
+			Column:        f.Column,
+			IsInlineFrame: i != len(fr)-1,
+		}
+		info.names[i] = displayNameForRelease(name, release)
+	}
+	return info
 }
 
-func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers int) (*readerResult, error) {
+// Converter folds raw profiles into one Profile, one input at a time, the
+// way llvm-profdata merge fills and merges its writer contexts. Each raw
+// profile can be dropped once Add returns: peak memory is the merged
+// result plus one input, not every input at once.
+//
+// llvm-profdata merges contexts pairwise at the end, but loading an input
+// and absorbing a context both only "append new keys in order, extend
+// existing ones" (frames, call stacks, records by GUID), an associative
+// operation. So the tree of merges equals a sequential fold of the inputs
+// in the order they reach context 0 (FoldOrder); Convert and the tests
+// rely on this.
+//
+// Symbolization is shared by all inputs: each distinct module-relative
+// address is symbolized once (concurrently, Workers goroutines), and
+// frames and call stacks are interned, so identical call stacks of
+// different inputs share one []Frame.
+//
+// SymbolName is the first name seen for a GUID over all inputs (names only
+// differ for LLVM 16, whose GUID ignores ".llvm." suffixes); it is not
+// serialized in indexed profiles.
+//
+// A Converter is not safe for concurrent use. After an error from Add it
+// must not be used further.
+type Converter struct {
+	bin     Symbolizer
+	tb      *textBinary
+	release int
+	workers int
+	inputs  int32 // inputs added so far; input k (1-based) stamps its entries with k
+	kept    int   // stacks of the last input kept after symbolization (NumStackOffsets)
+
+	// Symbolization of every address met, shared by all inputs.
+	pcIndex map[uint64]int32 // module-relative address -> pcs index
+	pcs     []pcEntry
+	symName map[uint64]string // GUID -> SymbolName
+
+	// The merged writer state (llvm-profdata's context 0).
+	frameID    map[frameTuple]int32 // frame (SymbolName aside) -> frames index
+	frames     []Frame
+	frameStamp []int32                // last input whose frame run lists the frame
+	stacks     map[string]*stackEntry // little-endian frame ids -> call stack
+	callStacks [][]Frame
+	records    []*Record
+	recIndex   map[uint64]int32
+	recInput   []int32 // input that created each record
+	frameRuns  [][]Frame
+	csRuns     [][][]Frame
+	key        []byte // scratch for stack keys
+}
+
+type pcEntry struct {
+	pcInfo
+	ids   []int32     // interned frame ids (set when first walked by a full input)
+	stamp int32       // last input whose walk reached this PC
+	stack *stackEntry // the PC's own inline chain as a call stack (call sites)
+}
+
+type stackEntry struct {
+	frames []Frame
+	stamp  int32 // last input whose call-stack run lists it
+}
+
+// frameTuple is a Frame without its SymbolName: LLVM's frame identity.
+type frameTuple struct {
+	function     uint64
+	line, column uint32
+	inline       bool
+}
+
+// NewConverter checks the profiled binary for opts.LLVMRelease and returns
+// an empty Converter. opts.NumThreads is ignored: Add treats every input as
+// loaded into a writer context of its own.
+func NewConverter(bin Symbolizer, opts ConvertOptions) (*Converter, error) {
+	release := opts.release()
+	tb, err := checkBinary(bin, release)
+	if err != nil {
+		return nil, err
+	}
+	return &Converter{
+		bin: bin, tb: tb, release: release, workers: opts.Workers,
+		pcIndex: map[uint64]int32{}, symName: map[uint64]string{},
+		frameID: map[frameTuple]int32{}, stacks: map[string]*stackEntry{},
+		recIndex: map[uint64]int32{},
+	}, nil
+}
+
+// FoldOrder returns the order in which n inputs, each in its own writer
+// context (llvm-profdata merge --num-threads=n), reach context 0 through
+// llvm-profdata's pairwise context merge: for mid = n/2, n/4, ... context
+// i absorbs context i+mid, and for an odd count context 0 absorbs the
+// last. Adding the inputs to a Converter in this order reproduces
+// llvm-profdata's result.
+func FoldOrder(n int) []int {
+	var out []int
+	for _, s := range foldSteps(n, n, 19) {
+		out = append(out, s.input)
+	}
+	return out
+}
+
+// foldStep is one input in fold order; full is false for an input whose
+// data LLVM 22 drops (all but its first frame) because it is not the
+// first input of its writer context.
+type foldStep struct {
+	input int
+	full  bool
+}
+
+// foldSteps is FoldOrder for n inputs spread over threads contexts (input
+// i to context i mod threads, in order).
+func foldSteps(n, threads, release int) []foldStep {
+	threads = max(1, min(threads, n))
+	ctx := make([][]int, threads) // context ids each context holds, in absorption order
+	for i := range ctx {
+		ctx[i] = []int{i}
+	}
+	for mid, end := threads/2, threads; mid > 0; end, mid = mid, mid/2 {
+		for i := 0; i < mid; i++ {
+			ctx[i] = append(ctx[i], ctx[i+mid]...)
+		}
+		if end&1 == 1 {
+			ctx[0] = append(ctx[0], ctx[end-1]...)
+		}
+	}
+	var steps []foldStep
+	for _, c := range ctx[0] {
+		for in := c; in < n; in += threads {
+			steps = append(steps, foldStep{input: in, full: release < 22 || in == c})
+		}
+	}
+	return steps
+}
+
+// Add converts one raw profile and folds it in, as if it were loaded into
+// a writer context of its own. Inputs must be added in FoldOrder to match
+// llvm-profdata.
+func (c *Converter) Add(in *RawProfile) error { return c.add(in, true) }
+
+// Profile returns the merged profile. The Converter must not be used
+// afterwards.
+func (c *Converter) Profile() (*Profile, error) {
+	if c.inputs == 0 {
+		return nil, &ConvertError{File: c.bin.Path(), Msg: "no raw profiles to convert"}
+	}
+	p := &Profile{Records: c.records, Frames: c.frames, CallStacks: c.callStacks}
+	if c.release < 20 && len(c.frameRuns) > 1 {
+		p.FrameRuns = c.frameRuns
+		p.CallStackRuns = c.csRuns
+	}
+	return p, nil
+}
+
+// add is loadInput + mergeWriterContexts for one input. With full false
+// (LLVM 22, not the first input of its context) only the input's first
+// frame is kept: InstrProfWriter::addMemProfData returns after adding one
+// frame when the context already holds MemProf data (upstream bug,
+// verified with llvm-profdata-22).
+func (c *Converter) add(in *RawProfile, full bool) error {
+	release := c.release
 	ok := len(in.Versions) > 0
 	for _, dv := range in.Versions {
 		found := false
@@ -227,7 +400,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 		ok = ok && found
 	}
 	if !ok {
-		return nil, &ConvertError{File: in.Name, Err: ErrUnsupportedVersion,
+		return &ConvertError{File: in.Name, Err: ErrUnsupportedVersion,
 			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, rawVersionsAccepted(release))}
 	}
 
@@ -237,10 +410,10 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 	if adjust {
 		matched := 0
 		for _, s := range in.Segments {
-			if bytes.Equal(s.ID(), tb.buildID) {
+			if bytes.Equal(s.ID(), c.tb.buildID) {
 				matched++
 				if matched > 1 {
-					return nil, &ConvertError{File: in.Name, Msg: "We expect only one executable segment in the profiled binary"}
+					return &ConvertError{File: in.Name, Msg: "We expect only one executable segment in the profiled binary"}
 				}
 				segStart, segEnd = s.Start, s.End
 			}
@@ -255,193 +428,248 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 					ids = append(ids, id)
 				}
 			}
-			return nil, &ConvertError{File: in.Name, Msg: fmt.Sprintf(
+			return &ConvertError{File: in.Name, Msg: fmt.Sprintf(
 				"No matching executable segments found in binary %s: its build id is %s, the profile has %s",
-				bin.Path(), hex.EncodeToString(tb.buildID), strings.Join(ids, ", "))}
+				c.bin.Path(), hex.EncodeToString(c.tb.buildID), strings.Join(ids, ", "))}
 		}
 	}
-	moduleOffset := func(pc uint64) uint64 {
+	preferred := c.tb.preferredText
+	entry := func(pc uint64) *pcEntry {
 		if adjust && pc > segStart && pc <= segEnd {
-			return pc + tb.preferredText - segStart
+			pc = pc + preferred - segStart
 		}
-		return pc
+		return &c.pcs[c.pcIndex[pc]]
 	}
 
 	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
-	// map; PCs are symbolized the first time that walk meets them.
+	// map; PCs are symbolized the first time that walk meets them. Only
+	// addresses no earlier input met are symbolized now.
 	order := in.StackMapOrder(release)
-	pcIndex := map[uint64]int{}
-	var pcs []uint64
+	var fresh []uint64
 	for _, id := range order {
 		for _, pc := range in.Stacks[id] {
-			if _, ok := pcIndex[pc]; !ok {
-				pcIndex[pc] = len(pcs)
-				pcs = append(pcs, pc)
+			if adjust && pc > segStart && pc <= segEnd {
+				pc = pc + preferred - segStart
+			}
+			if _, ok := c.pcIndex[pc]; !ok {
+				c.pcIndex[pc] = int32(len(c.pcs) + len(fresh))
+				fresh = append(fresh, pc)
 			}
 		}
 	}
-	infos := symbolizeAll(pcs, func(pc uint64) pcInfo {
-		fr, err := bin.Symbolize(moduleOffset(pc))
-		if err != nil || len(fr) == 0 || (fr[0].LinkageName == "" && fr[0].Name == "") || isRuntimePath(fr[0].File, release) {
-			return pcInfo{discard: true}
-		}
-		info := pcInfo{frames: make([]Frame, len(fr)), names: make([]string, len(fr))}
-		for i, f := range fr {
-			name := f.LinkageName
-			if name == "" {
-				name = f.Name
-			}
-			info.frames[i] = Frame{
-				Function:      GUID(canonicalNameForRelease(name, release)),
-				LineOffset:    f.Line - f.StartLine,
-				Column:        f.Column,
-				IsInlineFrame: i != len(fr)-1,
-			}
-			info.names[i] = displayNameForRelease(name, release)
-		}
-		return info
-	}, workers)
+	infos := symbolizeAll(fresh, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
+	for _, info := range infos {
+		c.pcs = append(c.pcs, pcEntry{pcInfo: info})
+	}
 
-	r := &readerResult{recIndex: map[uint64]int{}, raw: in}
-	symName := map[uint64]string{}
-	frameSeen := map[Frame]bool{}
-	kept := map[uint64]bool{}
+	// The checks RawMemProfReader makes before anything reaches a writer.
+	kept := 0
+	var first *pcEntry // first kept PC of the walk
+	for _, id := range order {
+		for _, pc := range in.Stacks[id] {
+			if e := entry(pc); !e.discard {
+				kept++
+				if first == nil {
+					first = e
+				}
+				break
+			}
+		}
+	}
+	if kept == 0 {
+		return &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
+	}
+	for _, mib := range in.MIBs {
+		if _, ok := in.Stacks[mib.StackID]; !ok {
+			return &ConvertError{File: in.Name, Err: ErrMalformed,
+				Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
+		}
+	}
+
+	c.inputs++
+	c.kept = kept
+	cur := c.inputs
+	if !full {
+		f := first.frames[0]
+		if _, ok := c.symName[f.Function]; !ok {
+			c.symName[f.Function] = first.names[0]
+		}
+		c.intern(f)
+		return nil
+	}
+
 	// Frames enter LLVM's IdToFrame in symbolization order.
-	done := make([]bool, len(pcs))
+	var frameRun []Frame
 	for _, id := range order {
-		nonEmpty := false
 		for _, pc := range in.Stacks[id] {
-			k := pcIndex[pc]
-			info := &infos[k]
-			if info.discard {
+			e := entry(pc)
+			if e.discard || e.stamp == cur {
 				continue
 			}
-			nonEmpty = true
-			if done[k] {
-				continue
-			}
-			done[k] = true
-			for i, f := range info.frames {
-				if _, ok := symName[f.Function]; !ok {
-					symName[f.Function] = info.names[i]
+			e.stamp = cur
+			if e.ids == nil {
+				for i, f := range e.frames {
+					if _, ok := c.symName[f.Function]; !ok {
+						c.symName[f.Function] = e.names[i]
+					}
 				}
-				if !frameSeen[f] {
-					frameSeen[f] = true
-					r.frames = append(r.frames, f)
+				e.ids = make([]int32, len(e.frames))
+				for i, f := range e.frames {
+					e.ids[i] = c.intern(f)
 				}
 			}
+			for _, fid := range e.ids {
+				if c.frameStamp[fid] != cur {
+					c.frameStamp[fid] = cur
+					frameRun = append(frameRun, c.frames[fid])
+				}
+			}
 		}
-		if nonEmpty {
-			kept[id] = true
-		}
 	}
-	if len(kept) == 0 {
-		return nil, &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
-	}
-	r.stacks = len(kept)
-	for i := range r.frames {
-		r.frames[i].SymbolName = symName[r.frames[i].Function]
-	}
-	withName := func(fs []Frame) []Frame {
-		out := make([]Frame, len(fs))
-		for i, f := range fs {
-			f.SymbolName = symName[f.Function]
-			out[i] = f
-		}
-		return out
-	}
-	pcFrames := make([][]Frame, len(pcs)) // named frames per PC, built once
-	framesOf := func(k int) []Frame {
-		if pcFrames[k] == nil {
-			pcFrames[k] = withName(infos[k].frames)
-		}
-		return pcFrames[k]
-	}
+	c.frameRuns = append(c.frameRuns, frameRun)
 
-	csSeen := map[string]bool{}
-	addCallStack := func(fs []Frame) {
-		key := frameKey(fs)
-		if !csSeen[key] {
-			csSeen[key] = true
-			r.callStacks = append(r.callStacks, fs)
-			r.csKeys = append(r.csKeys, key)
-		}
-	}
+	// Records in first-touch order: alloc sites per MIB, then call sites.
+	var csRun [][]Frame
 	type callSites struct {
 		guid uint64
-		pcs  []int
-		seen map[int]bool
+		pcs  []*pcEntry
 	}
-	var perFunc []*callSites
-	perFuncIndex := map[uint64]int{}
-
+	var perFunc []callSites
+	funcIndex := map[uint64]int{}
+	seenSite := map[struct {
+		fn int
+		e  *pcEntry
+	}]bool{}
 	for _, mib := range in.MIBs {
-		if !kept[mib.StackID] {
-			if _, ok := in.Stacks[mib.StackID]; !ok {
-				return nil, &ConvertError{File: in.Name, Err: ErrMalformed,
-					Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
-			}
-			continue // every PC discarded: LLVM erases the MIB too
-		}
-		n := 0
+		key := c.key[:0]
+		leaf := true
 		for _, pc := range in.Stacks[mib.StackID] {
-			n += len(infos[pcIndex[pc]].frames)
-		}
-		stack := make([]Frame, 0, n)
-		first := true
-		for _, pc := range in.Stacks[mib.StackID] {
-			k := pcIndex[pc]
-			if infos[k].discard {
+			e := entry(pc)
+			if e.discard {
 				continue
 			}
-			fs := framesOf(k)
-			for j, f := range fs {
-				if first && j == 0 {
+			for j, f := range e.frames {
+				if leaf && j == 0 {
 					continue
 				}
-				ci, ok := perFuncIndex[f.Function]
+				fi, ok := funcIndex[f.Function]
 				if !ok {
-					ci = len(perFunc)
-					perFuncIndex[f.Function] = ci
-					perFunc = append(perFunc, &callSites{guid: f.Function, seen: map[int]bool{}})
+					fi = len(perFunc)
+					funcIndex[f.Function] = fi
+					perFunc = append(perFunc, callSites{guid: f.Function})
 				}
-				cs := perFunc[ci]
-				if !cs.seen[k] {
-					cs.seen[k] = true
-					cs.pcs = append(cs.pcs, k)
+				site := struct {
+					fn int
+					e  *pcEntry
+				}{fi, e}
+				if !seenSite[site] {
+					seenSite[site] = true
+					perFunc[fi].pcs = append(perFunc[fi].pcs, e)
 				}
 			}
-			first = false
-			stack = append(stack, fs...)
+			leaf = false
+			for _, fid := range e.ids {
+				key = binary.LittleEndian.AppendUint32(key, uint32(fid))
+			}
 		}
-		addCallStack(stack)
-		for _, f := range stack {
-			rec := r.record(f.Function)
-			rec.AllocSites = append(rec.AllocSites, AllocationInfo{CallStack: stack, Info: mib.Info})
+		c.key = key
+		if leaf {
+			continue // every PC discarded: LLVM erases the MIB too
+		}
+		st := c.stack(key, cur, &csRun)
+		for _, f := range st.frames {
+			rec := c.record(f.Function, cur)
+			rec.AllocSites = append(rec.AllocSites, AllocationInfo{CallStack: st.frames, Info: mib.Info})
 			if !f.IsInlineFrame {
 				break
 			}
 		}
 	}
 	for _, cs := range perFunc {
-		rec := r.record(cs.guid)
-		for _, k := range cs.pcs {
-			fs := framesOf(k)
-			addCallStack(fs)
-			rec.CallSites = append(rec.CallSites, CallSite{Frames: fs})
+		ri := c.recordIndex(cs.guid, cur)
+		rec := c.records[ri]
+		for _, e := range cs.pcs {
+			if e.stack == nil {
+				key := c.key[:0]
+				for _, fid := range e.ids {
+					key = binary.LittleEndian.AppendUint32(key, uint32(fid))
+				}
+				c.key = key
+				e.stack = c.stack(key, 0, nil)
+			}
+			c.noteStack(e.stack, cur, &csRun)
+			// LLVM 16/19 append call sites to an existing record; LLVM 22
+			// keeps those of the input that created it.
+			if release < 20 || c.recInput[ri] == cur {
+				rec.CallSites = append(rec.CallSites, CallSite{Frames: e.stack.frames})
+			}
 		}
 	}
-	return r, nil
+	c.csRuns = append(c.csRuns, csRun)
+	return nil
 }
 
-func (r *readerResult) record(guid uint64) *Record {
-	if i, ok := r.recIndex[guid]; ok {
-		return r.records[i]
+// intern adds f to the merged frame list if absent and returns its id.
+func (c *Converter) intern(f Frame) int32 {
+	t := frameTuple{f.Function, f.LineOffset, f.Column, f.IsInlineFrame}
+	if id, ok := c.frameID[t]; ok {
+		return id
 	}
-	r.recIndex[guid] = len(r.records)
-	rec := &Record{GUID: guid}
-	r.records = append(r.records, rec)
-	return rec
+	id := int32(len(c.frames))
+	c.frameID[t] = id
+	f.SymbolName = c.symName[f.Function]
+	c.frames = append(c.frames, f)
+	c.frameStamp = append(c.frameStamp, 0)
+	return id
+}
+
+// stack returns the interned call stack with the given frame-id key,
+// adding it to the merged call-stack list if new, and to input cur's run
+// (unless run is nil).
+func (c *Converter) stack(key []byte, cur int32, run *[][]Frame) *stackEntry {
+	st, ok := c.stacks[string(key)]
+	if !ok {
+		frames := make([]Frame, len(key)/4)
+		for i := range frames {
+			frames[i] = c.frames[binary.LittleEndian.Uint32(key[4*i:])]
+		}
+		st = &stackEntry{frames: frames}
+		c.stacks[string(key)] = st
+	}
+	if run != nil {
+		c.noteStack(st, cur, run)
+	}
+	return st
+}
+
+// noteStack records that input cur uses st: it joins the merged list on
+// first use by any input and cur's run on first use by cur.
+func (c *Converter) noteStack(st *stackEntry, cur int32, run *[][]Frame) {
+	if st.stamp == cur {
+		return
+	}
+	if st.stamp == 0 {
+		c.callStacks = append(c.callStacks, st.frames)
+	}
+	st.stamp = cur
+	*run = append(*run, st.frames)
+}
+
+func (c *Converter) record(guid uint64, cur int32) *Record {
+	return c.records[c.recordIndex(guid, cur)]
+}
+
+// recordIndex is InstrProfWriter::addMemProfRecord's lookup: the record of
+// guid, created (by input cur) if absent.
+func (c *Converter) recordIndex(guid uint64, cur int32) int32 {
+	if i, ok := c.recIndex[guid]; ok {
+		return i
+	}
+	i := int32(len(c.records))
+	c.recIndex[guid] = i
+	c.records = append(c.records, &Record{GUID: guid})
+	c.recInput = append(c.recInput, cur)
+	return i
 }
 
 // frameKey is a map key identifying a frame sequence (SymbolName aside).
@@ -505,130 +733,4 @@ func symbolizeAll(pcs []uint64, fn func(uint64) pcInfo, workers int) []pcInfo {
 	close(next)
 	wg.Wait()
 	return out
-}
-
-// writerContext emulates llvm-profdata's InstrProfWriter memprof state.
-type writerContext struct {
-	records    []*Record
-	recIndex   map[uint64]int
-	frames     []Frame
-	frameSeen  map[Frame]bool
-	frameRuns  [][]Frame
-	callStacks [][]Frame
-	csKeys     []string
-	csSeen     map[string]bool
-	csRuns     [][][]Frame
-	loaded     int
-}
-
-func newWriterContext() *writerContext {
-	return &writerContext{recIndex: map[uint64]int{}, frameSeen: map[Frame]bool{}, csSeen: map[string]bool{}}
-}
-
-func (w *writerContext) addFrames(fs []Frame) {
-	for _, f := range fs {
-		key := f
-		key.SymbolName = ""
-		if !w.frameSeen[key] {
-			w.frameSeen[key] = true
-			w.frames = append(w.frames, f)
-		}
-	}
-}
-
-func (w *writerContext) addCallStacks(css [][]Frame, keys []string) {
-	for i, cs := range css {
-		k := keys[i]
-		if !w.csSeen[k] {
-			w.csSeen[k] = true
-			w.callStacks = append(w.callStacks, cs)
-			w.csKeys = append(w.csKeys, k)
-		}
-	}
-}
-
-// addRecord is InstrProfWriter::addMemProfRecord: insert, or merge into the
-// existing record (IndexedMemProfRecord::merge). LLVM 16 and 19 append
-// alloc sites and call sites; LLVM 22 appends alloc sites only.
-func (w *writerContext) addRecord(rec *Record, release int) {
-	if i, ok := w.recIndex[rec.GUID]; ok {
-		old := w.records[i]
-		old.AllocSites = append(old.AllocSites, rec.AllocSites...)
-		if release < 20 {
-			old.CallSites = append(old.CallSites, rec.CallSites...)
-		}
-		return
-	}
-	w.recIndex[rec.GUID] = len(w.records)
-	cp := *rec
-	cp.AllocSites = append([]AllocationInfo(nil), rec.AllocSites...)
-	cp.CallSites = append([]CallSite(nil), rec.CallSites...)
-	w.records = append(w.records, &cp)
-}
-
-// load is loadInput for a raw memprof input.
-func (w *writerContext) load(r *readerResult, release int) {
-	defer func() { w.loaded++ }()
-	if release >= 22 && w.loaded > 0 && len(w.frames) > 0 {
-		// InstrProfWriter::addMemProfData (LLVM 22) returns after the first
-		// frame it manages to add when the writer already holds MemProf
-		// data, so a second raw input in one writer context contributes at
-		// most that frame (upstream bug; verified with llvm-profdata-22).
-		if len(r.frames) > 0 {
-			w.addFrames(r.frames[:1])
-		}
-		return
-	}
-	w.addFrames(r.frames)
-	w.addCallStacks(r.callStacks, r.csKeys)
-	w.frameRuns = append(w.frameRuns, r.frames)
-	w.csRuns = append(w.csRuns, r.callStacks)
-	for _, rec := range r.records {
-		w.addRecord(rec, release)
-	}
-}
-
-// merge is mergeWriterContexts(dst=w, src).
-func (w *writerContext) merge(src *writerContext, release int) {
-	w.addFrames(src.frames)
-	w.addCallStacks(src.callStacks, src.csKeys)
-	w.frameRuns = append(w.frameRuns, src.frameRuns...)
-	w.csRuns = append(w.csRuns, src.csRuns...)
-	for _, rec := range src.records {
-		w.addRecord(rec, release)
-	}
-}
-
-func mergeContexts(results []*readerResult, release, threads int) *Profile {
-	if threads <= 0 {
-		threads = 1
-	}
-	threads = min(threads, len(results))
-	ctxs := make([]*writerContext, threads)
-	for i := range ctxs {
-		ctxs[i] = newWriterContext()
-	}
-	for i, r := range results {
-		ctxs[i%threads].load(r, release)
-	}
-	if threads > 1 {
-		mid, end := threads/2, threads
-		for mid > 0 {
-			for i := 0; i < mid; i++ {
-				ctxs[i].merge(ctxs[i+mid], release)
-			}
-			if end&1 == 1 {
-				ctxs[0].merge(ctxs[end-1], release)
-			}
-			end = mid
-			mid /= 2
-		}
-	}
-	w := ctxs[0]
-	p := &Profile{Records: w.records, Frames: w.frames, CallStacks: w.callStacks}
-	if release < 20 && len(w.frameRuns) > 1 {
-		p.FrameRuns = w.frameRuns
-		p.CallStackRuns = w.csRuns
-	}
-	return p
 }

@@ -12,16 +12,14 @@ import (
 // in one place only: for MIBs with a histogram, LLVM prints its own heap
 // pointer as AccessHistogram, and this prints the value found in the file.
 func ShowRaw(w io.Writer, raw *RawProfile, bin Symbolizer, opts ConvertOptions) error {
-	release := opts.release()
-	tb, err := checkBinary(bin, release)
+	c, err := NewConverter(bin, opts)
 	if err != nil {
 		return err
 	}
-	r, err := convertOne(raw, bin, tb, release, opts.Workers)
-	if err != nil {
+	if err := c.Add(raw); err != nil {
 		return err
 	}
-	return writeShowText(w, raw, r.records, r.stacks, release)
+	return writeShowText(w, raw, c.records, c.kept, c.release)
 }
 
 // WriteShowText writes the llvm-profdata show --memory dump of a converted

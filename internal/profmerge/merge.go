@@ -3,8 +3,10 @@ package profmerge
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -89,74 +91,65 @@ func Run(opts Options) error {
 		jobs = runtime.GOMAXPROCS(0)
 	}
 
-	loadedInputs := make([]loaded, len(inputs))
+	// Raw MemProf inputs (told apart by their magic) are streamed through a
+	// memprof.Converter; the others are small and loaded up front.
+	var rawIdx, otherIdx []int
+	for i, in := range inputs {
+		if isRawMemProf(in.Path) {
+			rawIdx = append(rawIdx, i)
+		} else {
+			otherIdx = append(otherIdx, i)
+		}
+	}
+	others := make([]loaded, len(otherIdx))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, jobs)
-	var mu sync.Mutex
-	done := 0
-	for i, in := range inputs {
+	for k, i := range otherIdx {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			loadedInputs[i] = load(in, opts.Write.LLVMRelease)
-			mu.Lock()
-			done++
-			progress("reading inputs %d/%d", done, len(inputs))
-			mu.Unlock()
+			others[k] = load(inputs[i], opts.Write.LLVMRelease)
 		}()
 	}
 	wg.Wait()
 
-	var bad []error
-	var good []loaded
-	for _, l := range loadedInputs {
+	badAt := map[int]error{} // input index -> error
+	for k, l := range others {
 		if l.err != nil {
-			bad = append(bad, &InputError{Path: l.in.Path, Err: l.err})
-			continue
+			badAt[otherIdx[k]] = &InputError{Path: l.in.Path, Err: l.err}
 		}
-		good = append(good, l)
+	}
+	rawProf, deferred, err := convertRaw(opts, inputs, rawIdx, badAt, jobs, progress)
+	if err != nil {
+		return err
+	}
+	var bad []error
+	for i := range inputs {
+		if e, ok := badAt[i]; ok {
+			bad = append(bad, e)
+		}
 	}
 	if err := applyPolicy(opts, bad, len(inputs)); err != nil {
 		return err
 	}
-
-	var raws []*memprof.RawProfile
-	var profs []*memprof.Profile
-	for _, l := range good {
-		if l.in.Weight != 1 {
-			opts.Warnf("%s: weight %d ignored: weights do not apply to MemProf data", l.in.Path, l.in.Weight)
-		}
-		if l.raw != nil {
-			raws = append(raws, l.raw)
-		} else {
-			profs = append(profs, l.prof)
+	if deferred != nil {
+		return deferred
+	}
+	for i, in := range inputs {
+		if _, ok := badAt[i]; !ok && in.Weight != 1 {
+			opts.Warnf("%s: weight %d ignored: weights do not apply to MemProf data", in.Path, in.Weight)
 		}
 	}
-	if len(raws) > 0 {
-		if opts.ProfiledBinary == "" {
-			return missingBinaryError(raws)
+	var profs []*memprof.Profile
+	if rawProf != nil {
+		profs = append(profs, rawProf)
+	}
+	for _, l := range others {
+		if l.err == nil {
+			profs = append(profs, l.prof)
 		}
-		progress("symbolizing %s", opts.ProfiledBinary)
-		bin, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
-			DebugFileDirectories: opts.DebugFileDirectories,
-			DWARFOnly:            true, // as llvm-profdata: no symbol-table fallback
-			Warn:                 func(msg string) { opts.Warnf("%s: %s", opts.ProfiledBinary, msg) },
-		})
-		if err != nil {
-			return fmt.Errorf("profiled binary: %w", err)
-		}
-		defer bin.Close()
-		p, err := memprof.Convert(raws, bin, memprof.ConvertOptions{
-			LLVMRelease: opts.Write.LLVMRelease,
-			NumThreads:  len(raws), // one writer context per input; see Run
-			Workers:     jobs,
-		})
-		if err != nil {
-			return err
-		}
-		profs = append([]*memprof.Profile{p}, profs...)
 	}
 	merged := mergeProfiles(profs)
 	progress("writing %s", opts.Output)
@@ -222,6 +215,147 @@ func load(in Input, release int) loaded {
 		l.err = errors.New("unrecognized profile format: not a raw MemProf profile, an indexed profile or a YAML MemProf profile")
 	}
 	return l
+}
+
+// isRawMemProf reports whether the file at path starts with the raw
+// MemProf magic. Unreadable files are not: load reports their error.
+func isRawMemProf(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return Detect(b[:]) == KindMemProfRaw
+}
+
+// convertRaw converts the raw inputs inputs[rawIdx[...]] into one profile,
+// streaming: they are read in memprof.FoldOrder, at most jobs at a time
+// (reading and decoding overlap the conversion), and each is dropped once
+// folded, so peak memory is the merged profile plus about jobs inputs.
+//
+// Bad raw inputs are added to badAt. The fold order depends on how many
+// inputs are good (one writer context per good input, see Run), so when a
+// bad input turns up the pass only validates the rest, and the conversion
+// restarts over the good ones (failure modes all and warn; mode any fails
+// anyway). A missing --profiled-binary is returned as deferred, to be
+// reported after the failure policy, as before.
+func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Profile, deferred, err error) {
+	if len(rawIdx) == 0 {
+		return nil, nil, nil
+	}
+	release := opts.Write.LLVMRelease
+	if opts.ProfiledBinary == "" {
+		var good []*memprof.RawProfile
+		err := forEachRaw(inputs, rawIdx, nil, jobs, release, func(i int, l loaded) error {
+			if l.err != nil {
+				badAt[i] = &InputError{Path: l.in.Path, Err: l.err}
+				return nil
+			}
+			// Keep what the error message needs only.
+			good = append(good, &memprof.RawProfile{Version: l.raw.Version, Segments: l.raw.Segments})
+			return nil
+		})
+		if err != nil || len(good) == 0 {
+			return nil, nil, err
+		}
+		return nil, missingBinaryError(good), nil
+	}
+	progress("symbolizing %s", opts.ProfiledBinary)
+	bin, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
+		DebugFileDirectories: opts.DebugFileDirectories,
+		DWARFOnly:            true, // as llvm-profdata: no symbol-table fallback
+		Warn:                 func(msg string) { opts.Warnf("%s: %s", opts.ProfiledBinary, msg) },
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("profiled binary: %w", err)
+	}
+	defer bin.Close()
+	cands := rawIdx
+	for len(cands) > 0 {
+		var conv *memprof.Converter
+		if opts.Failure != FailAny || len(badAt) == 0 {
+			conv, err = memprof.NewConverter(bin, memprof.ConvertOptions{
+				LLVMRelease: release,
+				NumThreads:  len(cands), // one writer context per input; see Run
+				Workers:     jobs,
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+		}
+		var good []int
+		newBad, done := 0, 0
+		err := forEachRaw(inputs, cands, memprof.FoldOrder(len(cands)), jobs, release, func(i int, l loaded) error {
+			done++
+			progress("converting inputs %d/%d", done, len(cands))
+			if l.err != nil {
+				badAt[i] = &InputError{Path: l.in.Path, Err: l.err}
+				newBad++
+				return nil
+			}
+			good = append(good, i)
+			if conv == nil || newBad > 0 {
+				return nil // validating only
+			}
+			return conv.Add(l.raw)
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if newBad == 0 && conv != nil {
+			p, err := conv.Profile()
+			return p, nil, err
+		}
+		if opts.Failure == FailAny {
+			return nil, nil, nil // applyPolicy reports every bad input
+		}
+		slices.Sort(good)
+		cands = good
+	}
+	return nil, nil, nil
+}
+
+// forEachRaw loads inputs[idx[order[k]]] for k = 0, 1, ... (order nil:
+// idx order) with at most jobs loads in flight or waiting, and calls fn
+// with each in turn. It stops at fn's first error.
+func forEachRaw(inputs []Input, idx, order []int, jobs, release int, fn func(i int, l loaded) error) error {
+	if order == nil {
+		order = make([]int, len(idx))
+		for k := range order {
+			order[k] = k
+		}
+	}
+	results := make([]chan loaded, len(order))
+	for k := range results {
+		results[k] = make(chan loaded, 1)
+	}
+	sem := make(chan struct{}, jobs)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for k, o := range order {
+			select {
+			case sem <- struct{}{}:
+			case <-stop:
+				return
+			}
+			go func() { results[k] <- load(inputs[idx[o]], release) }()
+		}
+	}()
+	for k, o := range order {
+		l := <-results[k]
+		err := fn(idx[o], l)
+		l = loaded{} // drop the raw data before the next load starts
+		<-sem
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func missingBinaryError(raws []*memprof.RawProfile) error {
