@@ -24,15 +24,16 @@ func denseHash(release int, k uint64) uint32 {
 }
 
 // denseOrder inserts keys (insert-if-absent, no erasure) into an emulated
-// DenseMap and returns its iteration order.
-func denseOrder(release int, keys []uint64) []uint64 {
-	var table []uint64
+// DenseMap and returns its iteration order as indexes into keys (of each
+// key's first occurrence).
+func denseOrder(release int, keys []uint64) []int32 {
+	var table []int32 // index into keys + 1; 0 is the empty bucket
 	entries := 0
-	lookup := func(t []uint64, k uint64) int {
+	lookup := func(t []int32, k uint64) int {
 		mask := uint32(len(t) - 1)
 		b := denseHash(release, k) & mask
 		for step := uint32(1); ; step++ {
-			if t[b] == k || t[b] == denseEmpty {
+			if t[b] == 0 || keys[t[b]-1] == k {
 				return int(b)
 			}
 			b = (b + step) & mask
@@ -43,36 +44,33 @@ func denseOrder(release int, keys []uint64) []uint64 {
 		for n < atLeast {
 			n <<= 1
 		}
-		nt := make([]uint64, n)
-		for i := range nt {
-			nt[i] = denseEmpty
-		}
-		for _, k := range table {
-			if k != denseEmpty && k != denseTombstone {
-				nt[lookup(nt, k)] = k
+		nt := make([]int32, n)
+		for _, e := range table {
+			if e != 0 {
+				nt[lookup(nt, keys[e-1])] = e
 			}
 		}
 		table = nt
 	}
-	for _, k := range keys {
+	for i, k := range keys {
 		if k == denseEmpty || k == denseTombstone {
 			continue // LLVM asserts on these; they cannot occur as hashes in practice
 		}
 		if len(table) > 0 {
-			if table[lookup(table, k)] == k {
+			if table[lookup(table, k)] != 0 {
 				continue
 			}
 		}
 		if (entries+1)*4 >= len(table)*3 {
 			grow(2 * len(table))
 		}
-		table[lookup(table, k)] = k
+		table[lookup(table, k)] = int32(i) + 1
 		entries++
 	}
-	out := make([]uint64, 0, entries)
-	for _, k := range table {
-		if k != denseEmpty && k != denseTombstone {
-			out = append(out, k)
+	out := make([]int32, 0, entries)
+	for _, e := range table {
+		if e != 0 {
+			out = append(out, e-1)
 		}
 	}
 	return out

@@ -1,7 +1,5 @@
 package instrprof
 
-import "encoding/binary"
-
 // This file emulates llvm::OnDiskChainedHashTableGenerator
 // (llvm/Support/OnDiskHashTable.h), whose bucket layout depends on the
 // insertion order: 64 initial buckets, doubling when 4*entries >= 3*buckets,
@@ -9,77 +7,98 @@ import "encoding/binary"
 // head to tail (which reverses items that stay together), and a final resize
 // to bit_ceil(entries*4/3+1) buckets (1 when entries <= 2) before emitting.
 
-// odItem is one table entry: the u64 hash and everything the trait writes
-// after it (lengths, key, data).
-type odItem struct {
-	hash uint64
-	body []byte
+// odLayout is a table's bucket layout: bucket b holds the items (indexes
+// into the hashes given to newODLayout) order[start[b]:start[b+1]], head
+// first.
+type odLayout struct {
+	start []int32
+	order []int32
 }
 
-// odLayout returns the item indexes of each bucket, head first.
-func odLayout(items []odItem) [][]int {
-	// Each bucket is stored tail first, so pushing at the head is an append.
-	n := 64
-	buckets := make([][]int, n)
+func (l *odLayout) numBuckets() int { return len(l.start) - 1 }
+
+func (l *odLayout) bucket(b int) []int32 { return l.order[l.start[b]:l.start[b+1]] }
+
+// newODLayout inserts items with the given hashes, in order, into an
+// emulated generator. Buckets are linked lists threaded through next.
+func newODLayout(hashes []uint64) odLayout {
+	next := make([]int32, len(hashes))
+	newHeads := func(n int) []int32 {
+		h := make([]int32, n)
+		for i := range h {
+			h[i] = -1
+		}
+		return h
+	}
+	heads := newHeads(64)
 	resize := func(m int) {
-		nb := make([][]int, m)
-		for _, b := range buckets {
-			for i := len(b) - 1; i >= 0; i-- { // head to tail
-				h := items[b[i]].hash & uint64(m-1)
-				nb[h] = append(nb[h], b[i])
+		nh := newHeads(m)
+		for _, i := range heads {
+			for i >= 0 { // head to tail, each pushed at its new head
+				nx := next[i]
+				b := hashes[i] & uint64(m-1)
+				next[i], nh[b] = nh[b], i
+				i = nx
 			}
 		}
-		buckets, n = nb, m
+		heads = nh
 	}
-	for i, it := range items {
-		if 4*(i+1) >= 3*n {
-			resize(2 * n)
+	for i, h := range hashes {
+		if 4*(i+1) >= 3*len(heads) {
+			resize(2 * len(heads))
 		}
-		h := it.hash & uint64(n-1)
-		buckets[h] = append(buckets[h], i)
+		b := h & uint64(len(heads)-1)
+		next[i], heads[b] = heads[b], int32(i)
 	}
-	target := 1
-	if len(items) > 2 {
-		for target < len(items)*4/3+1 {
-			target <<= 1
-		}
+	if t := odTarget(len(hashes)); t != len(heads) {
+		resize(t)
 	}
-	if target != n {
-		resize(target)
-	}
-	for _, b := range buckets {
-		for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
-			b[i], b[j] = b[j], b[i]
+	l := odLayout{start: make([]int32, len(heads)+1), order: make([]int32, 0, len(hashes))}
+	for b, i := range heads {
+		l.start[b] = int32(len(l.order))
+		for ; i >= 0; i = next[i] {
+			l.order = append(l.order, i)
 		}
 	}
-	return buckets
+	l.start[len(heads)] = int32(len(l.order))
+	return l
 }
 
-// emitTable appends the table's payload and bucket array to buf (whose
-// length is the absolute file offset) and returns the buffer and the offset
-// of the bucket array header (NumBuckets).
-func emitTable(buf []byte, items []odItem) ([]byte, uint64) {
-	buckets := odLayout(items)
-	offsets := make([]uint64, len(buckets))
-	for bi, b := range buckets {
-		if len(b) == 0 {
+// emitTable appends a table of items with the given hashes to buf (whose
+// length is the absolute file offset): each bucket's u16 item count, then
+// per item its u64 hash and what body appends (the trait's lengths, key and
+// data), and the bucket array. It returns the buffer and the offset of the
+// bucket array header (NumBuckets).
+func emitTable(buf []byte, hashes []uint64, body func(buf []byte, item int) []byte) ([]byte, uint64) {
+	l := newODLayout(hashes)
+	offsets := make([]uint64, l.numBuckets())
+	for b := range offsets {
+		items := l.bucket(b)
+		if len(items) == 0 {
 			continue
 		}
-		offsets[bi] = uint64(len(buf))
-		buf = binary.LittleEndian.AppendUint16(buf, uint16(len(b)))
-		for _, i := range b {
-			buf = binary.LittleEndian.AppendUint64(buf, items[i].hash)
-			buf = append(buf, items[i].body...)
+		offsets[b] = uint64(len(buf))
+		buf = le.AppendUint16(buf, uint16(len(items)))
+		for _, i := range items {
+			buf = le.AppendUint64(buf, hashes[i])
+			buf = body(buf, int(i))
 		}
 	}
 	buf = pad8(buf)
 	tableOff := uint64(len(buf))
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(buckets)))
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(items)))
+	buf = le.AppendUint64(buf, uint64(len(offsets)))
+	buf = le.AppendUint64(buf, uint64(len(hashes)))
 	for _, o := range offsets {
-		buf = binary.LittleEndian.AppendUint64(buf, o)
+		buf = le.AppendUint64(buf, o)
 	}
 	return buf, tableOff
+}
+
+// tableSize bounds the bytes emitTable appends for n items whose hashes and
+// bodies take payload bytes.
+func tableSize(n, payload int) int {
+	b := odTarget(n)
+	return payload + 2*min(n, b) + 7 + 16 + 8*b
 }
 
 func pad8(buf []byte) []byte {

@@ -20,7 +20,7 @@ func TestODInsertionOrder(t *testing.T) {
 					items[i].hash &= 0x3f // force long chains
 				}
 			}
-			disk := flatten(items, odLayout(items))
+			disk := flatten(items)
 			hashes := make([]uint64, len(disk))
 			for i, it := range disk {
 				hashes[i] = it.hash
@@ -30,19 +30,27 @@ func TestODInsertionOrder(t *testing.T) {
 			for i, p := range perm {
 				re[i] = disk[p]
 			}
-			if got := flatten(re, odLayout(re)); !slices.EqualFunc(got, disk, func(a, b odItem) bool { return a.hash == b.hash && string(a.body) == string(b.body) }) {
+			if got := flatten(re); !slices.EqualFunc(got, disk, func(a, b odItem) bool { return a.hash == b.hash && string(a.body) == string(b.body) }) {
 				t.Fatalf("n=%d trial %d: layout not reproduced", n, trial)
 			}
 		}
 	}
 }
 
-func flatten(items []odItem, buckets [][]int) []odItem {
+type odItem struct {
+	hash uint64
+	body []byte
+}
+
+// flatten returns items in on-disk order.
+func flatten(items []odItem) []odItem {
+	hashes := make([]uint64, len(items))
+	for i, it := range items {
+		hashes[i] = it.hash
+	}
 	var out []odItem
-	for _, b := range buckets {
-		for _, i := range b {
-			out = append(out, items[i])
-		}
+	for _, i := range newODLayout(hashes).order {
+		out = append(out, items[i])
 	}
 	return out
 }

@@ -2,21 +2,34 @@ package instrprof
 
 import (
 	"fmt"
+	"math/bits"
 
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
-// indexed is a Profile with frames and call stacks replaced by their ids, as
-// LLVM's IndexedMemProfData holds it.
+// indexed is a Profile with frames and call stacks replaced by dense
+// indexes, as LLVM's IndexedMemProfData holds them by id. Frame f (0 ≤ f <
+// len(frames)) is the f-th distinct FrameId in first-insertion order; call
+// stack s is the s-th distinct CallStackId likewise. The writers work on
+// these indexes with plain slices; ids are looked up only when written.
 type indexed struct {
-	release    int
-	frames     map[uint64]memprof.Frame // FrameId → frame
-	frameOrder []uint64                 // first-insertion order
-	stacks     map[uint64][]uint64      // CallStackId → FrameIds, leaf first
-	stackOrder []uint64                 // first-insertion order
-	records    []idxRecord
-	frameRuns  [][]uint64 // per-input FrameId lists (Profile.FrameRuns)
-	stackRuns  [][]uint64 // per-input CallStackId lists (Profile.CallStackRuns)
+	release  int
+	frames   []memprof.Frame // frame → frame
+	frameIDs []uint64        // frame → FrameId
+	// Stack s holds frames stackFrames[stackOff[s]:stackOff[s+1]], leaf first.
+	stackOff    []int32
+	stackFrames []int32
+	records     []idxRecord
+	frameRuns   [][]int32 // per-input frame lists (Profile.FrameRuns)
+	stackRuns   [][]int32 // per-input stack lists (Profile.CallStackRuns)
+
+	keys       frameKeyTable
+	keyFrame   []int32          // key index → frame
+	idFrame    map[uint64]int32 // FrameId → frame
+	stackTab   []int32          // open addressing over stacks: stack+1, 0 empty
+	stackHash  []uint64         // stack → hash of its frames
+	stackShift uint
+	scratch    []int32
 }
 
 type idxRecord struct {
@@ -26,97 +39,239 @@ type idxRecord struct {
 }
 
 type idxAlloc struct {
-	frames []uint64
-	csid   uint64
-	info   *memprof.MemInfoBlock
+	stack int32
+	info  *memprof.MemInfoBlock
 }
 
 type idxCall struct {
-	frames  []uint64
-	csid    uint64
+	stack   int32
 	callees []uint64
+}
+
+func (ix *indexed) numStacks() int { return len(ix.stackOff) - 1 }
+
+// stack returns the frames of stack s, leaf first.
+func (ix *indexed) stack(s int32) []int32 {
+	return ix.stackFrames[ix.stackOff[s]:ix.stackOff[s+1]]
 }
 
 func index(p *memprof.Profile, release int) (*indexed, error) {
 	if p == nil {
 		return nil, fmt.Errorf("instrprof: nil profile")
 	}
+	nAlloc, nCall, nFrames := 0, 0, 0
+	for i, r := range p.Records {
+		if r == nil {
+			return nil, fmt.Errorf("instrprof: record %d is nil", i)
+		}
+		nAlloc += len(r.AllocSites)
+		nCall += len(r.CallSites)
+		for j := range r.AllocSites {
+			nFrames += len(r.AllocSites[j].CallStack)
+		}
+	}
 	ix := &indexed{
-		release: release,
-		frames:  make(map[uint64]memprof.Frame),
-		stacks:  make(map[uint64][]uint64),
+		release:     release,
+		idFrame:     make(map[uint64]int32),
+		stackOff:    make([]int32, 1, nAlloc+nCall+1),
+		stackFrames: make([]int32, 0, nFrames+nCall),
+		stackHash:   make([]uint64, 0, nAlloc+nCall),
 	}
-	ids := make(map[frameKey]uint64) // FrameID is costly with BLAKE3
-	addFrame := func(f memprof.Frame) uint64 {
-		k := keyOf(f)
-		id, ok := ids[k]
-		if !ok {
-			id = FrameID(release, f)
-			ids[k] = id
-		}
-		if _, ok := ix.frames[id]; !ok {
-			ix.frames[id] = f
-			ix.frameOrder = append(ix.frameOrder, id)
-		}
-		return id
-	}
-	addStack := func(fs []memprof.Frame) ([]uint64, uint64) {
-		ids := make([]uint64, len(fs))
-		for i, f := range fs {
-			ids[i] = addFrame(f)
-		}
-		cs := CallStackID(ids)
-		if _, ok := ix.stacks[cs]; !ok {
-			ix.stacks[cs] = ids
-			ix.stackOrder = append(ix.stackOrder, cs)
-		}
-		return ids, cs
-	}
+	ix.growStacks(nAlloc + nCall)
 	for _, f := range p.Frames {
-		addFrame(f)
+		ix.addFrame(f)
 	}
 	for _, s := range p.CallStacks {
-		addStack(s)
+		ix.addStack(s)
 	}
 	for _, run := range p.FrameRuns {
-		r := make([]uint64, len(run))
+		r := make([]int32, len(run))
 		for i, f := range run {
-			r[i] = addFrame(f)
+			r[i] = ix.addFrame(f)
 		}
 		ix.frameRuns = append(ix.frameRuns, r)
 	}
 	for _, run := range p.CallStackRuns {
-		r := make([]uint64, len(run))
+		r := make([]int32, len(run))
 		for i, s := range run {
-			_, r[i] = addStack(s)
+			r[i] = ix.addStack(s)
 		}
 		ix.stackRuns = append(ix.stackRuns, r)
 	}
 	// Without explicit orders, LLVM's record construction inserts every
 	// allocation stack (in record order) before any call-site stack.
 	ix.records = make([]idxRecord, len(p.Records))
+	allocs := make([]idxAlloc, nAlloc)
+	calls := make([]idxCall, nCall)
 	for i, r := range p.Records {
-		if r == nil {
-			return nil, fmt.Errorf("instrprof: record %d is nil", i)
-		}
 		ir := &ix.records[i]
 		ir.guid = r.GUID
-		ir.alloc = make([]idxAlloc, len(r.AllocSites))
+		ir.alloc, allocs = allocs[:len(r.AllocSites):len(r.AllocSites)], allocs[len(r.AllocSites):]
 		for j := range r.AllocSites {
 			a := &r.AllocSites[j]
-			ids, cs := addStack(a.CallStack)
-			ir.alloc[j] = idxAlloc{frames: ids, csid: cs, info: &a.Info}
+			ir.alloc[j] = idxAlloc{stack: ix.addStack(a.CallStack), info: &a.Info}
 		}
 	}
 	for i, r := range p.Records {
 		ir := &ix.records[i]
-		ir.calls = make([]idxCall, len(r.CallSites))
+		ir.calls, calls = calls[:len(r.CallSites):len(r.CallSites)], calls[len(r.CallSites):]
 		for j, c := range r.CallSites {
-			ids, cs := addStack(c.Frames)
-			ir.calls[j] = idxCall{frames: ids, csid: cs, callees: c.CalleeGUIDs}
+			ir.calls[j] = idxCall{stack: ix.addStack(c.Frames), callees: c.CalleeGUIDs}
 		}
 	}
+	ix.keys = frameKeyTable{}
+	ix.stackTab, ix.scratch = nil, nil
 	return ix, nil
+}
+
+// addFrame returns the frame index of f's FrameId, adding it if new.
+// FrameID (BLAKE3 from LLVM 20) is computed once per distinct frame.
+func (ix *indexed) addFrame(f memprof.Frame) int32 {
+	k, added := ix.keys.add(keyOf(f))
+	if !added {
+		return ix.keyFrame[k]
+	}
+	id := FrameID(ix.release, f)
+	fr, ok := ix.idFrame[id]
+	if !ok {
+		fr = int32(len(ix.frames))
+		ix.idFrame[id] = fr
+		ix.frames = append(ix.frames, f)
+		ix.frameIDs = append(ix.frameIDs, id)
+	}
+	ix.keyFrame = append(ix.keyFrame, fr)
+	return fr
+}
+
+// addStack returns the stack index of fs, adding it if new. Stacks are
+// equal when their FrameIds are, so comparing frame indexes is enough.
+func (ix *indexed) addStack(fs []memprof.Frame) int32 {
+	sc := ix.scratch[:0]
+	h := uint64(len(fs))
+	for _, f := range fs {
+		fr := ix.addFrame(f)
+		sc = append(sc, fr)
+		h = (h ^ uint64(fr)) * 0x9e3779b97f4a7c15
+	}
+	ix.scratch = sc
+	h ^= h >> 32
+	mask := uint64(len(ix.stackTab) - 1)
+	for b := (h * 0xff51afd7ed558ccd) >> ix.stackShift; ; b = (b + 1) & mask {
+		s := ix.stackTab[b] - 1
+		if s < 0 {
+			break
+		}
+		if ix.stackHash[s] == h && slicesEqual(ix.stack(s), sc) {
+			return s
+		}
+	}
+	s := int32(ix.numStacks())
+	ix.stackFrames = append(ix.stackFrames, sc...)
+	ix.stackOff = append(ix.stackOff, int32(len(ix.stackFrames)))
+	ix.stackHash = append(ix.stackHash, h)
+	if 2*(int(s)+1) > len(ix.stackTab) {
+		ix.growStacks(2 * (int(s) + 1))
+	} else {
+		ix.insertStack(s)
+	}
+	return s
+}
+
+func slicesEqual(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// growStacks resizes the stack table to at least 2n slots and reinserts
+// every stack.
+func (ix *indexed) growStacks(n int) {
+	size := 64
+	for size < 2*n {
+		size <<= 1
+	}
+	ix.stackTab = make([]int32, size)
+	ix.stackShift = uint(64 - bits.TrailingZeros(uint(size)))
+	for s := range ix.numStacks() {
+		ix.insertStack(int32(s))
+	}
+}
+
+func (ix *indexed) insertStack(s int32) {
+	mask := uint64(len(ix.stackTab) - 1)
+	b := (ix.stackHash[s] * 0xff51afd7ed558ccd) >> ix.stackShift
+	for ix.stackTab[b] != 0 {
+		b = (b + 1) & mask
+	}
+	ix.stackTab[b] = s + 1
+}
+
+// frameKeyTable numbers distinct frame keys: an open-addressing set cheaper
+// than a Go map for this key (no generic struct hashing).
+type frameKeyTable struct {
+	keys  []frameKey
+	slots []int32 // key index+1, 0 empty
+	shift uint
+}
+
+func (t *frameKeyTable) hash(k frameKey) uint64 {
+	h := k.Function ^ bits.RotateLeft64((uint64(k.LineOffset)<<32|uint64(k.Column))*0xc2b2ae3d27d4eb4f, 29)
+	if k.Inline {
+		h = ^h
+	}
+	return (h * 0x9e3779b97f4a7c15) >> t.shift
+}
+
+// add returns k's index and whether it was new.
+func (t *frameKeyTable) add(k frameKey) (int32, bool) {
+	if 2*(len(t.keys)+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	b := t.hash(k)
+	for ; t.slots[b] != 0; b = (b + 1) & mask {
+		if i := t.slots[b] - 1; t.keys[i] == k {
+			return i, false
+		}
+	}
+	i := int32(len(t.keys))
+	t.keys = append(t.keys, k)
+	t.slots[b] = i + 1
+	return i, true
+}
+
+func (t *frameKeyTable) grow() {
+	size := max(64, 2*len(t.slots))
+	t.slots = make([]int32, size)
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	mask := uint64(size - 1)
+	for i, k := range t.keys {
+		b := t.hash(k)
+		for t.slots[b] != 0 {
+			b = (b + 1) & mask
+		}
+		t.slots[b] = int32(i) + 1
+	}
+}
+
+// stackIDs returns every stack's CallStackId (V2 only; V3+ need none).
+func (ix *indexed) stackIDs() []uint64 {
+	ids := make([]uint64, ix.numStacks())
+	var b []byte
+	for s := range ids {
+		b = b[:0]
+		for _, f := range ix.stack(int32(s)) {
+			b = le.AppendUint64(b, ix.frameIDs[f])
+		}
+		ids[s] = truncatedBLAKE3(b)
+	}
+	return ids
 }
 
 // frameTableOrder is the order in which V0–V2 frame tables receive their
@@ -124,36 +279,46 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 // in its iteration order, into the writer's insertion-ordered map (one run
 // per input; Profile.FrameRuns), later inputs adding only new entries; from
 // LLVM 20 the maps are insertion-ordered throughout.
-func (ix *indexed) frameTableOrder() []uint64 {
-	return ix.tableOrder(ix.frameOrder, ix.frameRuns)
+func (ix *indexed) frameTableOrder() []int32 {
+	return ix.tableOrder(ix.frameIDs, ix.frameRuns)
 }
 
-func (ix *indexed) stackTableOrder() []uint64 {
-	return ix.tableOrder(ix.stackOrder, ix.stackRuns)
+// stackTableOrder is frameTableOrder for call stacks; ids are stackIDs.
+func (ix *indexed) stackTableOrder(ids []uint64) []int32 {
+	return ix.tableOrder(ids, ix.stackRuns)
 }
 
-func (ix *indexed) tableOrder(order []uint64, runs [][]uint64) []uint64 {
+// tableOrder returns the entries (indexes into ids) in table order.
+func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
+	out := make([]int32, 0, len(ids))
 	if ix.release > 19 {
-		return order
+		for i := range ids {
+			out = append(out, int32(i))
+		}
+		return out
 	}
 	if len(runs) == 0 {
-		return denseOrder(ix.release, order)
+		return denseOrder(ix.release, ids)
 	}
-	seen := make(map[uint64]bool, len(order))
-	out := make([]uint64, 0, len(order))
+	seen := make([]bool, len(ids))
+	var keys []uint64
 	for _, run := range runs {
-		for _, id := range denseOrder(ix.release, run) {
-			if !seen[id] {
-				seen[id] = true
-				out = append(out, id)
+		keys = keys[:0]
+		for _, e := range run {
+			keys = append(keys, ids[e])
+		}
+		for _, j := range denseOrder(ix.release, keys) {
+			if e := run[j]; !seen[e] {
+				seen[e] = true
+				out = append(out, e)
 			}
 		}
 	}
 	// Entries outside every run (not produced by Convert) come last.
-	for _, id := range order {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
+	for e := range ids {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, int32(e))
 		}
 	}
 	return out

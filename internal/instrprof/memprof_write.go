@@ -1,6 +1,7 @@
 package instrprof
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -40,132 +41,216 @@ func appendSchema(buf []byte, schema []memprof.Meta) []byte {
 	return buf
 }
 
-// recordItems serializes the record table's items; linear maps
-// CallStackIds to radix positions (V3/V4).
-func recordItems(ix *indexed, schema []memprof.Meta, version int, linear map[uint64]uint32) []odItem {
-	items := make([]odItem, len(ix.records))
-	for i := range ix.records {
-		r := &ix.records[i]
-		var d []byte
-		d = le.AppendUint64(d, uint64(len(r.alloc)))
-		for _, a := range r.alloc {
-			switch version {
-			case 0, 1:
-				d = appendFrameIDs(d, a.frames)
-			case 2:
-				d = le.AppendUint64(d, a.csid)
-			default:
-				d = le.AppendUint32(d, linear[a.csid])
-			}
-			d = appendMIB(d, schema, a.info)
-		}
-		d = le.AppendUint64(d, uint64(len(r.calls)))
-		for _, c := range r.calls {
-			switch version {
-			case 0, 1:
-				d = appendFrameIDs(d, c.frames)
-			case 2:
-				d = le.AppendUint64(d, c.csid)
-			default:
-				d = le.AppendUint32(d, linear[c.csid])
-			}
-			if version >= 4 {
-				d = le.AppendUint64(d, uint64(len(c.callees)))
-				for _, g := range c.callees {
-					d = le.AppendUint64(d, g)
-				}
-			}
-		}
-		body := make([]byte, 0, 24+len(d))
-		body = le.AppendUint64(body, 8)
-		body = le.AppendUint64(body, uint64(len(d)))
-		body = le.AppendUint64(body, r.guid)
-		body = append(body, d...)
-		items[i] = odItem{hash: r.guid, body: body}
-	}
-	return items
+// recordWriter appends record table bodies. stackRef is the on-disk
+// reference to a stack: its frame ids (V0/V1), its CallStackId (V2) or its
+// radix position (V3/V4).
+type recordWriter struct {
+	ix       *indexed
+	schema   []memprof.Meta
+	version  int
+	stackIDs []uint64 // V2
+	linear   []uint32 // V3/V4
 }
 
-func appendFrameIDs(d []byte, ids []uint64) []byte {
-	d = le.AppendUint64(d, uint64(len(ids)))
-	for _, id := range ids {
-		d = le.AppendUint64(d, id)
+// dataSize returns the size of record r's data.
+func (w *recordWriter) dataSize(r *idxRecord) int {
+	n := 16 + len(r.alloc)*schemaSize(w.schema)
+	ref := func(s int32) int {
+		switch w.version {
+		case 0, 1:
+			return 8 + 8*len(w.ix.stack(s))
+		case 2:
+			return 8
+		}
+		return 4
 	}
+	for _, a := range r.alloc {
+		n += ref(a.stack)
+	}
+	for _, c := range r.calls {
+		n += ref(c.stack)
+		if w.version >= 4 {
+			n += 8 + 8*len(c.callees)
+		}
+	}
+	return n
+}
+
+func (w *recordWriter) appendStack(d []byte, s int32) []byte {
+	switch w.version {
+	case 0, 1:
+		fs := w.ix.stack(s)
+		d = le.AppendUint64(d, uint64(len(fs)))
+		for _, f := range fs {
+			d = le.AppendUint64(d, w.ix.frameIDs[f])
+		}
+		return d
+	case 2:
+		return le.AppendUint64(d, w.stackIDs[s])
+	}
+	return le.AppendUint32(d, w.linear[s])
+}
+
+// size returns the bytes emitTable appends for the record table.
+func (w *recordWriter) size() int {
+	n := 0
+	for i := range w.ix.records {
+		n += 32 + w.dataSize(&w.ix.records[i])
+	}
+	return tableSize(len(w.ix.records), n)
+}
+
+func (w *recordWriter) emit(buf []byte) ([]byte, uint64) {
+	hashes := make([]uint64, len(w.ix.records))
+	for i := range w.ix.records {
+		hashes[i] = w.ix.records[i].guid
+	}
+	return emitTable(buf, hashes, w.appendRecord)
+}
+
+func (w *recordWriter) appendRecord(d []byte, i int) []byte {
+	r := &w.ix.records[i]
+	d = le.AppendUint64(d, 8)
+	lenAt := len(d)
+	d = le.AppendUint64(d, 0)
+	d = le.AppendUint64(d, r.guid)
+	start := len(d)
+	d = le.AppendUint64(d, uint64(len(r.alloc)))
+	for _, a := range r.alloc {
+		d = w.appendStack(d, a.stack)
+		d = appendMIB(d, w.schema, a.info)
+	}
+	d = le.AppendUint64(d, uint64(len(r.calls)))
+	for _, c := range r.calls {
+		d = w.appendStack(d, c.stack)
+		if w.version >= 4 {
+			d = le.AppendUint64(d, uint64(len(c.callees)))
+			for _, g := range c.callees {
+				d = le.AppendUint64(d, g)
+			}
+		}
+	}
+	le.PutUint64(d[lenAt:], uint64(len(d)-start))
 	return d
 }
 
-func frameItems(ix *indexed) []odItem {
+// frameTableSize is the bytes appended by emitFrameTable.
+func frameTableSize(ix *indexed) int {
+	return tableSize(len(ix.frames), len(ix.frames)*(8+24+frameSize))
+}
+
+func emitFrameTable(buf []byte, ix *indexed) ([]byte, uint64) {
 	order := ix.frameTableOrder()
-	items := make([]odItem, len(order))
-	for i, id := range order {
-		body := make([]byte, 24+frameSize)
-		le.PutUint64(body[0:], 8)
-		le.PutUint64(body[8:], frameSize)
-		le.PutUint64(body[16:], id)
-		putFrame(body[24:], ix.frames[id])
-		items[i] = odItem{hash: id, body: body}
+	hashes := make([]uint64, len(order))
+	for i, f := range order {
+		hashes[i] = ix.frameIDs[f]
 	}
-	return items
+	return emitTable(buf, hashes, func(d []byte, i int) []byte {
+		d = le.AppendUint64(d, 8)
+		d = le.AppendUint64(d, frameSize)
+		d = le.AppendUint64(d, hashes[i])
+		return appendFrame(d, ix.frames[order[i]])
+	})
 }
 
-func stackItems(ix *indexed) []odItem {
-	order := ix.stackTableOrder()
-	items := make([]odItem, len(order))
-	for i, cs := range order {
-		ids := ix.stacks[cs]
-		body := make([]byte, 0, 16+8*len(ids))
-		body = le.AppendUint64(body, uint64(8*len(ids)))
-		body = le.AppendUint64(body, cs)
-		for _, id := range ids {
-			body = le.AppendUint64(body, id)
+func stackTableSize(ix *indexed) int {
+	return tableSize(ix.numStacks(), 24*ix.numStacks()+8*len(ix.stackFrames))
+}
+
+func emitStackTable(buf []byte, ix *indexed, ids []uint64) ([]byte, uint64) {
+	order := ix.stackTableOrder(ids)
+	hashes := make([]uint64, len(order))
+	for i, s := range order {
+		hashes[i] = ids[s]
+	}
+	return emitTable(buf, hashes, func(d []byte, i int) []byte {
+		fs := ix.stack(order[i])
+		d = le.AppendUint64(d, uint64(8*len(fs)))
+		d = le.AppendUint64(d, hashes[i])
+		for _, f := range fs {
+			d = le.AppendUint64(d, ix.frameIDs[f])
 		}
-		items[i] = odItem{hash: cs, body: body}
-	}
-	return items
+		return d
+	})
 }
 
-func writeMemProfV0V1(buf []byte, ix *indexed, opts WriteOptions) []byte {
+// prefixSize bounds the bytes Marshal writes before the MemProf section
+// and after it.
+const prefixSize = 72 + 16 + 6*8 + len(summaryCutoffs)*24 + 32 + 16
+
+func writeMemProfV0V1(ix *indexed, opts WriteOptions) []byte {
+	schema := opts.schema()
+	w := &recordWriter{ix: ix, schema: schema, version: opts.MemProfVersion}
+	buf := newBuffer(opts, 32+8+8*len(schema)+w.size()+8+frameTableSize(ix))
 	if opts.MemProfVersion == 1 {
 		buf = le.AppendUint64(buf, 1)
 	}
 	hdr := len(buf)
 	buf = append(buf, make([]byte, 24)...)
-	schema := opts.schema()
 	buf = appendSchema(buf, schema)
 	var recTable, frameTable uint64
-	buf, recTable = emitTable(buf, recordItems(ix, schema, opts.MemProfVersion, nil))
+	buf, recTable = w.emit(buf)
 	framePayload := uint64(len(buf))
-	buf, frameTable = emitTable(buf, frameItems(ix))
+	buf, frameTable = emitFrameTable(buf, ix)
 	le.PutUint64(buf[hdr:], recTable)
 	le.PutUint64(buf[hdr+8:], framePayload)
 	le.PutUint64(buf[hdr+16:], frameTable)
 	return buf
 }
 
-func writeMemProfV2(buf []byte, ix *indexed, opts WriteOptions) []byte {
+func writeMemProfV2(ix *indexed, opts WriteOptions) []byte {
+	schema := opts.schema()
+	ids := ix.stackIDs()
+	w := &recordWriter{ix: ix, schema: schema, version: 2, stackIDs: ids}
+	buf := newBuffer(opts, 48+8+8*len(schema)+w.size()+8+frameTableSize(ix)+8+stackTableSize(ix))
 	buf = le.AppendUint64(buf, 2)
 	hdr := len(buf)
 	buf = append(buf, make([]byte, 40)...)
-	schema := opts.schema()
 	buf = appendSchema(buf, schema)
 	var recTable, frameTable, stackTable uint64
-	buf, recTable = emitTable(buf, recordItems(ix, schema, 2, nil))
+	buf, recTable = w.emit(buf)
 	framePayload := uint64(len(buf))
-	buf, frameTable = emitTable(buf, frameItems(ix))
+	buf, frameTable = emitFrameTable(buf, ix)
 	stackPayload := uint64(len(buf))
-	buf, stackTable = emitTable(buf, stackItems(ix))
+	buf, stackTable = emitStackTable(buf, ix, ids)
 	for i, v := range []uint64{recTable, framePayload, frameTable, stackPayload, stackTable} {
 		le.PutUint64(buf[hdr+8*i:], v)
 	}
 	return buf
 }
 
-type frameStat struct {
-	count  uint64
-	posSum uint64
-}
+func writeMemProfV3V4(ix *indexed, opts WriteOptions) []byte {
+	// Frames, most used first (then nearer the leaf, then by FrameId).
+	count := make([]uint32, len(ix.frames))
+	posSum := make([]uint64, len(ix.frames))
+	for s := range ix.numStacks() {
+		for pos, f := range ix.stack(int32(s)) {
+			count[f]++
+			posSum[f] += uint64(pos)
+		}
+	}
+	order := make([]int32, len(ix.frames))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(count[b], count[a]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(posSum[a], posSum[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
+	})
+	frameIndex := make([]uint32, len(ix.frames))
+	for i, f := range order {
+		frameIndex[f] = uint32(i)
+	}
+	radix, linear := buildRadix(ix, count, frameIndex)
 
-func writeMemProfV3V4(buf []byte, ix *indexed, opts WriteOptions) []byte {
+	schema := opts.schema()
+	w := &recordWriter{ix: ix, schema: schema, version: opts.MemProfVersion, linear: linear}
+	buf := newBuffer(opts, 32+8+4+48+8+8*len(schema)+frameSize*len(order)+4*len(radix)+w.size())
 	buf = le.AppendUint64(buf, uint64(opts.MemProfVersion))
 	hdr := len(buf)
 	buf = append(buf, make([]byte, 24)...)
@@ -178,96 +263,65 @@ func writeMemProfV3V4(buf []byte, ix *indexed, opts WriteOptions) []byte {
 			buf = le.AppendUint64(buf, v)
 		}
 	}
-	schema := opts.schema()
 	buf = appendSchema(buf, schema)
-
-	// Frames, most used first (then nearer the leaf, then by FrameId).
-	hist := make(map[uint64]frameStat, len(ix.frames))
-	for _, cs := range ix.stackOrder {
-		for pos, id := range ix.stacks[cs] {
-			s := hist[id]
-			s.count++
-			s.posSum += uint64(pos)
-			hist[id] = s
-		}
+	for _, f := range order {
+		buf = appendFrame(buf, ix.frames[f])
 	}
-	order := slices.Clone(ix.frameOrder)
-	slices.SortFunc(order, func(a, b uint64) int {
-		sa, sb := hist[a], hist[b]
-		if sa.count != sb.count {
-			if sa.count > sb.count {
-				return -1
-			}
-			return 1
-		}
-		if sa.posSum != sb.posSum {
-			if sa.posSum < sb.posSum {
-				return -1
-			}
-			return 1
-		}
-		return cmpU64(a, b)
-	})
-	frameIndex := make(map[uint64]uint32, len(order))
-	var fb [frameSize]byte
-	for i, id := range order {
-		frameIndex[id] = uint32(i)
-		putFrame(fb[:], ix.frames[id])
-		buf = append(buf, fb[:]...)
-	}
-
 	stackPayload := uint64(len(buf))
-	radix, linear := buildRadix(ix, hist, frameIndex)
 	for _, v := range radix {
 		buf = le.AppendUint32(buf, v)
 	}
 	recPayload := uint64(len(buf))
 	var recTable uint64
-	buf, recTable = emitTable(buf, recordItems(ix, schema, opts.MemProfVersion, linear))
+	buf, recTable = w.emit(buf)
 	le.PutUint64(buf[hdr:], stackPayload)
 	le.PutUint64(buf[hdr+8:], recPayload)
 	le.PutUint64(buf[hdr+16:], recTable)
 	return buf
 }
 
-func cmpU64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // buildRadix emulates CallStackRadixTreeBuilder: call stacks sorted
 // root-first by (frame popularity, FrameId), encoded from the last one with
 // shared root-side prefixes replaced by negative jumps, then reversed. It
-// returns the u32 array and each CallStackId's position in it.
-func buildRadix(ix *indexed, hist map[uint64]frameStat, frameIndex map[uint64]uint32) ([]uint32, map[uint64]uint32) {
-	stacks := slices.Clone(ix.stackOrder)
-	less := func(f1, f2 uint64) int {
-		h1, h2 := hist[f1].count, hist[f2].count
-		if h1 != h2 {
-			return cmpU64(h1, h2)
-		}
-		return cmpU64(f1, f2)
+// returns the u32 array and each stack's position in it.
+func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []uint32) {
+	// rank orders frames by (popularity, FrameId); a stack's sort key is
+	// its frames' ranks, root first, compared lexicographically.
+	byRank := make([]int32, len(ix.frames))
+	for i := range byRank {
+		byRank[i] = int32(i)
 	}
-	slices.SortFunc(stacks, func(a, b uint64) int {
-		sa, sb := ix.stacks[a], ix.stacks[b]
-		for i, j := len(sa)-1, len(sb)-1; i >= 0 && j >= 0; i, j = i-1, j-1 {
-			if c := less(sa[i], sb[j]); c != 0 {
-				return c
-			}
+	slices.SortFunc(byRank, func(a, b int32) int {
+		if c := cmp.Compare(count[a], count[b]); c != 0 {
+			return c
 		}
-		return len(sa) - len(sb)
+		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
 	})
-	var arr []uint32
-	pos := make(map[uint64]uint32, len(stacks))
-	var prev []uint64
+	rank := make([]int32, len(ix.frames))
+	for r, f := range byRank {
+		rank[f] = int32(r)
+	}
+	keys := make([]int32, len(ix.stackFrames))
+	for s := range ix.numStacks() {
+		lo, hi := ix.stackOff[s], ix.stackOff[s+1]
+		for i := lo; i < hi; i++ {
+			keys[i] = rank[ix.stackFrames[lo+hi-1-i]]
+		}
+	}
+	stacks := make([]int32, ix.numStacks())
+	for i := range stacks {
+		stacks[i] = int32(i)
+	}
+	slices.SortFunc(stacks, func(a, b int32) int {
+		return slices.Compare(keys[ix.stackOff[a]:ix.stackOff[a+1]], keys[ix.stackOff[b]:ix.stackOff[b+1]])
+	})
+
+	arr := make([]uint32, 0, len(ix.stackFrames)+len(stacks))
+	pos := make([]uint32, len(stacks))
+	var prev []int32
 	var idx []uint32
 	for k := len(stacks) - 1; k >= 0; k-- {
-		cur := ix.stacks[stacks[k]]
+		cur := ix.stack(stacks[k])
 		common := 0
 		for common < len(prev) && common < len(cur) && prev[len(prev)-1-common] == cur[len(cur)-1-common] {
 			common++
@@ -285,8 +339,8 @@ func buildRadix(ix *indexed, hist map[uint64]frameStat, frameIndex map[uint64]ui
 		prev = cur
 	}
 	slices.Reverse(arr)
-	for k, v := range pos {
-		pos[k] = uint32(len(arr)) - 1 - v
+	for s, v := range pos {
+		pos[s] = uint32(len(arr)) - 1 - v
 	}
 	return arr, pos
 }

@@ -108,19 +108,16 @@ func denseInsertionOrder(release int, keys []uint64) []int {
 	for i, k := range ins {
 		pos[k] = i
 	}
-	items := make([]odItem, len(keys))
+	hashes := make([]uint64, len(keys))
 	for tries := 0; tries < 4*len(keys)+4; tries++ {
-		for i, k := range denseOrder(release, ins) {
-			items[i] = odItem{hash: k}
+		hashes = hashes[:0]
+		for _, j := range denseOrder(release, ins) {
+			hashes = append(hashes, ins[j])
 		}
-		i := 0
 		var a, b uint64
-		for _, bucket := range odLayout(items) {
-			for _, j := range bucket {
-				if got := items[j].hash; got != keys[i] && a == b {
-					a, b = keys[i], got
-				}
-				i++
+		for i, j := range newODLayout(hashes).order {
+			if got := hashes[j]; got != keys[i] && a == b {
+				a, b = keys[i], got
 			}
 		}
 		if a == b {

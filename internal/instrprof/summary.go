@@ -44,13 +44,13 @@ func GetAllocType(totalLifetimeAccessDensity, allocCount, totalLifetime uint64) 
 
 func (ix *indexed) summary() MemProfSummary {
 	var s MemProfSummary
-	seen := make(map[uint64]bool)
+	seen := make([]bool, ix.numStacks())
 	for i := range ix.records {
 		for _, a := range ix.records[i].alloc {
-			if seen[a.csid] {
+			if seen[a.stack] {
 				continue
 			}
-			seen[a.csid] = true
+			seen[a.stack] = true
 			addContext(&s, a.info)
 		}
 	}
@@ -74,22 +74,9 @@ func addContext(s *MemProfSummary, info *memprof.MemInfoBlock) {
 // Summary computes the MemProf summary of p the way MemProfSummaryBuilder
 // does: each distinct allocation call stack counts once.
 func Summary(p *memprof.Profile, release int) MemProfSummary {
-	var s MemProfSummary
-	seen := make(map[uint64]bool)
-	for _, r := range p.Records {
-		for i := range r.AllocSites {
-			a := &r.AllocSites[i]
-			ids := make([]uint64, len(a.CallStack))
-			for j, f := range a.CallStack {
-				ids[j] = FrameID(release, f)
-			}
-			cs := CallStackID(ids)
-			if seen[cs] {
-				continue
-			}
-			seen[cs] = true
-			addContext(&s, &a.Info)
-		}
+	ix, err := index(&memprof.Profile{Records: p.Records}, release)
+	if err != nil {
+		return MemProfSummary{}
 	}
-	return s
+	return ix.summary()
 }

@@ -1,7 +1,6 @@
 package instrprof
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -152,9 +151,32 @@ func Marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	le := binary.LittleEndian
+	var buf []byte
+	switch opts.MemProfVersion {
+	case 0, 1:
+		buf = writeMemProfV0V1(ix, opts)
+	case 2:
+		buf = writeMemProfV2(ix, opts)
+	case 3, 4:
+		buf = writeMemProfV3V4(ix, opts)
+	}
+
+	// Binary ids: none (memprof raw inputs contribute none).
+	le.PutUint64(buf[48:], uint64(len(buf)))
+	buf = le.AppendUint64(buf, 0)
+	if opts.IndexVersion >= 12 {
+		le.PutUint64(buf[64:], uint64(len(buf)))
+		buf = le.AppendUint64(buf, 0)
+	}
+	return buf, nil
+}
+
+// newBuffer returns the file up to the start of the MemProf section, with
+// room for memprofSize more bytes and the trailer: the whole file is built
+// in one allocation.
+func newBuffer(opts WriteOptions, memprofSize int) []byte {
 	hdr := headerSize(opts.IndexVersion)
-	buf := make([]byte, hdr, 4096)
+	buf := make([]byte, hdr, prefixSize+memprofSize)
 	le.PutUint64(buf[0:], Magic)
 	le.PutUint64(buf[8:], VariantMemProf|uint64(opts.IndexVersion))
 	// Unused and HashType (MD5 = 0) stay zero.
@@ -172,26 +194,8 @@ func Marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
 	}
 
 	var hashOff uint64
-	buf, hashOff = emitTable(buf, nil)
+	buf, hashOff = emitTable(buf, nil, nil)
 	le.PutUint64(buf[32:], hashOff)
-
-	memOff := uint64(len(buf))
-	le.PutUint64(buf[40:], memOff)
-	switch opts.MemProfVersion {
-	case 0, 1:
-		buf = writeMemProfV0V1(buf, ix, opts)
-	case 2:
-		buf = writeMemProfV2(buf, ix, opts)
-	case 3, 4:
-		buf = writeMemProfV3V4(buf, ix, opts)
-	}
-
-	// Binary ids: none (memprof raw inputs contribute none).
-	le.PutUint64(buf[48:], uint64(len(buf)))
-	buf = le.AppendUint64(buf, 0)
-	if opts.IndexVersion >= 12 {
-		le.PutUint64(buf[64:], uint64(len(buf)))
-		buf = le.AppendUint64(buf, 0)
-	}
-	return buf, nil
+	le.PutUint64(buf[40:], uint64(len(buf)))
+	return buf
 }
