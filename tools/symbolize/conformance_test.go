@@ -41,6 +41,8 @@ var extraFlagSets = [][]string{
 	[]string{"--verbose", "--output-style=GNU", "--no-inlines"},
 	[]string{"--adjust-vma=0x10", "--output-style=JSON"},
 	[]string{"--relative-address"},
+	[]string{"--print-source-context-lines=3"},
+	[]string{"--print-source-context-lines=5", "--output-style=JSON", "--no-inlines"},
 }
 
 // TestConformance compares our output with llvm-symbolizer-19 and -22,

@@ -2,7 +2,12 @@ package main
 
 import (
 	"bufio"
+	"fmt"
+	"math"
+	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -51,6 +56,9 @@ type printer struct {
 	verbose   bool
 	printAddr bool
 	printFunc bool
+	// contextLines is --print-source-context-lines; sources reads files.
+	contextLines int
+	sources      *sourceFiles
 	// list collects JSON objects when addresses come from the command
 	// line; they are printed as one array at the end.
 	list    []string
@@ -188,6 +196,100 @@ func (p *printer) frame(li *lineInfo, inlined bool) {
 		p.writeUint(uint64(li.Column))
 	}
 	p.w.WriteByte('\n')
+	if p.contextLines > 0 {
+		p.w.WriteString(p.sourceContext(file, li.Line))
+	}
+}
+
+// sourceContext renders --print-source-context-lines=N around line of
+// file as LLVM's SourceCode does: N lines starting N/2 before line (at
+// least line 1), each "%*d" with the width of ceil(log10(last line)),
+// then " >: " for line itself or "  : ", then the text without its "\r".
+// A file that cannot be read, or lines past its end, print nothing.
+func (p *printer) sourceContext(file string, line uint32) string {
+	if p.sources == nil {
+		return ""
+	}
+	text, ok := p.sources.read(file)
+	if !ok {
+		return ""
+	}
+	n := int64(p.contextLines)
+	first := max(1, int64(line)-n/2)
+	last := first + n - 1
+	// Find the byte range of lines first..last.
+	start, pos := -1, 0
+	for l := int64(1); l <= last; l++ {
+		if l == first {
+			start = pos
+		}
+		i := strings.IndexByte(text[pos:], '\n')
+		if i < 0 {
+			pos = -1
+			break
+		}
+		pos += i + 1
+	}
+	if start < 0 {
+		return ""
+	}
+	var chunk string
+	if pos < 0 {
+		chunk = text[start:]
+	} else {
+		chunk = text[start : pos-1]
+	}
+	width := int(math.Ceil(math.Log10(float64(last))))
+	var b strings.Builder
+	l := first
+	for off := 0; off < len(chunk); l++ {
+		end := strings.IndexByte(chunk[off:], '\n')
+		var s string
+		if end < 0 {
+			s = chunk[off:]
+		} else {
+			s = chunk[off : off+end]
+		}
+		s = strings.TrimSuffix(s, "\r")
+		fmt.Fprintf(&b, "%*d", width, l)
+		if l == int64(line) {
+			b.WriteString(" >: ")
+		} else {
+			b.WriteString("  : ")
+		}
+		b.WriteString(s)
+		b.WriteByte('\n')
+		if end < 0 {
+			break
+		}
+		off += end + 1
+	}
+	return b.String()
+}
+
+// sourceFiles caches source files read for --print-source-context-lines.
+type sourceFiles struct {
+	mu    sync.Mutex
+	files map[string]*string // nil: unreadable
+}
+
+func (sf *sourceFiles) read(name string) (string, bool) {
+	sf.mu.Lock()
+	defer sf.mu.Unlock()
+	if t, ok := sf.files[name]; ok {
+		if t == nil {
+			return "", false
+		}
+		return *t, true
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		sf.files[name] = nil
+		return "", false
+	}
+	t := string(b)
+	sf.files[name] = &t
+	return t, true
 }
 
 func (p *printer) writeUint(v uint64) {
@@ -365,6 +467,12 @@ func (p *printer) jsonFrames(o *jsonObj, frames []lineInfo) {
 		o.strOrBad(f.FunctionName)
 		o.key("Line")
 		o.num(uint64(f.Line))
+		if p.contextLines > 0 {
+			if src := p.sourceContext(f.FileName, f.Line); src != "" {
+				o.key("Source")
+				o.str(src)
+			}
+		}
 		o.key("StartAddress")
 		if f.HasStart {
 			o.str("0x" + strconv.FormatUint(f.StartAddress, 16))

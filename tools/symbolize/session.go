@@ -53,6 +53,7 @@ type shared struct {
 	warnings  int
 	failed    error
 	demangled sync.Map // mangled name → demangled name
+	sources   sourceFiles
 }
 
 // session answers requests. Each worker has its own, with a printer and an
@@ -67,7 +68,8 @@ type session struct {
 }
 
 func newSession(c *config, out *bufio.Writer, rep *cli.Reporter) *session {
-	sh := &shared{c: c, rep: rep, modules: map[string]*module{}, warned: map[string]bool{}}
+	sh := &shared{c: c, rep: rep, modules: map[string]*module{}, warned: map[string]bool{},
+		sources: sourceFiles{files: map[string]*string{}}}
 	return sh.newSession(out, rep)
 }
 
@@ -78,6 +80,7 @@ func (sh *shared) newSession(out *bufio.Writer, rep *cli.Reporter) *session {
 		p: &printer{
 			w: out, style: c.style, pretty: c.pretty, verbose: c.verbose,
 			printAddr: c.addresses, printFunc: c.functions != fnNone,
+			contextLines: c.contextLines, sources: &sh.sources,
 		},
 	}
 }

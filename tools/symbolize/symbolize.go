@@ -36,6 +36,7 @@ type config struct {
 	adjustVMA    uint64
 	debugDirs    []string
 	dwp          string
+	contextLines int
 	basenames    bool
 	pretty       bool
 	addresses    bool
@@ -73,7 +74,7 @@ const footer = `Exit status: 0 on success (unknown addresses print ?? and still 
 "symbolize: warning: ..."; --fatal-warnings turns them into failures.
 
 Not supported: --relativenames, --build-id and BUILDID: requests,
-debuginfod, --print-source-context-lines, FRAME requests (answered with no
+debuginfod, FRAME requests (answered with no
 locals), DWARF declarations in DATA answers (the symbol table is used),
 @FILE response files, Mach-O/COFF/PDB. --no-debuginfod and
 --[no-]untag-addresses are accepted and ignored.`
@@ -130,6 +131,16 @@ func newFlagSet(c *config) *cli.FlagSet {
 		}})
 	fs.ListValue(&c.debugDirs, "<dir>", "Also look here for separate debug files\n(.build-id/xx/….debug, .gnu_debuglink); repeatable",
 		"--debug-file-directory")
+	fs.Add(&cli.Option{Names: []string{"--print-source-context-lines"}, Kind: cli.Value, MetaVar: "<N>",
+		Help: "Print N lines of the source file around each location",
+		Set: func(name, v string) error {
+			n, ok := cli.ParseUint(v)
+			if !ok || n > 1<<20 {
+				return cli.Usagef("%s: expected a non-negative integer, but got '%s'", name, v)
+			}
+			c.contextLines = int(n)
+			return nil
+		}})
 	fs.StringValue(&c.dwp, "<file>", "DWARF package (.dwp) for split-DWARF units", "--dwp")
 	fs.BoolFlag(&c.basenames, true, "Print file names without directories", "--basenames", "-s")
 	fs.BoolFlag(&c.pretty, true, "One line per frame: 'name at file:line:col' (JSON: indented)", "--pretty-print", "-p")
