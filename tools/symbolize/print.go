@@ -235,34 +235,23 @@ func (p *printer) sourceContext(file string, line uint32) string {
 	}
 	var chunk string
 	if pos < 0 {
-		chunk = text[start:]
+		// The file ended first: its final newline does not start a line.
+		chunk = strings.TrimSuffix(text[start:], "\n")
 	} else {
 		chunk = text[start : pos-1]
 	}
 	width := int(math.Ceil(math.Log10(float64(last))))
 	var b strings.Builder
-	l := first
-	for off := 0; off < len(chunk); l++ {
-		end := strings.IndexByte(chunk[off:], '\n')
-		var s string
-		if end < 0 {
-			s = chunk[off:]
-		} else {
-			s = chunk[off : off+end]
-		}
-		s = strings.TrimSuffix(s, "\r")
+	for i, s := range strings.Split(chunk, "\n") {
+		l := first + int64(i)
 		fmt.Fprintf(&b, "%*d", width, l)
 		if l == int64(line) {
 			b.WriteString(" >: ")
 		} else {
 			b.WriteString("  : ")
 		}
-		b.WriteString(s)
+		b.WriteString(strings.TrimSuffix(s, "\r"))
 		b.WriteByte('\n')
-		if end < 0 {
-			break
-		}
-		off += end + 1
 	}
 	return b.String()
 }
