@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/maphash"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -272,7 +273,8 @@ type Converter struct {
 	frameID    map[frameTuple]int32 // frame (SymbolName aside) -> frames index
 	frames     []Frame
 	frameStamp []int32                // last input whose frame run lists the frame
-	stacks     map[string]*stackEntry // little-endian frame ids -> call stack
+	stacks     map[uint64]*stackEntry // hash of the frame ids -> call stacks (chained)
+	seed       maphash.Seed
 	callStacks [][]Frame
 	records    []*Record
 	recIndex   map[uint64]int32
@@ -284,14 +286,19 @@ type Converter struct {
 
 type pcEntry struct {
 	pcInfo
-	ids   []int32     // interned frame ids (set when first walked by a full input)
-	stamp int32       // last input whose walk reached this PC
-	stack *stackEntry // the PC's own inline chain as a call stack (call sites)
+	ids   []int32 // interned frame ids (set when first walked by a full input)
+	stamp int32   // last input whose walk reached this PC
+	// siteStamp is the last input that listed this PC as a call site;
+	// site0 tells whether it did so for the leaf frame's function too.
+	siteStamp int32
+	site0     bool
+	stack     *stackEntry // the PC's own inline chain as a call stack (call sites)
 }
 
 type stackEntry struct {
 	frames []Frame
-	stamp  int32 // last input whose call-stack run lists it
+	next   *stackEntry // another stack with the same hash
+	stamp  int32       // last input whose call-stack run lists it
 }
 
 // frameTuple is a Frame without its SymbolName: LLVM's frame identity.
@@ -313,7 +320,7 @@ func NewConverter(bin Symbolizer, opts ConvertOptions) (*Converter, error) {
 	return &Converter{
 		bin: bin, tb: tb, release: release, workers: opts.Workers,
 		pcIndex: map[uint64]int32{}, symName: map[uint64]string{},
-		frameID: map[frameTuple]int32{}, stacks: map[string]*stackEntry{},
+		frameID: map[frameTuple]int32{}, stacks: map[uint64]*stackEntry{}, seed: maphash.MakeSeed(),
 		recIndex: map[uint64]int32{},
 	}, nil
 }
@@ -381,6 +388,7 @@ func (c *Converter) Profile() (*Profile, error) {
 		p.FrameRuns = c.frameRuns
 		p.CallStackRuns = c.csRuns
 	}
+	*c = Converter{bin: c.bin} // drop the indexes: the writer needs the memory
 	return p, nil
 }
 
@@ -434,40 +442,45 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 		}
 	}
 	preferred := c.tb.preferredText
-	entry := func(pc uint64) *pcEntry {
-		if adjust && pc > segStart && pc <= segEnd {
-			pc = pc + preferred - segStart
-		}
-		return &c.pcs[c.pcIndex[pc]]
-	}
 
 	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
 	// map; PCs are symbolized the first time that walk meets them. Only
-	// addresses no earlier input met are symbolized now.
+	// addresses no earlier input met are symbolized now. Each stack's PCs
+	// are translated to pcs indexes once: flat[at[id]:][:len(stack)].
 	order := in.StackMapOrder(release)
+	at := make(map[uint64]int32, len(order))
+	var flat []int32
 	var fresh []uint64
 	for _, id := range order {
+		at[id] = int32(len(flat))
 		for _, pc := range in.Stacks[id] {
 			if adjust && pc > segStart && pc <= segEnd {
 				pc = pc + preferred - segStart
 			}
-			if _, ok := c.pcIndex[pc]; !ok {
-				c.pcIndex[pc] = int32(len(c.pcs) + len(fresh))
+			k, ok := c.pcIndex[pc]
+			if !ok {
+				k = int32(len(c.pcs) + len(fresh))
+				c.pcIndex[pc] = k
 				fresh = append(fresh, pc)
 			}
+			flat = append(flat, k)
 		}
 	}
 	infos := symbolizeAll(fresh, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
 	for _, info := range infos {
 		c.pcs = append(c.pcs, pcEntry{pcInfo: info})
 	}
+	stackOf := func(id uint64) []int32 {
+		i := at[id]
+		return flat[i : int(i)+len(in.Stacks[id])]
+	}
 
 	// The checks RawMemProfReader makes before anything reaches a writer.
 	kept := 0
 	var first *pcEntry // first kept PC of the walk
 	for _, id := range order {
-		for _, pc := range in.Stacks[id] {
-			if e := entry(pc); !e.discard {
+		for _, k := range stackOf(id) {
+			if e := &c.pcs[k]; !e.discard {
 				kept++
 				if first == nil {
 					first = e
@@ -480,7 +493,7 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 		return &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
 	}
 	for _, mib := range in.MIBs {
-		if _, ok := in.Stacks[mib.StackID]; !ok {
+		if _, ok := at[mib.StackID]; !ok {
 			return &ConvertError{File: in.Name, Err: ErrMalformed,
 				Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
 		}
@@ -500,35 +513,36 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 
 	// Frames enter LLVM's IdToFrame in symbolization order.
 	var frameRun []Frame
-	for _, id := range order {
-		for _, pc := range in.Stacks[id] {
-			e := entry(pc)
-			if e.discard || e.stamp == cur {
-				continue
-			}
-			e.stamp = cur
-			if e.ids == nil {
-				for i, f := range e.frames {
-					if _, ok := c.symName[f.Function]; !ok {
-						c.symName[f.Function] = e.names[i]
-					}
-				}
-				e.ids = make([]int32, len(e.frames))
-				for i, f := range e.frames {
-					e.ids[i] = c.intern(f)
+	for _, k := range flat {
+		e := &c.pcs[k]
+		if e.discard || e.stamp == cur {
+			continue
+		}
+		e.stamp = cur
+		if e.ids == nil {
+			for i, f := range e.frames {
+				if _, ok := c.symName[f.Function]; !ok {
+					c.symName[f.Function] = e.names[i]
 				}
 			}
-			for _, fid := range e.ids {
-				if c.frameStamp[fid] != cur {
-					c.frameStamp[fid] = cur
-					frameRun = append(frameRun, c.frames[fid])
-				}
+			e.ids = make([]int32, len(e.frames))
+			for i, f := range e.frames {
+				e.ids[i] = c.intern(f)
+			}
+		}
+		for _, fid := range e.ids {
+			if c.frameStamp[fid] != cur {
+				c.frameStamp[fid] = cur
+				frameRun = append(frameRun, c.frames[fid])
 			}
 		}
 	}
 	c.frameRuns = append(c.frameRuns, frameRun)
 
 	// Records in first-touch order: alloc sites per MIB, then call sites.
+	// Each PC is a call site of the functions of its frames, except the
+	// leaf frame of an allocation stack; perFunc lists them in
+	// first-occurrence order of (function, PC).
 	var csRun [][]Frame
 	type callSites struct {
 		guid uint64
@@ -536,35 +550,54 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 	}
 	var perFunc []callSites
 	funcIndex := map[uint64]int{}
-	seenSite := map[struct {
-		fn int
-		e  *pcEntry
-	}]bool{}
+	// addSite adds (function of frame j, e) unless frames[from:j] already
+	// added that function for e.
+	addSite := func(e *pcEntry, j, from int) {
+		fn := e.frames[j].Function
+		for _, f := range e.frames[from:j] {
+			if f.Function == fn {
+				return
+			}
+		}
+		fi, ok := funcIndex[fn]
+		if !ok {
+			fi = len(perFunc)
+			funcIndex[fn] = fi
+			perFunc = append(perFunc, callSites{guid: fn})
+		}
+		perFunc[fi].pcs = append(perFunc[fi].pcs, e)
+	}
 	for _, mib := range in.MIBs {
 		key := c.key[:0]
 		leaf := true
-		for _, pc := range in.Stacks[mib.StackID] {
-			e := entry(pc)
+		for _, k := range stackOf(mib.StackID) {
+			e := &c.pcs[k]
 			if e.discard {
 				continue
 			}
-			for j, f := range e.frames {
-				if leaf && j == 0 {
-					continue
+			// Frames 1.. join at the PC's first use, frame 0 at its first
+			// use above the leaf, in frame order.
+			firstUse := e.siteStamp != cur
+			if firstUse {
+				e.siteStamp = cur
+				e.site0 = !leaf
+				from := 1
+				if !leaf {
+					addSite(e, 0, 0)
+					from = 0
 				}
-				fi, ok := funcIndex[f.Function]
-				if !ok {
-					fi = len(perFunc)
-					funcIndex[f.Function] = fi
-					perFunc = append(perFunc, callSites{guid: f.Function})
+				for j := 1; j < len(e.frames); j++ {
+					addSite(e, j, from)
 				}
-				site := struct {
-					fn int
-					e  *pcEntry
-				}{fi, e}
-				if !seenSite[site] {
-					seenSite[site] = true
-					perFunc[fi].pcs = append(perFunc[fi].pcs, e)
+			} else if !leaf && !e.site0 {
+				e.site0 = true
+				fn := e.frames[0].Function
+				dup := false
+				for _, f := range e.frames[1:] {
+					dup = dup || f.Function == fn
+				}
+				if !dup {
+					addSite(e, 0, 0)
 				}
 			}
 			leaf = false
@@ -627,19 +660,39 @@ func (c *Converter) intern(f Frame) int32 {
 // adding it to the merged call-stack list if new, and to input cur's run
 // (unless run is nil).
 func (c *Converter) stack(key []byte, cur int32, run *[][]Frame) *stackEntry {
-	st, ok := c.stacks[string(key)]
-	if !ok {
+	h := maphash.Bytes(c.seed, key)
+	st := c.stacks[h]
+	for ; st != nil; st = st.next {
+		if c.sameStack(st.frames, key) {
+			break
+		}
+	}
+	if st == nil {
 		frames := make([]Frame, len(key)/4)
 		for i := range frames {
 			frames[i] = c.frames[binary.LittleEndian.Uint32(key[4*i:])]
 		}
-		st = &stackEntry{frames: frames}
-		c.stacks[string(key)] = st
+		st = &stackEntry{frames: frames, next: c.stacks[h]}
+		c.stacks[h] = st
 	}
 	if run != nil {
 		c.noteStack(st, cur, run)
 	}
 	return st
+}
+
+// sameStack reports whether frames are the frames whose ids key holds.
+func (c *Converter) sameStack(frames []Frame, key []byte) bool {
+	if len(frames) != len(key)/4 {
+		return false
+	}
+	for i := range frames {
+		a, b := &frames[i], &c.frames[binary.LittleEndian.Uint32(key[4*i:])]
+		if a.Function != b.Function || a.LineOffset != b.LineOffset || a.Column != b.Column || a.IsInlineFrame != b.IsInlineFrame {
+			return false
+		}
+	}
+	return true
 }
 
 // noteStack records that input cur uses st: it joins the merged list on
