@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -178,7 +179,11 @@ func TestConformanceStdin(t *testing.T) {
 // the arguments (which name the fixture by content hash) and stdin.
 func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 	t.Helper()
-	key := sha256.Sum256([]byte(tool + "\x00" + strings.Join(args, "\x00") + "\x00" + stdin))
+	id := tool
+	if st, err := os.Stat(tool); err == nil { // a reinstalled tool invalidates its answers
+		id += st.ModTime().String() + strconv.FormatInt(st.Size(), 10)
+	}
+	key := sha256.Sum256([]byte(id + "\x00" + strings.Join(args, "\x00") + "\x00" + stdin))
 	cache := filepath.Join(fixtureDir, "llvm-answers", hex.EncodeToString(key[:12]))
 	if b, err := os.ReadFile(cache); err == nil {
 		return string(b)
