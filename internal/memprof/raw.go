@@ -190,6 +190,13 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		} else {
 			p.Segments = d.segments
 		}
+		if len(p.Versions) == 0 {
+			// First dump: compact its MIBs in place instead of copying
+			// them (a dump rarely repeats a stack id).
+			p.MIBs = d.mibs[:0]
+			mibIndex = make(map[uint64]int, len(d.mibs))
+			p.Stacks = make(map[uint64][]uint64, len(d.stackIDs))
+		}
 		p.Versions = append(p.Versions, d.hdr.Version)
 		p.Version = d.hdr.Version
 		for _, m := range d.mibs {
