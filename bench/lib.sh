@@ -3,7 +3,7 @@
 # ${prefix}_wall (seconds) and ${prefix}_rss (KB).
 measure() {
   local prefix=$1; shift
-  local tf; tf=$(mktemp)
+  local tf w r; tf=$(mktemp)
   /usr/bin/time -f '%e %M' -o "$tf" "$@" >/dev/null
   read -r w r <"$tf"; rm -f "$tf"
   printf -v "${prefix}_wall" '%s' "$w"
