@@ -427,6 +427,9 @@ func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
 		}
 	}()
 	if b.dw == nil {
+		if b.opts.DWARFOnly {
+			return nil, ErrUnknownPC
+		}
 		return b.symtabFrames(addr)
 	}
 	u := b.unitFor(addr)

@@ -162,7 +162,7 @@ func TestLargeVsLLVM(t *testing.T) {
 	bad := 0
 	for i, a := range addrs {
 		g, _ := b.Symbolize(a)
-		if d := compareFrames(b, a, g, want[i]); d != "" {
+		if d, _ := compareFrames(b, a, g, want[i]); d != "" {
 			if bad++; bad <= 10 {
 				t.Errorf("%#x: %s", a, d)
 			}

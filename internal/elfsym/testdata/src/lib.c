@@ -21,3 +21,11 @@ int c_work(int n) {
     t += fill(n + k);
   return t;
 }
+
+// Never called: removed by --gc-sections, leaving tombstoned DWARF.
+int unused_fn(int n) {
+  int s = 0;
+  for (int i = 0; i < n; i++)
+    s += mix(i, s);
+  return s;
+}
