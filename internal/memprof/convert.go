@@ -281,7 +281,8 @@ type Converter struct {
 	recInput   []int32 // input that created each record
 	frameRuns  [][]Frame
 	csRuns     [][][]Frame
-	key        []byte // scratch for stack keys
+	key        []byte  // scratch for stack keys
+	slab       []Frame // call stacks are carved from shared chunks: fewer, larger allocations
 }
 
 type pcEntry struct {
@@ -668,7 +669,12 @@ func (c *Converter) stack(key []byte, cur int32, run *[][]Frame) *stackEntry {
 		}
 	}
 	if st == nil {
-		frames := make([]Frame, len(key)/4)
+		n := len(key) / 4
+		if len(c.slab) < n {
+			c.slab = make([]Frame, max(n, 1<<14))
+		}
+		frames := c.slab[:n:n]
+		c.slab = c.slab[n:]
 		for i := range frames {
 			frames[i] = c.frames[binary.LittleEndian.Uint32(key[4*i:])]
 		}
