@@ -3,6 +3,7 @@ package instrprof
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -26,10 +27,11 @@ type indexed struct {
 	keys       frameKeyTable
 	keyFrame   []int32          // key index → frame
 	idFrame    map[uint64]int32 // FrameId → frame
-	stackTab   []int32          // open addressing over stacks: stack+1, 0 empty
+	stackTab   []uint64         // open addressing over stacks: low 32 bits of the hash << 32 | stack+1; 0 empty
 	stackHash  []uint64         // stack → hash of its frames
 	stackShift uint
 	scratch    []int32
+	bySlice    sliceTable
 }
 
 type idxRecord struct {
@@ -120,7 +122,7 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 		}
 	}
 	ix.keys = frameKeyTable{}
-	ix.stackTab, ix.scratch = nil, nil
+	ix.stackTab, ix.scratch, ix.bySlice = nil, nil, sliceTable{}
 	return ix, nil
 }
 
@@ -145,7 +147,70 @@ func (ix *indexed) addFrame(f memprof.Frame) int32 {
 
 // addStack returns the stack index of fs, adding it if new. Stacks are
 // equal when their FrameIds are, so comparing frame indexes is enough.
+//
+// Convert hands out one slice per distinct stack and shares it between
+// CallStacks, the runs and every allocation site, so a slice seen before
+// (same first element and length) is resolved without reading its frames.
 func (ix *indexed) addStack(fs []memprof.Frame) int32 {
+	if len(fs) == 0 {
+		return ix.addStackFrames(fs)
+	}
+	slot := ix.bySlice.find(fs)
+	if slot.addr == 0 {
+		*slot = sliceSlot{addr: sliceAddr(fs), n: int32(len(fs)), stack: ix.addStackFrames(fs)}
+		ix.bySlice.added()
+	}
+	return slot.stack
+}
+
+// sliceTable maps stack slices, by the address of their first frame and
+// their length, to stacks. Addresses are stored as integers: the profile
+// keeps the slices alive while it is indexed, and the table stays noscan.
+type sliceTable struct {
+	slots []sliceSlot
+	n     int
+	shift uint
+}
+
+type sliceSlot struct {
+	addr  uintptr // 0: empty
+	n     int32
+	stack int32
+}
+
+func sliceAddr(fs []memprof.Frame) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(fs))) }
+
+// find returns fs's slot, or the empty slot where it belongs (filled by
+// the caller, who then calls added).
+func (t *sliceTable) find(fs []memprof.Frame) *sliceSlot {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		size := max(1<<12, 2*len(t.slots))
+		t.slots = make([]sliceSlot, size)
+		t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+		for _, e := range old {
+			if e.addr != 0 {
+				*t.lookup(e.addr, e.n) = e
+			}
+		}
+	}
+	return t.lookup(sliceAddr(fs), int32(len(fs)))
+}
+
+func (t *sliceTable) lookup(addr uintptr, n int32) *sliceSlot {
+	mask := uint64(len(t.slots) - 1)
+	b := (uint64(addr) * 0x9e3779b97f4a7c15) >> t.shift
+	for ; t.slots[b].addr != 0; b = (b + 1) & mask {
+		if e := &t.slots[b]; e.addr == addr && e.n == n {
+			return e
+		}
+	}
+	return &t.slots[b]
+}
+
+func (t *sliceTable) added() { t.n++ }
+
+func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 	sc := ix.scratch[:0]
 	h := uint64(len(fs))
 	for _, f := range fs {
@@ -156,13 +221,16 @@ func (ix *indexed) addStack(fs []memprof.Frame) int32 {
 	ix.scratch = sc
 	h ^= h >> 32
 	mask := uint64(len(ix.stackTab) - 1)
+	tag := h << 32
 	for b := (h * 0xff51afd7ed558ccd) >> ix.stackShift; ; b = (b + 1) & mask {
-		s := ix.stackTab[b] - 1
-		if s < 0 {
+		e := ix.stackTab[b]
+		if e == 0 {
 			break
 		}
-		if ix.stackHash[s] == h && slicesEqual(ix.stack(s), sc) {
-			return s
+		if e&^0xffffffff == tag {
+			if s := int32(e) - 1; slicesEqual(ix.stack(s), sc) {
+				return s
+			}
 		}
 	}
 	s := int32(ix.numStacks())
@@ -196,7 +264,7 @@ func (ix *indexed) growStacks(n int) {
 	for size < 2*n {
 		size <<= 1
 	}
-	ix.stackTab = make([]int32, size)
+	ix.stackTab = make([]uint64, size)
 	ix.stackShift = uint(64 - bits.TrailingZeros(uint(size)))
 	for s := range ix.numStacks() {
 		ix.insertStack(int32(s))
@@ -205,11 +273,12 @@ func (ix *indexed) growStacks(n int) {
 
 func (ix *indexed) insertStack(s int32) {
 	mask := uint64(len(ix.stackTab) - 1)
-	b := (ix.stackHash[s] * 0xff51afd7ed558ccd) >> ix.stackShift
+	h := ix.stackHash[s]
+	b := (h * 0xff51afd7ed558ccd) >> ix.stackShift
 	for ix.stackTab[b] != 0 {
 		b = (b + 1) & mask
 	}
-	ix.stackTab[b] = s + 1
+	ix.stackTab[b] = h<<32 | uint64(s+1)
 }
 
 // frameKeyTable numbers distinct frame keys: an open-addressing set cheaper

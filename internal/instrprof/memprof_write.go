@@ -3,6 +3,7 @@ package instrprof
 import (
 	"cmp"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
@@ -312,9 +313,9 @@ func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []u
 	for i := range stacks {
 		stacks[i] = int32(i)
 	}
-	slices.SortFunc(stacks, func(a, b int32) int {
-		return slices.Compare(keys[ix.stackOff[a]:ix.stackOff[a+1]], keys[ix.stackOff[b]:ix.stackOff[b+1]])
-	})
+	ks := &keySorter{keys: keys, off: ix.stackOff, width: max(1, bits.Len(uint(len(ix.frames))))}
+	ks.per = 64 / ks.width
+	ks.sort(stacks, make([]packedKey, len(stacks)), 0)
 
 	arr := make([]uint32, 0, len(ix.stackFrames)+len(stacks))
 	pos := make([]uint32, len(stacks))
@@ -343,4 +344,51 @@ func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []u
 		pos[s] = uint32(len(arr)) - 1 - v
 	}
 	return arr, pos
+}
+
+// keySorter sorts stacks by their key sequences (keys[off[s]:off[s+1]])
+// lexicographically, a shorter sequence before its extensions. Comparing
+// the sequences directly touches scattered memory at every comparison;
+// instead each round packs the next per keys of every stack (key+1, 0
+// past the end, width bits each) into a u64 stored beside the stack,
+// sorts those pairs and recurses into runs whose packed keys tie.
+type keySorter struct {
+	keys       []int32
+	off        []int32
+	width, per int
+}
+
+type packedKey struct {
+	k uint64
+	s int32
+}
+
+func (ks *keySorter) sort(stacks []int32, scratch []packedKey, depth int) {
+	pk := scratch[:len(stacks)]
+	for i, s := range stacks {
+		seq := ks.keys[ks.off[s]:ks.off[s+1]]
+		var k uint64
+		for j := depth; j < depth+ks.per; j++ {
+			k <<= ks.width
+			if j < len(seq) {
+				k |= uint64(seq[j]) + 1
+			}
+		}
+		pk[i] = packedKey{k, s}
+	}
+	slices.SortFunc(pk, func(a, b packedKey) int { return cmp.Compare(a.k, b.k) })
+	for i, p := range pk {
+		stacks[i] = p.s
+	}
+	endMask := uint64(1)<<ks.width - 1 // the last packed key: 0 if ended
+	for i := 0; i < len(pk); {
+		j := i + 1
+		for j < len(pk) && pk[j].k == pk[i].k {
+			j++
+		}
+		if j-i > 1 && pk[i].k&endMask != 0 {
+			ks.sort(stacks[i:j], scratch[i:j], depth+ks.per)
+		}
+		i = j
+	}
 }
