@@ -1,0 +1,130 @@
+package profmerge
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+)
+
+var (
+	fixtureOnce sync.Once
+	fixtureDir  string
+	fixtureErr  error
+)
+
+// fixtures builds the LLVM 19 MemProf fixtures of testdata/memprof/gen.sh
+// once per test run.
+func fixtures(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("clang++-19"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("clang++-19 is required when CI=true")
+		}
+		t.Skip("SKIP: clang++-19 not installed: cannot build the raw MemProf fixtures")
+	}
+	fixtureOnce.Do(func() {
+		fixtureDir, fixtureErr = os.MkdirTemp("", "profmerge-fixtures-")
+		if fixtureErr != nil {
+			return
+		}
+		out, err := exec.Command("bash", "../../testdata/memprof/gen.sh", fixtureDir, "19").CombinedOutput()
+		if err != nil {
+			fixtureErr = fmt.Errorf("gen.sh: %v\n%s", err, out)
+		}
+	})
+	if fixtureErr != nil {
+		t.Fatal(fixtureErr)
+	}
+	return fixtureDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureDir != "" {
+		os.RemoveAll(fixtureDir)
+	}
+	os.Exit(code)
+}
+
+// TestStreamingBadInputRestart: raw inputs are folded in FoldOrder of the
+// good inputs. A bad input found mid-way restarts the fold (failure modes
+// all and warn), so the result equals merging the good inputs alone, and
+// does not depend on -j; mode any fails naming the bad input.
+func TestStreamingBadInputRestart(t *testing.T) {
+	dir := fixtures(t)
+	bin := filepath.Join(dir, "app-llvm19-nopie")
+	tmp := t.TempDir()
+	copyIn := func(name, src string, truncate bool) string {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if truncate {
+			b = b[:len(b)/2]
+		}
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := []string{
+		copyIn("0-a.memprofraw", bin+"-a.memprofraw", false),
+		copyIn("2-b.memprofraw", bin+"-b.memprofraw", false),
+		copyIn("3-dump.memprofraw", bin+"-dump.memprofraw", false),
+		copyIn("4-a.memprofraw", bin+"-a.memprofraw", false),
+	}
+	bad := copyIn("1-bad.memprofraw", bin+"-b.memprofraw", true)
+	w, err := instrprof.Defaults(19)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(paths []string, mode FailureMode, jobs int) ([]byte, string, error) {
+		var ins []Input
+		for _, p := range paths {
+			ins = append(ins, Input{Path: p, Weight: 1})
+		}
+		out := filepath.Join(tmp, fmt.Sprintf("out-%d-%d-%d.profdata", len(paths), mode, jobs))
+		var warns strings.Builder
+		err := Run(Options{Inputs: ins, Output: out, ProfiledBinary: bin, Write: w, Jobs: jobs, Failure: mode,
+			Warnf: func(f string, a ...any) { fmt.Fprintf(&warns, f+"\n", a...) }})
+		if err != nil {
+			return nil, warns.String(), err
+		}
+		b, err := os.ReadFile(out)
+		return b, warns.String(), err
+	}
+	want, _, err := run(good, FailAny, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []int{1, 3} {
+		got, _, err := run(good, FailAny, jobs)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("-j %d changed the output (err %v)", jobs, err)
+		}
+	}
+	all := append([]string{bad}, good...)
+	for _, mode := range []FailureMode{FailAll, FailWarn} {
+		got, warns, err := run(all, mode, 2)
+		if err != nil {
+			t.Fatalf("mode %d: %v", mode, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("mode %d: good inputs + a bad one differ from the good inputs alone", mode)
+		}
+		if !strings.Contains(warns, bad) {
+			t.Errorf("mode %d: bad input not reported: %s", mode, warns)
+		}
+	}
+	if _, _, err := run(all, FailAny, 2); err == nil || !strings.Contains(err.Error(), bad) {
+		t.Errorf("mode any: error %v does not name %s", err, bad)
+	}
+}
