@@ -1,0 +1,640 @@
+package demangle
+
+type opKind uint8
+
+const (
+	opBinary opKind = iota
+	opPrefix
+	opPostfix
+	opArray
+	opMember
+	opNew
+	opDel
+	opCall
+	opCCast
+	opConditional
+	opNameOnly
+	// Kinds below are not nameable as operator-function-ids.
+	opNamedCast
+	opOfIdOp
+)
+
+type opInfo struct {
+	enc  string
+	kind opKind
+	flag bool
+	prec prec
+	name string
+}
+
+// ops is LLVM's operator table, sorted by encoding.
+var ops = [...]opInfo{
+	{"aN", opBinary, false, pAssign, "operator&="},
+	{"aS", opBinary, false, pAssign, "operator="},
+	{"aa", opBinary, false, pAndIf, "operator&&"},
+	{"ad", opPrefix, false, pUnary, "operator&"},
+	{"an", opBinary, false, pAnd, "operator&"},
+	{"at", opOfIdOp, true, pUnary, "alignof "},
+	{"aw", opNameOnly, false, pPrimary, "operator co_await"},
+	{"az", opOfIdOp, false, pUnary, "alignof "},
+	{"cc", opNamedCast, false, pPostfix, "const_cast"},
+	{"cl", opCall, false, pPostfix, "operator()"},
+	{"cm", opBinary, false, pComma, "operator,"},
+	{"co", opPrefix, false, pUnary, "operator~"},
+	{"cp", opCall, true, pPostfix, "operator()"},
+	{"cv", opCCast, false, pCast, "operator"},
+	{"dV", opBinary, false, pAssign, "operator/="},
+	{"da", opDel, true, pUnary, "operator delete[]"},
+	{"dc", opNamedCast, false, pPostfix, "dynamic_cast"},
+	{"de", opPrefix, false, pUnary, "operator*"},
+	{"dl", opDel, false, pUnary, "operator delete"},
+	{"ds", opMember, false, pPtrMem, "operator.*"},
+	{"dt", opMember, false, pPostfix, "operator."},
+	{"dv", opBinary, false, pAssign, "operator/"},
+	{"eO", opBinary, false, pAssign, "operator^="},
+	{"eo", opBinary, false, pXor, "operator^"},
+	{"eq", opBinary, false, pEquality, "operator=="},
+	{"ge", opBinary, false, pRelational, "operator>="},
+	{"gt", opBinary, false, pRelational, "operator>"},
+	{"ix", opArray, false, pPostfix, "operator[]"},
+	{"lS", opBinary, false, pAssign, "operator<<="},
+	{"le", opBinary, false, pRelational, "operator<="},
+	{"ls", opBinary, false, pShift, "operator<<"},
+	{"lt", opBinary, false, pRelational, "operator<"},
+	{"mI", opBinary, false, pAssign, "operator-="},
+	{"mL", opBinary, false, pAssign, "operator*="},
+	{"mi", opBinary, false, pAdditive, "operator-"},
+	{"ml", opBinary, false, pMultiplicative, "operator*"},
+	{"mm", opPostfix, false, pPostfix, "operator--"},
+	{"na", opNew, true, pUnary, "operator new[]"},
+	{"ne", opBinary, false, pEquality, "operator!="},
+	{"ng", opPrefix, false, pUnary, "operator-"},
+	{"nt", opPrefix, false, pUnary, "operator!"},
+	{"nw", opNew, false, pUnary, "operator new"},
+	{"oR", opBinary, false, pAssign, "operator|="},
+	{"oo", opBinary, false, pOrIf, "operator||"},
+	{"or", opBinary, false, pIor, "operator|"},
+	{"pL", opBinary, false, pAssign, "operator+="},
+	{"pl", opBinary, false, pAdditive, "operator+"},
+	{"pm", opMember, true, pPtrMem, "operator->*"},
+	{"pp", opPostfix, false, pPostfix, "operator++"},
+	{"ps", opPrefix, false, pUnary, "operator+"},
+	{"pt", opMember, true, pPostfix, "operator->"},
+	{"qu", opConditional, false, pConditional, "operator?"},
+	{"rM", opBinary, false, pAssign, "operator%="},
+	{"rS", opBinary, false, pAssign, "operator>>="},
+	{"rc", opNamedCast, false, pPostfix, "reinterpret_cast"},
+	{"rm", opBinary, false, pMultiplicative, "operator%"},
+	{"rs", opBinary, false, pShift, "operator>>"},
+	{"sc", opNamedCast, false, pPostfix, "static_cast"},
+	{"ss", opBinary, false, pSpaceship, "operator<=>"},
+	{"st", opOfIdOp, true, pUnary, "sizeof "},
+	{"sz", opOfIdOp, false, pUnary, "sizeof "},
+	{"te", opOfIdOp, false, pPostfix, "typeid "},
+	{"ti", opOfIdOp, true, pPostfix, "typeid "},
+}
+
+// symbol is the operator's name without "operator" (OperatorInfo::getSymbol).
+func (o *opInfo) symbol() string {
+	if o.kind < opNamedCast && len(o.name) > 8 && o.name[:8] == "operator" {
+		s := o.name[8:]
+		if s[0] == ' ' {
+			s = s[1:]
+		}
+		return s
+	}
+	return o.name
+}
+
+func (p *parser) parseOperatorEncoding() *opInfo {
+	if p.left() < 2 {
+		return nil
+	}
+	a, b := p.in[p.pos], p.in[p.pos+1]
+	lo, hi := 0, len(ops)
+	for lo < hi {
+		m := (lo + hi) / 2
+		e := ops[m].enc
+		if e[0] < a || e[0] == a && e[1] < b {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(ops) && ops[lo].enc[0] == a && ops[lo].enc[1] == b {
+		p.pos += 2
+		return &ops[lo]
+	}
+	return nil
+}
+
+func (p *parser) parseOperatorName(st *nameState) int32 {
+	if op := p.parseOperatorEncoding(); op != nil {
+		if op.kind == opCCast {
+			oldTA, oldFwd := p.tryTA, p.permitFwd
+			p.tryTA = false
+			p.permitFwd = p.permitFwd || st != nil
+			t := p.parseType()
+			p.tryTA, p.permitFwd = oldTA, oldFwd
+			if t < 0 {
+				return -1
+			}
+			if st != nil {
+				st.ctorDtorConv = true
+			}
+			return p.mk1(kConvOp, t)
+		}
+		if op.kind >= opNamedCast {
+			return -1
+		}
+		if op.kind == opMember && !op.flag {
+			return -1
+		}
+		return p.mkName(op.name)
+	}
+	if p.consumeStr("li") {
+		sn := p.parseSourceName()
+		if sn < 0 {
+			return -1
+		}
+		return p.mk1(kLiteralOp, sn)
+	}
+	if p.consume('v') {
+		if isDigit(p.look(0)) {
+			p.pos++
+			sn := p.parseSourceName()
+			if sn < 0 {
+				return -1
+			}
+			return p.mk1(kConvOp, sn)
+		}
+	}
+	return -1
+}
+
+func (p *parser) parseExpr() int32 {
+	if !p.enter() {
+		return -1
+	}
+	defer p.leave()
+	global := p.consumeStr("gs")
+	if op := p.parseOperatorEncoding(); op != nil {
+		sym := op.symbol()
+		switch op.kind {
+		case opBinary:
+			l := p.parseExpr()
+			if l < 0 {
+				return -1
+			}
+			r := p.parseExpr()
+			if r < 0 {
+				return -1
+			}
+			return p.mk(node{k: kBinary, a: l, b: r, c: -1, s: sym, prec: op.prec})
+		case opPrefix:
+			e := p.parseExpr()
+			if e < 0 {
+				return -1
+			}
+			return p.mk(node{k: kPrefix, a: e, b: -1, c: -1, s: sym, prec: op.prec})
+		case opPostfix:
+			if p.consume('_') {
+				e := p.parseExpr()
+				if e < 0 {
+					return -1
+				}
+				return p.mk(node{k: kPrefix, a: e, b: -1, c: -1, s: sym, prec: op.prec})
+			}
+			e := p.parseExpr()
+			if e < 0 {
+				return -1
+			}
+			return p.mk(node{k: kPostfix, a: e, b: -1, c: -1, s: sym, prec: op.prec})
+		case opArray:
+			a := p.parseExpr()
+			if a < 0 {
+				return -1
+			}
+			b := p.parseExpr()
+			if b < 0 {
+				return -1
+			}
+			return p.mk(node{k: kArraySub, a: a, b: b, c: -1, prec: op.prec})
+		case opMember:
+			a := p.parseExpr()
+			if a < 0 {
+				return -1
+			}
+			b := p.parseExpr()
+			if b < 0 {
+				return -1
+			}
+			return p.mk(node{k: kMember, a: a, b: b, c: -1, s: sym, prec: op.prec})
+		case opCall:
+			callee := p.parseExpr()
+			if callee < 0 {
+				return -1
+			}
+			begin := len(p.names)
+			for !p.consume('E') {
+				e := p.parseExpr()
+				if e < 0 {
+					return -1
+				}
+				p.names = append(p.names, e)
+			}
+			off, n := p.popList(begin)
+			fl := int32(0)
+			if op.flag {
+				fl = 1
+			}
+			return p.mk(node{k: kCall, a: callee, b: -1, c: -1, listOff: off, listN: n, flag: fl, prec: op.prec})
+		case opCCast:
+			oldTA := p.tryTA
+			p.tryTA = false
+			t := p.parseType()
+			p.tryTA = oldTA
+			if t < 0 {
+				return -1
+			}
+			begin := len(p.names)
+			many := p.consume('_')
+			for !p.consume('E') {
+				e := p.parseExpr()
+				if e < 0 {
+					return -1
+				}
+				p.names = append(p.names, e)
+				if !many {
+					break
+				}
+			}
+			off, n := p.popList(begin)
+			if !many && n != 1 {
+				return -1
+			}
+			return p.mk(node{k: kConversion, a: t, b: -1, c: -1, listOff: off, listN: n, prec: op.prec})
+		case opConditional:
+			a := p.parseExpr()
+			if a < 0 {
+				return -1
+			}
+			b := p.parseExpr()
+			if b < 0 {
+				return -1
+			}
+			c := p.parseExpr()
+			if c < 0 {
+				return -1
+			}
+			return p.mk(node{k: kConditional, a: a, b: b, c: c, prec: op.prec})
+		case opNamedCast:
+			t := p.parseType()
+			if t < 0 {
+				return -1
+			}
+			e := p.parseExpr()
+			if e < 0 {
+				return -1
+			}
+			return p.mk(node{k: kCast, s: sym, a: t, b: e, c: -1, prec: op.prec})
+		case opOfIdOp:
+			var a int32
+			if op.flag {
+				a = p.parseType()
+			} else {
+				a = p.parseExpr()
+			}
+			if a < 0 {
+				return -1
+			}
+			return p.mk(node{k: kEnclosing, s: sym, a: a, b: -1, c: -1, prec: op.prec})
+		default:
+			return -1 // new, delete and co_await are not implemented
+		}
+	}
+	if p.left() < 2 {
+		return -1
+	}
+	switch p.look(0) {
+	case 'L':
+		return p.parseExprPrimary()
+	case 'T':
+		return p.parseTemplateParam()
+	case 'f':
+		if p.look(1) == 'p' || p.look(1) == 'L' && isDigit(p.look(2)) {
+			return p.parseFunctionParam()
+		}
+		return -1 // fold expressions are not implemented
+	}
+	if p.consumeStr("nx") {
+		e := p.parseExpr()
+		if e < 0 {
+			return -1
+		}
+		return p.mk(node{k: kEnclosing, s: "noexcept ", a: e, b: -1, c: -1, prec: pUnary})
+	}
+	if p.consumeStr("sp") {
+		e := p.parseExpr()
+		if e < 0 {
+			return -1
+		}
+		return p.mk1(kPackExpansion, e)
+	}
+	if p.consumeStr("sZ") {
+		if p.look(0) == 'T' {
+			r := p.parseTemplateParam()
+			if r < 0 {
+				return -1
+			}
+			return p.mk1(kSizeofPack, r)
+		}
+		fp := p.parseFunctionParam()
+		if fp < 0 {
+			return -1
+		}
+		return p.mk(node{k: kEnclosing, s: "sizeof... ", a: fp, b: -1, c: -1})
+	}
+	if p.consumeStr("tr") {
+		return p.mkName("throw")
+	}
+	if p.consumeStr("tw") {
+		e := p.parseExpr()
+		if e < 0 {
+			return -1
+		}
+		return p.mk1(kThrow, e)
+	}
+	switch p.look(0) {
+	case 'i', 'm', 'r', 's', 't', 'u':
+		// il, mc, rq/rQ, so, sP, tl, u: not implemented. Anything else
+		// starting with these letters is an unresolved name (sr, ...).
+		if !(p.look(0) == 's' && p.look(1) == 'r') {
+			return -1
+		}
+	}
+	return p.parseUnresolvedName(global)
+}
+
+func (p *parser) parseFunctionParam() int32 {
+	if p.consumeStr("fpT") {
+		return p.mkName("this")
+	}
+	if p.consumeStr("fp") {
+		p.parseCVQualifiers()
+		num := p.parseNumber(false)
+		if !p.consume('_') {
+			return -1
+		}
+		return p.mk(node{k: kFuncParam, s: num, a: -1, b: -1, c: -1})
+	}
+	if p.consumeStr("fL") {
+		if p.parseNumber(false) == "" || !p.consume('p') {
+			return -1
+		}
+		p.parseCVQualifiers()
+		num := p.parseNumber(false)
+		if !p.consume('_') {
+			return -1
+		}
+		return p.mk(node{k: kFuncParam, s: num, a: -1, b: -1, c: -1})
+	}
+	return -1
+}
+
+func (p *parser) parseIntegerLiteral(lit string) int32 {
+	v := p.parseNumber(true)
+	if v != "" && p.consume('E') {
+		return p.mk(node{k: kIntLit, s: lit, s2: v, a: -1, b: -1, c: -1})
+	}
+	return -1
+}
+
+var intLitTypes = [26]string{
+	'a' - 'a': "signed char",
+	'c' - 'a': "char",
+	'h' - 'a': "unsigned char",
+	'i' - 'a': "",
+	'j' - 'a': "u",
+	'l' - 'a': "l",
+	'm' - 'a': "ul",
+	'n' - 'a': "__int128",
+	'o' - 'a': "unsigned __int128",
+	's' - 'a': "short",
+	't' - 'a': "unsigned short",
+	'w' - 'a': "wchar_t",
+	'x' - 'a': "ll",
+	'y' - 'a': "ull",
+}
+
+func (p *parser) parseExprPrimary() int32 {
+	if !p.consume('L') {
+		return -1
+	}
+	switch c := p.look(0); c {
+	case 'w', 'c', 'a', 'h', 's', 't', 'i', 'j', 'l', 'm', 'x', 'y', 'n', 'o':
+		p.pos++
+		return p.parseIntegerLiteral(intLitTypes[c-'a'])
+	case 'b':
+		if p.consumeStr("b0E") {
+			return p.mk(node{k: kBoolLit, a: -1, b: -1, c: -1})
+		}
+		if p.consumeStr("b1E") {
+			return p.mk(node{k: kBoolLit, flag: 1, a: -1, b: -1, c: -1})
+		}
+		return -1
+	case 'f', 'd', 'e':
+		return -1 // floating-point literals are not implemented
+	case '_':
+		if p.consumeStr("_Z") {
+			r := p.parseEncoding()
+			if r >= 0 && p.consume('E') {
+				return r
+			}
+		}
+		return -1
+	case 'A':
+		t := p.parseType()
+		if t < 0 || !p.consume('E') {
+			return -1
+		}
+		return p.mk1(kStringLit, t)
+	case 'D':
+		if p.consumeStr("Dn") {
+			p.consume('0')
+			if p.consume('E') {
+				return p.mkName("nullptr")
+			}
+		}
+		return -1
+	case 'T':
+		return -1
+	case 'U':
+		if p.look(1) != 'l' {
+			return -1
+		}
+		t := p.parseUnnamedTypeName(nil)
+		if t < 0 || !p.consume('E') {
+			return -1
+		}
+		return p.mk1(kLambdaExpr, t)
+	default:
+		t := p.parseType()
+		if t < 0 {
+			return -1
+		}
+		n := p.parseNumber(true)
+		if n == "" || !p.consume('E') {
+			return -1
+		}
+		return p.mk(node{k: kEnumLit, a: t, s: n, b: -1, c: -1})
+	}
+}
+
+func (p *parser) parseSimpleID() int32 {
+	sn := p.parseSourceName()
+	if sn < 0 {
+		return -1
+	}
+	if p.look(0) == 'I' {
+		ta := p.parseTemplateArgs(false)
+		if ta < 0 {
+			return -1
+		}
+		return p.mk(node{k: kNameTA, a: sn, b: ta, c: -1})
+	}
+	return sn
+}
+
+func (p *parser) parseUnresolvedType() int32 {
+	if p.look(0) == 'T' {
+		tp := p.parseTemplateParam()
+		if tp < 0 {
+			return -1
+		}
+		p.subs = append(p.subs, tp)
+		return tp
+	}
+	if p.look(0) == 'D' {
+		dt := p.parseDecltype()
+		if dt < 0 {
+			return -1
+		}
+		p.subs = append(p.subs, dt)
+		return dt
+	}
+	return p.parseSubstitution()
+}
+
+func (p *parser) parseBaseUnresolvedName() int32 {
+	if isDigit(p.look(0)) {
+		return p.parseSimpleID()
+	}
+	if p.consumeStr("dn") {
+		var r int32
+		if isDigit(p.look(0)) {
+			r = p.parseSimpleID()
+		} else {
+			r = p.parseUnresolvedType()
+		}
+		if r < 0 {
+			return -1
+		}
+		return p.mk1(kDtorName, r)
+	}
+	p.consumeStr("on")
+	op := p.parseOperatorName(nil)
+	if op < 0 {
+		return -1
+	}
+	if p.look(0) == 'I' {
+		ta := p.parseTemplateArgs(false)
+		if ta < 0 {
+			return -1
+		}
+		return p.mk(node{k: kNameTA, a: op, b: ta, c: -1})
+	}
+	return op
+}
+
+func (p *parser) qualified(a, b int32) int32 {
+	return p.mk(node{k: kQualified, a: a, b: b, c: -1})
+}
+
+func (p *parser) parseUnresolvedName(global bool) int32 {
+	soFar := int32(-1)
+	if p.consumeStr("srN") {
+		soFar = p.parseUnresolvedType()
+		if soFar < 0 {
+			return -1
+		}
+		if p.look(0) == 'I' {
+			ta := p.parseTemplateArgs(false)
+			if ta < 0 {
+				return -1
+			}
+			soFar = p.mk(node{k: kNameTA, a: soFar, b: ta, c: -1})
+		}
+		for !p.consume('E') {
+			q := p.parseSimpleID()
+			if q < 0 {
+				return -1
+			}
+			soFar = p.qualified(soFar, q)
+		}
+		base := p.parseBaseUnresolvedName()
+		if base < 0 {
+			return -1
+		}
+		return p.qualified(soFar, base)
+	}
+	if !p.consumeStr("sr") {
+		soFar = p.parseBaseUnresolvedName()
+		if soFar < 0 {
+			return -1
+		}
+		if global {
+			soFar = p.mk1(kGlobalQualified, soFar)
+		}
+		return soFar
+	}
+	if isDigit(p.look(0)) {
+		for {
+			q := p.parseSimpleID()
+			if q < 0 {
+				return -1
+			}
+			switch {
+			case soFar >= 0:
+				soFar = p.qualified(soFar, q)
+			case global:
+				soFar = p.mk1(kGlobalQualified, q)
+			default:
+				soFar = q
+			}
+			if soFar < 0 {
+				return -1
+			}
+			if p.consume('E') {
+				break
+			}
+		}
+	} else {
+		soFar = p.parseUnresolvedType()
+		if soFar < 0 {
+			return -1
+		}
+		if p.look(0) == 'I' {
+			ta := p.parseTemplateArgs(false)
+			if ta < 0 {
+				return -1
+			}
+			soFar = p.mk(node{k: kNameTA, a: soFar, b: ta, c: -1})
+		}
+	}
+	base := p.parseBaseUnresolvedName()
+	if base < 0 {
+		return -1
+	}
+	return p.qualified(soFar, base)
+}

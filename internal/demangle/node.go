@@ -1,0 +1,142 @@
+package demangle
+
+// kind identifies what a node in the arena represents. The names follow
+// the node classes of LLVM's ItaniumDemangle.h, whose printing rules this
+// package reproduces.
+type kind uint8
+
+const (
+	kName            kind = iota // s
+	kNested                      // a::b
+	kLocal                       // a::b (encoding, entity)
+	kNameTA                      // a b (name, template args)
+	kTemplateArgs                // list, b = requires (unsupported)
+	kSpecialSub                  // flag: sub kind
+	kExpandedSub                 // flag: sub kind
+	kCtorDtor                    // a = basename node, flag: dtor
+	kConvOp                      // a = type
+	kLiteralOp                   // a = name
+	kAbiTag                      // a = base, s = tag
+	kSpecial                     // s + a
+	kCtorVtable                  // a = first, b = second
+	kQual                        // a = child, quals
+	kPointer                     // a
+	kRef                         // a, ref = 1 lvalue, 2 rvalue
+	kPtrMem                      // a = class, b = member
+	kArray                       // a = base, b = dimension (or -1)
+	kFunctionType                // a = ret, list = params, quals, ref, c = exception spec
+	kEncoding                    // a = ret (or -1), b = name, list = params, c = attrs, quals, ref
+	kPack                        // list: ParameterPack
+	kTemplateArgPack             // list: TemplateArgumentPack
+	kPackExpansion               // a
+	kFwdRef                      // flag: index, a = resolved
+	kPostfixQual                 // a, s
+	kElaborated                  // s, a
+	kTransformed                 // s, a
+	kBinaryFP                    // a = dimension
+	kVendorExtQual               // a = type, s = ext, b = template args
+	kClosure                     // list = params, s = count
+	kUnnamed                     // s = count
+	kDotSuffix                   // a, s
+	kEnableIf                    // list
+	kNoexceptSpec                // a
+	kDynExcSpec                  // list
+	kIntLit                      // s = type, s2 = value
+	kBoolLit                     // flag
+	kEnumLit                     // a = type, s = value
+	kStringLit                   // a = type
+	kLambdaExpr                  // a = closure
+	kFuncParam                   // s = number
+	kBinary                      // a, s = op, b
+	kPrefix                      // s, a
+	kPostfix                     // a, s
+	kArraySub                    // a, b
+	kMember                      // a, s, b
+	kCall                        // a, list, flag = paren
+	kConversion                  // a = type, list
+	kConditional                 // a, b, c
+	kCast                        // s, a = type, b = expr
+	kEnclosing                   // s = prefix, a
+	kSizeofPack                  // a
+	kQualified                   // a, b
+	kGlobalQualified             // a
+	kDtorName                    // a
+	kThrow                       // a
+	kInitList                    // a = type or -1, list
+	kNodeArray                   // list
+	kNew                         // list = exprs, a = type, c = inits list start (see newInits), flag bits
+	kDelete                      // a, flag bits
+)
+
+// cache mirrors LLVM's Node::Cache: whether a node has a right-hand
+// component, is an array or is a function, or must be asked when printing.
+type cache uint8
+
+const (
+	cNo cache = iota
+	cYes
+	cUnknown
+)
+
+// prec mirrors LLVM's Node::Prec, lowest number binds tightest.
+type prec uint8
+
+const (
+	pPrimary prec = iota
+	pPostfix
+	pUnary
+	pCast
+	pPtrMem
+	pMultiplicative
+	pAdditive
+	pShift
+	pSpaceship
+	pRelational
+	pEquality
+	pAnd
+	pXor
+	pIor
+	pAndIf
+	pOrIf
+	pConditional
+	pAssign
+	pComma
+	pDefault
+)
+
+const (
+	qConst    = 1
+	qVolatile = 2
+	qRestrict = 4
+)
+
+const (
+	refNone   = 0
+	refLValue = 1
+	refRValue = 2
+)
+
+// node is one entry of the parser's arena. Children are indices into the
+// same arena (-1 for none); lists are ranges of the parser's lists slice.
+type node struct {
+	k              kind
+	rhs, arr, fn   cache
+	prec           prec
+	quals, ref     uint8
+	flag           int32
+	a, b, c        int32
+	listOff, listN int32
+	s, s2          string
+}
+
+// special substitution kinds (Sa, Sb, Ss, Si, So, Sd).
+const (
+	ssAllocator = iota
+	ssBasicString
+	ssString
+	ssIstream
+	ssOstream
+	ssIostream
+)
+
+var ssBase = [...]string{"allocator", "basic_string", "basic_string", "basic_istream", "basic_ostream", "basic_iostream"}

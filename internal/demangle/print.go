@@ -1,0 +1,699 @@
+package demangle
+
+import "strings"
+
+const noPack = ^uint32(0)
+
+// printer is LLVM's OutputBuffer plus the node printing methods.
+type printer struct {
+	p       *parser
+	buf     []byte
+	gtIsGt  int
+	packIdx uint32
+	packMax uint32
+	depth   int
+	fail    bool
+	// printing marks reference and forward-reference nodes being printed,
+	// LLVM's cycle guard.
+	printing []bool
+}
+
+func (w *printer) str(s string) { w.buf = append(w.buf, s...) }
+
+func (w *printer) open()  { w.gtIsGt++; w.buf = append(w.buf, '(') }
+func (w *printer) close() { w.gtIsGt--; w.buf = append(w.buf, ')') }
+
+func (w *printer) back() byte {
+	if len(w.buf) == 0 {
+		return 0
+	}
+	return w.buf[len(w.buf)-1]
+}
+
+func (w *printer) n(i int32) *node { return &w.p.nodes[i] }
+
+func (w *printer) enter() bool {
+	w.depth++
+	if w.depth > 4*maxDepth || len(w.buf) > 1<<20 {
+		w.fail = true
+	}
+	return !w.fail
+}
+
+// initPack is ParameterPack::initializePackExpansion.
+func (w *printer) initPack(n *node) {
+	if w.packMax == noPack {
+		w.packMax = uint32(n.listN)
+		w.packIdx = 0
+	}
+}
+
+func (w *printer) packElem(n *node) int32 {
+	w.initPack(n)
+	if w.packIdx < uint32(n.listN) {
+		return w.p.lists[n.listOff+int32(w.packIdx)]
+	}
+	return -1
+}
+
+func (w *printer) hasRHS(i int32) bool {
+	n := w.n(i)
+	if n.rhs != cUnknown {
+		return n.rhs == cYes
+	}
+	return w.slow(i, 0)
+}
+
+func (w *printer) hasArray(i int32) bool {
+	n := w.n(i)
+	if n.arr != cUnknown {
+		return n.arr == cYes
+	}
+	return w.slow(i, 1)
+}
+
+func (w *printer) hasFunction(i int32) bool {
+	n := w.n(i)
+	if n.fn != cUnknown {
+		return n.fn == cYes
+	}
+	return w.slow(i, 2)
+}
+
+func (w *printer) ask(i int32, what int) bool {
+	switch what {
+	case 0:
+		return w.hasRHS(i)
+	case 1:
+		return w.hasArray(i)
+	}
+	return w.hasFunction(i)
+}
+
+// slow answers a cache query for a node whose cache is Unknown.
+func (w *printer) slow(i int32, what int) bool {
+	if !w.enter() {
+		return false
+	}
+	defer func() { w.depth-- }()
+	n := w.n(i)
+	switch n.k {
+	case kPack:
+		if e := w.packElem(n); e >= 0 {
+			return w.ask(e, what)
+		}
+		return false
+	case kFwdRef:
+		if w.printing[i] || n.a < 0 {
+			w.fail = true
+			return false
+		}
+		w.printing[i] = true
+		r := w.ask(n.a, what)
+		w.printing[i] = false
+		return r
+	case kPointer, kRef:
+		if what == 0 {
+			return w.hasRHS(n.a)
+		}
+		return false
+	case kPtrMem:
+		if what == 0 {
+			return w.hasRHS(n.b)
+		}
+		return false
+	case kQual, kAbiTag:
+		return w.ask(n.a, what)
+	}
+	return false
+}
+
+// syntaxNode is Node::getSyntaxNode.
+func (w *printer) syntaxNode(i int32) int32 {
+	for steps := 0; steps < 64; steps++ {
+		n := w.n(i)
+		switch n.k {
+		case kPack:
+			e := w.packElem(n)
+			if e < 0 {
+				return i
+			}
+			i = e
+		case kFwdRef:
+			if n.a < 0 {
+				w.fail = true
+				return i
+			}
+			i = n.a
+		default:
+			return i
+		}
+	}
+	w.fail = true
+	return i
+}
+
+func (w *printer) print(i int32) {
+	w.printLeft(i)
+	if w.n(i).rhs != cNo {
+		w.printRight(i)
+	}
+}
+
+func (w *printer) printAsOperand(i int32, p prec, strictlyWorse bool) {
+	pr := w.n(i).prec
+	paren := int(pr) >= int(p)+b2i(strictlyWorse)
+	if paren {
+		w.open()
+	}
+	w.print(i)
+	if paren {
+		w.close()
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (w *printer) printWithComma(l []int32) {
+	first := true
+	for _, e := range l {
+		before := len(w.buf)
+		if !first {
+			w.str(", ")
+		}
+		after := len(w.buf)
+		w.printAsOperand(e, pComma, false)
+		if after == len(w.buf) {
+			w.buf = w.buf[:before]
+			continue
+		}
+		first = false
+	}
+}
+
+func (w *printer) quals(q uint8) {
+	if q&qConst != 0 {
+		w.str(" const")
+	}
+	if q&qVolatile != 0 {
+		w.str(" volatile")
+	}
+	if q&qRestrict != 0 {
+		w.str(" restrict")
+	}
+}
+
+func (w *printer) refQual(r uint8) {
+	if r == refLValue {
+		w.str(" &")
+	} else if r == refRValue {
+		w.str(" &&")
+	}
+}
+
+// baseName is Node::getBaseName.
+func (w *printer) baseName(i int32) string {
+	for steps := 0; steps < 64; steps++ {
+		n := w.n(i)
+		switch n.k {
+		case kName:
+			return n.s
+		case kNameTA, kAbiTag:
+			i = n.a
+		case kNested:
+			i = n.b
+		case kSpecialSub:
+			s := ssBase[n.flag]
+			if n.flag >= ssString {
+				s = s[len("basic_"):]
+			}
+			return s
+		case kExpandedSub:
+			return ssBase[n.flag]
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+func (w *printer) printLeft(i int32) {
+	if !w.enter() {
+		return
+	}
+	defer func() { w.depth-- }()
+	n := w.n(i)
+	switch n.k {
+	case kName:
+		w.str(n.s)
+	case kNested, kQualified:
+		w.print(n.a)
+		w.str("::")
+		w.print(n.b)
+	case kLocal:
+		w.print(n.a)
+		w.str("::")
+		w.print(n.b)
+	case kNameTA:
+		w.print(n.a)
+		w.print(n.b)
+	case kTemplateArgs:
+		old := w.gtIsGt
+		w.gtIsGt = 0
+		w.str("<")
+		w.printWithComma(w.p.list(n))
+		w.str(">")
+		w.gtIsGt = old
+	case kSpecialSub:
+		w.str("std::")
+		w.str(w.baseName(i))
+	case kExpandedSub:
+		w.str("std::")
+		w.str(ssBase[n.flag])
+		if n.flag >= ssString {
+			w.str("<char, std::char_traits<char>")
+			if n.flag == ssString {
+				w.str(", std::allocator<char>")
+			}
+			w.str(">")
+		}
+	case kCtorDtor:
+		if n.flag != 0 {
+			w.str("~")
+		}
+		w.str(w.baseName(n.a))
+	case kConvOp:
+		w.str("operator ")
+		w.print(n.a)
+	case kLiteralOp:
+		w.str("operator\"\" ")
+		w.print(n.a)
+	case kAbiTag:
+		w.printLeft(n.a)
+		w.str("[abi:")
+		w.str(n.s)
+		w.str("]")
+	case kSpecial:
+		w.str(n.s)
+		w.print(n.a)
+	case kCtorVtable:
+		w.str("construction vtable for ")
+		w.print(n.a)
+		w.str("-in-")
+		w.print(n.b)
+	case kQual:
+		w.printLeft(n.a)
+		w.quals(n.quals)
+	case kPointer:
+		w.printLeft(n.a)
+		if w.hasArray(n.a) {
+			w.str(" ")
+		}
+		if w.hasArray(n.a) || w.hasFunction(n.a) {
+			w.str("(")
+		}
+		w.str("*")
+	case kRef:
+		if w.printing[i] {
+			return
+		}
+		w.printing[i] = true
+		rk, t := w.collapse(i)
+		if t >= 0 {
+			w.printLeft(t)
+			if w.hasArray(t) {
+				w.str(" ")
+			}
+			if w.hasArray(t) || w.hasFunction(t) {
+				w.str("(")
+			}
+			if rk == refLValue {
+				w.str("&")
+			} else {
+				w.str("&&")
+			}
+		}
+		w.printing[i] = false
+	case kPtrMem:
+		w.printLeft(n.b)
+		if w.hasArray(n.b) || w.hasFunction(n.b) {
+			w.str("(")
+		} else {
+			w.str(" ")
+		}
+		w.print(n.a)
+		w.str("::*")
+	case kArray:
+		w.printLeft(n.a)
+	case kFunctionType:
+		w.printLeft(n.a)
+		w.str(" ")
+	case kEncoding:
+		if n.a >= 0 {
+			w.printLeft(n.a)
+			if !w.hasRHS(n.a) {
+				w.str(" ")
+			}
+		}
+		w.print(n.b)
+	case kPack:
+		if e := w.packElem(n); e >= 0 {
+			w.printLeft(e)
+		}
+	case kTemplateArgPack, kNodeArray:
+		w.printWithComma(w.p.list(n))
+	case kPackExpansion:
+		w.printPackExpansion(n.a)
+	case kFwdRef:
+		if w.printing[i] || n.a < 0 {
+			w.fail = true
+			return
+		}
+		w.printing[i] = true
+		w.printLeft(n.a)
+		w.printing[i] = false
+	case kPostfixQual:
+		w.printLeft(n.a)
+		w.str(n.s)
+	case kElaborated:
+		w.str(n.s)
+		w.str(" ")
+		w.print(n.a)
+	case kTransformed:
+		w.str(n.s)
+		w.str("(")
+		w.print(n.a)
+		w.str(")")
+	case kBinaryFP:
+		w.str("_Float")
+		w.print(n.a)
+	case kVendorExtQual:
+		w.print(n.a)
+		w.str(" ")
+		w.str(n.s)
+		if n.b >= 0 {
+			w.print(n.b)
+		}
+	case kClosure:
+		w.str("'lambda")
+		w.str(n.s)
+		w.str("'")
+		w.open()
+		w.printWithComma(w.p.list(n))
+		w.close()
+	case kUnnamed:
+		w.str("'unnamed")
+		w.str(n.s)
+		w.str("'")
+	case kDotSuffix:
+		w.print(n.a)
+		w.str(" (")
+		w.str(n.s)
+		w.str(")")
+	case kEnableIf:
+		w.str(" [enable_if:")
+		w.printWithComma(w.p.list(n))
+		w.str("]")
+	case kNoexceptSpec:
+		w.str("noexcept")
+		w.open()
+		w.print(n.a)
+		w.close()
+	case kDynExcSpec:
+		w.str("throw")
+		w.open()
+		w.printWithComma(w.p.list(n))
+		w.close()
+	case kIntLit:
+		if len(n.s) > 3 {
+			w.open()
+			w.str(n.s)
+			w.close()
+		}
+		if n.s2[0] == 'n' {
+			w.str("-")
+			w.str(n.s2[1:])
+		} else {
+			w.str(n.s2)
+		}
+		if len(n.s) <= 3 {
+			w.str(n.s)
+		}
+	case kBoolLit:
+		if n.flag != 0 {
+			w.str("true")
+		} else {
+			w.str("false")
+		}
+	case kEnumLit:
+		w.open()
+		w.print(n.a)
+		w.close()
+		if n.s[0] == 'n' {
+			w.str("-")
+			w.str(n.s[1:])
+		} else {
+			w.str(n.s)
+		}
+	case kStringLit:
+		w.str("\"<")
+		w.print(n.a)
+		w.str(">\"")
+	case kLambdaExpr:
+		w.str("[]")
+		if w.n(n.a).k == kClosure {
+			w.open()
+			w.printWithComma(w.p.list(w.n(n.a)))
+			w.close()
+		}
+		w.str("{...}")
+	case kFuncParam:
+		w.str("fp")
+		w.str(n.s)
+	case kBinary:
+		parenAll := w.gtIsGt == 0 && (n.s == ">" || n.s == ">>")
+		if parenAll {
+			w.open()
+		}
+		isAssign := n.prec == pAssign
+		if isAssign {
+			w.printAsOperand(n.a, pOrIf, false)
+		} else {
+			w.printAsOperand(n.a, n.prec, true)
+		}
+		if n.s != "," {
+			w.str(" ")
+		}
+		w.str(n.s)
+		w.str(" ")
+		w.printAsOperand(n.b, n.prec, isAssign)
+		if parenAll {
+			w.close()
+		}
+	case kPrefix:
+		w.str(n.s)
+		w.printAsOperand(n.a, n.prec, false)
+	case kPostfix:
+		w.printAsOperand(n.a, n.prec, true)
+		w.str(n.s)
+	case kArraySub:
+		w.printAsOperand(n.a, n.prec, false)
+		w.gtIsGt++
+		w.str("[")
+		w.printAsOperand(n.b, pDefault, false)
+		w.gtIsGt--
+		w.str("]")
+	case kMember:
+		w.printAsOperand(n.a, n.prec, true)
+		w.str(n.s)
+		w.printAsOperand(n.b, n.prec, false)
+	case kCall:
+		if n.flag != 0 {
+			w.open()
+		}
+		w.print(n.a)
+		if n.flag != 0 {
+			w.close()
+		}
+		w.open()
+		w.printWithComma(w.p.list(n))
+		w.close()
+	case kConversion:
+		w.open()
+		w.print(n.a)
+		w.close()
+		w.open()
+		w.printWithComma(w.p.list(n))
+		w.close()
+	case kConditional:
+		w.printAsOperand(n.a, n.prec, false)
+		w.str(" ? ")
+		w.printAsOperand(n.b, pDefault, false)
+		w.str(" : ")
+		w.printAsOperand(n.c, pAssign, true)
+	case kCast:
+		w.str(n.s)
+		old := w.gtIsGt
+		w.gtIsGt = 0
+		w.str("<")
+		w.printLeft(n.a)
+		w.str(">")
+		w.gtIsGt = old
+		w.open()
+		w.printAsOperand(n.b, pDefault, false)
+		w.close()
+	case kEnclosing:
+		w.str(n.s)
+		w.open()
+		w.print(n.a)
+		w.close()
+	case kSizeofPack:
+		w.str("sizeof...(")
+		w.printPackExpansion(n.a)
+		w.str(")")
+	case kGlobalQualified:
+		w.str("::")
+		w.print(n.a)
+	case kDtorName:
+		w.str("~")
+		w.printLeft(n.a)
+	case kThrow:
+		w.str("throw ")
+		w.print(n.a)
+	default:
+		w.fail = true
+	}
+}
+
+func (w *printer) printRight(i int32) {
+	if !w.enter() {
+		return
+	}
+	defer func() { w.depth-- }()
+	n := w.n(i)
+	switch n.k {
+	case kQual, kAbiTag:
+		if n.k == kQual {
+			w.printRight(n.a)
+		}
+	case kPointer:
+		if w.hasArray(n.a) || w.hasFunction(n.a) {
+			w.str(")")
+		}
+		w.printRight(n.a)
+	case kRef:
+		if w.printing[i] {
+			return
+		}
+		w.printing[i] = true
+		_, t := w.collapse(i)
+		if t >= 0 {
+			if w.hasArray(t) || w.hasFunction(t) {
+				w.str(")")
+			}
+			w.printRight(t)
+		}
+		w.printing[i] = false
+	case kPtrMem:
+		if w.hasArray(n.b) || w.hasFunction(n.b) {
+			w.str(")")
+		}
+		w.printRight(n.b)
+	case kArray:
+		if w.back() != ']' {
+			w.str(" ")
+		}
+		w.str("[")
+		if n.b >= 0 {
+			w.print(n.b)
+		}
+		w.str("]")
+		w.printRight(n.a)
+	case kFunctionType:
+		w.open()
+		w.printWithComma(w.p.list(n))
+		w.close()
+		w.printRight(n.a)
+		w.quals(n.quals)
+		w.refQual(n.ref)
+		if n.c >= 0 {
+			w.str(" ")
+			w.print(n.c)
+		}
+	case kEncoding:
+		w.open()
+		w.printWithComma(w.p.list(n))
+		w.close()
+		if n.a >= 0 {
+			w.printRight(n.a)
+		}
+		w.quals(n.quals)
+		w.refQual(n.ref)
+		if n.c >= 0 {
+			w.print(n.c)
+		}
+	case kPack:
+		if e := w.packElem(n); e >= 0 {
+			w.printRight(e)
+		}
+	case kFwdRef:
+		if w.printing[i] || n.a < 0 {
+			w.fail = true
+			return
+		}
+		w.printing[i] = true
+		w.printRight(n.a)
+		w.printing[i] = false
+	}
+}
+
+// collapse is ReferenceType::collapse: reference collapsing through
+// packs and forward references.
+func (w *printer) collapse(i int32) (uint8, int32) {
+	n := w.n(i)
+	rk, t := n.ref, n.a
+	for steps := 0; ; steps++ {
+		if steps > 64 {
+			w.fail = true
+			return rk, -1
+		}
+		sn := w.syntaxNode(t)
+		s := w.n(sn)
+		if s.k != kRef {
+			break
+		}
+		t = s.a
+		if s.ref < rk {
+			rk = s.ref
+		}
+	}
+	return rk, t
+}
+
+// printPackExpansion is ParameterPackExpansion::printLeft.
+func (w *printer) printPackExpansion(child int32) {
+	oldIdx, oldMax := w.packIdx, w.packMax
+	w.packIdx, w.packMax = noPack, noPack
+	start := len(w.buf)
+	w.print(child)
+	switch {
+	case w.packMax == noPack:
+		w.str("...")
+	case w.packMax == 0:
+		w.buf = w.buf[:start]
+	default:
+		for k, e := uint32(1), w.packMax; k < e; k++ {
+			w.str(", ")
+			w.packIdx = k
+			w.print(child)
+		}
+	}
+	w.packIdx, w.packMax = oldIdx, oldMax
+}
+
+var _ = strings.HasPrefix
