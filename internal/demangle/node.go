@@ -66,6 +66,7 @@ const (
 	kNodeArray                   // list
 	kNew                         // list = exprs, a = type, c = inits list start (see newInits), flag bits
 	kDelete                      // a, flag bits
+	kTPQualArg                   // a = arg (TemplateParamQualifiedArg)
 )
 
 // cache mirrors LLVM's Node::Cache: whether a node has a right-hand

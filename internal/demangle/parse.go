@@ -33,10 +33,11 @@ type parser struct {
 	spare   []*[]int32
 	tpStack []*[]int32
 
-	fwdRefs     []int32
-	tryTA       bool
-	permitFwd   bool
-	lambdaLevel int
+	fwdRefs      []int32
+	incompleteTP bool
+	tryTA        bool
+	permitFwd    bool
+	lambdaLevel  int
 }
 
 func (p *parser) look(i int) byte {
@@ -848,6 +849,7 @@ func (p *parser) parseSubstitution() int32 {
 }
 
 func (p *parser) parseTemplateParam() int32 {
+	begin := p.pos
 	if !p.consume('T') {
 		return -1
 	}
@@ -872,6 +874,9 @@ func (p *parser) parseTemplateParam() int32 {
 		if !p.consume('_') {
 			return -1
 		}
+	}
+	if p.incompleteTP {
+		return p.mkName(p.in[begin : p.pos-1])
 	}
 	if p.permitFwd && level == 0 {
 		r := p.mk(node{k: kFwdRef, flag: int32(index), a: -1, b: -1, c: -1, rhs: cUnknown, arr: cUnknown, fn: cUnknown})
@@ -914,6 +919,10 @@ func (p *parser) parseTemplateArgs(tag bool) int32 {
 		p.names = append(p.names, arg)
 		if tag {
 			entry := arg
+			if p.nodes[arg].k == kTPQualArg {
+				entry = p.nodes[arg].a
+			}
+			// LLVM checks the kind of arg, not of entry, here.
 			if n := &p.nodes[arg]; n.k == kTemplateArgPack {
 				entry = p.mkPack(n.listOff, n.listN)
 				if entry < 0 {
@@ -984,12 +993,82 @@ func (p *parser) parseTemplateArg() int32 {
 		}
 		return p.parseExprPrimary()
 	case 'T':
-		if p.isTemplateParamDecl() {
+		if !p.isTemplateParamDecl() {
+			return p.parseType()
+		}
+		if p.parseTemplateParamDecl(nil) < 0 {
 			return -1
 		}
-		return p.parseType()
+		arg := p.parseTemplateArg()
+		if arg < 0 {
+			return -1
+		}
+		return p.mk1(kTPQualArg, arg)
 	}
 	return p.parseType()
+}
+
+// parseTemplateParamDecl parses a <template-param-decl>. The declaration
+// itself is never printed here (only lambdas with explicit template
+// parameters would print it, and those are not implemented), but parsing
+// it has the side effects LLVM's has: types enter the substitution table
+// and nested declarations fill a template parameter list.
+func (p *parser) parseTemplateParamDecl(params *[]int32) int32 {
+	if !p.enter() {
+		return -1
+	}
+	defer p.leave()
+	invent := func() int32 {
+		n := p.mkName("$T")
+		if n >= 0 && params != nil {
+			*params = append(*params, n)
+		}
+		return n
+	}
+	switch {
+	case p.consumeStr("Ty"):
+		return invent()
+	case p.consumeStr("Tk"):
+		old := p.incompleteTP
+		p.incompleteTP = true
+		c := p.parseName(nil)
+		p.incompleteTP = old
+		if c < 0 {
+			return -1
+		}
+		return invent()
+	case p.consumeStr("Tn"):
+		n := invent()
+		if n < 0 || p.parseType() < 0 {
+			return -1
+		}
+		return n
+	case p.consumeStr("Tt"):
+		n := invent()
+		if n < 0 {
+			return -1
+		}
+		oldN := len(p.tparams)
+		inner := p.newList()
+		p.tparams = append(p.tparams, inner)
+		defer func() {
+			if len(p.tparams) > oldN {
+				p.tparams = p.tparams[:oldN]
+			}
+		}()
+		for !p.consume('E') {
+			if p.parseTemplateParamDecl(inner) < 0 {
+				return -1
+			}
+			if p.look(0) == 'Q' {
+				return -1
+			}
+		}
+		return n
+	case p.consumeStr("Tp"):
+		return p.parseTemplateParamDecl(params)
+	}
+	return -1
 }
 
 var builtinTypes = [26]string{

@@ -562,6 +562,8 @@ func (w *printer) printLeft(i int32) {
 	case kDtorName:
 		w.str("~")
 		w.printLeft(n.a)
+	case kTPQualArg:
+		w.print(n.a)
 	case kThrow:
 		w.str("throw ")
 		w.print(n.a)
