@@ -355,6 +355,16 @@ func (p *parser) parseExpr() int32 {
 		}
 		return p.mk(node{k: kEnclosing, s: "sizeof... ", a: fp, b: -1, c: -1})
 	}
+	if p.consumeStr("il") {
+		return p.parseInitList(-1)
+	}
+	if p.consumeStr("tl") {
+		t := p.parseType()
+		if t < 0 {
+			return -1
+		}
+		return p.parseInitList(t)
+	}
 	if p.consumeStr("tr") {
 		return p.mkName("throw")
 	}
@@ -637,4 +647,22 @@ func (p *parser) parseUnresolvedName(global bool) int32 {
 		return -1
 	}
 	return p.qualified(soFar, base)
+}
+
+// parseInitList parses the <braced-expression>s of il/tl up to E.
+// Designated initializers (di, dx, dX) are not implemented.
+func (p *parser) parseInitList(ty int32) int32 {
+	begin := len(p.names)
+	for !p.consume('E') {
+		if p.look(0) == 'd' && strchr("ixX", p.look(1)) {
+			return -1
+		}
+		e := p.parseExpr()
+		if e < 0 {
+			return -1
+		}
+		p.names = append(p.names, e)
+	}
+	off, n := p.popList(begin)
+	return p.mk(node{k: kInitList, a: ty, b: -1, c: -1, listOff: off, listN: n})
 }

@@ -562,6 +562,17 @@ func (w *printer) printLeft(i int32) {
 	case kDtorName:
 		w.str("~")
 		w.printLeft(n.a)
+	case kInitList:
+		if n.a >= 0 {
+			if w.n(n.a).k == kArray {
+				w.fail = true // printInitListAsType is not implemented
+				return
+			}
+			w.print(n.a)
+		}
+		w.str("{")
+		w.printWithComma(w.p.list(n))
+		w.str("}")
 	case kTPQualArg:
 		w.print(n.a)
 	case kThrow:
