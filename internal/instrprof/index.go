@@ -80,6 +80,7 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 		stackHash:   make([]uint64, 0, nAlloc+nCall),
 	}
 	ix.growStacks(nAlloc + nCall)
+	ix.bySlice.grow(max(len(p.CallStacks), nAlloc))
 	for _, f := range p.Frames {
 		ix.addFrame(f)
 	}
@@ -184,17 +185,28 @@ func sliceAddr(fs []memprof.Frame) uintptr { return uintptr(unsafe.Pointer(unsaf
 // the caller, who then calls added).
 func (t *sliceTable) find(fs []memprof.Frame) *sliceSlot {
 	if 2*(t.n+1) > len(t.slots) {
-		old := t.slots
-		size := max(1<<12, 2*len(t.slots))
-		t.slots = make([]sliceSlot, size)
-		t.shift = uint(64 - bits.TrailingZeros(uint(size)))
-		for _, e := range old {
-			if e.addr != 0 {
-				*t.lookup(e.addr, e.n) = e
-			}
-		}
+		t.grow(t.n + 1)
 	}
 	return t.lookup(sliceAddr(fs), int32(len(fs)))
+}
+
+// grow resizes the table to hold at least n slices.
+func (t *sliceTable) grow(n int) {
+	size := 1 << 12
+	for size < 2*n {
+		size <<= 1
+	}
+	if size <= len(t.slots) {
+		return
+	}
+	old := t.slots
+	t.slots = make([]sliceSlot, size)
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	for _, e := range old {
+		if e.addr != 0 {
+			*t.lookup(e.addr, e.n) = e
+		}
+	}
 }
 
 func (t *sliceTable) lookup(addr uintptr, n int32) *sliceSlot {

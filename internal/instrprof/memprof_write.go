@@ -349,9 +349,10 @@ func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []u
 // keySorter sorts stacks by their key sequences (keys[off[s]:off[s+1]])
 // lexicographically, a shorter sequence before its extensions. Comparing
 // the sequences directly touches scattered memory at every comparison;
-// instead each round packs the next per keys of every stack (key+1, 0
-// past the end, width bits each) into a u64 stored beside the stack,
-// sorts those pairs and recurses into runs whose packed keys tie.
+// instead each round packs the next len(packedKey.k)*per keys of every
+// stack (key+1, 0 past the end, width bits each) into words stored beside
+// the stack, sorts those and recurses only into runs that tie. With LLVM's
+// stack depths one round usually decides everything.
 type keySorter struct {
 	keys       []int32
 	off        []int32
@@ -359,7 +360,7 @@ type keySorter struct {
 }
 
 type packedKey struct {
-	k uint64
+	k [3]uint64
 	s int32
 }
 
@@ -367,16 +368,29 @@ func (ks *keySorter) sort(stacks []int32, scratch []packedKey, depth int) {
 	pk := scratch[:len(stacks)]
 	for i, s := range stacks {
 		seq := ks.keys[ks.off[s]:ks.off[s+1]]
-		var k uint64
-		for j := depth; j < depth+ks.per; j++ {
-			k <<= ks.width
-			if j < len(seq) {
-				k |= uint64(seq[j]) + 1
+		pk[i].s = s
+		j := depth
+		for w := range pk[i].k {
+			var k uint64
+			for range ks.per {
+				k <<= ks.width
+				if j < len(seq) {
+					k |= uint64(seq[j]) + 1
+				}
+				j++
 			}
+			pk[i].k[w] = k
 		}
-		pk[i] = packedKey{k, s}
 	}
-	slices.SortFunc(pk, func(a, b packedKey) int { return cmp.Compare(a.k, b.k) })
+	slices.SortFunc(pk, func(a, b packedKey) int {
+		if c := cmp.Compare(a.k[0], b.k[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.k[1], b.k[1]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.k[2], b.k[2])
+	})
 	for i, p := range pk {
 		stacks[i] = p.s
 	}
@@ -386,8 +400,8 @@ func (ks *keySorter) sort(stacks []int32, scratch []packedKey, depth int) {
 		for j < len(pk) && pk[j].k == pk[i].k {
 			j++
 		}
-		if j-i > 1 && pk[i].k&endMask != 0 {
-			ks.sort(stacks[i:j], scratch[i:j], depth+ks.per)
+		if j-i > 1 && pk[i].k[2]&endMask != 0 {
+			ks.sort(stacks[i:j], scratch[i:j], depth+len(pk[i].k)*ks.per)
 		}
 		i = j
 	}
