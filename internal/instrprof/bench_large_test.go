@@ -92,7 +92,15 @@ func syntheticProfile(contexts, leaves, depth int) *memprof.Profile {
 		return rec
 	}
 	seenCall := map[memprof.Frame]bool{}
-	for range contexts {
+	p := &memprof.Profile{}
+	// Two runs, as if from two inputs merged for LLVM 19: each lists its
+	// stacks (shared with CallStacks and the allocation sites, as Convert
+	// shares them) and their frames in first-use order.
+	runOf := func(c int) int { return 2 * c / contexts }
+	p.CallStackRuns = make([][][]memprof.Frame, 2)
+	p.FrameRuns = make([][]memprof.Frame, 2)
+	seenFrame := [2]map[memprof.Frame]bool{{}, {}}
+	for c := range contexts {
 		st := make([]memprof.Frame, depth)
 		for i := range depth { // leaf first
 			lvl := levels[depth-1-i]
@@ -101,6 +109,15 @@ func syntheticProfile(contexts, leaves, depth int) *memprof.Profile {
 		info := memprof.MemInfoBlock{
 			AllocCount: uint32(1 + r.IntN(100)), TotalSize: uint64(r.IntN(1 << 20)),
 			TotalLifetime: uint64(r.IntN(1 << 30)), TotalLifetimeAccessDensity: uint64(r.IntN(1 << 20)),
+		}
+		p.CallStacks = append(p.CallStacks, st)
+		run := runOf(c)
+		p.CallStackRuns[run] = append(p.CallStackRuns[run], st)
+		for _, f := range st {
+			if !seenFrame[run][f] {
+				seenFrame[run][f] = true
+				p.FrameRuns[run] = append(p.FrameRuns[run], f)
+			}
 		}
 		leaf := 0
 		for leaf+1 < depth && st[leaf].IsInlineFrame {
@@ -116,7 +133,6 @@ func syntheticProfile(contexts, leaves, depth int) *memprof.Profile {
 			}
 		}
 	}
-	p := &memprof.Profile{}
 	for _, g := range order {
 		p.Records = append(p.Records, records[g])
 	}
@@ -155,11 +171,37 @@ func BenchmarkMarshalLarge(b *testing.B) {
 	}
 }
 
-// TestMarshalLargeDigest prints the SHA-256 of Marshal's output for the
-// large (or synthetic) profile, to check that optimizations keep the bytes.
+// syntheticDigests are the SHA-256 digests of Marshal's output for
+// syntheticProfile(20000, 4000, 12), computed with the map-based writer
+// this package had before its dense-index rewrite (commit 025adb2), whose
+// output matched llvm-profdata byte for byte. They guard the faster code
+// on a profile much larger than the LLVM fixtures.
+var syntheticDigests = map[string]string{
+	"llvm19-v0": "4be7a8a4bf4f287b63385f7842c7b362c0091f686a99a3bfebd9fd1d3cb0ce54",
+	"llvm19-v2": "3a674a36d5d4208cbda925e816c6158814e1d3f986c6a52499ef2255009f6ad2",
+	"llvm22-v3": "4098e7dd4b0788dc67dc4b0c13fb1130459eb61df43875ef9d21db6ca70d79a5",
+	"llvm22-v4": "6014ea9c82800a5d6fd8ceb1019a6c2481028795cce97137b679821b7f2507a7",
+}
+
+func TestMarshalSyntheticDigest(t *testing.T) {
+	p := syntheticProfile(20000, 4000, 12)
+	for _, o := range largeOptions {
+		name := fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion)
+		out, err := Marshal(p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%x", sha256.Sum256(out)); got != syntheticDigests[name] {
+			t.Errorf("%s: %d bytes, sha256 %s, want %s", name, len(out), got, syntheticDigests[name])
+		}
+	}
+}
+
+// TestMarshalLargeDigest logs the digests of Marshal's output for the
+// -large inputs, to compare across changes.
 func TestMarshalLargeDigest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
+	if *largeDir == "" {
+		t.Skip("no -large directory")
 	}
 	for _, o := range largeOptions {
 		p := largeProfile(t, o.LLVMRelease)
