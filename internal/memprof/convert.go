@@ -266,6 +266,10 @@ type Converter struct {
 
 	// Symbolization of every address met, shared by all inputs.
 	pcIndex map[uint64]int32 // module-relative address -> pcs index
+	pcCache *[1 << pcCacheBits]struct {
+		addr uint64
+		k    int32 // pcs index + 1; 0: empty
+	}
 	pcs     []pcEntry
 	symName map[uint64]string // GUID -> SymbolName
 
@@ -282,6 +286,8 @@ type Converter struct {
 	frameRuns  [][]Frame
 	csRuns     [][][]Frame
 	key        []byte  // scratch for stack keys
+	flat       []int32 // scratch: the current input's stacks as pcs indexes
+	at         map[uint64]int32
 	slab       []Frame // call stacks are carved from shared chunks: fewer, larger allocations
 }
 
@@ -302,6 +308,8 @@ type stackEntry struct {
 	stamp  int32       // last input whose call-stack run lists it
 }
 
+const pcCacheBits = 14
+
 // frameTuple is a Frame without its SymbolName: LLVM's frame identity.
 type frameTuple struct {
 	function     uint64
@@ -320,7 +328,10 @@ func NewConverter(bin Symbolizer, opts ConvertOptions) (*Converter, error) {
 	}
 	return &Converter{
 		bin: bin, tb: tb, release: release, workers: opts.Workers,
-		pcIndex: map[uint64]int32{}, symName: map[uint64]string{},
+		pcIndex: map[uint64]int32{}, pcCache: new([1 << pcCacheBits]struct {
+			addr uint64
+			k    int32
+		}), symName: map[uint64]string{},
 		frameID: map[frameTuple]int32{}, stacks: map[uint64]*stackEntry{}, seed: maphash.MakeSeed(),
 		recIndex: map[uint64]int32{},
 	}, nil
@@ -447,40 +458,40 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
 	// map; PCs are symbolized the first time that walk meets them. Only
 	// addresses no earlier input met are symbolized now. Each stack's PCs
-	// are translated to pcs indexes once: flat[at[id]:][:len(stack)].
+	// are translated to pcs indexes once: the stack order[i] is
+	// flat[spans[i].off:][:spans[i].n].
 	order := in.StackMapOrder(release)
-	at := make(map[uint64]int32, len(order))
-	var flat []int32
+	type span struct{ off, n int32 }
+	spans := make([]span, len(order))
+	if c.at == nil {
+		c.at = make(map[uint64]int32, len(order))
+	}
+	at := c.at // stack id -> spans index; scratch reused by every input
+	clear(at)
+	flat := c.flat[:0]
+	defer func() { c.flat = flat[:0] }()
 	var fresh []uint64
-	for _, id := range order {
-		at[id] = int32(len(flat))
-		for _, pc := range in.Stacks[id] {
+	for i, id := range order {
+		at[id] = int32(i)
+		stack := in.Stacks[id]
+		spans[i] = span{int32(len(flat)), int32(len(stack))}
+		for _, pc := range stack {
 			if adjust && pc > segStart && pc <= segEnd {
 				pc = pc + preferred - segStart
 			}
-			k, ok := c.pcIndex[pc]
-			if !ok {
-				k = int32(len(c.pcs) + len(fresh))
-				c.pcIndex[pc] = k
-				fresh = append(fresh, pc)
-			}
-			flat = append(flat, k)
+			flat = append(flat, c.pcID(pc, &fresh))
 		}
 	}
 	infos := symbolizeAll(fresh, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
 	for _, info := range infos {
 		c.pcs = append(c.pcs, pcEntry{pcInfo: info})
 	}
-	stackOf := func(id uint64) []int32 {
-		i := at[id]
-		return flat[i : int(i)+len(in.Stacks[id])]
-	}
 
 	// The checks RawMemProfReader makes before anything reaches a writer.
 	kept := 0
 	var first *pcEntry // first kept PC of the walk
-	for _, id := range order {
-		for _, k := range stackOf(id) {
+	for _, sp := range spans {
+		for _, k := range flat[sp.off : sp.off+sp.n] {
 			if e := &c.pcs[k]; !e.discard {
 				kept++
 				if first == nil {
@@ -493,11 +504,14 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 	if kept == 0 {
 		return &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
 	}
-	for _, mib := range in.MIBs {
-		if _, ok := at[mib.StackID]; !ok {
+	mibSpans := make([]span, len(in.MIBs))
+	for i, mib := range in.MIBs {
+		j, ok := at[mib.StackID]
+		if !ok {
 			return &ConvertError{File: in.Name, Err: ErrMalformed,
 				Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
 		}
+		mibSpans[i] = spans[j]
 	}
 
 	c.inputs++
@@ -568,10 +582,11 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 		}
 		perFunc[fi].pcs = append(perFunc[fi].pcs, e)
 	}
-	for _, mib := range in.MIBs {
+	for i, mib := range in.MIBs {
 		key := c.key[:0]
 		leaf := true
-		for _, k := range stackOf(mib.StackID) {
+		sp := mibSpans[i]
+		for _, k := range flat[sp.off : sp.off+sp.n] {
 			e := &c.pcs[k]
 			if e.discard {
 				continue
@@ -641,6 +656,25 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 	}
 	c.csRuns = append(c.csRuns, csRun)
 	return nil
+}
+
+// pcID returns the pcs index of a module-relative address, assigning the
+// next free one (and listing the address in fresh, to be symbolized) when
+// it is new. A direct-mapped cache in front of pcIndex answers the many
+// repeats (every stack of every input) without hashing a map.
+func (c *Converter) pcID(addr uint64, fresh *[]uint64) int32 {
+	slot := &c.pcCache[(addr*0x9e3779b97f4a7c15)>>(64-pcCacheBits)]
+	if slot.k > 0 && slot.addr == addr {
+		return slot.k - 1
+	}
+	k, ok := c.pcIndex[addr]
+	if !ok {
+		k = int32(len(c.pcs) + len(*fresh))
+		c.pcIndex[addr] = k
+		*fresh = append(*fresh, addr)
+	}
+	slot.addr, slot.k = addr, k+1
+	return k
 }
 
 // intern adds f to the merged frame list if absent and returns its id.
