@@ -71,14 +71,37 @@ type Options struct {
 // Open and the methods of *Binary are implemented in binary.go:
 //
 //	func Open(path string, opts *Options) (*Binary, error)
+//	func NewFromBytes(name string, data []byte, opts *Options) (*Binary, error)
 //	func (b *Binary) Close() error
 //	func (b *Binary) Path() string
 //	func (b *Binary) BuildID() []byte          // GNU build id, nil if none
+//	func (b *Binary) RequireBuildID() ([]byte, error) // ErrNoBuildID
 //	func (b *Binary) IsPIE() bool              // ET_DYN
 //	func (b *Binary) HasDWARF() bool           // false: symbol-table fallback
+//	func (b *Binary) RequireDWARF() error      // ErrNoDWARF
 //	func (b *Binary) ExecSegments() []Segment  // PT_LOAD with PF_X, file order
 //	func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool)
 //	func (b *Binary) Symbolize(addr uint64) ([]Frame, error) // file vaddr
 //
 // Symbolize returns ErrUnknownPC (errors.Is) for addresses with no
-// function; callers decide whether that is fatal.
+// function; callers decide whether that is fatal. It follows LLVM's
+// DWARFContext::getInliningInfoForAddress with FileLineInfoKind
+// AbsoluteFilePath: the unit comes from .debug_aranges plus unit ranges
+// (lowest unit offset wins on overlap), the innermost subroutine from the
+// unit's address map (DWARFUnit::updateAddressDieMap), the innermost
+// location from the line-table row for the address, the outer locations
+// from DW_AT_call_file/line/column and DW_AT_GNU_discriminator, and names,
+// DW_AT_decl_line/decl_file through DW_AT_abstract_origin and
+// DW_AT_specification. StartAddress is the DIE's own DW_AT_low_pc only (0
+// for DW_AT_ranges), as LLVM reports it. It does not apply the
+// llvm-symbolizer command line's symbol-table override of the outermost
+// frame's name (UseSymbolTable); tools/symbolize does that itself.
+//
+// Without DWARF (or outside every unit) frames come from .symtab/.dynsym
+// (Name = LinkageName = symbol, StartAddress = symbol value, no File),
+// unless Options.DWARFOnly is set. Legacy .zdebug_ sections are read even
+// though LLVM 16+ ignores them.
+//
+// Lookups are indexed once at Open (unit headers, unit DIEs, address
+// ranges); a unit's line table and DIE tree are decoded on its first lookup
+// and kept, so memory grows with the units actually used.

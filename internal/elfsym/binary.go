@@ -389,6 +389,24 @@ func (b *Binary) IsPIE() bool { return b.pie }
 // HasDWARF reports whether DWARF was found (false: symbol-table fallback).
 func (b *Binary) HasDWARF() bool { return b.dw != nil }
 
+// RequireDWARF returns an error wrapping ErrNoDWARF when the binary (and
+// its debug files) have no DWARF, for callers that cannot work without it.
+func (b *Binary) RequireDWARF() error {
+	if b.dw == nil {
+		return fmt.Errorf("%s: %w", b.path, ErrNoDWARF)
+	}
+	return nil
+}
+
+// RequireBuildID returns the GNU build id, or an error wrapping
+// ErrNoBuildID.
+func (b *Binary) RequireBuildID() ([]byte, error) {
+	if b.buildID == nil {
+		return nil, fmt.Errorf("%s: %w", b.path, ErrNoBuildID)
+	}
+	return b.buildID, nil
+}
+
 // ExecSegments returns the executable PT_LOAD segments in file order.
 func (b *Binary) ExecSegments() []Segment { return append([]Segment(nil), b.exec...) }
 

@@ -54,14 +54,12 @@ func openDWO(path string) (*dwoFile, error) {
 			closeFn()
 			return nil, err
 		}
-		df.abbrevAdj = func(unitOff uint64) uint64 {
-			for _, r := range f.index {
-				if unitOff >= r.infoOff && unitOff < r.infoOff+r.infoSize {
-					return r.abbrevOff
-				}
-			}
-			return 0
+		// Each unit starts its .debug_info.dwo contribution.
+		byInfo := make(map[uint64]uint64, len(f.index))
+		for _, r := range f.index {
+			byInfo[r.infoOff] = r.abbrevOff
 		}
+		df.abbrevAdj = func(unitOff uint64) uint64 { return byInfo[unitOff] }
 	}
 	if err := df.parseUnits(); err != nil {
 		closeFn()

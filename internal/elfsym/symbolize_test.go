@@ -55,6 +55,7 @@ var matrix = []matrixConfig{
 	{name: "O2-line-tables-only", cflags: "-O2 -gline-tables-only -fdebug-info-for-profiling"},
 	{name: "O2-dwarf5-split", cflags: "-O2 -gdwarf-5 -gsplit-dwarf"},
 	{name: "O2-dwarf5-split-dwp", cflags: "-O2 -gdwarf-5 -gsplit-dwarf", post: []string{"$DWP -e prog -o prog.dwp", "rm -f *.dwo"}},
+	{name: "O2-dwarf5-split-missing-dwo", cflags: "-O2 -gdwarf-5 -gsplit-dwarf", post: []string{"rm -f *.dwo"}},
 	{name: "O2-dwarf4-split", cflags: "-O2 -gdwarf-4 -gsplit-dwarf"},
 	{name: "O2-dwarf4-split-dwp", cflags: "-O2 -gdwarf-4 -gsplit-dwarf", post: []string{"$DWP -e prog -o prog.dwp", "rm -f *.dwo"}},
 	{name: "O2-dwarf4-zdebug", cflags: "-O2 -gdwarf-4", post: []string{"cp prog prog.orig", "objcopy --compress-debug-sections=zlib-gnu prog"}, llvmObj: "prog.orig"},
