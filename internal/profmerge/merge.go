@@ -68,6 +68,13 @@ func (e *InputError) Unwrap() error { return e.Err }
 //     once the context holds MemProf data), so any fewer contexts than
 //     inputs would silently lose data. One context per input is the only
 //     setting in which no release loses an input.
+//
+// Raw inputs are streamed (see convertRaw): read in the order their writer
+// contexts reach context 0, at most Jobs at a time, and released once
+// folded into the result, so memory does not grow with the number of
+// inputs beyond the merged profile itself. "Good inputs" decide that
+// order: with --failure-mode all or warn, a bad raw input restarts the
+// conversion over the good ones, giving the bytes the good ones give alone.
 func Run(opts Options) error {
 	if opts.Warnf == nil {
 		opts.Warnf = func(string, ...any) {}
@@ -347,10 +354,8 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, fn func(i i
 		}
 	}()
 	for k, o := range order {
-		l := <-results[k]
-		err := fn(idx[o], l)
-		l = loaded{} // drop the raw data before the next load starts
-		<-sem
+		err := fn(idx[o], <-results[k])
+		<-sem // the input is folded and unreferenced: let the next load start
 		if err != nil {
 			return err
 		}
