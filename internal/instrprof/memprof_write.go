@@ -298,11 +298,13 @@ func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []u
 		}
 		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
 	})
-	rank := make([]int32, len(ix.frames))
+	rank := make([]uint32, len(ix.frames))
 	for r, f := range byRank {
-		rank[f] = int32(r)
+		rank[f] = uint32(r)
 	}
-	keys := make([]int32, len(ix.stackFrames))
+	// keys is reused for the radix array once the stacks are sorted.
+	buf := make([]uint32, len(ix.stackFrames)+ix.numStacks())
+	keys := buf[:len(ix.stackFrames)]
 	for s := range ix.numStacks() {
 		lo, hi := ix.stackOff[s], ix.stackOff[s+1]
 		for i := lo; i < hi; i++ {
@@ -317,7 +319,7 @@ func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []u
 	ks.per = 64 / ks.width
 	ks.sort(stacks, make([]packedKey, len(stacks)), 0)
 
-	arr := make([]uint32, 0, len(ix.stackFrames)+len(stacks))
+	arr := buf[:0]
 	pos := make([]uint32, len(stacks))
 	var prev []int32
 	var idx []uint32
@@ -354,7 +356,7 @@ func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []u
 // the stack, sorts those and recurses only into runs that tie. With LLVM's
 // stack depths one round usually decides everything.
 type keySorter struct {
-	keys       []int32
+	keys       []uint32
 	off        []int32
 	width, per int
 }
