@@ -79,6 +79,9 @@ func NewFromBytes(name string, data []byte, opts *Options) (b *Binary, err error
 			b, err = nil, &FormatError{File: name, Section: "ELF", Msg: fmt.Sprintf("internal error: %v", r)}
 		}
 	}()
+	if err := checkELFHeader(name, data); err != nil {
+		return nil, err
+	}
 	ef, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, &FormatError{File: name, Section: "ELF header", Msg: err.Error()}
@@ -131,12 +134,64 @@ func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err 
 			err = &FormatError{File: path, Section: "ELF", Msg: fmt.Sprintf("internal error: %v", r)}
 		}
 	}()
+	if err := checkELFHeader(path, data); err != nil {
+		closeFn()
+		return nil, nil, nil, err
+	}
 	ef, err = elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		closeFn()
 		return nil, nil, nil, fmt.Errorf("%s: %w", path, &FormatError{File: path, Section: "ELF header", Msg: err.Error()})
 	}
 	return ef, data, closeFn, nil
+}
+
+// checkELFHeader rejects files whose program or section header tables
+// lie outside the file before debug/elf reads them (it would read every
+// claimed header first).
+func checkELFHeader(path string, data []byte) error {
+	fail := func(off uint64, msg string) error {
+		return &FormatError{File: path, Section: "ELF header", Offset: off, Msg: msg}
+	}
+	if len(data) < 16 || string(data[:4]) != elf.ELFMAG {
+		return fail(0, "not an ELF file (bad magic)")
+	}
+	var order binary.ByteOrder
+	switch elf.Data(data[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		order = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		order = binary.BigEndian
+	default:
+		return fail(elf.EI_DATA, fmt.Sprintf("unknown data encoding %d", data[elf.EI_DATA]))
+	}
+	var phoff, shoff, phent, phnum, shent, shnum uint64
+	switch elf.Class(data[elf.EI_CLASS]) {
+	case elf.ELFCLASS64:
+		if len(data) < 64 {
+			return fail(0, fmt.Sprintf("truncated header: %d bytes, need 64", len(data)))
+		}
+		phoff, shoff = order.Uint64(data[32:]), order.Uint64(data[40:])
+		phent, phnum = uint64(order.Uint16(data[54:])), uint64(order.Uint16(data[56:]))
+		shent, shnum = uint64(order.Uint16(data[58:])), uint64(order.Uint16(data[60:]))
+	case elf.ELFCLASS32:
+		if len(data) < 52 {
+			return fail(0, fmt.Sprintf("truncated header: %d bytes, need 52", len(data)))
+		}
+		phoff, shoff = uint64(order.Uint32(data[28:])), uint64(order.Uint32(data[32:]))
+		phent, phnum = uint64(order.Uint16(data[42:])), uint64(order.Uint16(data[44:]))
+		shent, shnum = uint64(order.Uint16(data[46:])), uint64(order.Uint16(data[48:]))
+	default:
+		return fail(elf.EI_CLASS, fmt.Sprintf("unknown class %d", data[elf.EI_CLASS]))
+	}
+	size := uint64(len(data))
+	if phnum > 0 && (phoff > size || phnum*phent > size-phoff) {
+		return fail(0, fmt.Sprintf("program headers (%d at %#x) exceed the file (%#x bytes)", phnum, phoff, size))
+	}
+	if shnum > 0 && (shoff > size || shnum*shent > size-shoff) {
+		return fail(0, fmt.Sprintf("section headers (%d at %#x) exceed the file (%#x bytes)", shnum, shoff, size))
+	}
+	return nil
 }
 
 func (b *Binary) warn(key, msg string) {

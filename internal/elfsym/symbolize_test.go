@@ -184,7 +184,7 @@ func buildMatrix(t *testing.T) []fixture {
 		}
 		wg.Wait()
 		// Committed fixtures (see testdata/tiny.c).
-		for _, f := range []string{"tiny.elf", "tiny-dwarf4-zlib.elf"} {
+		for _, f := range []string{"tiny.elf", "tiny-dwarf4-zlib.elf", "fuzz-seed-dwarf5.elf", "fuzz-seed-dwarf4-zlib.elf"} {
 			p := filepath.Join(filepath.Dir(src), f)
 			fixtures = append(fixtures, fixture{name: "testdata/" + f, path: p, llvmObj: p})
 		}

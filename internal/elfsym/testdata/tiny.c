@@ -1,4 +1,4 @@
-// clang-19 -O2 -gdwarf-5 -fdebug-info-for-profiling -fdebug-compilation-dir=/src -nostdlib -static -fno-pie -Wl,--build-id=sha1 -o tiny.elf tiny.c && clang-19 -O2 -gdwarf-4 -gz=zlib -fdebug-compilation-dir=/src -nostdlib -static -fno-pie -Wl,--build-id=sha1 -o tiny-dwarf4-zlib.elf tiny.c
+// clang-19 -O2 -gdwarf-5 -fdebug-info-for-profiling -fdebug-compilation-dir=/src -nostdlib -static -fno-pie -Wl,--build-id=sha1 -o tiny.elf tiny.c && clang-19 -O2 -gdwarf-4 -gz=zlib -fdebug-compilation-dir=/src -nostdlib -static -fno-pie -Wl,--build-id=sha1 -o tiny-dwarf4-zlib.elf tiny.c && clang-19 -O2 -gdwarf-5 -fdebug-info-for-profiling -fdebug-compilation-dir=/src -nostdlib -static -fno-pie -fuse-ld=lld -Wl,-z,max-page-size=16 -Wl,-z,norelro -Wl,--no-rosegment -Wl,--build-id=sha1 -o fuzz-seed-dwarf5.elf tiny.c && clang-19 -O2 -gdwarf-4 -gz=zlib -fdebug-compilation-dir=/src -nostdlib -static -fno-pie -fuse-ld=lld -Wl,-z,max-page-size=16 -Wl,-z,norelro -Wl,--no-rosegment -Wl,--build-id=sha1 -o fuzz-seed-dwarf4-zlib.elf tiny.c
 static inline int sq(int x) { return x * x; }
 
 __attribute__((noinline)) static int sum(int n) {
