@@ -156,12 +156,12 @@ func (ix *indexed) addStack(fs []memprof.Frame) int32 {
 	if len(fs) == 0 {
 		return ix.addStackFrames(fs)
 	}
-	slot := ix.bySlice.find(fs)
-	if slot.addr == 0 {
-		*slot = sliceSlot{addr: sliceAddr(fs), n: int32(len(fs)), stack: ix.addStackFrames(fs)}
-		ix.bySlice.added()
+	e := ix.bySlice.slot(fs)
+	if e.addr == 0 { // new slice: fill the empty slot
+		*e = sliceSlot{addr: sliceAddr(fs), n: int32(len(fs)), stack: ix.addStackFrames(fs)}
+		ix.bySlice.n++
 	}
-	return slot.stack
+	return e.stack
 }
 
 // sliceTable maps stack slices, by the address of their first frame and
@@ -181,9 +181,9 @@ type sliceSlot struct {
 
 func sliceAddr(fs []memprof.Frame) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(fs))) }
 
-// find returns fs's slot, or the empty slot where it belongs (filled by
-// the caller, who then calls added).
-func (t *sliceTable) find(fs []memprof.Frame) *sliceSlot {
+// slot returns fs's slot, or the empty slot where it belongs; a caller
+// that fills it increments t.n.
+func (t *sliceTable) slot(fs []memprof.Frame) *sliceSlot {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow(t.n + 1)
 	}
@@ -219,8 +219,6 @@ func (t *sliceTable) lookup(addr uintptr, n int32) *sliceSlot {
 	}
 	return &t.slots[b]
 }
-
-func (t *sliceTable) added() { t.n++ }
 
 func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 	sc := ix.scratch[:0]
