@@ -27,8 +27,9 @@ import "sync"
 var pool = sync.Pool{New: func() any { return new(state) }}
 
 type state struct {
-	p parser
-	w printer
+	p       parser
+	w       printer
+	scratch []byte
 }
 
 // Demangle returns LLVM's rendering of the Itanium-mangled name and true,
@@ -40,11 +41,15 @@ func Demangle(mangled string) (string, bool) {
 	}
 	st := pool.Get().(*state)
 	defer pool.Put(st)
-	b, ok := st.demangle(mangled, nil)
+	b, ok := st.demangle(mangled, st.scratch[:0])
 	if !ok {
 		return "", false
 	}
-	return string(b), true
+	s := string(b)
+	if cap(b) <= 1<<16 {
+		st.scratch = b
+	}
+	return s, true
 }
 
 // AppendDemangle appends LLVM's rendering of mangled to dst; on failure it
@@ -68,7 +73,7 @@ func (st *state) demangle(mangled string, dst []byte) ([]byte, bool) {
 		names:       p.names[:0],
 		subs:        p.subs[:0],
 		tparams:     p.tparams[:0],
-		spare:       p.spare,
+		pool:        p.pool,
 		tpStack:     p.tpStack[:0],
 		fwdRefs:     p.fwdRefs[:0],
 		tryTA:       true,

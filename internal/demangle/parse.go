@@ -28,10 +28,11 @@ type parser struct {
 
 	// tparams mirrors LLVM's TemplateParams: a stack of template parameter
 	// lists, nil where a level has none. outer is OuterTemplateParams.
-	tparams []*[]int32
-	outer   *[]int32
-	spare   []*[]int32
-	tpStack []*[]int32
+	tparams  []*[]int32
+	outer    *[]int32
+	pool     []*[]int32
+	poolUsed int
+	tpStack  []*[]int32
 
 	fwdRefs      []int32
 	incompleteTP bool
@@ -96,14 +97,19 @@ func (p *parser) list(n *node) []int32 {
 	return p.lists[n.listOff : n.listOff+n.listN]
 }
 
+// newList returns an empty template parameter list. Lists live as long as
+// the parser state and are handed out again on the next name.
 func (p *parser) newList() *[]int32 {
-	if k := len(p.spare); k > 0 {
-		l := p.spare[k-1]
-		p.spare = p.spare[:k-1]
+	if p.poolUsed < len(p.pool) {
+		l := p.pool[p.poolUsed]
+		p.poolUsed++
 		*l = (*l)[:0]
 		return l
 	}
-	return new([]int32)
+	l := new([]int32)
+	p.pool = append(p.pool, l)
+	p.poolUsed++
+	return l
 }
 
 // parseNumber returns the digits (with a leading 'n' if allowNeg) at the
@@ -186,7 +192,6 @@ func (p *parser) saveTParams() savedTParams {
 }
 
 func (p *parser) restoreTParams(s savedTParams) {
-	p.spare = append(p.spare, p.outer)
 	p.tparams = append(p.tparams[:0], p.tpStack[s.stackLen:]...)
 	p.tpStack = p.tpStack[:s.stackLen]
 	p.outer = s.outer

@@ -303,9 +303,9 @@ func (w *printer) printLeft(i int32) {
 		w.print(n.a)
 	case kCtorVtable:
 		w.str("construction vtable for ")
-		w.print(n.a)
-		w.str("-in-")
 		w.print(n.b)
+		w.str("-in-")
+		w.print(n.a)
 	case kQual:
 		w.printLeft(n.a)
 		w.quals(n.quals)
