@@ -16,6 +16,7 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
+	itanium "github.com/rules-pgo/rules_pgo/internal/demangle"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 )
 
@@ -513,6 +514,12 @@ func (s *session) findSymbol(m *module, name string, offset uint64) []lineInfo {
 func demangleName(name string) string {
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
 		return name
+	}
+	// Our demangler prints exactly what LLVM prints and is much faster; it
+	// declines the constructs it does not implement, and for those (and
+	// Rust names) the general-purpose library is the fallback.
+	if d, ok := itanium.Demangle(name); ok {
+		return d
 	}
 	d, err := demangle.ToString(name, demangle.LLVMStyle, demangle.NoRust)
 	if err != nil {
