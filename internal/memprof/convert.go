@@ -545,6 +545,9 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 				e.ids[i] = c.intern(f)
 			}
 		}
+		if release >= 20 {
+			continue // runs only matter to the LLVM 16/19 writers
+		}
 		for _, fid := range e.ids {
 			if c.frameStamp[fid] != cur {
 				c.frameStamp[fid] = cur
@@ -745,7 +748,9 @@ func (c *Converter) noteStack(st *stackEntry, cur int32, run *[][]Frame) {
 		c.callStacks = append(c.callStacks, st.frames)
 	}
 	st.stamp = cur
-	*run = append(*run, st.frames)
+	if c.release < 20 { // runs only matter to the LLVM 16/19 writers
+		*run = append(*run, st.frames)
+	}
 }
 
 func (c *Converter) record(guid uint64, cur int32) *Record {
