@@ -64,7 +64,14 @@ func AppendDemangle(dst []byte, mangled string) ([]byte, bool) {
 	return b, true
 }
 
+// maxInput bounds the mangled names accepted: offsets into the input are
+// int32, and no real symbol comes close.
+const maxInput = 1 << 24
+
 func (st *state) demangle(mangled string, dst []byte) ([]byte, bool) {
+	if len(mangled) > maxInput {
+		return nil, false
+	}
 	p := &st.p
 	*p = parser{
 		in:          mangled,

@@ -106,9 +106,12 @@ func (o *opInfo) symbol() string {
 	return o.name
 }
 
-func (p *parser) parseOperatorEncoding() *opInfo {
+// opStrs holds each operator's name and symbol() as static strings.
+var opStrs [len(ops)]struct{ name, sym str }
+
+func (p *parser) parseOperatorEncoding() (*opInfo, int) {
 	if p.left() < 2 {
-		return nil
+		return nil, 0
 	}
 	a, b := p.in[p.pos], p.in[p.pos+1]
 	lo, hi := 0, len(ops)
@@ -123,13 +126,13 @@ func (p *parser) parseOperatorEncoding() *opInfo {
 	}
 	if lo < len(ops) && ops[lo].enc[0] == a && ops[lo].enc[1] == b {
 		p.pos += 2
-		return &ops[lo]
+		return &ops[lo], lo
 	}
-	return nil
+	return nil, 0
 }
 
 func (p *parser) parseOperatorName(st *nameState) int32 {
-	if op := p.parseOperatorEncoding(); op != nil {
+	if op, oi := p.parseOperatorEncoding(); op != nil {
 		if op.kind == opCCast {
 			oldTA, oldFwd := p.tryTA, p.permitFwd
 			p.tryTA = false
@@ -150,7 +153,7 @@ func (p *parser) parseOperatorName(st *nameState) int32 {
 		if op.kind == opMember && !op.flag {
 			return -1
 		}
-		return p.mkName(op.name)
+		return p.mkName(opStrs[oi].name)
 	}
 	if p.consumeStr("li") {
 		sn := p.parseSourceName()
@@ -176,10 +179,15 @@ func (p *parser) parseExpr() int32 {
 	if !p.enter() {
 		return -1
 	}
-	defer p.leave()
+	r := p.parseExpr1()
+	p.depth--
+	return r
+}
+
+func (p *parser) parseExpr1() int32 {
 	global := p.consumeStr("gs")
-	if op := p.parseOperatorEncoding(); op != nil {
-		sym := op.symbol()
+	if op, oi := p.parseOperatorEncoding(); op != nil {
+		sym := opStrs[oi].sym
 		switch op.kind {
 		case opBinary:
 			l := p.parseExpr()
@@ -332,7 +340,7 @@ func (p *parser) parseExpr() int32 {
 		if e < 0 {
 			return -1
 		}
-		return p.mk(node{k: kEnclosing, s: "noexcept ", a: e, b: -1, c: -1, prec: pUnary})
+		return p.mk(node{k: kEnclosing, s: lNoexcept2, a: e, b: -1, c: -1, prec: pUnary})
 	}
 	if p.consumeStr("sp") {
 		e := p.parseExpr()
@@ -353,7 +361,7 @@ func (p *parser) parseExpr() int32 {
 		if fp < 0 {
 			return -1
 		}
-		return p.mk(node{k: kEnclosing, s: "sizeof... ", a: fp, b: -1, c: -1})
+		return p.mk(node{k: kEnclosing, s: lSizeof, a: fp, b: -1, c: -1})
 	}
 	if p.consumeStr("il") {
 		return p.parseInitList(-1)
@@ -366,7 +374,7 @@ func (p *parser) parseExpr() int32 {
 		return p.parseInitList(t)
 	}
 	if p.consumeStr("tr") {
-		return p.mkName("throw")
+		return p.mkName(lThrow)
 	}
 	if p.consumeStr("tw") {
 		e := p.parseExpr()
@@ -388,7 +396,7 @@ func (p *parser) parseExpr() int32 {
 
 func (p *parser) parseFunctionParam() int32 {
 	if p.consumeStr("fpT") {
-		return p.mkName("this")
+		return p.mkName(lThis)
 	}
 	if p.consumeStr("fp") {
 		p.parseCVQualifiers()
@@ -396,7 +404,7 @@ func (p *parser) parseFunctionParam() int32 {
 		if !p.consume('_') {
 			return -1
 		}
-		return p.mk(node{k: kFuncParam, s: num, a: -1, b: -1, c: -1})
+		return p.mk(node{k: kFuncParam, s: p.sub(num), a: -1, b: -1, c: -1})
 	}
 	if p.consumeStr("fL") {
 		if p.parseNumber(false) == "" || !p.consume('p') {
@@ -407,15 +415,15 @@ func (p *parser) parseFunctionParam() int32 {
 		if !p.consume('_') {
 			return -1
 		}
-		return p.mk(node{k: kFuncParam, s: num, a: -1, b: -1, c: -1})
+		return p.mk(node{k: kFuncParam, s: p.sub(num), a: -1, b: -1, c: -1})
 	}
 	return -1
 }
 
-func (p *parser) parseIntegerLiteral(lit string) int32 {
+func (p *parser) parseIntegerLiteral(lit str) int32 {
 	v := p.parseNumber(true)
 	if v != "" && p.consume('E') {
-		return p.mk(node{k: kIntLit, s: lit, s2: v, a: -1, b: -1, c: -1})
+		return p.mk(node{k: kIntLit, s: lit, s2: p.sub(v), a: -1, b: -1, c: -1})
 	}
 	return -1
 }
@@ -444,7 +452,7 @@ func (p *parser) parseExprPrimary() int32 {
 	switch c := p.look(0); c {
 	case 'w', 'c', 'a', 'h', 's', 't', 'i', 'j', 'l', 'm', 'x', 'y', 'n', 'o':
 		p.pos++
-		return p.parseIntegerLiteral(intLitTypes[c-'a'])
+		return p.parseIntegerLiteral(intLitTypesS[c-'a'])
 	case 'b':
 		if p.consumeStr("b0E") {
 			return p.mk(node{k: kBoolLit, a: -1, b: -1, c: -1})
@@ -473,7 +481,7 @@ func (p *parser) parseExprPrimary() int32 {
 		if p.consumeStr("Dn") {
 			p.consume('0')
 			if p.consume('E') {
-				return p.mkName("nullptr")
+				return p.mkName(lNullptr)
 			}
 		}
 		return -1
@@ -497,7 +505,7 @@ func (p *parser) parseExprPrimary() int32 {
 		if n == "" || !p.consume('E') {
 			return -1
 		}
-		return p.mk(node{k: kEnumLit, a: t, s: n, b: -1, c: -1})
+		return p.mk(node{k: kEnumLit, a: t, s: p.sub(n), b: -1, c: -1})
 	}
 }
 

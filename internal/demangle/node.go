@@ -127,7 +127,7 @@ type node struct {
 	flag           int32
 	a, b, c        int32
 	listOff, listN int32
-	s, s2          string
+	s, s2          str
 }
 
 // special substitution kinds (Sa, Sb, Ss, Si, So, Sd).

@@ -77,7 +77,7 @@ func (p *parser) mk(n node) int32 {
 	return int32(len(p.nodes) - 1)
 }
 
-func (p *parser) mkName(s string) int32 {
+func (p *parser) mkName(s str) int32 {
 	return p.mk(node{k: kName, s: s, a: -1, b: -1, c: -1})
 }
 
@@ -167,7 +167,7 @@ func (p *parser) parse() int32 {
 		return -1
 	}
 	if p.look(0) == '.' {
-		enc = p.mk(node{k: kDotSuffix, a: enc, b: -1, c: -1, s: p.in[p.pos:]})
+		enc = p.mk(node{k: kDotSuffix, a: enc, b: -1, c: -1, s: p.sub(p.in[p.pos:])})
 		p.pos = len(p.in)
 	}
 	if p.left() != 0 {
@@ -206,7 +206,12 @@ func (p *parser) parseEncoding() int32 {
 	if !p.enter() {
 		return -1
 	}
-	defer p.leave()
+	r := p.parseEncoding1()
+	p.depth--
+	return r
+}
+
+func (p *parser) parseEncoding1() int32 {
 	saved := p.saveTParams()
 	defer p.restoreTParams(saved)
 
@@ -280,7 +285,7 @@ func (p *parser) resolveFwdRefs(st *nameState) bool {
 }
 
 func (p *parser) parseSpecialName() int32 {
-	special := func(prefix string, child int32) int32 {
+	special := func(prefix str, child int32) int32 {
 		if child < 0 {
 			return -1
 		}
@@ -291,25 +296,25 @@ func (p *parser) parseSpecialName() int32 {
 		switch p.look(1) {
 		case 'A':
 			p.pos += 2
-			return special("template parameter object for ", p.parseTemplateArg())
+			return special(lTemplateParameterObjectFor, p.parseTemplateArg())
 		case 'V':
 			p.pos += 2
-			return special("vtable for ", p.parseType())
+			return special(lVtableFor, p.parseType())
 		case 'T':
 			p.pos += 2
-			return special("VTT for ", p.parseType())
+			return special(lVttFor, p.parseType())
 		case 'I':
 			p.pos += 2
-			return special("typeinfo for ", p.parseType())
+			return special(lTypeinfoFor, p.parseType())
 		case 'S':
 			p.pos += 2
-			return special("typeinfo name for ", p.parseType())
+			return special(lTypeinfoNameFor, p.parseType())
 		case 'c':
 			p.pos += 2
 			if !p.parseCallOffset() || !p.parseCallOffset() {
 				return -1
 			}
-			return special("covariant return thunk to ", p.parseEncoding())
+			return special(lCovariantReturnThunkTo, p.parseEncoding())
 		case 'C':
 			p.pos += 2
 			first := p.parseType()
@@ -326,10 +331,10 @@ func (p *parser) parseSpecialName() int32 {
 			return p.mk(node{k: kCtorVtable, a: first, b: second, c: -1})
 		case 'W':
 			p.pos += 2
-			return special("thread-local wrapper routine for ", p.parseName(nil))
+			return special(lThreadLocalWrapperRoutineFor, p.parseName(nil))
 		case 'H':
 			p.pos += 2
-			return special("thread-local initialization routine for ", p.parseName(nil))
+			return special(lThreadLocalInitializationRoutineFor, p.parseName(nil))
 		default:
 			p.pos++
 			virt := p.look(0) == 'v'
@@ -338,15 +343,15 @@ func (p *parser) parseSpecialName() int32 {
 			}
 			enc := p.parseEncoding()
 			if virt {
-				return special("virtual thunk to ", enc)
+				return special(lVirtualThunkTo, enc)
 			}
-			return special("non-virtual thunk to ", enc)
+			return special(lNonVirtualThunkTo, enc)
 		}
 	case 'G':
 		switch p.look(1) {
 		case 'V':
 			p.pos += 2
-			return special("guard variable for ", p.parseName(nil))
+			return special(lGuardVariableFor, p.parseName(nil))
 		case 'R':
 			p.pos += 2
 			name := p.parseName(nil)
@@ -357,7 +362,7 @@ func (p *parser) parseSpecialName() int32 {
 			if !p.consume('_') && parsed {
 				return -1
 			}
-			return special("reference temporary for ", name)
+			return special(lReferenceTemporaryFor, name)
 		}
 	}
 	return -1
@@ -401,7 +406,12 @@ func (p *parser) parseName(st *nameState) int32 {
 	if !p.enter() {
 		return -1
 	}
-	defer p.leave()
+	r := p.parseName1(st)
+	p.depth--
+	return r
+}
+
+func (p *parser) parseName1(st *nameState) int32 {
 	switch p.look(0) {
 	case 'N':
 		return p.parseNestedName(st)
@@ -441,7 +451,7 @@ func (p *parser) parseLocalName(st *nameState) int32 {
 	}
 	if p.consume('s') {
 		p.parseDiscriminator()
-		return p.mk(node{k: kLocal, a: enc, b: p.mkName("string literal"), c: -1})
+		return p.mk(node{k: kLocal, a: enc, b: p.mkName(lStringLiteral), c: -1})
 	}
 	saved := p.saveTParams()
 	defer p.restoreTParams(saved)
@@ -498,7 +508,7 @@ func (p *parser) parseDiscriminator() {
 func (p *parser) parseUnscopedName(st *nameState, isSubst *bool) int32 {
 	std := int32(-1)
 	if p.consumeStr("St") {
-		std = p.mkName("std")
+		std = p.mkName(lStd)
 	}
 	res := int32(-1)
 	if p.look(0) == 'S' {
@@ -565,9 +575,9 @@ func (p *parser) parseSourceName() int32 {
 	s := p.in[p.pos : p.pos+n]
 	p.pos += n
 	if len(s) >= 10 && s[:10] == "_GLOBAL__N" {
-		return p.mkName("(anonymous namespace)")
+		return p.mkName(lAnonymousNamespace)
 	}
-	return p.mkName(s)
+	return p.mkName(p.sub(s))
 }
 
 func (p *parser) parseBareSourceName() string {
@@ -587,7 +597,7 @@ func (p *parser) parseAbiTags(n int32) int32 {
 			return -1
 		}
 		b := &p.nodes[n]
-		n = p.mk(node{k: kAbiTag, a: n, b: -1, c: -1, s: tag, rhs: b.rhs, arr: b.arr, fn: b.fn})
+		n = p.mk(node{k: kAbiTag, a: n, b: -1, c: -1, s: p.sub(tag), rhs: b.rhs, arr: b.arr, fn: b.fn})
 		if n < 0 {
 			return -1
 		}
@@ -604,7 +614,7 @@ func (p *parser) parseUnnamedTypeName(st *nameState) int32 {
 		if !p.consume('_') {
 			return -1
 		}
-		return p.mk(node{k: kUnnamed, s: count, a: -1, b: -1, c: -1})
+		return p.mk(node{k: kUnnamed, s: p.sub(count), a: -1, b: -1, c: -1})
 	}
 	if p.consumeStr("Ul") {
 		oldLevel := p.lambdaLevel
@@ -646,14 +656,14 @@ func (p *parser) parseUnnamedTypeName(st *nameState) int32 {
 		if !p.consume('_') {
 			return -1
 		}
-		return p.mk(node{k: kClosure, s: count, listOff: off, listN: n, a: -1, b: -1, c: -1})
+		return p.mk(node{k: kClosure, s: p.sub(count), listOff: off, listN: n, a: -1, b: -1, c: -1})
 	}
 	if p.consumeStr("Ub") {
 		p.parseNumber(false)
 		if !p.consume('_') {
 			return -1
 		}
-		return p.mkName("'block-literal'")
+		return p.mkName(lBlockLiteral)
 	}
 	return -1
 }
@@ -761,7 +771,7 @@ func (p *parser) parseNestedName(st *nameState) int32 {
 				var s int32
 				if p.look(1) == 't' {
 					p.pos += 2
-					s = p.mkName("std")
+					s = p.mkName(lStd)
 				} else {
 					s = p.parseSubstitution()
 				}
@@ -881,7 +891,7 @@ func (p *parser) parseTemplateParam() int32 {
 		}
 	}
 	if p.incompleteTP {
-		return p.mkName(p.in[begin : p.pos-1])
+		return p.mkName(p.sub(p.in[begin : p.pos-1]))
 	}
 	if p.permitFwd && level == 0 {
 		r := p.mk(node{k: kFwdRef, flag: int32(index), a: -1, b: -1, c: -1, rhs: cUnknown, arr: cUnknown, fn: cUnknown})
@@ -896,7 +906,7 @@ func (p *parser) parseTemplateParam() int32 {
 			if level == len(p.tparams) {
 				p.tparams = append(p.tparams, nil)
 			}
-			return p.mkName("auto")
+			return p.mkName(lAuto)
 		}
 		return -1
 	}
@@ -907,7 +917,12 @@ func (p *parser) parseTemplateArgs(tag bool) int32 {
 	if !p.enter() {
 		return -1
 	}
-	defer p.leave()
+	r := p.parseTemplateArgs1(tag)
+	p.depth--
+	return r
+}
+
+func (p *parser) parseTemplateArgs1(tag bool) int32 {
 	if !p.consume('I') {
 		return -1
 	}
@@ -966,7 +981,12 @@ func (p *parser) parseTemplateArg() int32 {
 	if !p.enter() {
 		return -1
 	}
-	defer p.leave()
+	r := p.parseTemplateArg1()
+	p.depth--
+	return r
+}
+
+func (p *parser) parseTemplateArg1() int32 {
 	switch p.look(0) {
 	case 'X':
 		p.pos++
@@ -1022,9 +1042,14 @@ func (p *parser) parseTemplateParamDecl(params *[]int32) int32 {
 	if !p.enter() {
 		return -1
 	}
-	defer p.leave()
+	r := p.parseTemplateParamDecl1(params)
+	p.depth--
+	return r
+}
+
+func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
 	invent := func() int32 {
-		n := p.mkName("$T")
+		n := p.mkName(lT)
 		if n >= 0 && params != nil {
 			*params = append(*params, n)
 		}
@@ -1100,14 +1125,16 @@ var builtinTypes = [26]string{
 	'z' - 'a': "...",
 }
 
-// builtin name nodes are shared: they hold no per-use state.
-func (p *parser) builtin(s string) int32 { return p.mkName(s) }
-
 func (p *parser) parseType() int32 {
 	if !p.enter() {
 		return -1
 	}
-	defer p.leave()
+	r := p.parseType1()
+	p.depth--
+	return r
+}
+
+func (p *parser) parseType1() int32 {
 	res := int32(-1)
 	c := p.look(0)
 	switch c {
@@ -1131,7 +1158,7 @@ func (p *parser) parseType() int32 {
 		res = p.parseQualifiedType()
 	case 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'l', 'm', 'n', 'o', 's', 't', 'v', 'w', 'x', 'y', 'z':
 		p.pos++
-		return p.builtin(builtinTypes[c-'a'])
+		return p.mkName(builtinTypesS[c-'a'])
 	case 'u':
 		p.pos++
 		name := p.parseBareSourceName()
@@ -1143,52 +1170,52 @@ func (p *parser) parseType() int32 {
 			if base < 0 || !p.consume('E') {
 				return -1
 			}
-			res = p.mk(node{k: kTransformed, s: name, a: base, b: -1, c: -1})
+			res = p.mk(node{k: kTransformed, s: p.sub(name), a: base, b: -1, c: -1})
 		} else {
-			res = p.mkName(name)
+			res = p.mkName(p.sub(name))
 		}
 	case 'D':
 		switch p.look(1) {
 		case 'd':
 			p.pos += 2
-			return p.builtin("decimal64")
+			return p.mkName(lDecimal64)
 		case 'e':
 			p.pos += 2
-			return p.builtin("decimal128")
+			return p.mkName(lDecimal128)
 		case 'f':
 			p.pos += 2
-			return p.builtin("decimal32")
+			return p.mkName(lDecimal32)
 		case 'h':
 			p.pos += 2
-			return p.builtin("half")
+			return p.mkName(lHalf)
 		case 'F':
 			p.pos += 2
 			if p.consumeStr("16b") {
-				return p.builtin("std::bfloat16_t")
+				return p.mkName(lStdBfloat16T)
 			}
-			dim := p.mkName(p.parseNumber(false))
+			dim := p.mkName(p.sub(p.parseNumber(false)))
 			if !p.consume('_') {
 				return -1
 			}
 			return p.mk1(kBinaryFP, dim)
 		case 'i':
 			p.pos += 2
-			return p.builtin("char32_t")
+			return p.mkName(lChar32T)
 		case 's':
 			p.pos += 2
-			return p.builtin("char16_t")
+			return p.mkName(lChar16T)
 		case 'u':
 			p.pos += 2
-			return p.builtin("char8_t")
+			return p.mkName(lChar8T)
 		case 'a':
 			p.pos += 2
-			return p.builtin("auto")
+			return p.mkName(lAuto)
 		case 'c':
 			p.pos += 2
-			return p.builtin("decltype(auto)")
+			return p.mkName(lDecltypeAuto)
 		case 'n':
 			p.pos += 2
-			return p.builtin("std::nullptr_t")
+			return p.mkName(lStdNullptrT)
 		case 't', 'T':
 			res = p.parseDecltype()
 		case 'p':
@@ -1260,9 +1287,9 @@ func (p *parser) parseType() int32 {
 		if t < 0 {
 			return -1
 		}
-		suffix := " complex"
+		suffix := lComplex
 		if c == 'G' {
-			suffix = " imaginary"
+			suffix = lImaginary
 		}
 		res = p.mk(node{k: kPostfixQual, a: t, b: -1, c: -1, s: suffix})
 	case 'S':
@@ -1306,19 +1333,19 @@ func strchr(set string, c byte) bool {
 }
 
 func (p *parser) parseClassEnumType() int32 {
-	elab := ""
+	elab := str{}
 	if p.consumeStr("Ts") {
-		elab = "struct"
+		elab = lStruct
 	} else if p.consumeStr("Tu") {
-		elab = "union"
+		elab = lUnion
 	} else if p.consumeStr("Te") {
-		elab = "enum"
+		elab = lEnum
 	}
 	name := p.parseName(nil)
 	if name < 0 {
 		return -1
 	}
-	if elab != "" {
+	if elab.n != 0 {
 		return p.mk(node{k: kElaborated, s: elab, a: name, b: -1, c: -1})
 	}
 	return name
@@ -1341,7 +1368,7 @@ func (p *parser) parseQualifiedType() int32 {
 		if child < 0 {
 			return -1
 		}
-		return p.mk(node{k: kVendorExtQual, a: child, s: qual, b: ta, c: -1})
+		return p.mk(node{k: kVendorExtQual, a: child, s: p.sub(qual), b: ta, c: -1})
 	}
 	q := p.parseCVQualifiers()
 	t := p.parseType()
@@ -1359,7 +1386,7 @@ func (p *parser) parseFunctionType() int32 {
 	q := p.parseCVQualifiers()
 	exc := int32(-1)
 	if p.consumeStr("Do") {
-		exc = p.mkName("noexcept")
+		exc = p.mkName(lNoexcept)
 	} else if p.consumeStr("DO") {
 		e := p.parseExpr()
 		if e < 0 || !p.consume('E') {
@@ -1424,7 +1451,7 @@ func (p *parser) parseArrayType() int32 {
 	}
 	dim := int32(-1)
 	if isDigit(p.look(0)) {
-		dim = p.mkName(p.parseNumber(false))
+		dim = p.mkName(p.sub(p.parseNumber(false)))
 		if !p.consume('_') {
 			return -1
 		}
@@ -1453,5 +1480,5 @@ func (p *parser) parseDecltype() int32 {
 	if e < 0 || !p.consume('E') {
 		return -1
 	}
-	return p.mk(node{k: kEnclosing, s: "decltype", a: e, b: -1, c: -1})
+	return p.mk(node{k: kEnclosing, s: lDecltype, a: e, b: -1, c: -1})
 }

@@ -222,7 +222,7 @@ func (w *printer) baseName(i int32) string {
 		n := w.n(i)
 		switch n.k {
 		case kName:
-			return n.s
+			return w.get(n.s)
 		case kNameTA, kAbiTag:
 			i = n.a
 		case kNested:
@@ -246,11 +246,15 @@ func (w *printer) printLeft(i int32) {
 	if !w.enter() {
 		return
 	}
-	defer func() { w.depth-- }()
+	w.printLeft1(i)
+	w.depth--
+}
+
+func (w *printer) printLeft1(i int32) {
 	n := w.n(i)
 	switch n.k {
 	case kName:
-		w.str(n.s)
+		w.str(w.get(n.s))
 	case kNested, kQualified:
 		w.print(n.a)
 		w.str("::")
@@ -296,10 +300,10 @@ func (w *printer) printLeft(i int32) {
 	case kAbiTag:
 		w.printLeft(n.a)
 		w.str("[abi:")
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.str("]")
 	case kSpecial:
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.print(n.a)
 	case kCtorVtable:
 		w.str("construction vtable for ")
@@ -379,13 +383,13 @@ func (w *printer) printLeft(i int32) {
 		w.printing[i] = false
 	case kPostfixQual:
 		w.printLeft(n.a)
-		w.str(n.s)
+		w.str(w.get(n.s))
 	case kElaborated:
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.str(" ")
 		w.print(n.a)
 	case kTransformed:
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.str("(")
 		w.print(n.a)
 		w.str(")")
@@ -395,25 +399,25 @@ func (w *printer) printLeft(i int32) {
 	case kVendorExtQual:
 		w.print(n.a)
 		w.str(" ")
-		w.str(n.s)
+		w.str(w.get(n.s))
 		if n.b >= 0 {
 			w.print(n.b)
 		}
 	case kClosure:
 		w.str("'lambda")
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.str("'")
 		w.open()
 		w.printWithComma(w.p.list(n))
 		w.close()
 	case kUnnamed:
 		w.str("'unnamed")
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.str("'")
 	case kDotSuffix:
 		w.print(n.a)
 		w.str(" (")
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.str(")")
 	case kEnableIf:
 		w.str(" [enable_if:")
@@ -430,19 +434,19 @@ func (w *printer) printLeft(i int32) {
 		w.printWithComma(w.p.list(n))
 		w.close()
 	case kIntLit:
-		if len(n.s) > 3 {
+		if n.s.n > 3 {
 			w.open()
-			w.str(n.s)
+			w.str(w.get(n.s))
 			w.close()
 		}
-		if n.s2[0] == 'n' {
+		if w.get(n.s2)[0] == 'n' {
 			w.str("-")
-			w.str(n.s2[1:])
+			w.str(w.get(n.s2)[1:])
 		} else {
-			w.str(n.s2)
+			w.str(w.get(n.s2))
 		}
-		if len(n.s) <= 3 {
-			w.str(n.s)
+		if n.s.n <= 3 {
+			w.str(w.get(n.s))
 		}
 	case kBoolLit:
 		if n.flag != 0 {
@@ -454,11 +458,11 @@ func (w *printer) printLeft(i int32) {
 		w.open()
 		w.print(n.a)
 		w.close()
-		if n.s[0] == 'n' {
+		if w.get(n.s)[0] == 'n' {
 			w.str("-")
-			w.str(n.s[1:])
+			w.str(w.get(n.s)[1:])
 		} else {
-			w.str(n.s)
+			w.str(w.get(n.s))
 		}
 	case kStringLit:
 		w.str("\"<")
@@ -474,9 +478,9 @@ func (w *printer) printLeft(i int32) {
 		w.str("{...}")
 	case kFuncParam:
 		w.str("fp")
-		w.str(n.s)
+		w.str(w.get(n.s))
 	case kBinary:
-		parenAll := w.gtIsGt == 0 && (n.s == ">" || n.s == ">>")
+		parenAll := w.gtIsGt == 0 && (w.get(n.s) == ">" || w.get(n.s) == ">>")
 		if parenAll {
 			w.open()
 		}
@@ -486,21 +490,21 @@ func (w *printer) printLeft(i int32) {
 		} else {
 			w.printAsOperand(n.a, n.prec, true)
 		}
-		if n.s != "," {
+		if w.get(n.s) != "," {
 			w.str(" ")
 		}
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.str(" ")
 		w.printAsOperand(n.b, n.prec, isAssign)
 		if parenAll {
 			w.close()
 		}
 	case kPrefix:
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.printAsOperand(n.a, n.prec, false)
 	case kPostfix:
 		w.printAsOperand(n.a, n.prec, true)
-		w.str(n.s)
+		w.str(w.get(n.s))
 	case kArraySub:
 		w.printAsOperand(n.a, n.prec, false)
 		w.gtIsGt++
@@ -510,7 +514,7 @@ func (w *printer) printLeft(i int32) {
 		w.str("]")
 	case kMember:
 		w.printAsOperand(n.a, n.prec, true)
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.printAsOperand(n.b, n.prec, false)
 	case kCall:
 		if n.flag != 0 {
@@ -537,7 +541,7 @@ func (w *printer) printLeft(i int32) {
 		w.str(" : ")
 		w.printAsOperand(n.c, pAssign, true)
 	case kCast:
-		w.str(n.s)
+		w.str(w.get(n.s))
 		old := w.gtIsGt
 		w.gtIsGt = 0
 		w.str("<")
@@ -548,7 +552,7 @@ func (w *printer) printLeft(i int32) {
 		w.printAsOperand(n.b, pDefault, false)
 		w.close()
 	case kEnclosing:
-		w.str(n.s)
+		w.str(w.get(n.s))
 		w.open()
 		w.print(n.a)
 		w.close()
@@ -587,7 +591,11 @@ func (w *printer) printRight(i int32) {
 	if !w.enter() {
 		return
 	}
-	defer func() { w.depth-- }()
+	w.printRight1(i)
+	w.depth--
+}
+
+func (w *printer) printRight1(i int32) {
 	n := w.n(i)
 	switch n.k {
 	case kQual, kAbiTag:
