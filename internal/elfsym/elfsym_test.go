@@ -354,3 +354,62 @@ func FuzzDWARF(f *testing.F) {
 		symbolizeSome(b)
 	})
 }
+
+// TestFileAddressPIE maps every address of a PIE's executable segment
+// through a /proc/PID/maps-style mapping at a typical load base.
+func TestFileAddressPIE(t *testing.T) {
+	for _, fx := range buildMatrix(t) {
+		if !strings.HasSuffix(fx.name, "/O2-dwarf4-pie") {
+			continue
+		}
+		b, err := Open(fx.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		if !b.IsPIE() {
+			t.Fatalf("%s: IsPIE() = false", fx.name)
+		}
+		const bias = 0x555555554000
+		for _, s := range b.ExecSegments() {
+			start := (s.Vaddr &^ 0xfff) + bias
+			m := Mapping{Start: start, End: bias + s.Vaddr + s.Memsz, Offset: s.Offset &^ 0xfff}
+			for _, v := range []uint64{s.Vaddr, s.Vaddr + s.Memsz/2, s.Vaddr + s.Memsz - 1} {
+				if got, ok := b.FileAddress(v+bias, m); !ok || got != v {
+					t.Errorf("%s: FileAddress(%#x, %+v) = %#x, %v; want %#x", fx.name, v+bias, m, got, ok, v)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSymbolizeTiny opens the committed fixture and symbolizes each
+// of its instructions (start-up included).
+func BenchmarkSymbolizeTiny(b *testing.B) {
+	data, err := os.ReadFile("testdata/tiny.elf")
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin, err := Open("testdata/tiny.elf", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var addrs []uint64
+	for _, s := range bin.spans {
+		for a := s.lo; a < s.hi; a++ {
+			addrs = append(addrs, a)
+		}
+	}
+	bin.Close()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		bin, err := NewFromBytes("tiny.elf", data, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, a := range addrs {
+			bin.Symbolize(a)
+		}
+	}
+	b.ReportMetric(float64(len(addrs))*float64(b.N)/b.Elapsed().Seconds(), "addrs/s")
+}

@@ -66,6 +66,8 @@ var matrix = []matrixConfig{
 	{name: "O2-dwarf5-gc-sections-lld", cflags: "-O2 -gdwarf-5 -ffunction-sections", ldflags: "-fuse-ld=lld -Wl,--gc-sections"},
 	{name: "O2-dwarf4-gc-sections", cflags: "-O2 -gdwarf-4 -ffunction-sections", ldflags: "-Wl,--gc-sections"},
 	{name: "O2-bb-sections", cflags: "-O2 -gdwarf-5 -fbasic-block-sections=all"},
+	{name: "O2-dwarf64", cflags: "-O2 -gdwarf-5 -gdwarf64"},
+	{name: "O2-dwarf4-dwarf64", cflags: "-O2 -gdwarf-4 -gdwarf64"},
 	{name: "O2-stripped", cflags: "-O2 -gdwarf-5", post: []string{"strip --strip-debug prog"}},
 }
 
@@ -159,6 +161,23 @@ func buildMatrix(t *testing.T) []fixture {
 					fx.symFlags = []string{"--debug-file-directory=" + dd}
 				}
 				jobs = append(jobs, job{dir, fx, sh})
+			}
+		}
+		// 32-bit builds of the freestanding tiny.c (no libc needed).
+		for _, c := range compilers {
+			if _, err := exec.LookPath(c.cc); err != nil {
+				continue
+			}
+			for _, v := range []string{"4", "5"} {
+				name := c.name + "/m32-dwarf" + v
+				dir := filepath.Join(buildDir, c.name+"-m32-dwarf"+v)
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					buildErr = err
+					return
+				}
+				sh := fmt.Sprintf("set -e\n%s -m32 -O2 -gdwarf-%s -nostdlib -static -fno-pie -o prog ../src/../tiny.c\n", c.cc, v)
+				p := filepath.Join(dir, "prog")
+				jobs = append(jobs, job{dir, fixture{name: name, path: p, llvmObj: p}, sh})
 			}
 		}
 		var mu sync.Mutex
