@@ -150,7 +150,8 @@ func OpenRawSorted(paths []string) ([]*RawProfile, error) {
 }
 
 // ReadRaw decodes a raw MemProf profile (raw versions 1–5, one or more
-// dumps). name is used in error messages only.
+// dumps). name is used in error messages only. The result does not refer
+// to data, which the caller may reuse.
 //
 // It applies the checks of LLVM's RawMemProfReader and more: every count is
 // checked against the bytes that remain before anything is allocated, and
@@ -480,6 +481,7 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 	d.stacks = make([][]uint64, 0, n)
 	d.stackOffsets = make([]int64, 0, n)
 	index := make(map[uint64]int, n)
+	var slab []uint64
 	for i := 0; i < n; i++ {
 		at := c.off
 		id := c.u64()
@@ -491,7 +493,13 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 			return formatErr(name, "stack section", int64(at+8), ErrTruncated,
 				"stack %d (id %d): %d PCs need %d bytes, have %d", i, id, npc, npc*8, len(c.data)-c.off)
 		}
-		pcs := make([]uint64, npc)
+		// PCs are carved from shared chunks: one allocation per few
+		// thousand stacks instead of one per stack.
+		if uint64(len(slab)) < npc {
+			slab = make([]uint64, max(npc, 1<<13))
+		}
+		pcs := slab[:npc:npc]
+		slab = slab[npc:]
 		for j := range pcs {
 			pcs[j] = c.u64()
 		}

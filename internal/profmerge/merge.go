@@ -1,6 +1,7 @@
 package profmerge
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -350,7 +351,7 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, fn func(i i
 			case <-stop:
 				return
 			}
-			go func() { results[k] <- load(inputs[idx[o]], release) }()
+			go func() { results[k] <- loadRaw(inputs[idx[o]], release) }()
 		}
 	}()
 	for k, o := range order {
@@ -361,6 +362,45 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, fn func(i i
 		}
 	}
 	return nil
+}
+
+// rawBufs recycles the file buffers of raw inputs: ReadRaw keeps no
+// reference to its input, so each buffer can serve the next file.
+var rawBufs sync.Pool
+
+// loadRaw is load for a file that starts with the raw MemProf magic, read
+// into a recycled buffer.
+func loadRaw(in Input, release int) loaded {
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return loaded{in: in, err: err}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return loaded{in: in, err: err}
+	}
+	bp, _ := rawBufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	defer rawBufs.Put(bp)
+	// The size is a hint only: the file is read to its end whatever it is.
+	buf := bytes.NewBuffer((*bp)[:0])
+	if st.Size() > 0 && st.Size() < 1<<31 {
+		buf.Grow(int(st.Size()) + 1)
+	}
+	if _, err := buf.ReadFrom(f); err != nil {
+		return loaded{in: in, err: err}
+	}
+	data := buf.Bytes()
+	*bp = data[:0]
+	if Detect(data) != KindMemProfRaw { // changed since it was sniffed
+		return load(in, release)
+	}
+	l := loaded{in: in, kind: KindMemProfRaw}
+	l.raw, l.err = memprof.ReadRaw(in.Path, data)
+	return l
 }
 
 func missingBinaryError(raws []*memprof.RawProfile) error {
