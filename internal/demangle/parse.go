@@ -34,11 +34,10 @@ type parser struct {
 	poolUsed int
 	tpStack  []*[]int32
 
-	fwdRefs      []int32
-	incompleteTP bool
-	tryTA        bool
-	permitFwd    bool
-	lambdaLevel  int
+	fwdRefs     []int32
+	tryTA       bool
+	permitFwd   bool
+	lambdaLevel int
 }
 
 func (p *parser) look(i int) byte {
@@ -864,7 +863,6 @@ func (p *parser) parseSubstitution() int32 {
 }
 
 func (p *parser) parseTemplateParam() int32 {
-	begin := p.pos
 	if !p.consume('T') {
 		return -1
 	}
@@ -889,9 +887,6 @@ func (p *parser) parseTemplateParam() int32 {
 		if !p.consume('_') {
 			return -1
 		}
-	}
-	if p.incompleteTP {
-		return p.mkName(p.sub(p.in[begin : p.pos-1]))
 	}
 	if p.permitFwd && level == 0 {
 		r := p.mk(node{k: kFwdRef, flag: int32(index), a: -1, b: -1, c: -1, rhs: cUnknown, arr: cUnknown, fn: cUnknown})
@@ -1059,11 +1054,7 @@ func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
 	case p.consumeStr("Ty"):
 		return invent()
 	case p.consumeStr("Tk"):
-		old := p.incompleteTP
-		p.incompleteTP = true
-		c := p.parseName(nil)
-		p.incompleteTP = old
-		if c < 0 {
+		if p.parseName(nil) < 0 {
 			return -1
 		}
 		return invent()
@@ -1190,9 +1181,6 @@ func (p *parser) parseType1() int32 {
 			return p.mkName(lHalf)
 		case 'F':
 			p.pos += 2
-			if p.consumeStr("16b") {
-				return p.mkName(lStdBfloat16T)
-			}
 			dim := p.mkName(p.sub(p.parseNumber(false)))
 			if !p.consume('_') {
 				return -1
@@ -1255,8 +1243,9 @@ func (p *parser) parseType1() int32 {
 		if res < 0 {
 			return -1
 		}
+		// LLVM 19 does not make the template-template parameter itself a
+		// substitution candidate (later versions do).
 		if p.tryTA && p.look(0) == 'I' {
-			p.subs = append(p.subs, res)
 			ta := p.parseTemplateArgs(false)
 			if ta < 0 {
 				return -1

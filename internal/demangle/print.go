@@ -557,9 +557,10 @@ func (w *printer) printLeft1(i int32) {
 		w.print(n.a)
 		w.close()
 	case kSizeofPack:
-		w.str("sizeof...(")
+		w.str("sizeof...")
+		w.open()
 		w.printPackExpansion(n.a)
-		w.str(")")
+		w.close()
 	case kGlobalQualified:
 		w.str("::")
 		w.print(n.a)
