@@ -18,6 +18,12 @@ import (
 // raw/*.memprofraw, e.g. out/bench/memprof). BenchmarkMarshalLarge converts
 // its inputs once per release, as tools/merge does, and then measures only
 // Marshal. Without -large it uses syntheticProfile, which has the same shape.
+//
+//	go test -run '^$' -bench MarshalLarge ./internal/instrprof
+//	go test -run '^$' -bench MarshalLarge -cpuprofile cpu.out ./internal/instrprof -large $PWD/out/bench/memprof
+//
+// cpu-ns/op (process CPU time per Marshal, GC included) is steadier than
+// ns/op on a loaded machine.
 var largeDir = flag.String("large", "", "bench/memprof work directory for BenchmarkMarshalLarge (default: synthetic profile)")
 
 var (
