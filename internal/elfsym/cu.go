@@ -2,7 +2,7 @@ package elfsym
 
 import (
 	"fmt"
-	"sync/atomic"
+	"sync"
 )
 
 // subroutine is a DW_TAG_subprogram or DW_TAG_inlined_subroutine DIE of a
@@ -12,7 +12,6 @@ type subroutine struct {
 	off    uint64
 	parent int32 // index into cuState.subs, -1 for none
 	tag    uint16
-	info   atomic.Pointer[subInfo]
 }
 
 // subInfo is what a frame needs from a subroutine DIE: names and decl
@@ -38,10 +37,11 @@ type amEntry struct {
 type cuState struct {
 	lt      *lineTable // nil when the unit has no line table
 	ltErr   error
-	tu      *unit // unit holding the DIE tree (the split unit for split DWARF)
-	subs    []subroutine
-	addrs   []amEntry // sorted by lo
+	tu      *unit        // unit holding the DIE tree (the split unit for split DWARF)
+	subs    []subroutine // pointer-free, so the GC does not scan it
+	addrs   []amEntry    // sorted by lo
 	treeErr error
+	infos   sync.Map // int32 index into subs -> *subInfo
 }
 
 // load builds (once) the unit's line table and subroutine map.
@@ -234,12 +234,11 @@ func (st *cuState) subroutineFor(addr uint64) int32 {
 // info returns the cached subInfo of subs[i], decoding it on first use.
 // skel is the unit whose line table the frame uses.
 func (st *cuState) info(i int32, skel *unit) *subInfo {
-	s := &st.subs[i]
-	if si := s.info.Load(); si != nil {
-		return si
+	if v, ok := st.infos.Load(i); ok {
+		return v.(*subInfo)
 	}
-	si := st.decodeInfo(s, skel)
-	s.info.Store(si)
+	si := st.decodeInfo(&st.subs[i], skel)
+	st.infos.Store(i, si)
 	return si
 }
 
