@@ -420,8 +420,12 @@ func (b *Binary) unitFor(addr uint64) *unit {
 	return nil
 }
 
-// Close releases the file mappings. Frames already returned stay valid.
+// Close releases the file mappings. Frames already returned stay valid;
+// Symbolize must not run concurrently with or after Close (afterwards it
+// reports ErrUnknownPC).
 func (b *Binary) Close() error {
+	b.dw, b.spans, b.syms = nil, nil, nil
+	b.opts.DWARFOnly = true
 	var first error
 	for i := len(b.closers) - 1; i >= 0; i-- {
 		if err := b.closers[i](); err != nil && first == nil {

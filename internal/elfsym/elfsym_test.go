@@ -413,3 +413,18 @@ func BenchmarkSymbolizeTiny(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(addrs))*float64(b.N)/b.Elapsed().Seconds(), "addrs/s")
 }
+
+func TestSymbolizeAfterClose(t *testing.T) {
+	b, err := Open("testdata/tiny.elf", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := b.ExecSegments()[0].Vaddr
+	if _, err := b.Symbolize(a); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	if _, err := b.Symbolize(a); !errors.Is(err, ErrUnknownPC) {
+		t.Errorf("Symbolize after Close = %v, want ErrUnknownPC", err)
+	}
+}
