@@ -97,7 +97,11 @@ func (st *state) demangle(mangled string, dst []byte) ([]byte, bool) {
 	for range p.nodes {
 		printing = append(printing, false)
 	}
-	*w = printer{p: p, buf: dst, gtIsGt: 1, packIdx: noPack, packMax: noPack, printing: printing}
+	memos := w.memo[:0]
+	for range p.nodes {
+		memos = append(memos, memo{})
+	}
+	*w = printer{p: p, buf: dst, gtIsGt: 1, packIdx: noPack, packMax: noPack, printing: printing, memo: memos}
 	w.print(root)
 	out := w.buf
 	w.buf = nil
@@ -116,6 +120,7 @@ func (st *state) trim() {
 		p.nodes = nil
 		p.lists = nil
 		st.w.printing = nil
+		st.w.memo = nil
 	}
 	p.in = ""
 	st.w.p = nil

@@ -16,6 +16,61 @@ type printer struct {
 	// printing marks reference and forward-reference nodes being printed,
 	// LLVM's cycle guard.
 	printing []bool
+	// memo caches, per node, whether its printed form is independent of
+	// the printing context and where in buf it was last printed, so a
+	// substitution that names a long type is copied instead of re-printed.
+	memo []memo
+	gen  uint32
+}
+
+type memo struct {
+	pure       int8 // 0 unknown, 1 pure, -1 not
+	gen        uint32
+	start, end int32
+}
+
+// isPure reports whether node i prints the same text wherever it appears:
+// no parameter packs or forward references (which depend on the pack
+// index and cycle guards) and no expressions other than literals and
+// names (whose parentheses depend on the enclosing template arguments).
+func (w *printer) isPure(i int32) bool {
+	m := &w.memo[i]
+	if m.pure != 0 {
+		return m.pure > 0
+	}
+	n := w.n(i)
+	ok := true
+	switch n.k {
+	case kName, kSpecialSub, kExpandedSub, kUnnamed, kIntLit, kBoolLit, kFuncParam:
+	case kNested, kLocal, kNameTA, kCtorDtor, kConvOp, kLiteralOp, kAbiTag, kSpecial,
+		kCtorVtable, kQual, kPointer, kRef, kPtrMem, kArray, kFunctionType, kEncoding,
+		kTemplateArgs, kTemplateArgPack, kClosure, kPostfixQual, kElaborated, kTransformed,
+		kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit, kQualified,
+		kGlobalQualified, kDtorName, kTPQualArg:
+		for _, c := range [3]int32{n.a, n.b, n.c} {
+			if c >= 0 && !w.isPure(c) {
+				ok = false
+				break
+			}
+		}
+		if ok && n.listN > 0 {
+			for _, c := range w.p.list(n) {
+				if !w.isPure(c) {
+					ok = false
+					break
+				}
+			}
+		}
+	default:
+		ok = false
+	}
+	m = &w.memo[i]
+	if ok {
+		m.pure = 1
+	} else {
+		m.pure = -1
+	}
+	return ok
 }
 
 func (w *printer) str(s string) { w.buf = append(w.buf, s...) }
@@ -154,9 +209,18 @@ func (w *printer) syntaxNode(i int32) int32 {
 }
 
 func (w *printer) print(i int32) {
+	if m := &w.memo[i]; m.end > 0 && m.gen == w.gen {
+		w.buf = append(w.buf, w.buf[m.start:m.end]...)
+		return
+	}
+	start := len(w.buf)
 	w.printLeft(i)
 	if w.n(i).rhs != cNo {
 		w.printRight(i)
+	}
+	if len(w.buf)-start >= 16 && w.isPure(i) {
+		m := &w.memo[i]
+		m.start, m.end, m.gen = int32(start), int32(len(w.buf)), w.gen
 	}
 }
 
@@ -708,6 +772,7 @@ func (w *printer) printPackExpansion(child int32) {
 		w.str("...")
 	case w.packMax == 0:
 		w.buf = w.buf[:start]
+		w.gen++ // cached ranges past start are gone
 	default:
 		for k, e := uint32(1), w.packMax; k < e; k++ {
 			w.str(", ")
