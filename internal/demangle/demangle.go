@@ -1,6 +1,8 @@
 // Package demangle turns Itanium C++ ABI mangled names (_Z…) into the
-// text LLVM's demangler (llvm-cxxfilt, llvm-symbolizer) prints for them,
-// byte for byte.
+// text LLVM 19's demangler (llvm-cxxfilt-19, llvm-symbolizer-19) prints
+// for them, byte for byte. It follows llvm/Demangle/ItaniumDemangle.h of
+// that release, including its quirks (which later releases fix in places,
+// such as the substitution numbering of template-template parameters).
 //
 // It is built for speed: one pass over the mangled name builds a compact
 // arena of nodes (a slice of structs linked by indices), substitutions and
@@ -8,6 +10,9 @@
 // into one byte slice with the spacing and parenthesization rules of
 // LLVM's ItaniumDemangle.h. Parser state is pooled, so demangling a name
 // allocates little more than the returned string.
+//
+// Printing copies the text of a context-free subtree printed before
+// (a substitution naming a long type) instead of printing it again.
 //
 // The package covers what compilers emit for ordinary C++ (templates,
 // packs, lambdas, ABI tags, clone suffixes, a practical subset of

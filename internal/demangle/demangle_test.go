@@ -76,6 +76,10 @@ func FuzzDemangle(f *testing.F) {
 		if okA && a == "" {
 			t.Fatalf("Demangle(%q) = \"\", true", s)
 		}
+		c, okC := AppendDemangle([]byte("x"), s)
+		if okC != okA || okC && string(c) != "x"+a || !okC && string(c) != "x" {
+			t.Fatalf("AppendDemangle(%q) = %q,%v; Demangle = %q,%v", s, c, okC, a, okA)
+		}
 	})
 }
 
