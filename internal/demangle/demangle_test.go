@@ -2,6 +2,7 @@ package demangle
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -130,5 +131,23 @@ func BenchmarkIanLanceTaylor(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostileInput checks that names built to explode stay cheap: output
+// that doubles with each substitution level, and deep nesting.
+func TestHostileInput(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("_Z1fI1AIiiE")
+	for i := 0; i < 40; i++ {
+		id := strings.ToUpper(strconv.FormatInt(int64(i), 36))
+		b.WriteString("S_IS" + id + "_S" + id + "_E")
+	}
+	b.WriteString("Evv")
+	deep := "_Z1f" + strings.Repeat("P", 100000) + "i"
+	for _, s := range []string{b.String(), deep} {
+		if got, ok := Demangle(s); ok {
+			t.Errorf("Demangle(%.40q…) = %d bytes, true; want failure", s, len(got))
+		}
 	}
 }

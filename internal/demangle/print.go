@@ -4,6 +4,9 @@ import "strings"
 
 const noPack = ^uint32(0)
 
+// maxOutput bounds the demangled text (1 MiB); longer results fail.
+const maxOutput = 1 << 20
+
 // printer is LLVM's OutputBuffer plus the node printing methods.
 type printer struct {
 	p       *parser
@@ -89,7 +92,7 @@ func (w *printer) n(i int32) *node { return &w.p.nodes[i] }
 
 func (w *printer) enter() bool {
 	w.depth++
-	if w.depth > 4*maxDepth || len(w.buf) > 1<<20 {
+	if w.depth > 4*maxDepth || len(w.buf) > maxOutput {
 		w.fail = true
 	}
 	return !w.fail
@@ -210,6 +213,10 @@ func (w *printer) syntaxNode(i int32) int32 {
 
 func (w *printer) print(i int32) {
 	if m := &w.memo[i]; m.end > 0 && m.gen == w.gen {
+		if len(w.buf)+int(m.end-m.start) > maxOutput {
+			w.fail = true
+			return
+		}
 		w.buf = append(w.buf, w.buf[m.start:m.end]...)
 		return
 	}
