@@ -63,9 +63,6 @@ const (
 	kDtorName                    // a
 	kThrow                       // a
 	kInitList                    // a = type or -1, list
-	kNodeArray                   // list
-	kNew                         // list = exprs, a = type, c = inits list start (see newInits), flag bits
-	kDelete                      // a, flag bits
 	kTPQualArg                   // a = arg (TemplateParamQualifiedArg)
 )
 

@@ -1,7 +1,5 @@
 package demangle
 
-import "strings"
-
 const noPack = ^uint32(0)
 
 // maxOutput bounds the demangled text (1 MiB); longer results fail.
@@ -440,7 +438,7 @@ func (w *printer) printLeft1(i int32) {
 		if e := w.packElem(n); e >= 0 {
 			w.printLeft(e)
 		}
-	case kTemplateArgPack, kNodeArray:
+	case kTemplateArgPack:
 		w.printWithComma(w.p.list(n))
 	case kPackExpansion:
 		w.printPackExpansion(n.a)
@@ -789,5 +787,3 @@ func (w *printer) printPackExpansion(child int32) {
 	}
 	w.packIdx, w.packMax = oldIdx, oldMax
 }
-
-var _ = strings.HasPrefix
