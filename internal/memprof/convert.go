@@ -277,6 +277,7 @@ type Converter struct {
 	frameID    map[frameTuple]int32 // frame (SymbolName aside) -> frames index
 	frames     []Frame
 	frameStamp []int32                // last input whose frame run lists the frame
+	frameRec   []int32                // records index of the frame's function + 1; 0: not looked up yet
 	stacks     map[uint64]*stackEntry // hash of the frame ids -> call stacks (chained)
 	seed       maphash.Seed
 	callStacks [][]Frame
@@ -289,6 +290,61 @@ type Converter struct {
 	flat       []int32 // scratch: the current input's stacks as pcs indexes
 	at         map[uint64]int32
 	slab       []Frame // call stacks are carved from shared chunks: fewer, larger allocations
+
+	// Alloc sites are not appended to records one by one (growing ~4,000
+	// slices of 200-byte entries by doubling allocates three times the
+	// result); sites holds them in fixed chunks, in the order they were
+	// added, and siteRecs the record each one goes to. Profile lays every
+	// record's sites out in one allocation, freeing chunks as it goes.
+	sites    [][]AllocationInfo // chunks of siteChunk entries
+	siteRecs []siteRef
+	recSites []int32 // alloc sites per record
+}
+
+// siteRef is one alloc site of a record: records index and index into the
+// site chunks.
+type siteRef struct{ rec, site int32 }
+
+const siteChunk = 1 << 12
+
+// newSite stores an alloc site (once per MIB) and returns its index.
+func (c *Converter) newSite(a AllocationInfo) int32 {
+	n := len(c.sites)
+	if n == 0 || len(c.sites[n-1]) == siteChunk {
+		c.sites = append(c.sites, make([]AllocationInfo, 0, siteChunk))
+		n++
+	}
+	c.sites[n-1] = append(c.sites[n-1], a)
+	return int32((n-1)*siteChunk + len(c.sites[n-1]) - 1)
+}
+
+// layOutSites gives each record its alloc sites, in the order they were
+// added, carved from one allocation.
+func (c *Converter) layOutSites() {
+	total := len(c.siteRecs)
+	if total == 0 {
+		return
+	}
+	all := make([]AllocationInfo, total)
+	next := make([]int32, len(c.records)) // next free slot of each record
+	off := int32(0)
+	for i, n := range c.recSites {
+		next[i] = off
+		if n > 0 {
+			c.records[i].AllocSites = all[off : off+n : off+n]
+		}
+		off += n
+	}
+	chunk := int32(0)
+	for _, r := range c.siteRecs {
+		for r.site/siteChunk > chunk {
+			c.sites[chunk] = nil // done with it: let the GC have it
+			chunk++
+		}
+		all[next[r.rec]] = c.sites[chunk][r.site%siteChunk]
+		next[r.rec]++
+	}
+	c.sites, c.siteRecs = nil, nil
 }
 
 type pcEntry struct {
@@ -395,6 +451,7 @@ func (c *Converter) Profile() (*Profile, error) {
 	if c.inputs == 0 {
 		return nil, &ConvertError{File: c.bin.Path(), Msg: "no raw profiles to convert"}
 	}
+	c.layOutSites()
 	p := &Profile{Records: c.records, Frames: c.frames, CallStacks: c.callStacks}
 	if c.release < 20 && len(c.frameRuns) > 1 {
 		p.FrameRuns = c.frameRuns
@@ -629,9 +686,16 @@ func (c *Converter) add(in *RawProfile, full bool) error {
 			continue // every PC discarded: LLVM erases the MIB too
 		}
 		st := c.stack(key, cur, &csRun)
-		for _, f := range st.frames {
-			rec := c.record(f.Function, cur)
-			rec.AllocSites = append(rec.AllocSites, AllocationInfo{CallStack: st.frames, Info: mib.Info})
+		site := c.newSite(AllocationInfo{CallStack: st.frames, Info: mib.Info})
+		for j, f := range st.frames {
+			fid := binary.LittleEndian.Uint32(key[4*j:])
+			ri := c.frameRec[fid] - 1
+			if ri < 0 {
+				ri = c.recordIndex(f.Function, cur)
+				c.frameRec[fid] = ri + 1
+			}
+			c.siteRecs = append(c.siteRecs, siteRef{ri, site})
+			c.recSites[ri]++
 			if !f.IsInlineFrame {
 				break
 			}
@@ -691,6 +755,7 @@ func (c *Converter) intern(f Frame) int32 {
 	f.SymbolName = c.symName[f.Function]
 	c.frames = append(c.frames, f)
 	c.frameStamp = append(c.frameStamp, 0)
+	c.frameRec = append(c.frameRec, 0)
 	return id
 }
 
@@ -753,10 +818,6 @@ func (c *Converter) noteStack(st *stackEntry, cur int32, run *[][]Frame) {
 	}
 }
 
-func (c *Converter) record(guid uint64, cur int32) *Record {
-	return c.records[c.recordIndex(guid, cur)]
-}
-
 // recordIndex is InstrProfWriter::addMemProfRecord's lookup: the record of
 // guid, created (by input cur) if absent.
 func (c *Converter) recordIndex(guid uint64, cur int32) int32 {
@@ -767,6 +828,7 @@ func (c *Converter) recordIndex(guid uint64, cur int32) int32 {
 	c.recIndex[guid] = i
 	c.records = append(c.records, &Record{GUID: guid})
 	c.recInput = append(c.recInput, cur)
+	c.recSites = append(c.recSites, 0)
 	return i
 }
 

@@ -19,7 +19,12 @@ func ShowRaw(w io.Writer, raw *RawProfile, bin Symbolizer, opts ConvertOptions) 
 	if err := c.Add(raw); err != nil {
 		return err
 	}
-	return writeShowText(w, raw, c.records, c.kept, c.release)
+	kept, release := c.kept, c.release
+	p, err := c.Profile()
+	if err != nil {
+		return err
+	}
+	return writeShowText(w, raw, p.Records, kept, release)
 }
 
 // WriteShowText writes the llvm-profdata show --memory dump of a converted
