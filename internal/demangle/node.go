@@ -64,6 +64,7 @@ const (
 	kThrow                       // a
 	kInitList                    // a = type or -1, list
 	kTPQualArg                   // a = arg (TemplateParamQualifiedArg)
+	numKinds
 )
 
 // cache mirrors LLVM's Node::Cache: whether a node has a right-hand
@@ -121,6 +122,7 @@ type node struct {
 	rhs, arr, fn   cache
 	prec           prec
 	quals, ref     uint8
+	impure         bool // printed text depends on context; see parser.mk
 	flag           int32
 	a, b, c        int32
 	listOff, listN int32

@@ -72,9 +72,40 @@ func (p *parser) mk(n node) int32 {
 		p.fail = true
 		return -1
 	}
+	n.impure = !pureKind[n.k] ||
+		n.a >= 0 && p.nodes[n.a].impure ||
+		n.b >= 0 && p.nodes[n.b].impure ||
+		n.c >= 0 && p.nodes[n.c].impure
+	if !n.impure {
+		for _, e := range p.lists[n.listOff : n.listOff+n.listN] {
+			if p.nodes[e].impure {
+				n.impure = true
+				break
+			}
+		}
+	}
 	p.nodes = append(p.nodes, n)
 	return int32(len(p.nodes) - 1)
 }
+
+// pureKind marks the kinds whose printed text depends only on their
+// children: no parameter packs or forward references (which depend on the
+// pack index and cycle guards) and no expressions other than literals and
+// names (whose parentheses depend on the enclosing template arguments).
+// A node is pure when its kind is and all its children are; the printer
+// copies the text of a pure node printed before instead of printing it
+// again.
+var pureKind = func() (t [numKinds]bool) {
+	for _, k := range []kind{kName, kSpecialSub, kExpandedSub, kUnnamed, kIntLit, kBoolLit,
+		kFuncParam, kNested, kLocal, kNameTA, kCtorDtor, kConvOp, kLiteralOp, kAbiTag,
+		kSpecial, kCtorVtable, kQual, kPointer, kRef, kPtrMem, kArray, kFunctionType,
+		kEncoding, kTemplateArgs, kTemplateArgPack, kClosure, kPostfixQual, kElaborated,
+		kTransformed, kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit,
+		kQualified, kGlobalQualified, kDtorName, kTPQualArg} {
+		t[k] = true
+	}
+	return t
+}()
 
 func (p *parser) mkName(s str) int32 {
 	return p.mk(node{k: kName, s: s, a: -1, b: -1, c: -1})

@@ -25,53 +25,8 @@ type printer struct {
 }
 
 type memo struct {
-	pure       int8 // 0 unknown, 1 pure, -1 not
 	gen        uint32
 	start, end int32
-}
-
-// isPure reports whether node i prints the same text wherever it appears:
-// no parameter packs or forward references (which depend on the pack
-// index and cycle guards) and no expressions other than literals and
-// names (whose parentheses depend on the enclosing template arguments).
-func (w *printer) isPure(i int32) bool {
-	m := &w.memo[i]
-	if m.pure != 0 {
-		return m.pure > 0
-	}
-	n := w.n(i)
-	ok := true
-	switch n.k {
-	case kName, kSpecialSub, kExpandedSub, kUnnamed, kIntLit, kBoolLit, kFuncParam:
-	case kNested, kLocal, kNameTA, kCtorDtor, kConvOp, kLiteralOp, kAbiTag, kSpecial,
-		kCtorVtable, kQual, kPointer, kRef, kPtrMem, kArray, kFunctionType, kEncoding,
-		kTemplateArgs, kTemplateArgPack, kClosure, kPostfixQual, kElaborated, kTransformed,
-		kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit, kQualified,
-		kGlobalQualified, kDtorName, kTPQualArg:
-		for _, c := range [3]int32{n.a, n.b, n.c} {
-			if c >= 0 && !w.isPure(c) {
-				ok = false
-				break
-			}
-		}
-		if ok && n.listN > 0 {
-			for _, c := range w.p.list(n) {
-				if !w.isPure(c) {
-					ok = false
-					break
-				}
-			}
-		}
-	default:
-		ok = false
-	}
-	m = &w.memo[i]
-	if ok {
-		m.pure = 1
-	} else {
-		m.pure = -1
-	}
-	return ok
 }
 
 func (w *printer) str(s string) { w.buf = append(w.buf, s...) }
@@ -223,7 +178,7 @@ func (w *printer) print(i int32) {
 	if w.n(i).rhs != cNo {
 		w.printRight(i)
 	}
-	if len(w.buf)-start >= 16 && w.isPure(i) {
+	if len(w.buf)-start >= 16 && !w.n(i).impure {
 		m := &w.memo[i]
 		m.start, m.end, m.gen = int32(start), int32(len(w.buf)), w.gen
 	}
