@@ -2,7 +2,7 @@ package elfsym
 
 import (
 	"fmt"
-	"sync"
+	"sync/atomic"
 )
 
 // subroutine is a DW_TAG_subprogram or DW_TAG_inlined_subroutine DIE of a
@@ -41,7 +41,10 @@ type cuState struct {
 	subs    []subroutine // pointer-free, so the GC does not scan it
 	addrs   []amEntry    // sorted by lo
 	treeErr error
-	infos   sync.Map // int32 index into subs -> *subInfo
+	// infos[i] caches the decoded subInfo of subs[i]. A slot per
+	// subroutine (not a sync.Map: the cache is write-heavy) filled lock-free;
+	// two racing decoders store equal values.
+	infos []atomic.Pointer[subInfo]
 }
 
 // load builds (once) the unit's line table and subroutine map.
@@ -61,6 +64,7 @@ func (u *unit) load() (*cuState, error) {
 		if st.treeErr == nil {
 			st.treeErr = st.buildTree(tu)
 		}
+		st.infos = make([]atomic.Pointer[subInfo], len(st.subs))
 		u.state = st
 	})
 	return u.state, u.err
@@ -234,11 +238,11 @@ func (st *cuState) subroutineFor(addr uint64) int32 {
 // info returns the cached subInfo of subs[i], decoding it on first use.
 // skel is the unit whose line table the frame uses.
 func (st *cuState) info(i int32, skel *unit) *subInfo {
-	if v, ok := st.infos.Load(i); ok {
-		return v.(*subInfo)
+	if si := st.infos[i].Load(); si != nil {
+		return si
 	}
 	si := st.decodeInfo(&st.subs[i], skel)
-	st.infos.Store(i, si)
+	st.infos[i].Store(si)
 	return si
 }
 

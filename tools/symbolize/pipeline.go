@@ -60,6 +60,7 @@ func newPipeline(sh *shared, mainP *printer, out *bufio.Writer, stderr io.Writer
 func (pl *pipeline) work() {
 	defer pl.wg.Done()
 	for b := range pl.jobs {
+		b.out.Grow(len(b.lines) * 512) // about what a line's answer takes
 		w := bufio.NewWriter(&b.out)
 		rep := cli.NewReporter("symbolize", &b.errb)
 		s := pl.sh.newSession(w, rep)

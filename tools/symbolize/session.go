@@ -44,16 +44,20 @@ type module struct {
 
 // shared is the state of one run that every worker uses: the opened
 // modules, the demangling cache, warnings and the first fatal error. Its
-// mutex guards everything but demangled (a sync.Map).
+// mutex guards everything but the demangling cache, which has its own.
 type shared struct {
-	c         *config
-	mu        sync.Mutex
-	rep       *cli.Reporter // the real stderr
-	modules   map[string]*module
-	warned    map[string]bool
-	warnings  int
-	failed    error
-	demangled sync.Map // mangled name → demangled name
+	c        *config
+	mu       sync.Mutex
+	rep      *cli.Reporter // the real stderr
+	modules  map[string]*module
+	warned   map[string]bool
+	warnings int
+	failed   error
+	// dmu guards demangled (mangled name → demangled name). A plain map
+	// under a mutex: the cache is write-heavy (one store per distinct
+	// name), where sync.Map keeps copying its dirty map.
+	dmu       sync.Mutex
+	demangled map[string]string
 	sources   sourceFiles
 }
 
@@ -445,11 +449,19 @@ func (s *session) demangle(li *lineInfo) {
 // demangleCached memoizes demangleName: a run asks for the same names
 // over and over.
 func (s *session) demangleCached(name string) string {
-	if d, ok := s.demangled.Load(name); ok {
-		return d.(string)
+	s.dmu.Lock()
+	d, ok := s.demangled[name]
+	s.dmu.Unlock()
+	if ok {
+		return d
 	}
-	d := demangleName(name)
-	s.demangled.Store(name, d)
+	d = demangleName(name)
+	s.dmu.Lock()
+	if s.demangled == nil {
+		s.demangled = make(map[string]string)
+	}
+	s.demangled[name] = d
+	s.dmu.Unlock()
 	return d
 }
 
