@@ -60,9 +60,10 @@ class AQuery:
 
 
 def profile_path(aq):
-    outs = [o for a in aq.actions if a["mnemonic"] == "PgoMemProfIndex" for o in aq.outputs(a)]
+    outs = [o for a in aq.actions if a["mnemonic"] == "PgoMemProfIndex" for o in aq.outputs(a)
+            if o.endswith(".profdata")]
     if len(set(outs)) != 1:
-        die("expected one PgoMemProfIndex output, got %r" % outs)
+        die("expected one PgoMemProfIndex .profdata output, got %r" % outs)
     return outs[0]
 
 

@@ -57,9 +57,11 @@ def _impl(ctx):
               "(or set train = True with an executable `binary` target).") % ctx.label)
 
     out = ctx.actions.declare_file(ctx.label.name + ".profdata")
+    build_id = ctx.actions.declare_file(ctx.label.name + ".buildid")
     args = ctx.actions.args()
     args.add("-o", out)
     args.add("--profiled-binary", binary)
+    args.add("--build-id-output", build_id)
     args.add_all(merge_flags(version, ctx.attr.memprof_version, ctx.attr.failure_mode, ctx.attr.jobs))
 
     # Inputs go through a param file (--input-files, one path a line): thousands of raw
@@ -73,20 +75,21 @@ def _impl(ctx):
         executable = pgo.merge_files_to_run,
         arguments = [args, inputs],
         inputs = depset([binary] + raw),
-        outputs = [out],
+        outputs = [out, build_id],
         mnemonic = "PgoMemProfIndex",
         progress_message = "Indexing MemProf profile %s (LLVM %d)" % (ctx.label, version),
         execution_requirements = {"supports-path-mapping": "1"},
     )
     return [
         DefaultInfo(files = depset([out])),
+        OutputGroupInfo(build_id = depset([build_id])),
         PgoProfileInfo(
             file = out,
             kind = "memprof",
             format_version = memprof_format_version(version, ctx.attr.memprof_version),
             llvm_version = version,
             profiled_build_id = "",
-            build_id_file = None,
+            build_id_file = build_id,
             profiled_binary = binary,
         ),
     ]

@@ -13,11 +13,15 @@
 package main
 
 import (
+	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 )
@@ -68,6 +72,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		output, binary, inputFiles, failure = "", "", "", "any"
 		release, mpVersion, jobs            = "22", "", "0"
 		weighted, debugDirs                 []string
+		buildIDOut                          string
 		fullSchema, help, fatalWarnings     bool
 		sampleFmt                           string
 	)
@@ -84,6 +89,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.StringValue(&jobs, "<N>", "Parallel jobs (default: all cores); never changes the output", "--num-threads", "-j")
 	fs.ListValue(&debugDirs, "<dir>", "Directory to search for separate debug files", "--debug-file-directory")
 	fs.BoolFlag(&fatalWarnings, true, "Treat warnings as errors", "--fatal-warnings")
+	fs.StringValue(&buildIDOut, "<file>", "Also write the profiled binary's GNU build id (hex) to this file", "--build-id-output")
 	fs.Add(&cli.Option{Names: []string{"--binary", "--extbinary", "--text", "--sample", "--instr"}, Kind: cli.Flag,
 		Help: "Sample-profile output formats and input kinds (sample profiles are not supported yet)",
 		Set: func(name, _ string) error {
@@ -155,6 +161,9 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	if len(inputs) == 0 {
 		return cli.Usagef("no input files")
 	}
+	if buildIDOut != "" && binary == "" {
+		return cli.Usagef("--build-id-output needs --profiled-binary")
+	}
 	rep := cli.NewReporter(tool, stderr)
 	rep.FatalWarnings = fatalWarnings
 	err = profmerge.Run(profmerge.Options{
@@ -176,7 +185,46 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 		os.Remove(output)
 		return err
 	}
+	if buildIDOut != "" {
+		if err := writeBuildID(buildIDOut, binary); err != nil {
+			os.Remove(output)
+			return err
+		}
+	}
 	return nil
+}
+
+// writeBuildID writes the GNU build id of binary, in hex and newline
+// terminated, to name (atomically). The merge has already checked that the
+// raw profiles carry this id.
+func writeBuildID(name, binary string) error {
+	bin, err := elfsym.Open(binary, &elfsym.Options{DWARFOnly: true})
+	if err != nil {
+		return fmt.Errorf("profiled binary: %w", err)
+	}
+	id := bin.BuildID()
+	bin.Close()
+	if len(id) == 0 {
+		return fmt.Errorf("%s: no GNU build id (link with -Wl,--build-id)", binary)
+	}
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%s\n", hex.EncodeToString(id))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 func runShow(args []string, stdout, _ io.Writer) error {

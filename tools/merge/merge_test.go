@@ -438,6 +438,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"-o", "x", "--failure-mode=some", "in"}, "--failure-mode"},
 		{[]string{"-o", "x", "--profiled-binray", "b", "in"}, "did you mean '--profiled-binary'"},
 		{[]string{"-o", "x", "-w", "0,in"}, "weight must be an integer >= 1"},
+		{[]string{"-o", "x", "--build-id-output", "id", "in"}, "--build-id-output needs --profiled-binary"},
 	} {
 		_, stderr, code := runTool(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
@@ -500,5 +501,28 @@ func compareLLVM19CallSiteQuirk(t *testing.T, mv, bin string, raws []string, thr
 		if o.call != d0[g].call {
 			t.Errorf("record %#x: call sites differ from llvm-profdata-19 V0:\nllvm:\n%s\nours:\n%s", g, d0[g].call, o.call)
 		}
+	}
+}
+
+// TestBuildIDOutput: --build-id-output writes the verified build id of the
+// profiled binary (what the Bazel rule exposes as PgoProfileInfo.build_id_file).
+func TestBuildIDOutput(t *testing.T) {
+	dir := fixtures(t)
+	bin := filepath.Join(dir, "app-llvm22-nopie")
+	tmp := t.TempDir()
+	idFile := filepath.Join(tmp, "id")
+	if _, stderr, code := runTool(t, "--profiled-binary", bin, "-o", filepath.Join(tmp, "p.profdata"), "--build-id-output", idFile, bin+"-a.memprofraw"); code != 0 {
+		t.Fatalf("merge exited %d: %s", code, stderr)
+	}
+	out, err := exec.Command("llvm-readelf-22", "-n", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`Build ID: ([0-9a-f]+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no build id in llvm-readelf output:\n%s", out)
+	}
+	if got, want := string(readFile(t, idFile)), string(m[1])+"\n"; got != want {
+		t.Errorf("build id file = %q, want %q", got, want)
 	}
 }
