@@ -3,6 +3,7 @@ package instrprof
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
@@ -238,7 +239,7 @@ func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 			break
 		}
 		if e&^0xffffffff == tag {
-			if s := int32(e) - 1; slicesEqual(ix.stack(s), sc) {
+			if s := int32(e) - 1; slices.Equal(ix.stack(s), sc) {
 				return s
 			}
 		}
@@ -253,18 +254,6 @@ func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 		ix.insertStack(s)
 	}
 	return s
-}
-
-func slicesEqual(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // growStacks resizes the stack table to at least 2n slots and reinserts

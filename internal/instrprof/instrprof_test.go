@@ -350,8 +350,8 @@ func TestGUID(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"foo.llvm.1.cold", "foo.__uniq.999"} {
-		if got := canonicalFnName(s); got != s {
-			t.Errorf("canonicalFnName(%q) = %q, want unchanged", s, got)
+		if got := memprof.CanonicalName(s); got != s {
+			t.Errorf("CanonicalName(%q) = %q, want unchanged", s, got)
 		}
 	}
 }

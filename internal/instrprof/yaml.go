@@ -2,8 +2,6 @@ package instrprof
 
 import (
 	"bufio"
-	"crypto/md5"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"strconv"
@@ -123,23 +121,7 @@ func padKey(k string) string {
 // name (FunctionSamples::getCanonicalFnName with ".llvm." and ".part."
 // suffixes stripped), low 64 bits little-endian.
 func GUID(name string) uint64 {
-	name = canonicalFnName(name)
-	sum := md5.Sum([]byte(name))
-	return binary.LittleEndian.Uint64(sum[:8])
-}
-
-func canonicalFnName(name string) string {
-	for _, suffix := range []string{".llvm.", ".part."} {
-		i := strings.LastIndex(name, suffix)
-		if i < 0 {
-			continue
-		}
-		// Strip only if nothing dotted follows the suffix.
-		if strings.LastIndexByte(name, '.') == i+len(suffix)-1 {
-			name = name[:i]
-		}
-	}
-	return name
+	return memprof.GUID(memprof.CanonicalName(name))
 }
 
 // ReadYAML parses a YAML MemProf profile. Records keep document order (the

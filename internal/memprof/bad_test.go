@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,7 +181,7 @@ func TestMultiDumpMerge(t *testing.T) {
 	for _, m := range p.MIBs {
 		ids = append(ids, m.StackID)
 	}
-	if want := []uint64{1, 2, 3}; !equalPCs(ids, want) {
+	if want := []uint64{1, 2, 3}; !slices.Equal(ids, want) {
 		t.Errorf("MIB order = %v, want %v (first seen)", ids, want)
 	}
 	m2 := p.MIBs[1].Info
@@ -188,10 +189,10 @@ func TestMultiDumpMerge(t *testing.T) {
 		m2.DeallocCpuId != 2 || m2.AllocTimestamp != 3 || m2.MinSize != 0 || m2.NumLifetimeOverlaps != 0 {
 		t.Errorf("merged MIB 2 = %+v", m2)
 	}
-	if h := p.MIBs[0].Info.Histogram; !equalPCs(h, []uint64{11, 12, 13, 265, 10, 10}) || p.MIBs[0].Info.AccessHistogramSize != 6 {
+	if h := p.MIBs[0].Info.Histogram; !slices.Equal(h, []uint64{11, 12, 13, 265, 10, 10}) || p.MIBs[0].Info.AccessHistogramSize != 6 {
 		t.Errorf("merged histogram = %v (size %d), want [11 12 13 265 10 10]", h, p.MIBs[0].Info.AccessHistogramSize)
 	}
-	if !equalPCs(p.StackIDs, []uint64{1, 2, 3}) {
+	if !slices.Equal(p.StackIDs, []uint64{1, 2, 3}) {
 		t.Errorf("StackIDs = %v", p.StackIDs)
 	}
 }

@@ -1,18 +1,21 @@
 package memprof
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestDenseMapOrder(t *testing.T) {
 	// LLVM 16 hashes k×37: keys 1, 2, 3 land in buckets 37, 74&63=10, 111&63=47.
-	if got := DenseMapIterationOrder(16, []uint64{1, 2, 3}); !equalPCs(got, []uint64{2, 1, 3}) {
+	if got := DenseMapIterationOrder(16, []uint64{1, 2, 3}); !slices.Equal(got, []uint64{2, 1, 3}) {
 		t.Errorf("LLVM 16 order of 1,2,3 = %v, want [2 1 3]", got)
 	}
 	// Collision: 1 and 65 share bucket 37 (65×37 = 2405 = 37 mod 64); the
 	// second probes to 38.
-	if got := DenseMapIterationOrder(16, []uint64{65, 1}); !equalPCs(got, []uint64{65, 1}) {
+	if got := DenseMapIterationOrder(16, []uint64{65, 1}); !slices.Equal(got, []uint64{65, 1}) {
 		t.Errorf("collision order = %v, want [65 1]", got)
 	}
-	if got := DenseMapIterationOrder(16, []uint64{1, 65}); !equalPCs(got, []uint64{1, 65}) {
+	if got := DenseMapIterationOrder(16, []uint64{1, 65}); !slices.Equal(got, []uint64{1, 65}) {
 		t.Errorf("collision order = %v, want [1 65]", got)
 	}
 
@@ -34,12 +37,12 @@ func TestDenseMapOrder(t *testing.T) {
 		t.Errorf("Erase(5) did not remove it")
 	}
 	c := m.Clone()
-	if !equalPCs(c.Keys(), m.Keys()) {
+	if !slices.Equal(c.Keys(), m.Keys()) {
 		t.Errorf("Clone changed the order")
 	}
 	// Reinserting reuses the tombstone on the probe path.
 	m.Insert(5)
-	if !equalPCs(m.Keys(), DenseMapIterationOrder(19, func() []uint64 {
+	if !slices.Equal(m.Keys(), DenseMapIterationOrder(19, func() []uint64 {
 		var ks []uint64
 		for k := uint64(0); k < 48; k++ {
 			ks = append(ks, k)

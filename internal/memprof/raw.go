@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 )
 
@@ -211,7 +212,7 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		for i, id := range d.stackIDs {
 			pcs := d.stacks[i]
 			if old, ok := p.Stacks[id]; ok {
-				if !equalPCs(old, pcs) {
+				if !slices.Equal(old, pcs) {
 					return nil, formatErr(name, "stack section", d.stackOffsets[i], ErrMalformed,
 						"memprof raw profile got different call stack for same id %d: %d PCs %s, earlier dump has %d PCs %s",
 						id, len(pcs), shortPCs(pcs), len(old), shortPCs(old))
@@ -265,18 +266,6 @@ func dedupe(ids []uint64) []uint64 {
 		}
 	}
 	return out
-}
-
-func equalPCs(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func shortPCs(pcs []uint64) string {
