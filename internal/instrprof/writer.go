@@ -3,9 +3,8 @@ package instrprof
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
+	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -112,34 +111,12 @@ func Write(w io.Writer, p *memprof.Profile, opts WriteOptions) error {
 
 // WriteFile writes p to name atomically: a temporary file in the same
 // directory is written, synced and renamed over name.
-func WriteFile(name string, p *memprof.Profile, opts WriteOptions) (err error) {
+func WriteFile(name string, p *memprof.Profile, opts WriteOptions) error {
 	b, err := Marshal(p, opts)
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(b); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
+	return atomicfile.WriteFile(name, b, 0o644)
 }
 
 // Marshal returns the bytes Write would write.

@@ -17,9 +17,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
+	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
@@ -207,24 +207,7 @@ func writeBuildID(name, binary string) error {
 	if len(id) == 0 {
 		return fmt.Errorf("%s: no GNU build id (link with -Wl,--build-id)", binary)
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(f, "%s\n", hex.EncodeToString(id))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.WriteFile(name, []byte(hex.EncodeToString(id)+"\n"), 0o644)
 }
 
 func runShow(args []string, stdout, _ io.Writer) error {
