@@ -58,7 +58,7 @@ Examples:
 const mergeFooter = `Versions written by default (what that release's llvm-profdata writes):
   --llvm-version 16   index version 9,  MemProf V0            (clang 16 reads V0)
   --llvm-version 19   index version 12, MemProf V0            (clang 19 reads V0-V3)
-  --llvm-version 22   index version 12, MemProf V3            (clang 22 reads V2-V4)
+  --llvm-version 22   index version 13, MemProf V3            (clang 22 reads V2-V4)
 
 Failure modes for bad inputs (each bad input is always named on stderr):
   any   fail if any input is bad (default, as llvm-profdata)
