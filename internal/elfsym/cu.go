@@ -142,6 +142,9 @@ func (st *cuState) buildTree(u *unit) error {
 // sorted blocks so inserting in the middle moves at most one block.
 type amap struct {
 	blocks [][]amEntry
+	// hb, he is the position findLE returned last: inserts cluster (a
+	// subroutine's children fall inside it), so it is checked first.
+	hb, he int
 }
 
 const amapBlock = 64
@@ -149,13 +152,37 @@ const amapBlock = 64
 // findLE returns the position of the last entry with lo <= x.
 func (m *amap) findLE(x uint64) (bi, ei int, ok bool) {
 	bs := m.blocks
+	if m.hb < len(bs) {
+		blk := bs[m.hb]
+		for ei := m.he; ei <= m.he+1 && ei < len(blk); ei++ {
+			if blk[ei].lo > x {
+				break
+			}
+			if m.covers(m.hb, ei, x) {
+				m.he = ei
+				return m.hb, ei, true
+			}
+		}
+	}
 	bi = upperBound(len(bs), func(i int) bool { return x < bs[i][0].lo }) - 1
 	if bi < 0 {
 		return 0, 0, false
 	}
 	blk := bs[bi]
 	ei = upperBound(len(blk), func(i int) bool { return x < blk[i].lo }) - 1
+	m.hb, m.he = bi, ei
 	return bi, ei, true
+}
+
+// covers reports whether the entry after (bi, ei), if any, starts above x.
+func (m *amap) covers(bi, ei int, x uint64) bool {
+	if blk := m.blocks[bi]; ei+1 < len(blk) {
+		return blk[ei+1].lo > x
+	}
+	if bi+1 < len(m.blocks) {
+		return m.blocks[bi+1][0].lo > x
+	}
+	return true
 }
 
 // put sets map[e.lo] = e.

@@ -1,6 +1,7 @@
 package elfsym
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -149,6 +150,42 @@ type abbrev struct {
 	// fixed is the byte size of the attribute values when every form has
 	// a fixed size for the table's sizes key, else -1.
 	fixed int32
+	// skip is how to step over the values for the table's sizes key when
+	// some form has a variable size: runs of fixed-size values collapse
+	// into one op each.
+	skip []skipOp
+}
+
+// skipOp skips pre bytes, then one value of the variable-size form (none
+// when form is 0).
+type skipOp struct {
+	pre  uint32
+	form uint16
+}
+
+// skipOps compiles a's skip program; ok is false when a form is neither
+// fixed-size nor one skipFast knows (the slow path then reports errors).
+func skipOps(a *abbrev, key sizesKey) ([]skipOp, bool) {
+	var ops []skipOp
+	var pre uint32
+	for _, aa := range a.attrs {
+		if n := formSize(aa.form, key); n >= 0 {
+			pre += uint32(n)
+			continue
+		}
+		switch aa.form {
+		case formString, formBlock, formExprloc, formBlock1, formBlock2, formBlock4,
+			formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
+		default:
+			return nil, false
+		}
+		ops = append(ops, skipOp{pre: pre, form: aa.form})
+		pre = 0
+	}
+	if pre > 0 {
+		ops = append(ops, skipOp{pre: pre})
+	}
+	return ops, true
 }
 
 type abbrevTable struct {
@@ -245,6 +282,11 @@ func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error)
 				break
 			}
 			a.fixed += int32(n)
+		}
+		if a.fixed < 0 {
+			if ops, ok := skipOps(&a, key); ok && len(ops) > 0 {
+				a.skip = ops
+			}
 		}
 		if code == uint64(len(t.dense))+1 && t.other == nil {
 			t.dense = append(t.dense, a)
@@ -407,17 +449,103 @@ func (u *unit) skipDIE(b *buf) (*abbrev, bool) {
 		b.fail(start, fmt.Sprintf("unknown abbreviation code %d", code))
 		return nil, false
 	}
-	if a.fixed >= 0 && u.abbrevs.key == u.sizes() {
-		b.skip(uint64(a.fixed))
-		return a, b.err == nil
-	}
 	k := u.sizes()
+	if u.abbrevs.key == k {
+		if a.fixed >= 0 {
+			b.skip(uint64(a.fixed))
+			return a, b.err == nil
+		}
+		if a.skip != nil {
+			if end, ok := skipFast(b.data, b.off, a.skip, b.order); ok {
+				b.off = end
+				return a, true
+			}
+			// Truncated or malformed: the slow path names the problem.
+		}
+	}
 	for i := range a.attrs {
 		if !u.skipForm(b, a.attrs[i].form, k) {
 			return nil, false
 		}
 	}
 	return a, b.err == nil
+}
+
+// skipFast steps over the values described by ops starting at off in data
+// and returns the offset after them; ok is false when data ends first.
+func skipFast(data []byte, off uint64, ops []skipOp, order binary.ByteOrder) (uint64, bool) {
+	n := uint64(len(data))
+	for _, op := range ops {
+		off += uint64(op.pre)
+		if off > n {
+			return 0, false
+		}
+		var size uint64
+		switch op.form {
+		case 0:
+			continue
+		case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
+			for {
+				if off >= n {
+					return 0, false
+				}
+				c := data[off]
+				off++
+				if c < 0x80 {
+					break
+				}
+			}
+			continue
+		case formString:
+			i := bytes.IndexByte(data[off:], 0)
+			if i < 0 {
+				return 0, false
+			}
+			off += uint64(i) + 1
+			continue
+		case formBlock, formExprloc:
+			var shift uint
+			for {
+				if off >= n {
+					return 0, false
+				}
+				c := data[off]
+				off++
+				if shift < 64 {
+					size |= uint64(c&0x7f) << shift
+				}
+				shift += 7
+				if c < 0x80 {
+					break
+				}
+			}
+		case formBlock1:
+			if off+1 > n {
+				return 0, false
+			}
+			size = uint64(data[off])
+			off++
+		case formBlock2:
+			if off+2 > n {
+				return 0, false
+			}
+			size = uint64(order.Uint16(data[off:]))
+			off += 2
+		case formBlock4:
+			if off+4 > n {
+				return 0, false
+			}
+			size = uint64(order.Uint32(data[off:]))
+			off += 4
+		default:
+			return 0, false
+		}
+		if size > n-off {
+			return 0, false
+		}
+		off += size
+	}
+	return off, true
 }
 
 // isCompile reports whether the unit holds code (not a type unit).
