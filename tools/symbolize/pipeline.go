@@ -23,8 +23,8 @@ const batchLines = 256
 
 type batch struct {
 	lines []string
-	flush bool // flush stdout after writing this batch
-	out   bytes.Buffer
+	flush bool          // flush stdout after writing this batch
+	out   *bytes.Buffer // from pipeline.bufs; returned once written
 	errb  bytes.Buffer
 	list  []string // JSON objects, in list mode
 	done  chan struct{}
@@ -39,6 +39,10 @@ type pipeline struct {
 	order   chan *batch
 	wg      sync.WaitGroup
 	written chan error
+	// bufs recycles batch output buffers: a batch's answers take a few
+	// hundred KiB, and growing a fresh buffer per batch costs more than
+	// writing into it.
+	bufs sync.Pool
 }
 
 func newPipeline(sh *shared, mainP *printer, out *bufio.Writer, stderr io.Writer) *pipeline {
@@ -59,9 +63,19 @@ func newPipeline(sh *shared, mainP *printer, out *bufio.Writer, stderr io.Writer
 
 func (pl *pipeline) work() {
 	defer pl.wg.Done()
+	var w *bufio.Writer
 	for b := range pl.jobs {
+		if o, ok := pl.bufs.Get().(*bytes.Buffer); ok {
+			b.out = o
+		} else {
+			b.out = new(bytes.Buffer)
+		}
 		b.out.Grow(len(b.lines) * 512) // about what a line's answer takes
-		w := bufio.NewWriter(&b.out)
+		if w == nil {
+			w = bufio.NewWriter(b.out)
+		} else {
+			w.Reset(b.out)
+		}
 		rep := cli.NewReporter("symbolize", &b.errb)
 		s := pl.sh.newSession(w, rep)
 		s.p.inList = pl.mainP.inList
@@ -89,6 +103,9 @@ func (pl *pipeline) write() {
 		} else if _, werr := pl.out.Write(b.out.Bytes()); werr != nil && err == nil {
 			err = werr
 		}
+		b.out.Reset()
+		pl.bufs.Put(b.out)
+		b.out = nil
 		if b.flush {
 			if ferr := pl.out.Flush(); ferr != nil && err == nil {
 				err = ferr

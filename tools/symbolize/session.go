@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/ianlancetaylor/demangle"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
@@ -58,7 +59,12 @@ type shared struct {
 	// name), where sync.Map keeps copying its dirty map.
 	dmu       sync.Mutex
 	demangled map[string]string
-	sources   sourceFiles
+	// byPtr is the same cache keyed by the name's bytes: elfsym hands out
+	// the same string for every frame of a function, and a two-word key
+	// hashes and compares much faster than a long mangled name. The key's
+	// pointer keeps the string alive, so equal keys mean equal contents.
+	byPtr   map[strKey]string
+	sources sourceFiles
 }
 
 // session answers requests. Each worker has its own, with a printer and an
@@ -449,8 +455,14 @@ func (s *session) demangle(li *lineInfo) {
 // demangleCached memoizes demangleName: a run asks for the same names
 // over and over.
 func (s *session) demangleCached(name string) string {
+	k := strKey{unsafe.StringData(name), len(name)}
 	s.dmu.Lock()
-	d, ok := s.demangled[name]
+	d, ok := s.byPtr[k]
+	if !ok {
+		if d, ok = s.demangled[name]; ok {
+			s.byPtr[k] = d
+		}
+	}
 	s.dmu.Unlock()
 	if ok {
 		return d
@@ -458,11 +470,19 @@ func (s *session) demangleCached(name string) string {
 	d = demangleName(name)
 	s.dmu.Lock()
 	if s.demangled == nil {
-		s.demangled = make(map[string]string)
+		s.demangled = make(map[string]string, 1024)
+		s.byPtr = make(map[strKey]string, 1024)
 	}
 	s.demangled[name] = d
+	s.byPtr[k] = d
 	s.dmu.Unlock()
 	return d
+}
+
+// strKey identifies a string by its bytes' address and length.
+type strKey struct {
+	p *byte
+	n int
 }
 
 // symbolizeInlined is LLVMSymbolizer::symbolizeInlinedCode.
