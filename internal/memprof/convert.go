@@ -250,9 +250,9 @@ func symbolize(bin Symbolizer, addr uint64, release int) pcInfo {
 // frames and call stacks are interned, so identical call stacks of
 // different inputs share one []Frame.
 //
-// SymbolName is the first name seen for a GUID over all inputs (names only
-// differ for LLVM 16, whose GUID ignores ".llvm." suffixes); it is not
-// serialized in indexed profiles.
+// Profile.SymbolNames holds the first name seen for a GUID over all
+// inputs (names only differ for LLVM 16, whose GUID ignores ".llvm."
+// suffixes); it is not serialized in indexed profiles.
 //
 // A Converter is not safe for concurrent use. After an error from Add it
 // must not be used further.
@@ -274,7 +274,7 @@ type Converter struct {
 	symName map[uint64]string // GUID -> SymbolName
 
 	// The merged writer state (llvm-profdata's context 0).
-	frameID    map[frameTuple]int32 // frame (SymbolName aside) -> frames index
+	frameID    map[frameTuple]int32 // frame -> frames index
 	frames     []Frame
 	frameStamp []int32                // last input whose frame run lists the frame
 	frameRec   []int32                // records index of the frame's function + 1; 0: not looked up yet
@@ -366,7 +366,7 @@ type stackEntry struct {
 
 const pcCacheBits = 14
 
-// frameTuple is a Frame without its SymbolName: LLVM's frame identity.
+// frameTuple is LLVM's frame identity (the fields of a Frame).
 type frameTuple struct {
 	function     uint64
 	line, column uint32
@@ -453,6 +453,12 @@ func (c *Converter) Profile() (*Profile, error) {
 	}
 	c.layOutSites()
 	p := &Profile{Records: c.records, Frames: c.frames, CallStacks: c.callStacks}
+	p.SymbolNames = make(map[uint64]string)
+	for _, f := range c.frames {
+		if _, ok := p.SymbolNames[f.Function]; !ok {
+			p.SymbolNames[f.Function] = c.symName[f.Function]
+		}
+	}
 	if c.release < 20 && len(c.frameRuns) > 1 {
 		p.FrameRuns = c.frameRuns
 		p.CallStackRuns = c.csRuns
@@ -752,7 +758,6 @@ func (c *Converter) intern(f Frame) int32 {
 	}
 	id := int32(len(c.frames))
 	c.frameID[t] = id
-	f.SymbolName = c.symName[f.Function]
 	c.frames = append(c.frames, f)
 	c.frameStamp = append(c.frameStamp, 0)
 	c.frameRec = append(c.frameRec, 0)
@@ -832,7 +837,7 @@ func (c *Converter) recordIndex(guid uint64, cur int32) int32 {
 	return i
 }
 
-// frameKey is a map key identifying a frame sequence (SymbolName aside).
+// frameKey is a map key identifying a frame sequence.
 func frameKey(fs []Frame) string {
 	b := make([]byte, 0, len(fs)*17)
 	for _, f := range fs {

@@ -102,9 +102,9 @@ func TestConvertDeterministic(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		writeShowText(&b, raw, p.Records, 0, 19)
+		writeShowText(&b, raw, p, 0, 19)
 		for _, f := range p.Frames {
-			b.WriteString(f.SymbolName)
+			b.WriteString(p.SymbolNames[f.Function])
 		}
 		if first == "" {
 			first = b.String()

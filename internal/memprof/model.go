@@ -13,7 +13,7 @@ package memprof
 
 // This file is the contract shared by the raw reader/converter (this
 // package) and the indexed writer/reader (package instrprof). Changes to it
-// are additive only.
+// were additive only until Frame.SymbolName moved to Profile.SymbolNames.
 
 // Meta is a MemInfoBlock field tag, as numbered by LLVM's MIBEntryDef.inc.
 // The indexed schema is a list of these tags.
@@ -92,9 +92,6 @@ type Frame struct {
 	LineOffset    uint32 // line - subprogram start line, unsigned 32-bit arithmetic
 	Column        uint32
 	IsInlineFrame bool
-	// SymbolName is the canonical linkage name when known (for text dumps
-	// and YAML); not serialized in indexed profiles.
-	SymbolName string
 }
 
 // AllocationInfo is one allocation context of a function: the full call
@@ -143,4 +140,10 @@ type Profile struct {
 	// order.
 	FrameRuns     [][]Frame
 	CallStackRuns [][][]Frame
+
+	// SymbolNames maps the GUID of every function in Frames to its
+	// canonical linkage name when known (for text dumps and YAML); it is
+	// not serialized in indexed profiles and may be nil. Frames carry no
+	// name themselves: a string header would more than double their size.
+	SymbolNames map[uint64]string
 }

@@ -24,7 +24,7 @@ func ShowRaw(w io.Writer, raw *RawProfile, bin Symbolizer, opts ConvertOptions) 
 	if err != nil {
 		return err
 	}
-	return writeShowText(w, raw, p.Records, kept, release)
+	return writeShowText(w, raw, p, kept, release)
 }
 
 // WriteShowText writes the llvm-profdata show --memory dump of a converted
@@ -34,10 +34,11 @@ func WriteShowText(w io.Writer, raw *RawProfile, p *Profile, numStacks int, llvm
 	if llvmRelease == 0 {
 		llvmRelease = 19
 	}
-	return writeShowText(w, raw, p.Records, numStacks, llvmRelease)
+	return writeShowText(w, raw, p, numStacks, llvmRelease)
 }
 
-func writeShowText(out io.Writer, raw *RawProfile, records []*Record, numStacks, release int) error {
+func writeShowText(out io.Writer, raw *RawProfile, p *Profile, numStacks, release int) error {
+	records, names := p.Records, p.SymbolNames
 	w := bufio.NewWriter(out)
 	var numMIB, numAllocFuncs int
 	for _, r := range records {
@@ -68,7 +69,7 @@ func writeShowText(out io.Writer, raw *RawProfile, records []*Record, numStacks,
 			for _, a := range r.AllocSites {
 				fmt.Fprintf(w, "    -\n      Callstack:\n")
 				for _, f := range a.CallStack {
-					writeFrameYAML(w, f)
+					writeFrameYAML(w, f, names)
 				}
 				writeMIBYAML(w, &a.Info, release)
 			}
@@ -78,7 +79,7 @@ func writeShowText(out io.Writer, raw *RawProfile, records []*Record, numStacks,
 			for _, cs := range r.CallSites {
 				for _, f := range cs.Frames {
 					fmt.Fprintf(w, "    -\n")
-					writeFrameYAML(w, f)
+					writeFrameYAML(w, f, names)
 				}
 			}
 		}
@@ -86,8 +87,8 @@ func writeShowText(out io.Writer, raw *RawProfile, records []*Record, numStacks,
 	return w.Flush()
 }
 
-func writeFrameYAML(w io.Writer, f Frame) {
-	name := f.SymbolName
+func writeFrameYAML(w io.Writer, f Frame, names map[uint64]string) {
+	name := names[f.Function]
 	if name == "" {
 		name = "<None>"
 	}

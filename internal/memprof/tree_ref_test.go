@@ -36,7 +36,8 @@ type readerResult struct {
 	frames     []Frame
 	callStacks [][]Frame
 	csKeys     []string // frameKey of each call stack
-	stacks     int      // NumStackOffsets: stacks kept after symbolization
+	names      map[uint64]string
+	stacks     int // NumStackOffsets: stacks kept after symbolization
 	raw        *RawProfile
 }
 
@@ -162,17 +163,8 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 		return nil, &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
 	}
 	r.stacks = len(kept)
-	for i := range r.frames {
-		r.frames[i].SymbolName = symName[r.frames[i].Function]
-	}
-	withName := func(fs []Frame) []Frame {
-		out := make([]Frame, len(fs))
-		for i, f := range fs {
-			f.SymbolName = symName[f.Function]
-			out[i] = f
-		}
-		return out
-	}
+	r.names = symName
+	withName := func(fs []Frame) []Frame { return append([]Frame(nil), fs...) }
 	pcFrames := make([][]Frame, len(pcs)) // named frames per PC, built once
 	framesOf := func(k int) []Frame {
 		if pcFrames[k] == nil {
@@ -273,6 +265,7 @@ type writerContext struct {
 	recIndex   map[uint64]int
 	frames     []Frame
 	frameSeen  map[Frame]bool
+	names      map[uint64]string
 	frameRuns  [][]Frame
 	callStacks [][]Frame
 	csKeys     []string
@@ -282,16 +275,20 @@ type writerContext struct {
 }
 
 func newWriterContext() *writerContext {
-	return &writerContext{recIndex: map[uint64]int{}, frameSeen: map[Frame]bool{}, csSeen: map[string]bool{}}
+	return &writerContext{recIndex: map[uint64]int{}, names: map[uint64]string{}, frameSeen: map[Frame]bool{}, csSeen: map[string]bool{}}
 }
 
-func (w *writerContext) addFrames(fs []Frame) {
+// addFrames adds the new frames of fs; names maps their GUIDs to the
+// names of the context they come from. A GUID's name is the one of the
+// first frame listed with it.
+func (w *writerContext) addFrames(fs []Frame, names map[uint64]string) {
 	for _, f := range fs {
-		key := f
-		key.SymbolName = ""
-		if !w.frameSeen[key] {
-			w.frameSeen[key] = true
+		if !w.frameSeen[f] {
+			w.frameSeen[f] = true
 			w.frames = append(w.frames, f)
+			if _, ok := w.names[f.Function]; !ok {
+				w.names[f.Function] = names[f.Function]
+			}
 		}
 	}
 }
@@ -335,11 +332,11 @@ func (w *writerContext) load(r *readerResult, release int) {
 		// data, so a second raw input in one writer context contributes at
 		// most that frame (upstream bug; verified with llvm-profdata-22).
 		if len(r.frames) > 0 {
-			w.addFrames(r.frames[:1])
+			w.addFrames(r.frames[:1], r.names)
 		}
 		return
 	}
-	w.addFrames(r.frames)
+	w.addFrames(r.frames, r.names)
 	w.addCallStacks(r.callStacks, r.csKeys)
 	w.frameRuns = append(w.frameRuns, r.frames)
 	w.csRuns = append(w.csRuns, r.callStacks)
@@ -350,7 +347,7 @@ func (w *writerContext) load(r *readerResult, release int) {
 
 // merge is mergeWriterContexts(dst=w, src).
 func (w *writerContext) merge(src *writerContext, release int) {
-	w.addFrames(src.frames)
+	w.addFrames(src.frames, src.names)
 	w.addCallStacks(src.callStacks, src.csKeys)
 	w.frameRuns = append(w.frameRuns, src.frameRuns...)
 	w.csRuns = append(w.csRuns, src.csRuns...)
@@ -385,7 +382,7 @@ func mergeContexts(results []*readerResult, release, threads int) *Profile {
 		}
 	}
 	w := ctxs[0]
-	p := &Profile{Records: w.records, Frames: w.frames, CallStacks: w.callStacks}
+	p := &Profile{Records: w.records, Frames: w.frames, CallStacks: w.callStacks, SymbolNames: w.names}
 	if release < 20 && len(w.frameRuns) > 1 {
 		p.FrameRuns = w.frameRuns
 		p.CallStackRuns = w.csRuns
