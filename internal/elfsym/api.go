@@ -82,6 +82,7 @@ type Options struct {
 //	func (b *Binary) ExecSegments() []Segment  // PT_LOAD with PF_X, file order
 //	func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool)
 //	func (b *Binary) Symbolize(addr uint64) ([]Frame, error) // file vaddr
+//	func (b *Binary) Prefetch(addrs []uint64) // decode their units in parallel
 //
 // Symbolize returns ErrUnknownPC (errors.Is) for addresses with no
 // function; callers decide whether that is fatal. It follows LLVM's

@@ -11,9 +11,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -418,6 +420,39 @@ func (b *Binary) unitFor(addr uint64) *unit {
 		return s[i].u
 	}
 	return nil
+}
+
+// Prefetch decodes, on up to GOMAXPROCS goroutines at once, the line
+// tables and DIE trees of the units covering addrs (file vaddrs), which
+// Symbolize otherwise decodes one at a time on first use. It returns when
+// they are done. It is only a hint: problems are reported by the Symbolize
+// calls that meet them. It may run concurrently with Symbolize, not with
+// Close.
+func (b *Binary) Prefetch(addrs []uint64) {
+	if b.dw == nil {
+		return
+	}
+	seen := make(map[*unit]bool)
+	var units []*unit
+	for _, a := range addrs {
+		if u := b.unitFor(a); u != nil && !seen[u] {
+			seen[u] = true
+			units = append(units, u)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(units)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { _ = recover() }() // Symbolize reports it
+			for i := next.Add(1) - 1; i < int64(len(units)); i = next.Add(1) - 1 {
+				units[i].load()
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // Close releases the file mappings. Frames already returned stay valid;

@@ -3,6 +3,7 @@ package elfsym
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -234,6 +235,11 @@ func TestConcurrent(t *testing.T) {
 			}
 			defer b.Close()
 			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b.Prefetch(addrs)
+			}()
 			for g := 0; g < 8; g++ {
 				wg.Add(1)
 				go func() {
@@ -255,6 +261,11 @@ func TestConcurrent(t *testing.T) {
 
 // symbolizeSome looks up addresses the binary itself suggests.
 func symbolizeSome(b *Binary) {
+	var pre []uint64
+	for _, s := range b.spans {
+		pre = append(pre, s.lo, s.hi-1)
+	}
+	b.Prefetch(pre)
 	n := 0
 	for _, s := range b.spans {
 		for _, a := range []uint64{s.lo, s.lo + (s.hi-s.lo)/2, s.hi - 1} {
@@ -426,5 +437,33 @@ func TestSymbolizeAfterClose(t *testing.T) {
 	b.Close()
 	if _, err := b.Symbolize(a); !errors.Is(err, ErrUnknownPC) {
 		t.Errorf("Symbolize after Close = %v, want ErrUnknownPC", err)
+	}
+}
+
+// TestSkipFast checks compiled skip programs against truncation and the
+// variable-size forms they handle.
+func TestSkipFast(t *testing.T) {
+	ops := []skipOp{{pre: 2, form: formUdata}, {pre: 0, form: formString}, {pre: 1, form: formExprloc}, {pre: 4}}
+	data := []byte{
+		0xaa, 0xbb, // two fixed bytes
+		0x80, 0x01, // ULEB 128
+		'a', 'b', 0, // string
+		0xcc,             // one fixed byte
+		0x02, 0x01, 0x02, // exprloc of 2 bytes
+		1, 2, 3, 4, // four fixed bytes
+	}
+	end, ok := skipFast(data, 0, ops, binary.LittleEndian)
+	if !ok || end != uint64(len(data)) {
+		t.Fatalf("skipFast = %d, %v; want %d, true", end, ok, len(data))
+	}
+	for n := range len(data) {
+		if end, ok := skipFast(data[:n], 0, ops, binary.LittleEndian); ok {
+			t.Errorf("truncated to %d bytes: skipFast = %d, true; want false", n, end)
+		}
+	}
+	// A block length past the end must not wrap.
+	huge := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+	if _, ok := skipFast(huge, 0, []skipOp{{form: formBlock}}, binary.LittleEndian); ok {
+		t.Error("block of 2^64-1 bytes accepted")
 	}
 }

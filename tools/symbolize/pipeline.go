@@ -43,6 +43,10 @@ type pipeline struct {
 	// hundred KiB, and growing a fresh buffer per batch costs more than
 	// writing into it.
 	bufs sync.Pool
+	// prefetched is set once the first full batch went to shared.prefetch,
+	// which runs under pwg.
+	prefetched bool
+	pwg        sync.WaitGroup
 }
 
 func newPipeline(sh *shared, mainP *printer, out *bufio.Writer, stderr io.Writer) *pipeline {
@@ -120,6 +124,16 @@ func (pl *pipeline) submit(lines []string, flush bool) {
 	if len(lines) == 0 && !flush {
 		return
 	}
+	if !pl.prefetched && len(lines) == batchLines && runtime.GOMAXPROCS(0) > 1 {
+		// Bulk input: decode the units the first batch needs on all
+		// cores, while the workers start on it.
+		pl.prefetched = true
+		pl.pwg.Add(1)
+		go func() {
+			defer pl.pwg.Done()
+			pl.sh.prefetch(lines)
+		}()
+	}
 	b := &batch{lines: lines, flush: flush, done: make(chan struct{})}
 	pl.order <- b
 	pl.jobs <- b
@@ -130,6 +144,7 @@ func (pl *pipeline) finish() error {
 	close(pl.jobs)
 	close(pl.order)
 	pl.wg.Wait()
+	pl.pwg.Wait()
 	return <-pl.written
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -483,6 +484,28 @@ func (s *session) demangleCached(name string) string {
 type strKey struct {
 	p *byte
 	n int
+}
+
+// prefetch has elfsym decode, in parallel, the DWARF units that the code
+// requests among lines will need. Only a hint: requests it cannot parse,
+// and modules that fail to open, are left to the workers to report.
+func (sh *shared) prefetch(lines []string) {
+	s := sh.newSession(nil, cli.NewReporter("symbolize", io.Discard))
+	byModule := map[string][]uint64{}
+	for _, l := range lines {
+		cmd, r, err := s.parseCommand(l)
+		if err != nil || cmd != cmdCode || r.symbol != "" || r.module == "" {
+			continue
+		}
+		byModule[r.module] = append(byModule[r.module], r.addr-sh.c.adjustVMA)
+	}
+	for name, addrs := range byModule {
+		if m, err := s.module(name); err == nil {
+			if p, ok := m.bin.(interface{ Prefetch([]uint64) }); ok {
+				p.Prefetch(addrs)
+			}
+		}
+	}
 }
 
 // symbolizeInlined is LLVMSymbolizer::symbolizeInlinedCode.
