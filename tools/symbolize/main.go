@@ -22,8 +22,19 @@
 // (see --help).
 package main
 
-import "github.com/rules-pgo/rules_pgo/internal/cli"
+import (
+	"os"
+	"runtime/debug"
+
+	"github.com/rules-pgo/rules_pgo/internal/cli"
+)
 
 func main() {
+	if os.Getenv("GOGC") == "" {
+		// The heap is mostly decoded DWARF kept for the whole run; collecting
+		// half as often saves ~10% of CPU for ~10% more peak RSS (still well
+		// under llvm-symbolizer's on bench/symbolize).
+		debug.SetGCPercent(200)
+	}
 	cli.Main("symbolize", run)
 }
