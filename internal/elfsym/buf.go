@@ -118,13 +118,16 @@ func (b *buf) uintN(n uint8) uint64 {
 	return 0
 }
 
+// uleb reads a ULEB128. The one-byte case is small enough to inline.
 func (b *buf) uleb() uint64 {
-	// Fast path: one byte.
-	if b.off < uint64(len(b.data)) && b.data[b.off] < 0x80 && b.err == nil {
-		c := b.data[b.off]
-		b.off++
-		return uint64(c)
+	if off := b.off; off < uint64(len(b.data)) && b.data[off] < 0x80 && b.err == nil {
+		b.off = off + 1
+		return uint64(b.data[off])
 	}
+	return b.ulebSlow()
+}
+
+func (b *buf) ulebSlow() uint64 {
 	var v uint64
 	var shift uint
 	for {
