@@ -345,9 +345,9 @@ func (f *File) readRecords(name string, data []byte, payload, table uint64, vers
 			a.CallStack = rr.readStack(c, version)
 			for _, m := range f.Schema {
 				if metaWidth[m] == 4 {
-					metaSet(&a.Info, m, uint64(c.u32("mib field")))
+					a.Info.SetField(m, uint64(c.u32("mib field")))
 				} else {
-					metaSet(&a.Info, m, c.u64("mib field"))
+					a.Info.SetField(m, c.u64("mib field"))
 				}
 			}
 			if c.err != nil {

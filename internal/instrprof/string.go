@@ -57,7 +57,7 @@ func writeRecords(b *strings.Builder, p *memprof.Profile, schema []memprof.Meta)
 			}
 			b.WriteString("   ")
 			for _, m := range schema {
-				fmt.Fprintf(b, " %s=%d", MetaName(m), metaGet(&a.Info, m))
+				fmt.Fprintf(b, " %s=%d", MetaName(m), a.Info.Field(m))
 			}
 			b.WriteString("\n")
 		}

@@ -77,7 +77,7 @@ func WriteYAMLSchema(w io.Writer, p *memprof.Profile, schema []memprof.Meta, sum
 				bw.WriteString("        MemInfoBlock:\n")
 				for m := memprof.Meta(1); m <= maxMeta; m++ {
 					if present[m] {
-						fmt.Fprintf(bw, "          %s%d\n", padKey(metaNames[m]), metaGet(&a.Info, m))
+						fmt.Fprintf(bw, "          %s%d\n", padKey(MetaName(m)), a.Info.Field(m))
 					}
 				}
 			}
@@ -359,7 +359,7 @@ func (y *yamlReader) allocSites(n *yaml.Node, r *memprof.Record) error {
 					if err != nil {
 						return err
 					}
-					metaSet(&a.Info, m, x)
+					a.Info.SetField(m, x)
 				}
 				haveMIB = true
 			default:
@@ -428,7 +428,7 @@ func (y *yamlReader) callSites(n *yaml.Node, r *memprof.Record) error {
 
 func metaByName(s string) memprof.Meta {
 	for m := memprof.Meta(1); m <= maxMeta; m++ {
-		if metaNames[m] == s {
+		if MetaName(m) == s {
 			return m
 		}
 	}

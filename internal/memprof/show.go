@@ -207,6 +207,67 @@ func (t Meta) String() string {
 	return fmt.Sprintf("Meta(%d)", uint64(t))
 }
 
+// SetField stores v into field t, truncated to the field's width (no-op
+// for an unknown tag). It is the inverse of Field.
+func (b *MemInfoBlock) SetField(t Meta, v uint64) {
+	switch t {
+	case MetaAllocCount:
+		b.AllocCount = uint32(v)
+	case MetaTotalAccessCount:
+		b.TotalAccessCount = v
+	case MetaMinAccessCount:
+		b.MinAccessCount = v
+	case MetaMaxAccessCount:
+		b.MaxAccessCount = v
+	case MetaTotalSize:
+		b.TotalSize = v
+	case MetaMinSize:
+		b.MinSize = uint32(v)
+	case MetaMaxSize:
+		b.MaxSize = uint32(v)
+	case MetaAllocTimestamp:
+		b.AllocTimestamp = uint32(v)
+	case MetaDeallocTimestamp:
+		b.DeallocTimestamp = uint32(v)
+	case MetaTotalLifetime:
+		b.TotalLifetime = v
+	case MetaMinLifetime:
+		b.MinLifetime = uint32(v)
+	case MetaMaxLifetime:
+		b.MaxLifetime = uint32(v)
+	case MetaAllocCpuId:
+		b.AllocCpuId = uint32(v)
+	case MetaDeallocCpuId:
+		b.DeallocCpuId = uint32(v)
+	case MetaNumMigratedCpu:
+		b.NumMigratedCpu = uint32(v)
+	case MetaNumLifetimeOverlaps:
+		b.NumLifetimeOverlaps = uint32(v)
+	case MetaNumSameAllocCpu:
+		b.NumSameAllocCpu = uint32(v)
+	case MetaNumSameDeallocCpu:
+		b.NumSameDeallocCpu = uint32(v)
+	case MetaDataTypeId:
+		b.DataTypeId = v
+	case MetaTotalAccessDensity:
+		b.TotalAccessDensity = v
+	case MetaMinAccessDensity:
+		b.MinAccessDensity = uint32(v)
+	case MetaMaxAccessDensity:
+		b.MaxAccessDensity = uint32(v)
+	case MetaTotalLifetimeAccessDensity:
+		b.TotalLifetimeAccessDensity = v
+	case MetaMinLifetimeAccessDensity:
+		b.MinLifetimeAccessDensity = uint32(v)
+	case MetaMaxLifetimeAccessDensity:
+		b.MaxLifetimeAccessDensity = uint32(v)
+	case MetaAccessHistogramSize:
+		b.AccessHistogramSize = uint32(v)
+	case MetaAccessHistogram:
+		b.AccessHistogram = v
+	}
+}
+
 // Field returns the value of field t widened to uint64 (0 for an unknown
 // tag).
 func (m *MemInfoBlock) Field(t Meta) uint64 {
