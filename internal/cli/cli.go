@@ -436,7 +436,9 @@ func Reported(err error) error { return &reportedError{err} }
 // Main runs a tool's run function and exits with its code. Errors are
 // printed as "tool: error: ..."; usage errors add a hint to run --help.
 func Main(tool string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) error) {
+	stop := startProfiling(tool)
 	err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
 	if err != nil {
 		var u *UsageError
 		var r *reportedError

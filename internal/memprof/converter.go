@@ -1,0 +1,735 @@
+package memprof
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Converter folds raw profiles into one profile, one input at a time, the
+// way llvm-profdata merge fills and merges its writer contexts. Each raw
+// profile can be dropped once it is prepared: peak memory is the merged
+// result plus the inputs in flight, not every input at once.
+//
+// llvm-profdata merges contexts pairwise at the end, but loading an input
+// and absorbing a context both only "append new keys in order, extend
+// existing ones" (frames, call stacks, records by GUID), an associative
+// operation. So the tree of merges equals a sequential fold of the inputs
+// in the order they reach context 0 (FoldOrder); Convert and the tests
+// rely on this.
+//
+// The work is split in two. Prepare (safe for concurrent use, any order)
+// does everything that depends on one input alone: the stack walk in LLVM's
+// DenseMap order, symbolization of addresses no earlier input met (shared
+// by all inputs, each distinct address symbolized once), the input's frame
+// list, every MIB's call stack as a list of frame ids, and its call sites.
+// Fold (sequential, in FoldOrder) applies a prepared input to the merged
+// state: frames and call stacks are interned in LLVM's insertion order,
+// records created at first touch, alloc and call sites appended. Internal
+// frame ids depend on which Prepare symbolized an address first, but
+// everything Compact returns is numbered by Fold, in fold order, so the
+// result never depends on scheduling.
+//
+// Compact.SymbolNames holds, for each GUID, the name of the first frame
+// Fold placed with that GUID (names only differ for LLVM 16, whose GUID
+// ignores ".llvm." suffixes); it is not serialized in indexed profiles.
+//
+// Fold, Add, Compact and Profile must not be called concurrently with each
+// other. After an error from Add the Converter must not be used further.
+type Converter struct {
+	bin     Symbolizer
+	tb      *textBinary
+	release int
+	workers int
+	sym     *symTable
+
+	// The merged writer state (llvm-profdata's context 0), owned by Fold.
+	inputs    int32 // inputs folded so far; input k (1-based) stamps its entries with k
+	kept      int   // stacks of the last input kept after symbolization (NumStackOffsets)
+	frameOrd  []int32 // frame id -> position in the merged frame list + 1; 0: not placed
+	placed    []int32 // merged frame list: frame ids in placement order
+	frameRec  []int32 // frame id -> record index of its function + 1; 0: not looked up yet
+	symName   map[uint64]string
+	frameRuns [][]int32 // per input: frame ids in that reader's order (LLVM < 20)
+	csRuns    [][]int32 // per input: stacks in first-use order (LLVM < 20)
+
+	// Call stacks, interned: stack s has frame ids
+	// stackFrames[stackOff[s]:stackOff[s+1]], leaf first; s is also the
+	// position in the merged call-stack list (stacks are noted as they are
+	// created).
+	stackOff    []int32
+	stackFrames []int32
+	stackHash   []uint64
+	stackStamp  []int32  // last input whose run lists the stack
+	stackTab    []uint64 // open addressing: hash high 32 bits << 32 | stack+1; 0 empty
+	pcStack     []int32  // pc id -> its inline chain as a call stack + 1 (call sites)
+
+	records  []uint64 // GUIDs, in creation order
+	recIndex map[uint64]int32
+	recInput []int32 // input that created each record
+	recAlloc []int32 // alloc sites per record
+	recCall  []int32 // call sites per record
+	allocs   []allocRef
+	calls    []callRef
+}
+
+type allocRef struct {
+	rec, stack int32
+	info       *MemInfoBlock
+}
+
+type callRef struct{ rec, stack int32 }
+
+// symTable is the symbolization of every module-relative address met,
+// shared by all inputs and by concurrent Prepare calls. Entries are
+// immutable once added; readers take slices of pcs and frames under mu and
+// may use their elements afterwards.
+type symTable struct {
+	symMu   sync.Mutex   // serializes symbolizing new addresses
+	mu      sync.RWMutex // guards the fields below
+	pcIndex map[uint64]int32
+	pcs     []symPC
+	frameID map[frameTuple]int32
+	frames  []Frame
+	names   []string // frame id -> display name of its function
+}
+
+// symPC is one distinct address: its inline chain as frame ids, innermost
+// first; nil when the address is discarded (no DWARF, no name, or inside
+// the memprof runtime).
+type symPC struct{ ids []int32 }
+
+// frameTuple is LLVM's frame identity (the fields of a Frame).
+type frameTuple struct {
+	function     uint64
+	line, column uint32
+	inline       bool
+}
+
+// NewConverter checks the profiled binary for opts.LLVMRelease and returns
+// an empty Converter. opts.NumThreads is ignored: Add and Fold treat every
+// input as loaded into a writer context of its own.
+func NewConverter(bin Symbolizer, opts ConvertOptions) (*Converter, error) {
+	release := opts.release()
+	tb, err := checkBinary(bin, release)
+	if err != nil {
+		return nil, err
+	}
+	return &Converter{
+		bin: bin, tb: tb, release: release, workers: opts.Workers,
+		sym: &symTable{pcIndex: map[uint64]int32{}, frameID: map[frameTuple]int32{}},
+		symName: map[uint64]string{}, recIndex: map[uint64]int32{},
+		stackOff: []int32{0},
+	}, nil
+}
+
+// FoldOrder returns the order in which n inputs, each in its own writer
+// context (llvm-profdata merge --num-threads=n), reach context 0 through
+// llvm-profdata's pairwise context merge: for mid = n/2, n/4, ... context
+// i absorbs context i+mid, and for an odd count context 0 absorbs the
+// last. Folding the inputs into a Converter in this order reproduces
+// llvm-profdata's result.
+func FoldOrder(n int) []int {
+	var out []int
+	for _, s := range foldSteps(n, n, 19) {
+		out = append(out, s.input)
+	}
+	return out
+}
+
+// foldStep is one input in fold order; full is false for an input whose
+// data LLVM 22 drops (all but its first frame) because it is not the
+// first input of its writer context.
+type foldStep struct {
+	input int
+	full  bool
+}
+
+// foldSteps is FoldOrder for n inputs spread over threads contexts (input
+// i to context i mod threads, in order).
+func foldSteps(n, threads, release int) []foldStep {
+	threads = max(1, min(threads, n))
+	ctx := make([][]int, threads) // context ids each context holds, in absorption order
+	for i := range ctx {
+		ctx[i] = []int{i}
+	}
+	for mid, end := threads/2, threads; mid > 0; end, mid = mid, mid/2 {
+		for i := 0; i < mid; i++ {
+			ctx[i] = append(ctx[i], ctx[i+mid]...)
+		}
+		if end&1 == 1 {
+			ctx[0] = append(ctx[0], ctx[end-1]...)
+		}
+	}
+	var steps []foldStep
+	for _, c := range ctx[0] {
+		for in := c; in < n; in += threads {
+			steps = append(steps, foldStep{input: in, full: release < 22 || in == c})
+		}
+	}
+	return steps
+}
+
+// Add prepares one raw profile and folds it in, as if it were loaded into
+// a writer context of its own. Inputs must be added in FoldOrder to match
+// llvm-profdata.
+func (c *Converter) Add(in *RawProfile) error {
+	p, err := c.Prepare(in)
+	if err != nil {
+		return err
+	}
+	c.Fold(p)
+	return nil
+}
+
+// Prepared is one raw input converted against the profiled binary, ready
+// to be folded. It holds no reference to the RawProfile.
+type Prepared struct {
+	name   string
+	kept   int     // stacks kept after symbolization
+	first  int32   // frame id of the first kept PC's innermost frame
+	frames []Frame  // snapshot of the symbol table's frames (ids < len)
+	names  []string // ... and their functions' names
+	pcs    []symPC // snapshot of the symbol table's addresses
+
+	frameRun []int32 // frame ids in LLVM's symbolization order, each once
+	// MIB i (of those kept) has call stack keys[keyOff[i]:keyOff[i+1]]
+	// (frame ids, leaf first) with hash hashes[i], statistics mibs[i].
+	keyOff []int32
+	keys   []int32
+	hashes []uint64
+	mibs   []MemInfoBlock
+	// Call sites: function callGUID[f] has the PCs (pc ids)
+	// callPCs[callOff[f]:callOff[f+1]], in first-use order.
+	callGUID []uint64
+	callOff  []int32
+	callPCs  []int32
+}
+
+// Name is the raw profile's name.
+func (p *Prepared) Name() string { return p.name }
+
+// Prepare converts one raw profile against the binary: everything
+// llvm-profdata's RawMemProfReader does for it, plus the per-input half of
+// loading it into a writer context. It is safe for concurrent use (also
+// with Fold); the result is the same whatever runs beside it.
+func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
+	release := c.release
+	ok := len(in.Versions) > 0
+	for _, dv := range in.Versions {
+		ok = ok && slices.Contains(rawVersionsAccepted(release), dv)
+	}
+	if !ok {
+		return nil, &ConvertError{File: in.Name, Err: ErrUnsupportedVersion,
+			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, rawVersionsAccepted(release))}
+	}
+
+	// Pick the profiled text segment (LLVM 17+: by build id).
+	var segStart, segEnd uint64
+	adjust := release > 16
+	if adjust {
+		matched := 0
+		for _, s := range in.Segments {
+			if bytes.Equal(s.ID(), c.tb.buildID) {
+				matched++
+				if matched > 1 {
+					return nil, &ConvertError{File: in.Name, Msg: "We expect only one executable segment in the profiled binary"}
+				}
+				segStart, segEnd = s.Start, s.End
+			}
+		}
+		if matched == 0 {
+			var ids []string
+			seen := map[string]bool{}
+			for _, s := range in.Segments {
+				id := s.BuildIDString(in.Version)
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+			return nil, &ConvertError{File: in.Name, Msg: fmt.Sprintf(
+				"No matching executable segments found in binary %s: its build id is %s, the profile has %s",
+				c.bin.Path(), hex.EncodeToString(c.tb.buildID), strings.Join(ids, ", "))}
+		}
+	}
+	preferred := c.tb.preferredText
+
+	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
+	// map; PCs are symbolized the first time that walk meets them. Each
+	// stack's PCs become local indexes (distinct addresses numbered in walk
+	// order): stack order[i] is flat[spans[i].off:][:spans[i].n].
+	order := in.StackMapOrder(release)
+	type span struct{ off, n int32 }
+	spans := make([]span, len(order))
+	at := make(map[uint64]int32, len(order)) // stack id -> spans index
+	var (
+		flat  []int32
+		addrs []uint64 // local index -> address
+		local = map[uint64]int32{}
+		cache = new([1 << 14]struct {
+			addr uint64
+			k    int32 // local index + 1; 0: empty
+		})
+	)
+	for i, id := range order {
+		at[id] = int32(i)
+		stack := in.Stacks[id]
+		spans[i] = span{int32(len(flat)), int32(len(stack))}
+		for _, pc := range stack {
+			if adjust && pc > segStart && pc <= segEnd {
+				pc = pc + preferred - segStart
+			}
+			slot := &cache[(pc*0x9e3779b97f4a7c15)>>(64-14)]
+			if slot.k > 0 && slot.addr == pc {
+				flat = append(flat, slot.k-1)
+				continue
+			}
+			k, ok := local[pc]
+			if !ok {
+				k = int32(len(addrs))
+				local[pc] = k
+				addrs = append(addrs, pc)
+			}
+			slot.addr, slot.k = pc, k+1
+			flat = append(flat, k)
+		}
+	}
+	gid, pcs, frames, names := c.sym.resolve(addrs, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
+
+	// The checks RawMemProfReader makes before anything reaches a writer.
+	p := &Prepared{name: in.Name, pcs: pcs, frames: frames, names: names, first: -1}
+	for _, sp := range spans {
+		for _, k := range flat[sp.off : sp.off+sp.n] {
+			if e := pcs[gid[k]]; e.ids != nil {
+				p.kept++
+				if p.first < 0 {
+					p.first = e.ids[0]
+				}
+				break
+			}
+		}
+	}
+	if p.kept == 0 {
+		return nil, &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
+	}
+	for _, mib := range in.MIBs {
+		if _, ok := at[mib.StackID]; !ok {
+			return nil, &ConvertError{File: in.Name, Err: ErrMalformed,
+				Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
+		}
+	}
+
+	// Frames enter LLVM's IdToFrame in symbolization order: the walk's
+	// distinct addresses, which the local indexes number.
+	seen := make([]uint64, (len(frames)+63)/64)
+	for _, g := range gid {
+		for _, fid := range pcs[g].ids {
+			if seen[fid/64]&(1<<(fid%64)) == 0 {
+				seen[fid/64] |= 1 << (fid % 64)
+				p.frameRun = append(p.frameRun, fid)
+			}
+		}
+	}
+
+	// Alloc sites per MIB, then call sites. Each PC is a call site of the
+	// functions of its frames, except the leaf frame of an allocation
+	// stack; functions are listed in first-occurrence order of (function,
+	// PC).
+	type site struct {
+		used  bool // listed as a call site
+		site0 bool // ... for its leaf frame's function too
+	}
+	sites := make([]site, len(addrs))
+	funcIndex := map[uint64]int32{}
+	var perFunc [][]int32 // pc ids per function, in callGUID order
+	addSite := func(g int32, ids []int32, j, from int) {
+		fn := frames[ids[j]].Function
+		for _, f := range ids[from:j] {
+			if frames[f].Function == fn {
+				return
+			}
+		}
+		fi, ok := funcIndex[fn]
+		if !ok {
+			fi = int32(len(perFunc))
+			funcIndex[fn] = fi
+			perFunc = append(perFunc, nil)
+			p.callGUID = append(p.callGUID, fn)
+		}
+		perFunc[fi] = append(perFunc[fi], g)
+	}
+	p.keyOff = make([]int32, 1, len(in.MIBs)+1)
+	p.mibs = make([]MemInfoBlock, 0, len(in.MIBs))
+	p.hashes = make([]uint64, 0, len(in.MIBs))
+	p.keys = make([]int32, 0, len(flat)/max(1, len(spans))*len(in.MIBs)+16)
+	for i := range in.MIBs {
+		mib := &in.MIBs[i]
+		sp := spans[at[mib.StackID]]
+		leaf := true
+		start := len(p.keys)
+		for _, k := range flat[sp.off : sp.off+sp.n] {
+			g := gid[k]
+			ids := pcs[g].ids
+			if ids == nil {
+				continue
+			}
+			// Frames 1.. join at the PC's first use, frame 0 at its first
+			// use above the leaf, in frame order.
+			if s := &sites[k]; !s.used {
+				s.used, s.site0 = true, !leaf
+				from := 1
+				if !leaf {
+					addSite(g, ids, 0, 0)
+					from = 0
+				}
+				for j := 1; j < len(ids); j++ {
+					addSite(g, ids, j, from)
+				}
+			} else if !leaf && !s.site0 {
+				s.site0 = true
+				fn := frames[ids[0]].Function
+				dup := false
+				for _, f := range ids[1:] {
+					dup = dup || frames[f].Function == fn
+				}
+				if !dup {
+					addSite(g, ids, 0, 0)
+				}
+			}
+			leaf = false
+			p.keys = append(p.keys, ids...)
+		}
+		if leaf {
+			continue // every PC discarded: LLVM erases the MIB too
+		}
+		p.keyOff = append(p.keyOff, int32(len(p.keys)))
+		p.hashes = append(p.hashes, hashIDs(p.keys[start:]))
+		p.mibs = append(p.mibs, mib.Info)
+	}
+	p.callOff = make([]int32, 1, len(perFunc)+1)
+	for _, l := range perFunc {
+		p.callPCs = append(p.callPCs, l...)
+		p.callOff = append(p.callOff, int32(len(p.callPCs)))
+	}
+	return p, nil
+}
+
+// hashIDs hashes a frame-id sequence for the call-stack table.
+func hashIDs(ids []int32) uint64 {
+	h := uint64(len(ids)) * 0x9e3779b97f4a7c15
+	for _, id := range ids {
+		h = (h ^ uint64(uint32(id))) * 0xff51afd7ed558ccd
+		h ^= h >> 29
+	}
+	return h
+}
+
+// resolve returns the pc ids of addrs (distinct), symbolizing those no one
+// has met yet, and snapshots of the table's addresses and frames that
+// cover them.
+func (t *symTable) resolve(addrs []uint64, fn func(uint64) pcInfo, workers int) (ids []int32, pcs []symPC, frames []Frame, names []string) {
+	ids = make([]int32, len(addrs))
+	var missing []int
+	lookup := func(from []int) []int {
+		var still []int
+		t.mu.RLock()
+		defer t.mu.RUnlock()
+		if from == nil {
+			for i, a := range addrs {
+				if k, ok := t.pcIndex[a]; ok {
+					ids[i] = k
+				} else {
+					still = append(still, i)
+				}
+			}
+			return still
+		}
+		for _, i := range from {
+			if k, ok := t.pcIndex[addrs[i]]; ok {
+				ids[i] = k
+			} else {
+				still = append(still, i)
+			}
+		}
+		return still
+	}
+	missing = lookup(nil)
+	if len(missing) > 0 {
+		t.symMu.Lock()
+		missing = lookup(missing) // another Prepare may have added some
+		fresh := make([]uint64, len(missing))
+		for j, i := range missing {
+			fresh[j] = addrs[i]
+		}
+		infos := symbolizeAll(fresh, fn, workers)
+		t.mu.Lock()
+		for j, info := range infos {
+			var e symPC
+			if !info.discard {
+				e.ids = make([]int32, len(info.frames))
+				for i, f := range info.frames {
+					e.ids[i] = t.intern(f, info.names[i])
+				}
+			}
+			k := int32(len(t.pcs))
+			t.pcs = append(t.pcs, e)
+			t.pcIndex[fresh[j]] = k
+			ids[missing[j]] = k
+		}
+		t.mu.Unlock()
+		t.symMu.Unlock()
+	}
+	t.mu.RLock()
+	pcs, frames, names = t.pcs[:len(t.pcs):len(t.pcs)], t.frames[:len(t.frames):len(t.frames)], t.names[:len(t.names):len(t.names)]
+	t.mu.RUnlock()
+	return ids, pcs, frames, names
+}
+
+// intern returns the id of frame f, adding it if new. t.mu is held.
+func (t *symTable) intern(f Frame, name string) int32 {
+	k := frameTuple{f.Function, f.LineOffset, f.Column, f.IsInlineFrame}
+	if id, ok := t.frameID[k]; ok {
+		return id
+	}
+	id := int32(len(t.frames))
+	t.frameID[k] = id
+	t.frames = append(t.frames, f)
+	t.names = append(t.names, name)
+	return id
+}
+
+// Fold applies a prepared input to the merged state, as if it were loaded
+// into a writer context of its own. Inputs must be folded in FoldOrder to
+// match llvm-profdata.
+func (c *Converter) Fold(p *Prepared) { c.fold(p, true) }
+
+// fold is loadInput + mergeWriterContexts for one input. With full false
+// (LLVM 22, not the first input of its context) only the input's first
+// frame is kept: InstrProfWriter::addMemProfData returns after adding one
+// frame when the context already holds MemProf data (upstream bug,
+// verified with llvm-profdata-22).
+func (c *Converter) fold(p *Prepared, full bool) {
+	c.inputs++
+	c.kept = p.kept
+	cur := c.inputs
+	if n := len(p.frames); n > len(c.frameOrd) {
+		c.frameOrd = append(c.frameOrd, make([]int32, n-len(c.frameOrd))...)
+		c.frameRec = append(c.frameRec, make([]int32, n-len(c.frameRec))...)
+	}
+	if n := len(p.pcs); n > len(c.pcStack) {
+		c.pcStack = append(c.pcStack, make([]int32, n-len(c.pcStack))...)
+	}
+	if !full {
+		c.place(p.first, p)
+		return
+	}
+	for _, fid := range p.frameRun {
+		c.place(fid, p)
+	}
+	if c.release < 20 { // runs only matter to the LLVM 16/19 writers
+		c.frameRuns = append(c.frameRuns, p.frameRun)
+	}
+
+	// Records in first-touch order: alloc sites per MIB, then call sites.
+	var csRun []int32
+	for i := range p.mibs {
+		key := p.keys[p.keyOff[i]:p.keyOff[i+1]]
+		s := c.stack(key, p.hashes[i], cur, &csRun)
+		for _, fid := range key {
+			f := &p.frames[fid]
+			ri := c.frameRec[fid] - 1
+			if ri < 0 {
+				ri = c.recordIndex(f.Function, cur)
+				c.frameRec[fid] = ri + 1
+			}
+			c.allocs = append(c.allocs, allocRef{rec: ri, stack: s, info: &p.mibs[i]})
+			c.recAlloc[ri]++
+			if !f.IsInlineFrame {
+				break
+			}
+		}
+	}
+	for f, guid := range p.callGUID {
+		ri := c.recordIndex(guid, cur)
+		for _, g := range p.callPCs[p.callOff[f]:p.callOff[f+1]] {
+			s := c.pcStack[g] - 1
+			if s < 0 {
+				ids := p.pcs[g].ids
+				s = c.stack(ids, hashIDs(ids), cur, &csRun)
+				c.pcStack[g] = s + 1
+			} else {
+				c.note(s, cur, &csRun)
+			}
+			// LLVM 16/19 append call sites to an existing record; LLVM 22
+			// keeps those of the input that created it.
+			if c.release < 20 || c.recInput[ri] == cur {
+				c.calls = append(c.calls, callRef{ri, s})
+				c.recCall[ri]++
+			}
+		}
+	}
+	if c.release < 20 {
+		c.csRuns = append(c.csRuns, csRun)
+	}
+}
+
+// place appends frame fid to the merged frame list if it is not there yet;
+// the first frame placed for a function names it.
+func (c *Converter) place(fid int32, p *Prepared) {
+	if c.frameOrd[fid] == 0 {
+		c.placed = append(c.placed, fid)
+		c.frameOrd[fid] = int32(len(c.placed))
+		if fn := p.frames[fid].Function; c.symName[fn] == "" {
+			c.symName[fn] = p.names[fid]
+		}
+	}
+}
+
+// stack returns the call stack with frame ids key, creating it if new,
+// and notes its use by input cur.
+func (c *Converter) stack(key []int32, h uint64, cur int32, run *[]int32) int32 {
+	mask := uint64(len(c.stackTab) - 1)
+	tag := h &^ 0xffffffff
+	b := h & mask
+	if len(c.stackTab) > 0 {
+		for ; c.stackTab[b] != 0; b = (b + 1) & mask {
+			if e := c.stackTab[b]; e&^0xffffffff == tag {
+				s := int32(uint32(e)) - 1
+				if slices.Equal(c.stackFrames[c.stackOff[s]:c.stackOff[s+1]], key) {
+					c.note(s, cur, run)
+					return s
+				}
+			}
+		}
+	}
+	s := int32(len(c.stackHash))
+	c.stackFrames = append(c.stackFrames, key...)
+	c.stackOff = append(c.stackOff, int32(len(c.stackFrames)))
+	c.stackHash = append(c.stackHash, h)
+	c.stackStamp = append(c.stackStamp, 0)
+	if 2*len(c.stackHash) > len(c.stackTab) {
+		c.growStacks()
+	} else {
+		c.stackTab[b] = tag | uint64(s+1)
+	}
+	c.note(s, cur, run)
+	return s
+}
+
+func (c *Converter) growStacks() {
+	size := max(1<<12, 2*len(c.stackTab))
+	for size < 2*len(c.stackHash) {
+		size *= 2
+	}
+	c.stackTab = make([]uint64, size)
+	mask := uint64(size - 1)
+	for s, h := range c.stackHash {
+		b := h & mask
+		for c.stackTab[b] != 0 {
+			b = (b + 1) & mask
+		}
+		c.stackTab[b] = h&^0xffffffff | uint64(s+1)
+	}
+}
+
+// note records that input cur uses stack s: it joins cur's run on first
+// use by cur (LLVM < 20).
+func (c *Converter) note(s, cur int32, run *[]int32) {
+	if c.stackStamp[s] == cur {
+		return
+	}
+	c.stackStamp[s] = cur
+	if c.release < 20 {
+		*run = append(*run, s)
+	}
+}
+
+// recordIndex is InstrProfWriter::addMemProfRecord's lookup: the record of
+// guid, created (by input cur) if absent.
+func (c *Converter) recordIndex(guid uint64, cur int32) int32 {
+	if i, ok := c.recIndex[guid]; ok {
+		return i
+	}
+	i := int32(len(c.records))
+	c.recIndex[guid] = i
+	c.records = append(c.records, guid)
+	c.recInput = append(c.recInput, cur)
+	c.recAlloc = append(c.recAlloc, 0)
+	c.recCall = append(c.recCall, 0)
+	return i
+}
+
+// Compact returns the merged profile in its dense form. The Converter must
+// not be used afterwards.
+func (c *Converter) Compact() (*Compact, error) {
+	if c.inputs == 0 {
+		return nil, &ConvertError{File: c.bin.Path(), Msg: "no raw profiles to convert"}
+	}
+	t := c.sym
+	t.mu.RLock()
+	frames := t.frames
+	t.mu.RUnlock()
+	out := &Compact{
+		Frames:      make([]Frame, len(c.placed)),
+		StackOff:    c.stackOff,
+		StackFrames: c.stackFrames,
+		Records:     make([]CompactRecord, len(c.records)),
+		AllocSites:  make([]CompactAlloc, len(c.allocs)),
+		CallSites:   make([]int32, len(c.calls)),
+		SymbolNames: make(map[uint64]string, len(c.symName)),
+	}
+	for i, fid := range c.placed {
+		out.Frames[i] = frames[fid]
+		if _, ok := out.SymbolNames[frames[fid].Function]; !ok {
+			out.SymbolNames[frames[fid].Function] = c.symName[frames[fid].Function]
+		}
+	}
+	for i, fid := range out.StackFrames {
+		out.StackFrames[i] = c.frameOrd[fid] - 1
+	}
+	var a, k int32
+	for i, guid := range c.records {
+		out.Records[i] = CompactRecord{GUID: guid, AllocStart: a, CallStart: k}
+		a += c.recAlloc[i]
+		k += c.recCall[i]
+		c.recAlloc[i], c.recCall[i] = out.Records[i].AllocStart, out.Records[i].CallStart // next free slot
+	}
+	for _, r := range c.allocs {
+		out.AllocSites[c.recAlloc[r.rec]] = CompactAlloc{Stack: r.stack, Info: r.info}
+		c.recAlloc[r.rec]++
+	}
+	for _, r := range c.calls {
+		out.CallSites[c.recCall[r.rec]] = r.stack
+		c.recCall[r.rec]++
+	}
+	for i := range out.Records {
+		out.Records[i].AllocEnd, out.Records[i].CallEnd = c.recAlloc[i], c.recCall[i]
+	}
+	if c.release < 20 && len(c.frameRuns) > 1 {
+		out.FrameRuns = make([][]int32, len(c.frameRuns))
+		for i, run := range c.frameRuns {
+			r := make([]int32, len(run))
+			for j, fid := range run {
+				r[j] = c.frameOrd[fid] - 1
+			}
+			out.FrameRuns[i] = r
+		}
+		out.StackRuns = c.csRuns
+	}
+	*c = Converter{bin: c.bin} // drop the indexes: the writer needs the memory
+	return out, nil
+}
+
+// Profile returns the merged profile. The Converter must not be used
+// afterwards.
+func (c *Converter) Profile() (*Profile, error) {
+	cp, err := c.Compact()
+	if err != nil {
+		return nil, err
+	}
+	return cp.Profile(), nil
+}
