@@ -391,3 +391,42 @@ func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 	}
 	return out
 }
+
+// indexCompact is index for a profile in dense form. Its frames and call
+// stacks are already numbered and distinct; only FrameIds are computed.
+// Two frames with one FrameId (a hash collision, or LLVM 16's id ignoring
+// a field) make the numbering differ from LLVM's, so such a profile takes
+// the general path.
+func indexCompact(c *memprof.Compact, release int) (*indexed, error) {
+	if c == nil {
+		return nil, fmt.Errorf("instrprof: nil profile")
+	}
+	if len(c.StackOff) == 0 || c.StackOff[0] != 0 {
+		return nil, fmt.Errorf("instrprof: compact profile without call-stack offsets")
+	}
+	ix := &indexed{release: release, idFrame: make(map[uint64]int32, len(c.Frames))}
+	for _, f := range c.Frames {
+		ix.addFrame(f)
+	}
+	if len(ix.frames) != len(c.Frames) {
+		return index(c.Profile(), release)
+	}
+	ix.stackOff, ix.stackFrames = c.StackOff, c.StackFrames
+	ix.frameRuns, ix.stackRuns = c.FrameRuns, c.StackRuns
+	ix.records = make([]idxRecord, len(c.Records))
+	allocs := make([]idxAlloc, len(c.AllocSites))
+	for i, a := range c.AllocSites {
+		allocs[i] = idxAlloc{stack: a.Stack, info: a.Info}
+	}
+	calls := make([]idxCall, len(c.CallSites))
+	for i, s := range c.CallSites {
+		calls[i] = idxCall{stack: s}
+	}
+	for i, r := range c.Records {
+		ix.records[i] = idxRecord{guid: r.GUID,
+			alloc: allocs[r.AllocStart:r.AllocEnd:r.AllocEnd],
+			calls: calls[r.CallStart:r.CallEnd:r.CallEnd]}
+	}
+	ix.keys = frameKeyTable{}
+	return ix, nil
+}

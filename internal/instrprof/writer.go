@@ -128,6 +128,33 @@ func Marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return marshalIndexed(ix, opts), nil
+}
+
+// WriteCompactFile is WriteFile for a profile in dense form.
+func WriteCompactFile(name string, c *memprof.Compact, opts WriteOptions) error {
+	b, err := MarshalCompact(c, opts)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(name, b, 0o644)
+}
+
+// MarshalCompact is Marshal for a profile in dense form (what
+// memprof.Converter builds): the same bytes as Marshal(c.Profile(), opts).
+func MarshalCompact(c *memprof.Compact, opts WriteOptions) ([]byte, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ix, err := indexCompact(c, opts.LLVMRelease)
+	if err != nil {
+		return nil, err
+	}
+	return marshalIndexed(ix, opts), nil
+}
+
+// marshalIndexed writes the file for an indexed profile.
+func marshalIndexed(ix *indexed, opts WriteOptions) []byte {
 	var buf []byte
 	switch opts.MemProfVersion {
 	case 0, 1:
@@ -145,7 +172,7 @@ func Marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
 		le.PutUint64(buf[64:], uint64(len(buf)))
 		buf = le.AppendUint64(buf, 0)
 	}
-	return buf, nil
+	return buf
 }
 
 // newBuffer returns the file up to the start of the MemProf section, with
