@@ -41,6 +41,10 @@ type loaded struct {
 	raw  *memprof.RawProfile
 	prof *memprof.Profile // YAML or indexed input
 	err  error
+	// prep is raw prepared for the converter (then raw is nil), or
+	// prepErr why it could not be: a conversion error, fatal in any mode.
+	prep    *memprof.Prepared
+	prepErr error
 }
 
 // InputError is a bad input, reported under the failure policy.
@@ -151,13 +155,22 @@ func Run(opts Options) error {
 		}
 	}
 	var profs []*memprof.Profile
-	if rawProf != nil {
-		profs = append(profs, rawProf)
-	}
 	for _, l := range others {
 		if l.err == nil {
 			profs = append(profs, l.prof)
 		}
+	}
+	if rawProf != nil && len(profs) == 0 {
+		// Raw inputs only: the converter's dense form goes to the writer
+		// as it is.
+		progress("writing %s", opts.Output)
+		if err := instrprof.WriteCompactFile(opts.Output, rawProf, opts.Write); err != nil {
+			return fmt.Errorf("%s: %w", opts.Output, err)
+		}
+		return nil
+	}
+	if rawProf != nil {
+		profs = append([]*memprof.Profile{rawProf.Profile()}, profs...)
 	}
 	merged := mergeProfiles(profs)
 	if rawProf != nil {
@@ -259,14 +272,14 @@ func isRawMemProf(path string) bool {
 // restarts over the good ones (failure modes all and warn; mode any fails
 // anyway). A missing --profiled-binary is returned as deferred, to be
 // reported after the failure policy, as before.
-func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Profile, deferred, err error) {
+func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Compact, deferred, err error) {
 	if len(rawIdx) == 0 {
 		return nil, nil, nil
 	}
 	release := opts.Write.LLVMRelease
 	if opts.ProfiledBinary == "" {
 		var good []*memprof.RawProfile
-		err := forEachRaw(inputs, rawIdx, nil, jobs, release, func(i int, l loaded) error {
+		err := forEachRaw(inputs, rawIdx, nil, jobs, release, nil, func(i int, l loaded) error {
 			if l.err != nil {
 				badAt[i] = &InputError{Path: l.in.Path, Err: l.err}
 				return nil
@@ -305,7 +318,11 @@ func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error,
 		}
 		var good []int
 		newBad, done := 0, 0
-		err := forEachRaw(inputs, cands, memprof.FoldOrder(len(cands)), jobs, release, func(i int, l loaded) error {
+		var prep func(*memprof.RawProfile) (*memprof.Prepared, error)
+		if conv != nil {
+			prep = conv.Prepare
+		}
+		err := forEachRaw(inputs, cands, memprof.FoldOrder(len(cands)), jobs, release, prep, func(i int, l loaded) error {
 			done++
 			progress("converting inputs %d/%d", done, len(cands))
 			if l.err != nil {
@@ -317,13 +334,17 @@ func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error,
 			if conv == nil || newBad > 0 {
 				return nil // validating only
 			}
-			return conv.Add(l.raw)
+			if l.prepErr != nil {
+				return l.prepErr
+			}
+			conv.Fold(l.prep)
+			return nil
 		})
 		if err != nil {
 			return nil, nil, err
 		}
 		if newBad == 0 && conv != nil {
-			p, err := conv.Profile()
+			p, err := conv.Compact()
 			return p, nil, err
 		}
 		if opts.Failure == FailAny {
@@ -337,8 +358,10 @@ func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error,
 
 // forEachRaw loads inputs[idx[order[k]]] for k = 0, 1, ... (order nil:
 // idx order) with at most jobs loads in flight or waiting, and calls fn
-// with each in turn. It stops at fn's first error.
-func forEachRaw(inputs []Input, idx, order []int, jobs, release int, fn func(i int, l loaded) error) error {
+// with each in turn. It stops at fn's first error. With prep set, each
+// good raw input is also prepared on the loading goroutine (l.prep or
+// l.prepErr replace l.raw).
+func forEachRaw(inputs []Input, idx, order []int, jobs, release int, prep func(*memprof.RawProfile) (*memprof.Prepared, error), fn func(i int, l loaded) error) error {
 	if order == nil {
 		order = make([]int, len(idx))
 		for k := range order {
@@ -359,7 +382,17 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, fn func(i i
 			case <-stop:
 				return
 			}
-			go func() { results[k] <- loadRaw(inputs[idx[o]], release) }()
+			go func() {
+				l := loadRaw(inputs[idx[o]], release)
+				if l.err == nil && l.raw == nil {
+					l.err = errors.New("not a raw MemProf profile any more (the file changed while merging)")
+				}
+				if l.err == nil && prep != nil {
+					l.prep, l.prepErr = prep(l.raw)
+					l.raw = nil
+				}
+				results[k] <- l
+			}()
 		}
 	}()
 	for k, o := range order {
