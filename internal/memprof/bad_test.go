@@ -23,9 +23,9 @@ func smallRaw() *RawProfile {
 				AccessHistogramSize: 4, Histogram: []uint64{1, 2, 3, 255}}},
 			{StackID: 2, Info: MemInfoBlock{AllocCount: 3, TotalSize: 30, TotalLifetime: 5, AllocCpuId: 1, DeallocCpuId: 1}},
 		},
-		StackIDs: []uint64{1, 2},
-		Stacks:   map[uint64][]uint64{1: {0x2839cf, 0x2aea4f}, 2: {0x2839d0, 0x2aea50, 0x7f0000001234}},
 	}
+	p.SetStack(1, []uint64{0x2839cf, 0x2aea4f})
+	p.SetStack(2, []uint64{0x2839d0, 0x2aea50, 0x7f0000001234})
 	return p
 }
 
@@ -90,7 +90,7 @@ func TestReadRawBadInput(t *testing.T) {
 	var otherBytes bytes.Buffer
 	other.WriteRaw(&otherBytes, 4)
 	diffStack := smallRaw()
-	diffStack.Stacks[2] = []uint64{0x2839d0, 0x99}
+	diffStack.SetStack(2, []uint64{0x2839d0, 0x99})
 	var diffStackBytes bytes.Buffer
 	diffStack.WriteRaw(&diffStackBytes, 4)
 
@@ -168,8 +168,12 @@ func TestMultiDumpMerge(t *testing.T) {
 		{StackID: 2, Info: MemInfoBlock{AllocCount: 2, TotalSize: 20, MinSize: 4, TotalLifetime: 1, AllocTimestamp: 3, DeallocTimestamp: 9, AllocCpuId: 1, DeallocCpuId: 2}},
 		{StackID: 1, Info: MemInfoBlock{AllocCount: 1, AccessHistogramSize: 6, Histogram: []uint64{10, 10, 10, 10, 10, 10}}},
 	}
-	b.StackIDs = []uint64{3, 2, 1}
-	b.Stacks[3] = []uint64{0x2839d8}
+	s1, _ := b.Stack(1)
+	s2, _ := b.Stack(2)
+	b.StackIDs, b.stacks, b.stackIdx = nil, nil, nil
+	b.SetStack(3, []uint64{0x2839d8})
+	b.SetStack(2, s2)
+	b.SetStack(1, s1)
 	var buf bytes.Buffer
 	a.WriteRaw(&buf, 4)
 	b.WriteRaw(&buf, 4)

@@ -14,15 +14,14 @@ import (
 func syntheticRaw(n, depth, hist int) *RawProfile {
 	r := rand.New(rand.NewSource(1))
 	seg := SegmentEntry{Start: 0x200000, End: 0x400000, BuildIDSize: 20}
-	p := &RawProfile{Version: 4, Segments: []SegmentEntry{seg}, Stacks: map[uint64][]uint64{}}
+	p := &RawProfile{Version: 4, Segments: []SegmentEntry{seg}}
 	for i := 0; i < n; i++ {
 		id := uint64(i + 1)
 		pcs := make([]uint64, depth)
 		for j := range pcs {
 			pcs[j] = 0x200000 + uint64(r.Intn(1<<16))*16
 		}
-		p.StackIDs = append(p.StackIDs, id)
-		p.Stacks[id] = pcs
+		p.SetStack(id, pcs)
 		m := MemInfoBlock{AllocCount: uint32(1 + r.Intn(100)), TotalSize: uint64(r.Intn(1 << 20)), AccessHistogramSize: uint32(hist)}
 		for k := 0; k < hist; k++ {
 			m.Histogram = append(m.Histogram, uint64(r.Intn(300)))

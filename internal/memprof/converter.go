@@ -201,7 +201,7 @@ type Prepared struct {
 	keyOff []int32
 	keys   []int32
 	hashes []uint64
-	mibs   []MemInfoBlock
+	mibs   []*MemInfoBlock // into the raw profile's MIBs
 	// Call sites: function callGUID[f] has the PCs (pc ids)
 	// callPCs[callOff[f]:callOff[f+1]], in first-use order.
 	callGUID []uint64
@@ -261,11 +261,10 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
 	// map; PCs are symbolized the first time that walk meets them. Each
 	// stack's PCs become local indexes (distinct addresses numbered in walk
-	// order): stack order[i] is flat[spans[i].off:][:spans[i].n].
-	order := in.StackMapOrder(release)
+	// order): stack j (a StackIDs index) is flat[spans[j].off:][:spans[j].n].
+	order := in.stackMapOrder(release)
 	type span struct{ off, n int32 }
-	spans := make([]span, len(order))
-	at := make(map[uint64]int32, len(order)) // stack id -> spans index
+	spans := make([]span, len(in.StackIDs))
 	var (
 		flat  []int32
 		addrs []uint64 // local index -> address
@@ -275,10 +274,12 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 			k    int32 // local index + 1; 0: empty
 		})
 	)
-	for i, id := range order {
-		at[id] = int32(i)
-		stack := in.Stacks[id]
-		spans[i] = span{int32(len(flat)), int32(len(stack))}
+	for _, j := range order {
+		var stack []uint64
+		if int(j) < len(in.stacks) {
+			stack = in.stacks[j]
+		}
+		spans[j] = span{int32(len(flat)), int32(len(stack))}
 		for _, pc := range stack {
 			if adjust && pc > segStart && pc <= segEnd {
 				pc = pc + preferred - segStart
@@ -299,15 +300,20 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 		}
 	}
 	gid, pcs, frames, names := c.sym.resolve(addrs, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
+	lids := make([][]int32, len(gid)) // local index -> frame ids (nil: discarded)
+	for k, g := range gid {
+		lids[k] = pcs[g].ids
+	}
 
 	// The checks RawMemProfReader makes before anything reaches a writer.
 	p := &Prepared{name: in.Name, pcs: pcs, frames: frames, names: names, first: -1}
-	for _, sp := range spans {
+	for _, j := range order {
+		sp := spans[j]
 		for _, k := range flat[sp.off : sp.off+sp.n] {
-			if e := pcs[gid[k]]; e.ids != nil {
+			if ids := lids[k]; ids != nil {
 				p.kept++
 				if p.first < 0 {
-					p.first = e.ids[0]
+					p.first = ids[0]
 				}
 				break
 			}
@@ -316,18 +322,19 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 	if p.kept == 0 {
 		return nil, &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
 	}
-	for _, mib := range in.MIBs {
-		if _, ok := at[mib.StackID]; !ok {
+	mibStack := in.mibStacks()
+	for i, j := range mibStack {
+		if j < 0 {
 			return nil, &ConvertError{File: in.Name, Err: ErrMalformed,
-				Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
+				Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", in.MIBs[i].StackID)}
 		}
 	}
 
 	// Frames enter LLVM's IdToFrame in symbolization order: the walk's
 	// distinct addresses, which the local indexes number.
 	seen := make([]uint64, (len(frames)+63)/64)
-	for _, g := range gid {
-		for _, fid := range pcs[g].ids {
+	for _, ids := range lids {
+		for _, fid := range ids {
 			if seen[fid/64]&(1<<(fid%64)) == 0 {
 				seen[fid/64] |= 1 << (fid % 64)
 				p.frameRun = append(p.frameRun, fid)
@@ -363,20 +370,19 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 		perFunc[fi] = append(perFunc[fi], g)
 	}
 	p.keyOff = make([]int32, 1, len(in.MIBs)+1)
-	p.mibs = make([]MemInfoBlock, 0, len(in.MIBs))
+	p.mibs = make([]*MemInfoBlock, 0, len(in.MIBs))
 	p.hashes = make([]uint64, 0, len(in.MIBs))
 	p.keys = make([]int32, 0, len(flat)/max(1, len(spans))*len(in.MIBs)+16)
 	for i := range in.MIBs {
-		mib := &in.MIBs[i]
-		sp := spans[at[mib.StackID]]
+		sp := spans[mibStack[i]]
 		leaf := true
 		start := len(p.keys)
 		for _, k := range flat[sp.off : sp.off+sp.n] {
-			g := gid[k]
-			ids := pcs[g].ids
+			ids := lids[k]
 			if ids == nil {
 				continue
 			}
+			g := gid[k]
 			// Frames 1.. join at the PC's first use, frame 0 at its first
 			// use above the leaf, in frame order.
 			if s := &sites[k]; !s.used {
@@ -408,7 +414,7 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 		}
 		p.keyOff = append(p.keyOff, int32(len(p.keys)))
 		p.hashes = append(p.hashes, hashIDs(p.keys[start:]))
-		p.mibs = append(p.mibs, mib.Info)
+		p.mibs = append(p.mibs, &in.MIBs[i].Info)
 	}
 	p.callOff = make([]int32, 1, len(perFunc)+1)
 	for _, l := range perFunc {
@@ -546,7 +552,7 @@ func (c *Converter) fold(p *Prepared, full bool) {
 				ri = c.recordIndex(f.Function, cur)
 				c.frameRec[fid] = ri + 1
 			}
-			c.allocs = append(c.allocs, allocRef{rec: ri, stack: s, info: &p.mibs[i]})
+			c.allocs = append(c.allocs, allocRef{rec: ri, stack: s, info: p.mibs[i]})
 			c.recAlloc[ri]++
 			if !f.IsInlineFrame {
 				break

@@ -21,6 +21,7 @@ package memprof
 type DenseMapOrder struct {
 	newHash    bool
 	keys       []uint64
+	vals       []int32 // a value per bucket (insertVal); nil when unused
 	state      []uint8 // bucketEmpty, bucketLive, bucketTombstone
 	entries    int
 	tombstones int
@@ -92,9 +93,20 @@ func (m *DenseMapOrder) Buckets() int { return len(m.keys) }
 // Insert adds k if absent (DenseMap::insert / operator[]) and reports
 // whether it was added.
 func (m *DenseMapOrder) Insert(k uint64) bool {
+	_, ok := m.insertVal(k, 0)
+	return ok
+}
+
+// insertVal is Insert that also stores v with a new key. It returns the
+// value stored with k and whether k was added. Values are kept only when
+// every insertion into m goes through insertVal.
+func (m *DenseMapOrder) insertVal(k uint64, v int32) (int32, bool) {
 	b, ok := m.lookup(k)
 	if ok {
-		return false
+		if m.vals != nil {
+			return m.vals[b], false
+		}
+		return 0, false
 	}
 	n := len(m.keys)
 	if (m.entries+1)*4 >= n*3 {
@@ -109,8 +121,9 @@ func (m *DenseMapOrder) Insert(k uint64) bool {
 	}
 	m.state[b] = bucketLive
 	m.keys[b] = k
+	m.vals[b] = v
 	m.entries++
-	return true
+	return v, true
 }
 
 // Erase removes k, leaving a tombstone, and reports whether it was there.
@@ -132,8 +145,9 @@ func (m *DenseMapOrder) grow(atLeast int) {
 	for n < atLeast {
 		n *= 2
 	}
-	oldKeys, oldState := m.keys, m.state
+	oldKeys, oldVals, oldState := m.keys, m.vals, m.state
 	m.keys = make([]uint64, n)
+	m.vals = make([]int32, n)
 	m.state = make([]uint8, n)
 	m.entries, m.tombstones = 0, 0
 	for i, s := range oldState {
@@ -142,6 +156,7 @@ func (m *DenseMapOrder) grow(atLeast int) {
 		}
 		b, _ := m.lookup(oldKeys[i])
 		m.keys[b] = oldKeys[i]
+		m.vals[b] = oldVals[i]
 		m.state[b] = bucketLive
 		m.entries++
 	}
@@ -153,6 +168,7 @@ func (m *DenseMapOrder) Clone() *DenseMapOrder {
 	return &DenseMapOrder{
 		newHash:    m.newHash,
 		keys:       append([]uint64(nil), m.keys...),
+		vals:       append([]int32(nil), m.vals...),
 		state:      append([]uint8(nil), m.state...),
 		entries:    m.entries,
 		tombstones: m.tombstones,
@@ -165,6 +181,17 @@ func (m *DenseMapOrder) Keys() []uint64 {
 	for i, s := range m.state {
 		if s == bucketLive {
 			out = append(out, m.keys[i])
+		}
+	}
+	return out
+}
+
+// values returns the values of the live keys in iteration order.
+func (m *DenseMapOrder) values() []int32 {
+	out := make([]int32, 0, m.entries)
+	for i, s := range m.state {
+		if s == bucketLive {
+			out = append(out, m.vals[i])
 		}
 	}
 	return out

@@ -48,10 +48,10 @@ func foldRaw(i int, version uint64) *RawProfile {
 	r := rand.New(rand.NewSource(int64(i)))
 	seg := SegmentEntry{Start: 0x200000, End: 0x400000, BuildIDSize: 20}
 	p := &RawProfile{Name: fmt.Sprintf("in%d", i), Version: version, Versions: []uint64{version},
-		Segments: []SegmentEntry{seg}, Stacks: map[uint64][]uint64{}}
+		Segments: []SegmentEntry{seg}}
 	for s := 0; s < 60; s++ {
 		id := uint64(r.Intn(120) + 1)
-		if _, ok := p.Stacks[id]; ok {
+		if _, ok := p.Stack(id); ok {
 			continue
 		}
 		pr := rand.New(rand.NewSource(int64(id))) // same id, same PCs in every input
@@ -59,8 +59,7 @@ func foldRaw(i int, version uint64) *RawProfile {
 		for j := range pcs {
 			pcs[j] = 0x200000 + uint64(pr.Intn(300))*4
 		}
-		p.StackIDs = append(p.StackIDs, id)
-		p.Stacks[id] = pcs
+		p.SetStack(id, pcs)
 		p.MIBs = append(p.MIBs, MIBEntry{StackID: id, Info: MemInfoBlock{AllocCount: uint32(i*100 + s), TotalSize: uint64(id)}})
 	}
 	return p

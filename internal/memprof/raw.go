@@ -115,14 +115,79 @@ type RawProfile struct {
 	MIBs []MIBEntry
 	// StackIDs lists the distinct stack ids in first-seen file order.
 	// llvm-profdata visits them in the iteration order of its DenseMap
-	// instead; see StackMapOrder.
+	// instead; see StackMapOrder. Stack returns their PCs; SetStack adds
+	// stacks to a profile built in memory.
 	StackIDs []uint64
-	// Stacks maps a stack id to its PCs, leaf first.
-	Stacks map[uint64][]uint64
+
+	stacks   [][]uint64       // PCs of StackIDs[i], leaf first
+	stackIdx map[uint64]int32 // StackIDs index of an id; rebuilt when stale
+	// mibStack holds the stacks index of each MIB's stack (-1: none) when
+	// ReadRaw filled it; nil for profiles built in memory.
+	mibStack []int32
 
 	// dumpStackIDs keeps each dump's stack ids in file order, so the
 	// DenseMap insertion order can be replayed for any LLVM release.
 	dumpStackIDs [][]uint64
+}
+
+// index returns the map from stack id to StackIDs index.
+func (p *RawProfile) index() map[uint64]int32 {
+	if p.stackIdx == nil || len(p.stackIdx) != len(p.StackIDs) {
+		p.stackIdx = make(map[uint64]int32, len(p.StackIDs))
+		for i, id := range p.StackIDs {
+			p.stackIdx[id] = int32(i)
+		}
+	}
+	return p.stackIdx
+}
+
+// Stack returns the PCs of stack id, leaf first.
+func (p *RawProfile) Stack(id uint64) ([]uint64, bool) {
+	i, ok := p.index()[id]
+	if !ok || int(i) >= len(p.stacks) {
+		return nil, false
+	}
+	return p.stacks[i], true
+}
+
+// NumStacks is the number of distinct stacks.
+func (p *RawProfile) NumStacks() int { return len(p.StackIDs) }
+
+// SetStack sets the PCs of stack id, appending id to StackIDs if new.
+func (p *RawProfile) SetStack(id uint64, pcs []uint64) {
+	idx := p.index()
+	p.mibStack = nil
+	if i, ok := idx[id]; ok {
+		for len(p.stacks) <= int(i) {
+			p.stacks = append(p.stacks, nil)
+		}
+		p.stacks[i] = pcs
+		return
+	}
+	idx[id] = int32(len(p.StackIDs))
+	p.StackIDs = append(p.StackIDs, id)
+	for len(p.stacks) < len(p.StackIDs)-1 {
+		p.stacks = append(p.stacks, nil)
+	}
+	p.stacks = append(p.stacks, pcs)
+}
+
+// mibStacks returns the stacks index of each MIB's stack, -1 when the
+// profile has no such stack.
+func (p *RawProfile) mibStacks() []int32 {
+	if p.mibStack != nil && len(p.mibStack) == len(p.MIBs) && len(p.stacks) == len(p.StackIDs) {
+		return p.mibStack
+	}
+	idx := p.index()
+	out := make([]int32, len(p.MIBs))
+	for i, m := range p.MIBs {
+		if j, ok := idx[m.StackID]; ok && int(j) < len(p.stacks) {
+			out[i] = j
+		} else {
+			out[i] = -1
+		}
+	}
+	return out
 }
 
 // OpenRaw reads and decodes the raw profile at path.
@@ -159,7 +224,7 @@ func OpenRawSorted(paths []string) ([]*RawProfile, error) {
 // errors are *FormatError values naming the file, the section and the
 // offset.
 func ReadRaw(name string, data []byte) (*RawProfile, error) {
-	p := &RawProfile{Name: name, Stacks: map[uint64][]uint64{}}
+	p := &RawProfile{Name: name}
 	if len(data) < 8 || binary.LittleEndian.Uint64(data) != RawMagic {
 		found := "a file shorter than 8 bytes"
 		if len(data) >= 8 {
@@ -170,7 +235,10 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 	if len(data) < rawHeaderSize {
 		return nil, formatErr(name, "header", 0, ErrTruncated, "need %d bytes, have %d", rawHeaderSize, len(data))
 	}
-	mibIndex := map[uint64]int{}
+	// MIBs are merged by stack id: mibAt[j] is the MIB of stack j + 1, and
+	// orphans (ids without a stack) the MIBs of ids no stack has.
+	var mibAt []int32
+	orphans := map[uint64]int32{}
 	for off := 0; off < len(data); {
 		d, err := readDump(name, data, off)
 		if err != nil {
@@ -192,40 +260,90 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		} else {
 			p.Segments = d.segments
 		}
-		if len(p.Versions) == 0 {
-			// First dump: compact its MIBs in place instead of copying
-			// them (a dump rarely repeats a stack id).
-			p.MIBs = d.mibs[:0]
-			mibIndex = make(map[uint64]int, len(d.mibs))
-			p.Stacks = make(map[uint64][]uint64, len(d.stackIDs))
-		}
 		p.Versions = append(p.Versions, d.hdr.Version)
 		p.Version = d.hdr.Version
-		for _, m := range d.mibs {
-			if i, ok := mibIndex[m.StackID]; ok {
-				p.MIBs[i].Info.Merge(&m.Info)
-				continue
-			}
-			mibIndex[m.StackID] = len(p.MIBs)
-			p.MIBs = append(p.MIBs, m)
-		}
-		for i, id := range d.stackIDs {
-			pcs := d.stacks[i]
-			if old, ok := p.Stacks[id]; ok {
-				if !slices.Equal(old, pcs) {
-					return nil, formatErr(name, "stack section", d.stackOffsets[i], ErrMalformed,
-						"memprof raw profile got different call stack for same id %d: %d PCs %s, earlier dump has %d PCs %s",
-						id, len(pcs), shortPCs(pcs), len(old), shortPCs(old))
+		if p.stackIdx == nil {
+			// First dump: its stacks are the profile's so far, and its
+			// MIBs are compacted in place instead of copied (a dump
+			// rarely repeats a stack id).
+			p.StackIDs, p.stacks, p.stackIdx = d.stackIDs, d.stacks, d.index
+			p.MIBs = d.mibs[:0]
+			p.mibStack = make([]int32, 0, len(d.mibs))
+		} else {
+			for i, id := range d.stackIDs {
+				pcs := d.stacks[i]
+				if j, ok := p.stackIdx[id]; ok {
+					if old := p.stacks[j]; !slices.Equal(old, pcs) {
+						return nil, formatErr(name, "stack section", d.stackOffsets[i], ErrMalformed,
+							"memprof raw profile got different call stack for same id %d: %d PCs %s, earlier dump has %d PCs %s",
+							id, len(pcs), shortPCs(pcs), len(old), shortPCs(old))
+					}
+					continue
 				}
-				continue
+				p.stackIdx[id] = int32(len(p.StackIDs))
+				p.StackIDs = append(p.StackIDs, id)
+				p.stacks = append(p.stacks, pcs)
 			}
-			p.Stacks[id] = pcs
-			p.StackIDs = append(p.StackIDs, id)
+		}
+		if n := len(p.StackIDs); n > len(mibAt) {
+			mibAt = append(mibAt, make([]int32, n-len(mibAt))...)
+		}
+		for id, k := range orphans { // a stack this dump brings
+			if j, ok := p.stackIdx[id]; ok {
+				mibAt[j], p.mibStack[k] = k+1, j
+				delete(orphans, id)
+			}
+		}
+		for _, m := range d.mibs {
+			j, ok := p.stackIdx[m.StackID]
+			if !ok {
+				j = -1
+				if k, ok := orphans[m.StackID]; ok {
+					p.MIBs[k].Info.Merge(&m.Info)
+					continue
+				}
+				orphans[m.StackID] = int32(len(p.MIBs))
+			} else if k := mibAt[j] - 1; k >= 0 {
+				p.MIBs[k].Info.Merge(&m.Info)
+				continue
+			} else {
+				mibAt[j] = int32(len(p.MIBs)) + 1
+			}
+			p.MIBs = append(p.MIBs, m)
+			p.mibStack = append(p.mibStack, j)
 		}
 		p.dumpStackIDs = append(p.dumpStackIDs, d.stackIDs)
 		off += int(d.hdr.TotalSize)
 	}
 	return p, nil
+}
+
+// stackMapOrder is StackMapOrder as StackIDs indexes.
+func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
+	m := NewDenseMapOrder(llvmRelease)
+	if len(p.dumpStackIDs) == 0 {
+		for i, id := range p.StackIDs {
+			m.insertVal(id, int32(i))
+		}
+		return m.values()
+	}
+	idx := p.index()
+	for i, ids := range p.dumpStackIDs {
+		if i == 0 {
+			for j, id := range ids { // the first dump's ids are StackIDs[:len(ids)]
+				m.insertVal(id, int32(j))
+			}
+			continue
+		}
+		d := NewDenseMapOrder(llvmRelease)
+		for _, id := range ids {
+			d.Insert(id)
+		}
+		for _, id := range d.Keys() {
+			m.insertVal(id, idx[id])
+		}
+	}
+	return m.values()
 }
 
 // StackMapOrder returns the iteration order of LLVM's merged raw stack map
@@ -292,6 +410,7 @@ type dump struct {
 	stackIDs     []uint64
 	stacks       [][]uint64
 	stackOffsets []int64
+	index        map[uint64]int32 // stackIDs index of an id
 }
 
 // readDump decodes the dump that starts at file offset off.
@@ -469,7 +588,8 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 	d.stackIDs = make([]uint64, 0, n)
 	d.stacks = make([][]uint64, 0, n)
 	d.stackOffsets = make([]int64, 0, n)
-	index := make(map[uint64]int, n)
+	index := make(map[uint64]int32, n)
+	d.index = index
 	var slab []uint64
 	for i := 0; i < n; i++ {
 		at := c.off
@@ -498,7 +618,7 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 			d.stacks[k] = pcs
 			continue
 		}
-		index[id] = len(d.stackIDs)
+		index[id] = int32(len(d.stackIDs))
 		d.stackIDs = append(d.stackIDs, id)
 		d.stacks = append(d.stacks, pcs)
 		d.stackOffsets = append(d.stackOffsets, int64(at))

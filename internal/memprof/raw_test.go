@@ -70,9 +70,9 @@ func TestReadRawFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			if p.Version != f.version || len(p.Versions) != f.dumps || len(p.Segments) != f.segments ||
-				len(p.MIBs) != f.mibs || len(p.Stacks) != f.stacks || len(p.StackIDs) != f.stacks {
+				len(p.MIBs) != f.mibs || p.NumStacks() != f.stacks || len(p.StackIDs) != f.stacks {
 				t.Errorf("got version %d, %d dumps, %d segments, %d MIBs, %d stacks (%d ids); want %d, %d, %d, %d, %d",
-					p.Version, len(p.Versions), len(p.Segments), len(p.MIBs), len(p.Stacks), len(p.StackIDs),
+					p.Version, len(p.Versions), len(p.Segments), len(p.MIBs), p.NumStacks(), len(p.StackIDs),
 					f.version, f.dumps, f.segments, f.mibs, f.stacks)
 			}
 			if got := p.Segments[0].BuildIDString(p.Version); got != f.firstBuildID {
@@ -90,7 +90,7 @@ func TestReadRawFixtures(t *testing.T) {
 				if m.Info.AllocCount == 0 {
 					t.Errorf("stack %d: AllocCount 0", m.StackID)
 				}
-				if _, ok := p.Stacks[m.StackID]; !ok {
+				if _, ok := p.Stack(m.StackID); !ok {
 					t.Errorf("MIB stack id %d has no stack", m.StackID)
 				}
 			}
@@ -146,7 +146,16 @@ func checkRoundTrip(t testing.TB, p *RawProfile) {
 	if !reflect.DeepEqual(p.MIBs, q.MIBs) {
 		t.Errorf("MIBs differ after round trip")
 	}
-	if !reflect.DeepEqual(p.StackIDs, q.StackIDs) || !reflect.DeepEqual(p.Stacks, q.Stacks) {
+	if !reflect.DeepEqual(p.StackIDs, q.StackIDs) || !reflect.DeepEqual(stackMap(p), stackMap(q)) {
 		t.Errorf("stacks differ after round trip")
 	}
+}
+
+// stackMap returns p's stacks by id.
+func stackMap(p *RawProfile) map[uint64][]uint64 {
+	m := map[uint64][]uint64{}
+	for _, id := range p.StackIDs {
+		m[id], _ = p.Stack(id)
+	}
+	return m
 }

@@ -10,7 +10,7 @@ import (
 // out as the compiler-rt runtime lays it out (section sizes rounded up to 8,
 // v5 MIB section reserved as roundup8(8+N×152) + roundup8(2×ΣHistogram)),
 // with zero padding. MIBs are written in p.MIBs order and stacks in
-// p.StackIDs order (ids without a stack in p.Stacks are skipped).
+// p.StackIDs order (ids without a stack are skipped).
 //
 // Fields a version lacks are dropped; v5 histogram counters are encoded
 // (lossy above 4095, see EncodeHistogramCount). Concatenating the output
@@ -45,7 +45,7 @@ func (p *RawProfile) WriteRaw(w io.Writer, version uint64) error {
 	stackBytes := 8
 	var nstacks int
 	for _, id := range p.StackIDs {
-		if pcs, ok := p.Stacks[id]; ok {
+		if pcs, ok := p.Stack(id); ok {
 			stackBytes += 16 + 8*len(pcs)
 			nstacks++
 		}
@@ -128,7 +128,7 @@ func (p *RawProfile) WriteRaw(w io.Writer, version uint64) error {
 
 	buf = le.AppendUint64(buf, uint64(nstacks))
 	for _, id := range p.StackIDs {
-		pcs, ok := p.Stacks[id]
+		pcs, ok := p.Stack(id)
 		if !ok {
 			continue
 		}

@@ -97,7 +97,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 	pcIndex := map[uint64]int{}
 	var pcs []uint64
 	for _, id := range order {
-		for _, pc := range in.Stacks[id] {
+		for _, pc := range stackOf(in, id) {
 			if _, ok := pcIndex[pc]; !ok {
 				pcIndex[pc] = len(pcs)
 				pcs = append(pcs, pc)
@@ -134,7 +134,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 	done := make([]bool, len(pcs))
 	for _, id := range order {
 		nonEmpty := false
-		for _, pc := range in.Stacks[id] {
+		for _, pc := range stackOf(in, id) {
 			k := pcIndex[pc]
 			info := &infos[k]
 			if info.discard {
@@ -192,19 +192,19 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 
 	for _, mib := range in.MIBs {
 		if !kept[mib.StackID] {
-			if _, ok := in.Stacks[mib.StackID]; !ok {
+			if _, ok := in.Stack(mib.StackID); !ok {
 				return nil, &ConvertError{File: in.Name, Err: ErrMalformed,
 					Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
 			}
 			continue // every PC discarded: LLVM erases the MIB too
 		}
 		n := 0
-		for _, pc := range in.Stacks[mib.StackID] {
+		for _, pc := range stackOf(in, mib.StackID) {
 			n += len(infos[pcIndex[pc]].frames)
 		}
 		stack := make([]Frame, 0, n)
 		first := true
-		for _, pc := range in.Stacks[mib.StackID] {
+		for _, pc := range stackOf(in, mib.StackID) {
 			k := pcIndex[pc]
 			if infos[k].discard {
 				continue
@@ -388,4 +388,9 @@ func mergeContexts(results []*readerResult, release, threads int) *Profile {
 		p.CallStackRuns = w.csRuns
 	}
 	return p
+}
+
+func stackOf(p *RawProfile, id uint64) []uint64 {
+	pcs, _ := p.Stack(id)
+	return pcs
 }
