@@ -1,0 +1,41 @@
+package instrprof
+
+import (
+	"io"
+
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+)
+
+// The dense-form entry points: memprof.Converter builds a memprof.Compact,
+// whose frames and call stacks are already numbered, so the writer skips
+// re-interning every call stack of a Profile (indexCompact).
+
+// WriteCompactFile is WriteFile for a profile in dense form.
+func WriteCompactFile(name string, c *memprof.Compact, opts WriteOptions) error {
+	pl, err := planForCompact(c, opts)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(name, 0o644, func(w io.Writer) error { return streamWith(w, pl.emit) })
+}
+
+// MarshalCompact is Marshal for a profile in dense form: the same bytes as
+// Marshal(c.Profile(), opts).
+func MarshalCompact(c *memprof.Compact, opts WriteOptions) ([]byte, error) {
+	pl, err := planForCompact(c, opts)
+	if err != nil {
+		return nil, err
+	}
+	return marshalWith(pl.emit), nil
+}
+
+func planForCompact(c *memprof.Compact, opts WriteOptions) (*plan, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	ix, err := indexCompact(c, opts.LLVMRelease)
+	if err != nil {
+		return nil, err
+	}
+	return newPlan(ix, opts), nil
+}
