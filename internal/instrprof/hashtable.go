@@ -64,48 +64,73 @@ func newODLayout(hashes []uint64) odLayout {
 	return l
 }
 
-// emitTable appends a table of items with the given hashes to buf (whose
-// length is the absolute file offset): each bucket's u16 item count, then
-// per item its u64 hash and what body appends (the trait's lengths, key and
-// data), and the bucket array. It returns the buffer and the offset of the
-// bucket array header (NumBuckets).
-func emitTable(buf []byte, hashes []uint64, body func(buf []byte, item int) []byte) ([]byte, uint64) {
-	l := newODLayout(hashes)
-	offsets := make([]uint64, l.numBuckets())
+// table is an OnDiskChainedHashTable ready to write: item i has hash
+// hashes[i] and a body (the trait's lengths, key and data) that the
+// writer's put fills. On disk each non-empty bucket holds its u16 item
+// count and then, per item, the u64 hash and the body; the bucket array
+// (u64 NumBuckets, u64 NumEntries, u64 offset per bucket, 0 if empty)
+// follows at the next multiple of 8.
+type table struct {
+	layout odLayout
+	hashes []uint64
+	sizes  []int    // per on-disk position: bucket count (first item only), hash, body
+	heads  []uint16 // per on-disk position: the bucket's item count if first in it, else 0
+}
+
+// newTable lays out items with the given hashes and body sizes.
+func newTable(hashes []uint64, bodySize func(i int) int) *table {
+	t := &table{layout: newODLayout(hashes), hashes: hashes}
+	t.sizes = make([]int, len(hashes))
+	t.heads = make([]uint16, len(hashes))
+	for b := range t.layout.numBuckets() {
+		lo := int(t.layout.start[b])
+		for k, i := range t.layout.bucket(b) {
+			t.sizes[lo+k] = 8 + bodySize(int(i))
+		}
+		if n := t.layout.start[b+1] - t.layout.start[b]; n > 0 {
+			t.sizes[lo] += 2
+			t.heads[lo] = uint16(n)
+		}
+	}
+	return t
+}
+
+// table writes t, and the offset of its bucket array at at (see
+// output.at); put(b, i) fills item i's body b, possibly on several
+// goroutines at once.
+func (o *output) table(t *table, put func(b []byte, i int), at *uint64) {
+	start := o.off
+	o.items(t.sizes, func(b []byte, k int) {
+		if n := t.heads[k]; n != 0 {
+			le.PutUint16(b, n)
+			b = b[2:]
+		}
+		i := t.layout.order[k]
+		le.PutUint64(b, t.hashes[i])
+		put(b[8:], int(i))
+	})
+	o.pad8()
+	o.at(at)
+	nb := t.layout.numBuckets()
+	o.u64(uint64(nb))
+	o.u64(uint64(len(t.hashes)))
+	if o.count {
+		o.off += 8 * nb
+		return
+	}
+	offsets := make([]uint64, nb)
+	pos := start
 	for b := range offsets {
-		items := l.bucket(b)
-		if len(items) == 0 {
+		lo, hi := t.layout.start[b], t.layout.start[b+1]
+		if lo == hi {
 			continue
 		}
-		offsets[b] = uint64(len(buf))
-		buf = le.AppendUint16(buf, uint16(len(items)))
-		for _, i := range items {
-			buf = le.AppendUint64(buf, hashes[i])
-			buf = body(buf, int(i))
+		offsets[b] = uint64(pos)
+		for _, n := range t.sizes[lo:hi] {
+			pos += n
 		}
 	}
-	buf = pad8(buf)
-	tableOff := uint64(len(buf))
-	buf = le.AppendUint64(buf, uint64(len(offsets)))
-	buf = le.AppendUint64(buf, uint64(len(hashes)))
-	for _, o := range offsets {
-		buf = le.AppendUint64(buf, o)
-	}
-	return buf, tableOff
-}
-
-// tableSize bounds the bytes emitTable appends for n items whose hashes and
-// bodies take payload bytes.
-func tableSize(n, payload int) int {
-	b := odTarget(n)
-	return payload + 2*min(n, b) + 7 + 16 + 8*b
-}
-
-func pad8(buf []byte) []byte {
-	for len(buf)%8 != 0 {
-		buf = append(buf, 0)
-	}
-	return buf
+	o.u64s(offsets)
 }
 
 // odTarget is the bucket count a table of n entries is emitted with.

@@ -1,9 +1,7 @@
 package instrprof
 
 import (
-	"cmp"
 	"encoding/binary"
-	"math/bits"
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
@@ -34,377 +32,367 @@ import (
 
 var le = binary.LittleEndian
 
-func appendSchema(buf []byte, schema []memprof.Meta) []byte {
-	buf = le.AppendUint64(buf, uint64(len(schema)))
-	for _, m := range schema {
-		buf = le.AppendUint64(buf, uint64(m))
-	}
-	return buf
+// fileOffsets are the offsets an indexed profile records about itself,
+// found by the sizing pass (see output).
+type fileOffsets struct {
+	hash, memprof, binaryIDs, vtableNames uint64
+	recPayload, recTable                  uint64
+	framePayload, frameTable              uint64
+	stackPayload, stackTable              uint64
 }
 
-// recordWriter appends record table bodies. stackRef is the on-disk
-// reference to a stack: its frame ids (V0/V1), its CallStackId (V2) or its
-// radix position (V3/V4).
-type recordWriter struct {
-	ix       *indexed
-	schema   []memprof.Meta
-	version  int
-	stackIDs []uint64 // V2
-	linear   []uint32 // V3/V4
+// plan is everything the writers compute before the first byte: table
+// layouts, record sizes, V2 call-stack ids, the V3/V4 radix array. emit
+// then writes the file from it, once to size it and once for real.
+type plan struct {
+	ix      *indexed
+	opts    WriteOptions
+	version int // MemProf version
+	schema  []memprof.Meta
+	mib     mibWriter
+	records *table
+
+	frameOrder []int32 // V0–V2 frame table order; V3/V4 frame array order
+	frames     *table  // V0–V2
+
+	stackIDs   []uint64 // V2
+	stackOrder []int32  // V2 call-stack table order
+	stacks     *table   // V2
+	radix      []uint32 // V3/V4
+	linear     []uint32 // V3/V4: stack → radix position
+	summary    MemProfSummary
+	off        fileOffsets
+	emptyTable *table
+}
+
+func newPlan(ix *indexed, opts WriteOptions) *plan {
+	p := &plan{ix: ix, opts: opts, version: opts.MemProfVersion, schema: opts.schema()}
+	p.mib = newMIBWriter(p.schema)
+	p.emptyTable = newTable(nil, nil)
+	switch p.version {
+	case 0, 1, 2:
+		if p.version == 2 {
+			p.stackIDs = parallelStackIDs(ix)
+			p.stackOrder = ix.stackTableOrder(p.stackIDs)
+			hashes := make([]uint64, len(p.stackOrder))
+			for i, s := range p.stackOrder {
+				hashes[i] = p.stackIDs[s]
+			}
+			p.stacks = newTable(hashes, func(i int) int { return 16 + 8*len(ix.stack(p.stackOrder[i])) })
+		}
+		p.frameOrder = ix.frameTableOrder()
+		hashes := make([]uint64, len(p.frameOrder))
+		for i, f := range p.frameOrder {
+			hashes[i] = ix.frameIDs[f]
+		}
+		p.frames = newTable(hashes, func(int) int { return 24 + frameSize })
+	default:
+		var count []uint32
+		var frameIndex []uint32
+		p.frameOrder, count, frameIndex = radixFrameOrder(ix)
+		p.radix, p.linear = buildRadix(ix, count, frameIndex)
+		if p.version >= 4 {
+			p.summary = ix.summary()
+		}
+	}
+	hashes := make([]uint64, len(ix.records))
+	for i := range ix.records {
+		hashes[i] = ix.records[i].guid
+	}
+	p.records = newTable(hashes, func(i int) int { return 24 + p.dataSize(&ix.records[i]) })
+	return p
+}
+
+// emit writes the whole file.
+func (p *plan) emit(o *output) {
+	opts := p.opts
+	off := &p.off
+	hdr := [...]uint64{Magic, VariantMemProf | uint64(opts.IndexVersion), 0, 0,
+		off.hash, off.memprof, off.binaryIDs, 0, off.vtableNames}
+	o.u64s(hdr[:headerSize(opts.IndexVersion)/8])
+
+	// Profile summary: no functions, so every count is zero.
+	o.u64(6)
+	o.u64(uint64(len(summaryCutoffs)))
+	o.zeros(6 * 8)
+	for _, c := range summaryCutoffs {
+		o.u64(c)
+		o.zeros(16)
+	}
+	// The (empty) function hash table.
+	o.table(p.emptyTable, nil, &off.hash)
+
+	o.at(&off.memprof)
+	switch p.version {
+	case 0, 1:
+		p.emitV0V1(o)
+	case 2:
+		p.emitV2(o)
+	default:
+		p.emitV3V4(o)
+	}
+
+	// Binary ids: none (memprof raw inputs contribute none).
+	o.at(&off.binaryIDs)
+	o.u64(0)
+	if opts.IndexVersion >= 12 {
+		o.at(&off.vtableNames)
+		o.u64(0)
+	}
+}
+
+func (p *plan) emitSchema(o *output) {
+	o.u64(uint64(len(p.schema)))
+	for _, m := range p.schema {
+		o.u64(uint64(m))
+	}
+}
+
+func (p *plan) emitV0V1(o *output) {
+	off := &p.off
+	if p.version == 1 {
+		o.u64(1)
+	}
+	o.u64s([]uint64{off.recTable, off.framePayload, off.frameTable})
+	p.emitSchema(o)
+	o.table(p.records, p.putRecord, &off.recTable)
+	o.at(&off.framePayload)
+	o.table(p.frames, p.putFrameEntry, &off.frameTable)
+}
+
+func (p *plan) emitV2(o *output) {
+	off := &p.off
+	o.u64(2)
+	o.u64s([]uint64{off.recTable, off.framePayload, off.frameTable, off.stackPayload, off.stackTable})
+	p.emitSchema(o)
+	o.table(p.records, p.putRecord, &off.recTable)
+	o.at(&off.framePayload)
+	o.table(p.frames, p.putFrameEntry, &off.frameTable)
+	o.at(&off.stackPayload)
+	o.table(p.stacks, p.putStackEntry, &off.stackTable)
+}
+
+func (p *plan) emitV3V4(o *output) {
+	off := &p.off
+	o.u64(uint64(p.version))
+	o.u64s([]uint64{off.stackPayload, off.recPayload, off.recTable})
+	if p.version >= 4 {
+		o.u64(0) // DataAccessProfOffset: no data-access profile
+		s := p.summary
+		o.u32(6)
+		o.u64s([]uint64{s.NumContexts, s.NumColdContexts, s.NumHotContexts,
+			s.MaxColdTotalSize, s.MaxWarmTotalSize, s.MaxHotTotalSize})
+	}
+	p.emitSchema(o)
+	if o.count {
+		o.off += frameSize * len(p.frameOrder)
+	} else {
+		b := make([]byte, frameSize*len(p.frameOrder))
+		for i, f := range p.frameOrder {
+			putFrame(b[frameSize*i:], p.ix.frames[f])
+		}
+		o.write(b)
+	}
+	o.at(&off.stackPayload)
+	o.u32s(p.radix)
+	o.at(&off.recPayload)
+	o.table(p.records, p.putRecord, &off.recTable)
+}
+
+// putFrameEntry fills a V0–V2 frame table entry: key and data lengths,
+// FrameId, frame.
+func (p *plan) putFrameEntry(b []byte, i int) {
+	f := p.frameOrder[i]
+	le.PutUint64(b, 8)
+	le.PutUint64(b[8:], frameSize)
+	le.PutUint64(b[16:], p.ix.frameIDs[f])
+	putFrame(b[24:], p.ix.frames[f])
+}
+
+// putStackEntry fills a V2 call-stack table entry: data length,
+// CallStackId, frame ids.
+func (p *plan) putStackEntry(b []byte, i int) {
+	s := p.stackOrder[i]
+	fs := p.ix.stack(s)
+	le.PutUint64(b, uint64(8*len(fs)))
+	le.PutUint64(b[8:], p.stackIDs[s])
+	putFrameIDs(b[16:], fs, p.ix.frameIDs)
+}
+
+func putFrameIDs(b []byte, fs []int32, ids []uint64) {
+	b = b[:8*len(fs)]
+	for j, f := range fs {
+		le.PutUint64(b[8*j:], ids[f])
+	}
+}
+
+// stackRefSize is the size of a reference to stack s: its frame ids
+// (V0/V1), its CallStackId (V2) or its radix position (V3/V4).
+func (p *plan) stackRefSize(s int32) int {
+	switch p.version {
+	case 0, 1:
+		return 8 + 8*int(p.ix.stackOff[s+1]-p.ix.stackOff[s])
+	case 2:
+		return 8
+	}
+	return 4
 }
 
 // dataSize returns the size of record r's data.
-func (w *recordWriter) dataSize(r *idxRecord) int {
-	n := 16 + len(r.alloc)*schemaSize(w.schema)
-	ref := func(s int32) int {
-		switch w.version {
-		case 0, 1:
-			return 8 + 8*len(w.ix.stack(s))
-		case 2:
-			return 8
-		}
-		return 4
-	}
+func (p *plan) dataSize(r *idxRecord) int {
+	n := 16 + len(r.alloc)*p.mib.size
 	for _, a := range r.alloc {
-		n += ref(a.stack)
+		n += p.stackRefSize(a.stack)
 	}
 	for _, c := range r.calls {
-		n += ref(c.stack)
-		if w.version >= 4 {
+		n += p.stackRefSize(c.stack)
+		if p.version >= 4 {
 			n += 8 + 8*len(c.callees)
 		}
 	}
 	return n
 }
 
-func (w *recordWriter) appendStack(d []byte, s int32) []byte {
-	switch w.version {
+func (p *plan) putStackRef(b []byte, s int32) int {
+	switch p.version {
 	case 0, 1:
-		fs := w.ix.stack(s)
-		d = le.AppendUint64(d, uint64(len(fs)))
-		for _, f := range fs {
-			d = le.AppendUint64(d, w.ix.frameIDs[f])
-		}
-		return d
+		fs := p.ix.stack(s)
+		le.PutUint64(b, uint64(len(fs)))
+		putFrameIDs(b[8:], fs, p.ix.frameIDs)
+		return 8 + 8*len(fs)
 	case 2:
-		return le.AppendUint64(d, w.stackIDs[s])
+		le.PutUint64(b, p.stackIDs[s])
+		return 8
 	}
-	return le.AppendUint32(d, w.linear[s])
+	le.PutUint32(b, p.linear[s])
+	return 4
 }
 
-// size returns the bytes emitTable appends for the record table.
-func (w *recordWriter) size() int {
-	n := 0
-	for i := range w.ix.records {
-		n += 32 + w.dataSize(&w.ix.records[i])
-	}
-	return tableSize(len(w.ix.records), n)
-}
-
-func (w *recordWriter) emit(buf []byte) ([]byte, uint64) {
-	hashes := make([]uint64, len(w.ix.records))
-	for i := range w.ix.records {
-		hashes[i] = w.ix.records[i].guid
-	}
-	return emitTable(buf, hashes, w.appendRecord)
-}
-
-func (w *recordWriter) appendRecord(d []byte, i int) []byte {
-	r := &w.ix.records[i]
-	d = le.AppendUint64(d, 8)
-	lenAt := len(d)
-	d = le.AppendUint64(d, 0)
-	d = le.AppendUint64(d, r.guid)
-	start := len(d)
-	d = le.AppendUint64(d, uint64(len(r.alloc)))
+// putRecord fills record i's table entry: key and data lengths, GUID, then
+// u64 #alloc sites, each {stack, MIB}, and u64 #call sites, each a stack
+// (V4: plus u64 #callee GUIDs and the GUIDs).
+func (p *plan) putRecord(b []byte, i int) {
+	r := &p.ix.records[i]
+	le.PutUint64(b, 8)
+	le.PutUint64(b[8:], uint64(len(b)-24))
+	le.PutUint64(b[16:], r.guid)
+	n := 24
+	le.PutUint64(b[n:], uint64(len(r.alloc)))
+	n += 8
 	for _, a := range r.alloc {
-		d = w.appendStack(d, a.stack)
-		d = appendMIB(d, w.schema, a.info)
+		n += p.putStackRef(b[n:], a.stack)
+		p.mib.put(b[n:n+p.mib.size], a.info)
+		n += p.mib.size
 	}
-	d = le.AppendUint64(d, uint64(len(r.calls)))
+	le.PutUint64(b[n:], uint64(len(r.calls)))
+	n += 8
 	for _, c := range r.calls {
-		d = w.appendStack(d, c.stack)
-		if w.version >= 4 {
-			d = le.AppendUint64(d, uint64(len(c.callees)))
+		n += p.putStackRef(b[n:], c.stack)
+		if p.version >= 4 {
+			le.PutUint64(b[n:], uint64(len(c.callees)))
+			n += 8
 			for _, g := range c.callees {
-				d = le.AppendUint64(d, g)
+				le.PutUint64(b[n:], g)
+				n += 8
 			}
 		}
 	}
-	le.PutUint64(d[lenAt:], uint64(len(d)-start))
-	return d
-}
-
-// frameTableSize is the bytes appended by emitFrameTable.
-func frameTableSize(ix *indexed) int {
-	return tableSize(len(ix.frames), len(ix.frames)*(8+24+frameSize))
-}
-
-func emitFrameTable(buf []byte, ix *indexed) ([]byte, uint64) {
-	order := ix.frameTableOrder()
-	hashes := make([]uint64, len(order))
-	for i, f := range order {
-		hashes[i] = ix.frameIDs[f]
+	if n != len(b) {
+		panic("instrprof: internal error: record size mismatch")
 	}
-	return emitTable(buf, hashes, func(d []byte, i int) []byte {
-		d = le.AppendUint64(d, 8)
-		d = le.AppendUint64(d, frameSize)
-		d = le.AppendUint64(d, hashes[i])
-		return appendFrame(d, ix.frames[order[i]])
-	})
 }
 
-func stackTableSize(ix *indexed) int {
-	return tableSize(ix.numStacks(), 24*ix.numStacks()+8*len(ix.stackFrames))
+// mibWriter serializes MemInfoBlocks as PortableMemInfoBlocks of a schema:
+// its fields in schema order, each at its natural width. The schemas
+// llvm-profdata writes (a full schema, tags 1..n, and the hot/cold four)
+// have straight-line encoders; any other schema goes field by field.
+type mibWriter struct {
+	schema []memprof.Meta
+	size   int
+	kind   int
 }
 
-func emitStackTable(buf []byte, ix *indexed, ids []uint64) ([]byte, uint64) {
-	order := ix.stackTableOrder(ids)
-	hashes := make([]uint64, len(order))
-	for i, s := range order {
-		hashes[i] = ids[s]
-	}
-	return emitTable(buf, hashes, func(d []byte, i int) []byte {
-		fs := ix.stack(order[i])
-		d = le.AppendUint64(d, uint64(8*len(fs)))
-		d = le.AppendUint64(d, hashes[i])
-		for _, f := range fs {
-			d = le.AppendUint64(d, ix.frameIDs[f])
-		}
-		return d
-	})
-}
+const (
+	mibGeneric = iota
+	mibPrefix  // tags 1..len(schema)
+	mibHotCold // HotColdSchema
+)
 
-// prefixSize bounds the bytes Marshal writes before the MemProf section
-// and after it.
-const prefixSize = 72 + 16 + 6*8 + len(summaryCutoffs)*24 + 32 + 16
+// fullMIBSize is the size of a MemInfoBlock with every tag 1..maxMeta.
+const fullMIBSize = 144
 
-func writeMemProfV0V1(ix *indexed, opts WriteOptions) []byte {
-	schema := opts.schema()
-	w := &recordWriter{ix: ix, schema: schema, version: opts.MemProfVersion}
-	buf := newBuffer(opts, 32+8+8*len(schema)+w.size()+8+frameTableSize(ix))
-	if opts.MemProfVersion == 1 {
-		buf = le.AppendUint64(buf, 1)
-	}
-	hdr := len(buf)
-	buf = append(buf, make([]byte, 24)...)
-	buf = appendSchema(buf, schema)
-	var recTable, frameTable uint64
-	buf, recTable = w.emit(buf)
-	framePayload := uint64(len(buf))
-	buf, frameTable = emitFrameTable(buf, ix)
-	le.PutUint64(buf[hdr:], recTable)
-	le.PutUint64(buf[hdr+8:], framePayload)
-	le.PutUint64(buf[hdr+16:], frameTable)
-	return buf
-}
-
-func writeMemProfV2(ix *indexed, opts WriteOptions) []byte {
-	schema := opts.schema()
-	ids := ix.stackIDs()
-	w := &recordWriter{ix: ix, schema: schema, version: 2, stackIDs: ids}
-	buf := newBuffer(opts, 48+8+8*len(schema)+w.size()+8+frameTableSize(ix)+8+stackTableSize(ix))
-	buf = le.AppendUint64(buf, 2)
-	hdr := len(buf)
-	buf = append(buf, make([]byte, 40)...)
-	buf = appendSchema(buf, schema)
-	var recTable, frameTable, stackTable uint64
-	buf, recTable = w.emit(buf)
-	framePayload := uint64(len(buf))
-	buf, frameTable = emitFrameTable(buf, ix)
-	stackPayload := uint64(len(buf))
-	buf, stackTable = emitStackTable(buf, ix, ids)
-	for i, v := range []uint64{recTable, framePayload, frameTable, stackPayload, stackTable} {
-		le.PutUint64(buf[hdr+8*i:], v)
-	}
-	return buf
-}
-
-func writeMemProfV3V4(ix *indexed, opts WriteOptions) []byte {
-	// Frames, most used first (then nearer the leaf, then by FrameId).
-	count := make([]uint32, len(ix.frames))
-	posSum := make([]uint64, len(ix.frames))
-	for s := range ix.numStacks() {
-		for pos, f := range ix.stack(int32(s)) {
-			count[f]++
-			posSum[f] += uint64(pos)
+func newMIBWriter(schema []memprof.Meta) mibWriter {
+	w := mibWriter{schema: schema, size: schemaSize(schema), kind: mibPrefix}
+	for i, m := range schema {
+		if m != memprof.Meta(i+1) || m > maxMeta {
+			w.kind = mibGeneric
 		}
 	}
-	order := make([]int32, len(ix.frames))
-	for i := range order {
-		order[i] = int32(i)
+	if slices.Equal(schema, HotColdSchema) {
+		w.kind = mibHotCold
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := cmp.Compare(count[b], count[a]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(posSum[a], posSum[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
-	})
-	frameIndex := make([]uint32, len(ix.frames))
-	for i, f := range order {
-		frameIndex[f] = uint32(i)
-	}
-	radix, linear := buildRadix(ix, count, frameIndex)
-
-	schema := opts.schema()
-	w := &recordWriter{ix: ix, schema: schema, version: opts.MemProfVersion, linear: linear}
-	buf := newBuffer(opts, 32+8+4+48+8+8*len(schema)+frameSize*len(order)+4*len(radix)+w.size())
-	buf = le.AppendUint64(buf, uint64(opts.MemProfVersion))
-	hdr := len(buf)
-	buf = append(buf, make([]byte, 24)...)
-	if opts.MemProfVersion >= 4 {
-		buf = le.AppendUint64(buf, 0) // DataAccessProfOffset: no data-access profile
-		s := ix.summary()
-		buf = le.AppendUint32(buf, 6)
-		for _, v := range []uint64{s.NumContexts, s.NumColdContexts, s.NumHotContexts,
-			s.MaxColdTotalSize, s.MaxWarmTotalSize, s.MaxHotTotalSize} {
-			buf = le.AppendUint64(buf, v)
-		}
-	}
-	buf = appendSchema(buf, schema)
-	for _, f := range order {
-		buf = appendFrame(buf, ix.frames[f])
-	}
-	stackPayload := uint64(len(buf))
-	for _, v := range radix {
-		buf = le.AppendUint32(buf, v)
-	}
-	recPayload := uint64(len(buf))
-	var recTable uint64
-	buf, recTable = w.emit(buf)
-	le.PutUint64(buf[hdr:], stackPayload)
-	le.PutUint64(buf[hdr+8:], recPayload)
-	le.PutUint64(buf[hdr+16:], recTable)
-	return buf
+	return w
 }
 
-// buildRadix emulates CallStackRadixTreeBuilder: call stacks sorted
-// root-first by (frame popularity, FrameId), encoded from the last one with
-// shared root-side prefixes replaced by negative jumps, then reversed. It
-// returns the u32 array and each stack's position in it.
-func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []uint32) {
-	// rank orders frames by (popularity, FrameId); a stack's sort key is
-	// its frames' ranks, root first, compared lexicographically.
-	byRank := make([]int32, len(ix.frames))
-	for i := range byRank {
-		byRank[i] = int32(i)
-	}
-	slices.SortFunc(byRank, func(a, b int32) int {
-		if c := cmp.Compare(count[a], count[b]); c != 0 {
-			return c
-		}
-		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
-	})
-	rank := make([]uint32, len(ix.frames))
-	for r, f := range byRank {
-		rank[f] = uint32(r)
-	}
-	// keys is reused for the radix array once the stacks are sorted.
-	buf := make([]uint32, len(ix.stackFrames)+ix.numStacks())
-	keys := buf[:len(ix.stackFrames)]
-	for s := range ix.numStacks() {
-		lo, hi := ix.stackOff[s], ix.stackOff[s+1]
-		for i := lo; i < hi; i++ {
-			keys[i] = rank[ix.stackFrames[lo+hi-1-i]]
-		}
-	}
-	stacks := make([]int32, ix.numStacks())
-	for i := range stacks {
-		stacks[i] = int32(i)
-	}
-	ks := &keySorter{keys: keys, off: ix.stackOff, width: max(1, bits.Len(uint(len(ix.frames))))}
-	ks.per = 64 / ks.width
-	ks.sort(stacks, make([]packedKey, len(stacks)), 0)
-
-	arr := buf[:0]
-	pos := make([]uint32, len(stacks))
-	var prev []int32
-	var idx []uint32
-	for k := len(stacks) - 1; k >= 0; k-- {
-		cur := ix.stack(stacks[k])
-		common := 0
-		for common < len(prev) && common < len(cur) && prev[len(prev)-1-common] == cur[len(cur)-1-common] {
-			common++
-		}
-		idx = idx[:common]
-		if common > 0 {
-			arr = append(arr, idx[common-1]-uint32(len(arr)))
-		}
-		for i := len(cur) - 1 - common; i >= 0; i-- {
-			idx = append(idx, uint32(len(arr)))
-			arr = append(arr, frameIndex[cur[i]])
-		}
-		arr = append(arr, uint32(len(cur)))
-		pos[stacks[k]] = uint32(len(arr) - 1)
-		prev = cur
-	}
-	slices.Reverse(arr)
-	for s, v := range pos {
-		pos[s] = uint32(len(arr)) - 1 - v
-	}
-	return arr, pos
-}
-
-// keySorter sorts stacks by their key sequences (keys[off[s]:off[s+1]])
-// lexicographically, a shorter sequence before its extensions. Comparing
-// the sequences directly touches scattered memory at every comparison;
-// instead each round packs the next len(packedKey.k)*per keys of every
-// stack (key+1, 0 past the end, width bits each) into words stored beside
-// the stack, sorts those and recurses only into runs that tie. With LLVM's
-// stack depths one round usually decides everything.
-type keySorter struct {
-	keys       []uint32
-	off        []int32
-	width, per int
-}
-
-type packedKey struct {
-	k [3]uint64
-	s int32
-}
-
-func (ks *keySorter) sort(stacks []int32, scratch []packedKey, depth int) {
-	pk := scratch[:len(stacks)]
-	for i, s := range stacks {
-		seq := ks.keys[ks.off[s]:ks.off[s+1]]
-		pk[i].s = s
-		j := depth
-		for w := range pk[i].k {
-			var k uint64
-			for range ks.per {
-				k <<= ks.width
-				if j < len(seq) {
-					k |= uint64(seq[j]) + 1
-				}
-				j++
+// put fills b (len w.size) with m.
+func (w *mibWriter) put(b []byte, m *memprof.MemInfoBlock) {
+	switch w.kind {
+	case mibHotCold:
+		b = b[:28]
+		le.PutUint32(b, m.AllocCount)
+		le.PutUint64(b[4:], m.TotalSize)
+		le.PutUint64(b[12:], m.TotalLifetime)
+		le.PutUint64(b[20:], m.TotalLifetimeAccessDensity)
+	case mibPrefix:
+		var t [fullMIBSize]byte
+		putFullMIB(&t, m)
+		copy(b, t[:w.size])
+	default:
+		n := 0
+		for _, f := range w.schema {
+			v := m.Field(f)
+			if f == memprof.MetaAccessHistogram {
+				v = 0 // see WriteOptions: the pointer LLVM writes is meaningless
 			}
-			pk[i].k[w] = k
+			if metaWidth[f] == 4 {
+				le.PutUint32(b[n:], uint32(v))
+			} else {
+				le.PutUint64(b[n:], v)
+			}
+			n += metaWidth[f]
 		}
 	}
-	slices.SortFunc(pk, func(a, b packedKey) int {
-		if c := cmp.Compare(a.k[0], b.k[0]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.k[1], b.k[1]); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.k[2], b.k[2])
-	})
-	for i, p := range pk {
-		stacks[i] = p.s
-	}
-	endMask := uint64(1)<<ks.width - 1 // the last packed key: 0 if ended
-	for i := 0; i < len(pk); {
-		j := i + 1
-		for j < len(pk) && pk[j].k == pk[i].k {
-			j++
-		}
-		if j-i > 1 && pk[i].k[2]&endMask != 0 {
-			ks.sort(stacks[i:j], scratch[i:j], depth+len(pk[i].k)*ks.per)
-		}
-		i = j
-	}
+}
+
+// putFullMIB writes tags 1..27 in order (MIBEntryDef.inc); AccessHistogram
+// (27) is written as 0, see WriteOptions.
+func putFullMIB(t *[fullMIBSize]byte, m *memprof.MemInfoBlock) {
+	b := t[:]
+	le.PutUint32(b[0:], m.AllocCount)
+	le.PutUint64(b[4:], m.TotalAccessCount)
+	le.PutUint64(b[12:], m.MinAccessCount)
+	le.PutUint64(b[20:], m.MaxAccessCount)
+	le.PutUint64(b[28:], m.TotalSize)
+	le.PutUint32(b[36:], m.MinSize)
+	le.PutUint32(b[40:], m.MaxSize)
+	le.PutUint32(b[44:], m.AllocTimestamp)
+	le.PutUint32(b[48:], m.DeallocTimestamp)
+	le.PutUint64(b[52:], m.TotalLifetime)
+	le.PutUint32(b[60:], m.MinLifetime)
+	le.PutUint32(b[64:], m.MaxLifetime)
+	le.PutUint32(b[68:], m.AllocCpuId)
+	le.PutUint32(b[72:], m.DeallocCpuId)
+	le.PutUint32(b[76:], m.NumMigratedCpu)
+	le.PutUint32(b[80:], m.NumLifetimeOverlaps)
+	le.PutUint32(b[84:], m.NumSameAllocCpu)
+	le.PutUint32(b[88:], m.NumSameDeallocCpu)
+	le.PutUint64(b[92:], m.DataTypeId)
+	le.PutUint64(b[100:], m.TotalAccessDensity)
+	le.PutUint32(b[108:], m.MinAccessDensity)
+	le.PutUint32(b[112:], m.MaxAccessDensity)
+	le.PutUint64(b[116:], m.TotalLifetimeAccessDensity)
+	le.PutUint32(b[124:], m.MinLifetimeAccessDensity)
+	le.PutUint32(b[128:], m.MaxLifetimeAccessDensity)
+	le.PutUint32(b[132:], m.AccessHistogramSize)
+	le.PutUint64(b[136:], 0)
 }

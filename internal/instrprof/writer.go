@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -101,26 +100,34 @@ var summaryCutoffs = [...]uint64{
 
 // Write writes p as a memprof-only indexed profile.
 func Write(w io.Writer, p *memprof.Profile, opts WriteOptions) error {
-	b, err := Marshal(p, opts)
+	pl, err := planFor(p, opts)
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(b)
-	return err
+	return streamWith(w, pl.emit)
 }
 
 // WriteFile writes p to name atomically: a temporary file in the same
-// directory is written, synced and renamed over name.
+// directory is written, synced and renamed over name. The file is streamed
+// (its layout is computed first), never held in memory whole.
 func WriteFile(name string, p *memprof.Profile, opts WriteOptions) error {
-	b, err := Marshal(p, opts)
+	pl, err := planFor(p, opts)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(name, b, 0o644)
+	return writeFileAtomic(name, 0o644, func(w io.Writer) error { return streamWith(w, pl.emit) })
 }
 
 // Marshal returns the bytes Write would write.
 func Marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
+	pl, err := planFor(p, opts)
+	if err != nil {
+		return nil, err
+	}
+	return marshalWith(pl.emit), nil
+}
+
+func planFor(p *memprof.Profile, opts WriteOptions) (*plan, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -128,78 +135,5 @@ func Marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalIndexed(ix, opts), nil
-}
-
-// WriteCompactFile is WriteFile for a profile in dense form.
-func WriteCompactFile(name string, c *memprof.Compact, opts WriteOptions) error {
-	b, err := MarshalCompact(c, opts)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(name, b, 0o644)
-}
-
-// MarshalCompact is Marshal for a profile in dense form (what
-// memprof.Converter builds): the same bytes as Marshal(c.Profile(), opts).
-func MarshalCompact(c *memprof.Compact, opts WriteOptions) ([]byte, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	ix, err := indexCompact(c, opts.LLVMRelease)
-	if err != nil {
-		return nil, err
-	}
-	return marshalIndexed(ix, opts), nil
-}
-
-// marshalIndexed writes the file for an indexed profile.
-func marshalIndexed(ix *indexed, opts WriteOptions) []byte {
-	var buf []byte
-	switch opts.MemProfVersion {
-	case 0, 1:
-		buf = writeMemProfV0V1(ix, opts)
-	case 2:
-		buf = writeMemProfV2(ix, opts)
-	case 3, 4:
-		buf = writeMemProfV3V4(ix, opts)
-	}
-
-	// Binary ids: none (memprof raw inputs contribute none).
-	le.PutUint64(buf[48:], uint64(len(buf)))
-	buf = le.AppendUint64(buf, 0)
-	if opts.IndexVersion >= 12 {
-		le.PutUint64(buf[64:], uint64(len(buf)))
-		buf = le.AppendUint64(buf, 0)
-	}
-	return buf
-}
-
-// newBuffer returns the file up to the start of the MemProf section, with
-// room for memprofSize more bytes and the trailer: the whole file is built
-// in one allocation.
-func newBuffer(opts WriteOptions, memprofSize int) []byte {
-	hdr := headerSize(opts.IndexVersion)
-	buf := make([]byte, hdr, prefixSize+memprofSize)
-	le.PutUint64(buf[0:], Magic)
-	le.PutUint64(buf[8:], VariantMemProf|uint64(opts.IndexVersion))
-	// Unused and HashType (MD5 = 0) stay zero.
-
-	// Profile summary: no functions, so every count is zero.
-	buf = le.AppendUint64(buf, 6)
-	buf = le.AppendUint64(buf, uint64(len(summaryCutoffs)))
-	for range 6 {
-		buf = le.AppendUint64(buf, 0)
-	}
-	for _, c := range summaryCutoffs {
-		buf = le.AppendUint64(buf, c)
-		buf = le.AppendUint64(buf, 0)
-		buf = le.AppendUint64(buf, 0)
-	}
-
-	var hashOff uint64
-	buf, hashOff = emitTable(buf, nil, nil)
-	le.PutUint64(buf[32:], hashOff)
-	le.PutUint64(buf[40:], uint64(len(buf)))
-	return buf
+	return newPlan(ix, opts), nil
 }

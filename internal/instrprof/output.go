@@ -1,0 +1,333 @@
+package instrprof
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// output receives an indexed profile front to back. The writers run twice
+// over the same plan: a sizing pass (count set) that only advances off and
+// records every offset the file refers to (mark), then a writing pass that
+// either fills buf, allocated once at the size the first pass found, or
+// streams to w through a small staging buffer, so a large file is never
+// held in memory. Bulk payloads (record bodies, call-stack table entries)
+// go through items, which fills them on all workers.
+type output struct {
+	off   int  // absolute offset of the next byte
+	count bool // sizing pass
+	buf   []byte
+	w     io.Writer
+	stage []byte
+	err   error
+
+	workers int
+}
+
+const (
+	stageSize = 256 << 10 // staging buffer for small writes when streaming
+	batchSize = 1 << 20   // bytes of items filled per batch when streaming
+	chunkMin  = 64 << 10  // smallest share of items worth handing to a worker
+)
+
+// maxWorkers caps the goroutines that fill items; tests lower it to check
+// that the parallel and serial paths write the same bytes.
+var maxWorkers = 0
+
+func numWorkers() int {
+	n := runtime.GOMAXPROCS(0)
+	if maxWorkers > 0 {
+		n = min(n, maxWorkers)
+	}
+	return max(n, 1)
+}
+
+// at stores the current offset in *p in the sizing pass and, in the
+// writing pass, checks that it is the stored one: both passes provably lay
+// out the same file, and offsets that the file records before the place
+// they point to (headers) are read from *p in the writing pass.
+func (o *output) at(p *uint64) {
+	if o.count {
+		*p = uint64(o.off)
+	} else if *p != uint64(o.off) {
+		panic(fmt.Sprintf("instrprof: internal error: writing pass at %#x, sizing pass at %#x", o.off, *p))
+	}
+}
+
+func (o *output) write(p []byte) {
+	switch {
+	case o.count:
+	case o.buf != nil:
+		copy(o.buf[o.off:], p)
+	default:
+		if len(o.stage)+len(p) > cap(o.stage) {
+			o.flush()
+			if len(p) >= cap(o.stage) {
+				o.writeRaw(p)
+				break
+			}
+		}
+		o.stage = append(o.stage, p...)
+	}
+	o.off += len(p)
+}
+
+// flush writes the staging buffer out (streaming only).
+func (o *output) flush() {
+	if len(o.stage) > 0 {
+		o.writeRaw(o.stage)
+		o.stage = o.stage[:0]
+	}
+}
+
+func (o *output) writeRaw(p []byte) {
+	if o.err == nil {
+		_, o.err = o.w.Write(p)
+	}
+}
+
+func (o *output) u64(v uint64) {
+	var b [8]byte
+	le.PutUint64(b[:], v)
+	o.write(b[:])
+}
+
+func (o *output) u32(v uint32) {
+	var b [4]byte
+	le.PutUint32(b[:], v)
+	o.write(b[:])
+}
+
+func (o *output) zeros(n int) {
+	var z [64]byte
+	for n > 0 {
+		k := min(n, len(z))
+		o.write(z[:k])
+		n -= k
+	}
+}
+
+func (o *output) pad8() { o.zeros((8 - o.off%8) % 8) }
+
+// u64s writes vs as little-endian u64s.
+func (o *output) u64s(vs []uint64) {
+	if o.count {
+		o.off += 8 * len(vs)
+		return
+	}
+	var b [4096]byte
+	for len(vs) > 0 {
+		n := min(len(vs), len(b)/8)
+		for i, v := range vs[:n] {
+			le.PutUint64(b[8*i:], v)
+		}
+		o.write(b[:8*n])
+		vs = vs[n:]
+	}
+}
+
+// u32s writes vs as little-endian u32s.
+func (o *output) u32s(vs []uint32) {
+	if o.count {
+		o.off += 4 * len(vs)
+		return
+	}
+	var b [4096]byte
+	for len(vs) > 0 {
+		n := min(len(vs), len(b)/4)
+		for i, v := range vs[:n] {
+			le.PutUint32(b[4*i:], v)
+		}
+		o.write(b[:4*n])
+		vs = vs[n:]
+	}
+}
+
+// items writes len(sizes) consecutive items; put(b, k) fills item k, and
+// len(b) == sizes[k]. put may run on several goroutines at once, each item
+// exactly once.
+func (o *output) items(sizes []int, put func(b []byte, k int)) {
+	total := 0
+	for _, s := range sizes {
+		total += s
+	}
+	switch {
+	case o.count:
+	case o.buf != nil:
+		fillItems(o.buf[o.off:o.off+total], sizes, put, o.workers)
+	default:
+		o.flush()
+		o.streamItems(sizes, put)
+	}
+	o.off += total
+}
+
+// span is a run of items [lo, hi) taking n bytes.
+type span struct{ lo, hi, n int }
+
+// spans cuts items into runs of about target bytes (at least one item).
+func spans(sizes []int, target int) []span {
+	var out []span
+	s := span{}
+	for k, n := range sizes {
+		s.n += n
+		if s.n >= target {
+			s.hi = k + 1
+			out = append(out, s)
+			s = span{lo: k + 1, hi: k + 1}
+		}
+	}
+	if s.lo < len(sizes) {
+		s.hi = len(sizes)
+		out = append(out, s)
+	}
+	return out
+}
+
+func fillSpan(dst []byte, sizes []int, s span, put func(b []byte, k int)) {
+	pos := 0
+	for k := s.lo; k < s.hi; k++ {
+		put(dst[pos:pos+sizes[k]:pos+sizes[k]], k)
+		pos += sizes[k]
+	}
+}
+
+// fillItems fills dst with the items, sharing them among workers.
+func fillItems(dst []byte, sizes []int, put func(b []byte, k int), workers int) {
+	if workers <= 1 || len(dst) < 2*chunkMin {
+		fillSpan(dst, sizes, span{0, len(sizes), len(dst)}, put)
+		return
+	}
+	ss := spans(sizes, max(chunkMin, len(dst)/(8*workers)))
+	starts := make([]int, len(ss))
+	pos := 0
+	for i, s := range ss {
+		starts[i] = pos
+		pos += s.n
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(ss)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(ss) {
+					return
+				}
+				fillSpan(dst[starts[i]:starts[i]+ss[i].n], sizes, ss[i], put)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// streamItems fills the items batch by batch on the workers and writes the
+// batches in order; at most two batches per worker are in memory.
+func (o *output) streamItems(sizes []int, put func(b []byte, k int)) {
+	ss := spans(sizes, batchSize)
+	grow := func(b []byte, n int) []byte {
+		if cap(b) < n {
+			return make([]byte, n)
+		}
+		return b[:n]
+	}
+	if o.workers <= 1 || len(ss) == 1 {
+		var b []byte
+		for _, s := range ss {
+			b = grow(b, s.n)
+			fillSpan(b, sizes, s, put)
+			o.writeRaw(b)
+		}
+		return
+	}
+	pool := make(chan []byte, 2*o.workers)
+	for range cap(pool) {
+		pool <- nil
+	}
+	done := make([]chan []byte, len(ss))
+	for i := range done {
+		done[i] = make(chan []byte, 1)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range o.workers {
+		wg.Go(func() {
+			for {
+				b := <-pool
+				i := int(next.Add(1) - 1)
+				if i >= len(ss) {
+					pool <- b
+					return
+				}
+				b = grow(b, ss[i].n)
+				fillSpan(b, sizes, ss[i], put)
+				done[i] <- b
+			}
+		})
+	}
+	for i := range ss {
+		b := <-done[i]
+		o.writeRaw(b)
+		pool <- b
+	}
+	wg.Wait()
+}
+
+// marshalWith runs emit twice, sizing then writing, and returns the bytes.
+func marshalWith(emit func(o *output)) []byte {
+	sz := &output{count: true, workers: numWorkers()}
+	emit(sz)
+	o := &output{buf: make([]byte, sz.off), workers: sz.workers}
+	emit(o)
+	if o.off != sz.off {
+		panic(fmt.Sprintf("instrprof: internal error: wrote %d bytes, sized %d", o.off, sz.off))
+	}
+	return o.buf
+}
+
+// streamWith runs emit twice, sizing then writing to w.
+func streamWith(w io.Writer, emit func(o *output)) error {
+	sz := &output{count: true, workers: numWorkers()}
+	emit(sz)
+	o := &output{w: w, stage: make([]byte, 0, stageSize), workers: sz.workers}
+	emit(o)
+	o.flush()
+	if o.err == nil && o.off != sz.off {
+		panic(fmt.Sprintf("instrprof: internal error: wrote %d bytes, sized %d", o.off, sz.off))
+	}
+	return o.err
+}
+
+// writeFileAtomic streams a file to name the way atomicfile.WriteFile
+// writes a buffer: into a temporary file in the same directory that is
+// synced, then renamed over name. On error name is untouched and the
+// temporary file removed.
+func writeFileAtomic(name string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = fill(f); err != nil {
+		return err
+	}
+	if err = f.Chmod(perm); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), name)
+}

@@ -1,0 +1,289 @@
+package instrprof
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+	"sync"
+)
+
+// parallel runs f over [0, n) cut into one contiguous range per worker.
+func parallel(n int, f func(lo, hi int)) {
+	w := numWorkers()
+	if w <= 1 || n < 4096 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range w {
+		lo, hi := n*i/w, n*(i+1)/w
+		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
+}
+
+// parallelStackIDs is indexed.stackIDs on all workers.
+func parallelStackIDs(ix *indexed) []uint64 {
+	ids := make([]uint64, ix.numStacks())
+	parallel(len(ids), func(lo, hi int) {
+		var b []byte
+		for s := lo; s < hi; s++ {
+			b = b[:0]
+			for _, f := range ix.stack(int32(s)) {
+				b = le.AppendUint64(b, ix.frameIDs[f])
+			}
+			ids[s] = truncatedBLAKE3(b)
+		}
+	})
+	return ids
+}
+
+// radixFrameOrder returns the V3/V4 frame array order (most used first,
+// then nearer the leaf, then by FrameId), each frame's use count over all
+// call stacks, and each frame's index in the array.
+func radixFrameOrder(ix *indexed) (order []int32, count, frameIndex []uint32) {
+	nf := len(ix.frames)
+	w := numWorkers()
+	counts := make([][]uint32, w)
+	posSums := make([][]uint64, w)
+	var next int
+	var mu sync.Mutex
+	parallel(ix.numStacks(), func(lo, hi int) {
+		c, ps := make([]uint32, nf), make([]uint64, nf)
+		for s := lo; s < hi; s++ {
+			for pos, f := range ix.stack(int32(s)) {
+				c[f]++
+				ps[f] += uint64(pos)
+			}
+		}
+		mu.Lock()
+		counts[next], posSums[next] = c, ps
+		next++
+		mu.Unlock()
+	})
+	count, posSum := counts[0], posSums[0]
+	if count == nil {
+		count, posSum = make([]uint32, nf), make([]uint64, nf)
+	}
+	for k := 1; k < next; k++ {
+		for f := range nf {
+			count[f] += counts[k][f]
+			posSum[f] += posSums[k][f]
+		}
+	}
+	order = make([]int32, nf)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp.Compare(count[b], count[a]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(posSum[a], posSum[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
+	})
+	frameIndex = make([]uint32, nf)
+	for i, f := range order {
+		frameIndex[f] = uint32(i)
+	}
+	return order, count, frameIndex
+}
+
+// buildRadix emulates CallStackRadixTreeBuilder: call stacks sorted
+// root-first by (frame popularity, FrameId), encoded from the last one with
+// shared root-side prefixes replaced by negative jumps, then reversed. It
+// returns the u32 array and each stack's position in it.
+func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []uint32) {
+	// rank orders frames by (popularity, FrameId); a stack's sort key is
+	// its frames' ranks, root first, compared lexicographically.
+	byRank := make([]int32, len(ix.frames))
+	for i := range byRank {
+		byRank[i] = int32(i)
+	}
+	slices.SortFunc(byRank, func(a, b int32) int {
+		if c := cmp.Compare(count[a], count[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
+	})
+	rank := make([]uint32, len(ix.frames))
+	for r, f := range byRank {
+		rank[f] = uint32(r)
+	}
+	stacks := sortStacks(ix, rank)
+	return encodeRadix(ix, stacks, frameIndex)
+}
+
+// sortStacks returns the stacks ordered by their frames' ranks, root first,
+// lexicographically (a stack before its extensions). Stacks are distinct,
+// so no two keys tie.
+func sortStacks(ix *indexed, rank []uint32) []int32 {
+	n := ix.numStacks()
+	depth := 0
+	for s := range n {
+		depth = max(depth, int(ix.stackOff[s+1]-ix.stackOff[s]))
+	}
+	// LSD radix sort, one pass per depth, is linear when depths are even;
+	// a few very deep stacks would make it quadratic-ish, so those inputs
+	// take the comparison sort.
+	if len(ix.frames) < 1<<16 && depth*n <= 4*len(ix.stackFrames)+n {
+		return lsdSortStacks(ix, rank, depth)
+	}
+	return keySortStacks(ix, rank)
+}
+
+// lsdSortStacks sorts the stacks by digit columns: digit L of stack s is
+// its L-th frame from the root's rank+1, or 0 past its end.
+func lsdSortStacks(ix *indexed, rank []uint32, depth int) []int32 {
+	n := ix.numStacks()
+	cols := make([]uint16, depth*n)
+	parallel(n, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			fs := ix.stack(int32(s))
+			for l := range fs {
+				cols[l*n+s] = uint16(rank[fs[len(fs)-1-l]] + 1)
+			}
+		}
+	})
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	tmp := make([]int32, n)
+	cnt := make([]int32, len(ix.frames)+1)
+	for l := depth - 1; l >= 0; l-- {
+		col := cols[l*n : (l+1)*n]
+		clear(cnt)
+		for _, d := range col {
+			cnt[d]++
+		}
+		if cnt[col[0]] == int32(n) {
+			continue // one digit: the pass would not move anything
+		}
+		sum := int32(0)
+		for d, c := range cnt {
+			cnt[d] = sum
+			sum += c
+		}
+		for _, s := range perm {
+			d := col[s]
+			tmp[cnt[d]] = s
+			cnt[d]++
+		}
+		perm, tmp = tmp, perm
+	}
+	return perm
+}
+
+// encodeRadix writes the radix array for the sorted stacks.
+func encodeRadix(ix *indexed, stacks []int32, frameIndex []uint32) ([]uint32, []uint32) {
+	arr := make([]uint32, 0, len(ix.stackFrames)+len(stacks))
+	pos := make([]uint32, len(stacks))
+	var prev []int32
+	var idx []uint32
+	for k := len(stacks) - 1; k >= 0; k-- {
+		cur := ix.stack(stacks[k])
+		common := 0
+		for common < len(prev) && common < len(cur) && prev[len(prev)-1-common] == cur[len(cur)-1-common] {
+			common++
+		}
+		idx = idx[:common]
+		if common > 0 {
+			arr = append(arr, idx[common-1]-uint32(len(arr)))
+		}
+		for i := len(cur) - 1 - common; i >= 0; i-- {
+			idx = append(idx, uint32(len(arr)))
+			arr = append(arr, frameIndex[cur[i]])
+		}
+		arr = append(arr, uint32(len(cur)))
+		pos[stacks[k]] = uint32(len(arr) - 1)
+		prev = cur
+	}
+	slices.Reverse(arr)
+	for s, v := range pos {
+		pos[s] = uint32(len(arr)) - 1 - v
+	}
+	return arr, pos
+}
+
+// keySortStacks is sortStacks by comparisons on packed keys.
+func keySortStacks(ix *indexed, rank []uint32) []int32 {
+	keys := make([]uint32, len(ix.stackFrames))
+	for s := range ix.numStacks() {
+		lo, hi := ix.stackOff[s], ix.stackOff[s+1]
+		for i := lo; i < hi; i++ {
+			keys[i] = rank[ix.stackFrames[lo+hi-1-i]]
+		}
+	}
+	stacks := make([]int32, ix.numStacks())
+	for i := range stacks {
+		stacks[i] = int32(i)
+	}
+	ks := &keySorter{keys: keys, off: ix.stackOff, width: max(1, bits.Len(uint(len(ix.frames))))}
+	ks.per = 64 / ks.width
+	ks.sort(stacks, make([]packedKey, len(stacks)), 0)
+	return stacks
+}
+
+// keySorter sorts stacks by their key sequences (keys[off[s]:off[s+1]])
+// lexicographically, a shorter sequence before its extensions. Comparing
+// the sequences directly touches scattered memory at every comparison;
+// instead each round packs the next len(packedKey.k)*per keys of every
+// stack (key+1, 0 past the end, width bits each) into words stored beside
+// the stack, sorts those and recurses only into runs that tie. With LLVM's
+// stack depths one round usually decides everything.
+type keySorter struct {
+	keys       []uint32
+	off        []int32
+	width, per int
+}
+
+type packedKey struct {
+	k [3]uint64
+	s int32
+}
+
+func (ks *keySorter) sort(stacks []int32, scratch []packedKey, depth int) {
+	pk := scratch[:len(stacks)]
+	for i, s := range stacks {
+		seq := ks.keys[ks.off[s]:ks.off[s+1]]
+		pk[i].s = s
+		j := depth
+		for w := range pk[i].k {
+			var k uint64
+			for range ks.per {
+				k <<= ks.width
+				if j < len(seq) {
+					k |= uint64(seq[j]) + 1
+				}
+				j++
+			}
+			pk[i].k[w] = k
+		}
+	}
+	slices.SortFunc(pk, func(a, b packedKey) int {
+		if c := cmp.Compare(a.k[0], b.k[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.k[1], b.k[1]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.k[2], b.k[2])
+	})
+	for i, p := range pk {
+		stacks[i] = p.s
+	}
+	endMask := uint64(1)<<ks.width - 1 // the last packed key: 0 if ended
+	for i := 0; i < len(pk); {
+		j := i + 1
+		for j < len(pk) && pk[j].k == pk[i].k {
+			j++
+		}
+		if j-i > 1 && pk[i].k[2]&endMask != 0 {
+			ks.sort(stacks[i:j], scratch[i:j], depth+len(pk[i].k)*ks.per)
+		}
+		i = j
+	}
+}
