@@ -2,9 +2,14 @@ package memprof
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
+	"sort"
 	"testing"
+	"time"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 )
@@ -97,4 +102,97 @@ func BenchmarkConvert(b *testing.B) {
 		records += len(p.Records)
 	}
 	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+}
+
+// -large names a bench/memprof work directory (workload binary plus
+// raw/*.memprofraw, e.g. out/bench/memprof) for the *Large benchmarks,
+// which skip without it:
+//
+//	go test -run '^$' -bench Large ./internal/memprof -large $PWD/out/bench/memprof
+var largeDir = flag.String("large", "", "bench/memprof work directory for the *Large benchmarks")
+
+func largeInputs(b *testing.B) ([][]byte, string) {
+	if *largeDir == "" {
+		b.Skip("no -large directory")
+	}
+	paths, err := filepath.Glob(filepath.Join(*largeDir, "raw", "*.memprofraw"))
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("-large %s: no raw/*.memprofraw (%v)", *largeDir, err)
+	}
+	sort.Strings(paths)
+	var data [][]byte
+	for _, p := range paths {
+		d, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d)
+	}
+	return data, filepath.Join(*largeDir, "workload")
+}
+
+// BenchmarkReadRawLarge decodes every raw profile of the -large workload.
+func BenchmarkReadRawLarge(b *testing.B) {
+	data, _ := largeInputs(b)
+	for b.Loop() {
+		for i, d := range data {
+			if _, err := ReadRaw(fmt.Sprint(i), d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkConvertLarge runs Prepare and Fold over every input of the
+// -large workload on one goroutine (symbolization excluded: the symbol
+// table is warmed by a first conversion). Prepare and Fold are reported
+// separately (ns per whole workload).
+func BenchmarkConvertLarge(b *testing.B) {
+	data, binPath := largeInputs(b)
+	var raws []*RawProfile
+	for i, d := range data {
+		r, err := ReadRaw(fmt.Sprint(i), d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raws = append(raws, r)
+	}
+	bin, err := elfsym.Open(binPath, &elfsym.Options{DWARFOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bin.Close()
+	for _, release := range []int{19, 22} {
+		b.Run(fmt.Sprint(release), func(b *testing.B) {
+			warm, err := NewConverter(bin, ConvertOptions{LLVMRelease: release, Workers: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, r := range raws {
+				if _, err := warm.Prepare(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var prep, fold time.Duration
+			for b.Loop() {
+				c := *warm
+				c.resetFold()
+				for _, k := range FoldOrder(len(raws)) {
+					t0 := time.Now()
+					p, err := c.Prepare(raws[k])
+					if err != nil {
+						b.Fatal(err)
+					}
+					t1 := time.Now()
+					c.Fold(p)
+					prep, fold = prep+t1.Sub(t0), fold+time.Since(t1)
+				}
+				if _, err := c.Compact(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(prep.Nanoseconds())/float64(b.N), "prepare-ns/op")
+			b.ReportMetric(float64(fold.Nanoseconds())/float64(b.N), "fold-ns/op")
+		})
+	}
 }
