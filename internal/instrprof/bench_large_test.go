@@ -1,6 +1,7 @@
 package instrprof
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"flag"
 	"fmt"
@@ -216,5 +217,80 @@ func TestMarshalLargeDigest(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("llvm%d-v%d: %d bytes sha256 %x", o.LLVMRelease, o.MemProfVersion, len(out), sha256.Sum256(out))
+	}
+}
+
+// BenchmarkEmitLarge measures what follows index (plan, then the bytes),
+// in memory as Marshal does ("mem") and streamed as Write and WriteFile do
+// ("stream", to a writer that only counts).
+func BenchmarkEmitLarge(b *testing.B) {
+	for _, o := range largeOptions {
+		for _, mode := range []string{"mem", "stream"} {
+			b.Run(fmt.Sprintf("llvm%d-v%d/%s", o.LLVMRelease, o.MemProfVersion, mode), func(b *testing.B) {
+				ix, err := index(largeProfile(b, o.LLVMRelease), o.LLVMRelease)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				var n int64
+				cpu0 := cpuTime()
+				for b.Loop() {
+					pl := newPlan(ix, o)
+					if mode == "mem" {
+						n = int64(len(marshalWith(pl.emit)))
+					} else {
+						var cw countWriter
+						if err := streamWith(&cw, pl.emit); err != nil {
+							b.Fatal(err)
+						}
+						n = int64(cw)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+				b.SetBytes(n)
+			})
+		}
+	}
+}
+
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}
+
+// TestWorkersSameBytes checks that the writer's output does not depend on
+// how many goroutines fill it, in memory (Marshal) or streamed (Write), on
+// a profile large enough to be cut into many chunks and batches.
+func TestWorkersSameBytes(t *testing.T) {
+	p := syntheticProfile(20000, 4000, 12)
+	defer func(n int) { forceWorkers = n }(forceWorkers)
+	for _, o := range largeOptions {
+		name := fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion)
+		var want []byte
+		for _, w := range []int{1, 2, 3, 8} {
+			forceWorkers = w
+			got, err := Marshal(p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sb bytes.Buffer
+			if err := Write(&sb, p, o); err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want = got
+				if len(want) < 4*batchSize && o.MemProfVersion == 0 {
+					t.Errorf("%s: %d bytes, too few to exercise batching", name, len(want))
+				}
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: Marshal with %d workers differs from 1 worker", name, w)
+			}
+			if !bytes.Equal(sb.Bytes(), want) {
+				t.Errorf("%s: Write with %d workers differs from Marshal with 1 worker", name, w)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package instrprof
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -8,7 +9,10 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
+
+var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // output receives an indexed profile front to back. The writers run twice
 // over the same plan: a sizing pass (count set) that only advances off and
@@ -34,16 +38,16 @@ const (
 	chunkMin  = 64 << 10  // smallest share of items worth handing to a worker
 )
 
-// maxWorkers caps the goroutines that fill items; tests lower it to check
-// that the parallel and serial paths write the same bytes.
-var maxWorkers = 0
+// forceWorkers, if positive, replaces GOMAXPROCS as the number of
+// goroutines the writer uses; tests set it to check that the serial and
+// parallel paths write the same bytes.
+var forceWorkers = 0
 
 func numWorkers() int {
-	n := runtime.GOMAXPROCS(0)
-	if maxWorkers > 0 {
-		n = min(n, maxWorkers)
+	if forceWorkers > 0 {
+		return forceWorkers
 	}
-	return max(n, 1)
+	return max(runtime.GOMAXPROCS(0), 1)
 }
 
 // at stores the current offset in *p in the sizing pass and, in the
@@ -134,6 +138,11 @@ func (o *output) u64s(vs []uint64) {
 func (o *output) u32s(vs []uint32) {
 	if o.count {
 		o.off += 4 * len(vs)
+		return
+	}
+	if nativeLittleEndian && len(vs) > 0 {
+		// The in-memory form is the file's: write it as it is.
+		o.write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vs))), 4*len(vs)))
 		return
 	}
 	var b [4096]byte

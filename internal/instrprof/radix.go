@@ -177,34 +177,92 @@ func lsdSortStacks(ix *indexed, rank []uint32, depth int) []int32 {
 	return perm
 }
 
-// encodeRadix writes the radix array for the sorted stacks.
+// encodeRadix writes the radix array for the sorted stacks, as
+// CallStackRadixTreeBuilder does: from the last stack to the first, each
+// stack's frames (root first) that it does not share with the stack
+// encoded before it, preceded by a jump back to the shared part if any and
+// followed by its length; the array is then reversed. Here the builder's
+// positions are computed first from the shared prefix lengths alone, and
+// the frames written straight into their reversed places.
 func encodeRadix(ix *indexed, stacks []int32, frameIndex []uint32) ([]uint32, []uint32) {
-	arr := make([]uint32, 0, len(ix.stackFrames)+len(stacks))
-	pos := make([]uint32, len(stacks))
-	var prev []int32
+	n := len(stacks)
+	// Copy the stacks into sorted order as frame indexes, leaf first, so
+	// that the passes below read memory in order: g[goff[k]:goff[k+1]] is
+	// stacks[k]. Reading the stacks in order and scattering the writes is
+	// faster than gathering.
+	inv := make([]int32, n)
+	for k, s := range stacks {
+		inv[s] = int32(k)
+	}
+	goff := make([]int32, n+1)
+	for s := range n {
+		goff[inv[s]+1] = ix.stackOff[s+1] - ix.stackOff[s]
+	}
+	for k := range n {
+		goff[k+1] += goff[k]
+	}
+	g := make([]uint32, goff[n])
+	parallel(n, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			k := inv[s]
+			dst := g[goff[k]:goff[k+1]]
+			for i, f := range ix.stack(int32(s))[:len(dst)] {
+				dst[i] = frameIndex[f]
+			}
+		}
+	})
+	// common[k]: root-side frames stacks[k] shares with stacks[k+1].
+	common := make([]int32, n)
+	parallel(n-1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			a, b := g[goff[k]:goff[k+1]], g[goff[k+1]:goff[k+2]]
+			c := 0
+			for c < len(a) && c < len(b) && a[len(a)-1-c] == b[len(b)-1-c] {
+				c++
+			}
+			common[k] = int32(c)
+		}
+	})
+	size := 0
+	for k := range n {
+		c := int(common[k])
+		size += int(goff[k+1]-goff[k]) - c + 1
+		if c > 0 {
+			size++
+		}
+	}
+	arr := make([]uint32, size)
+	// start[k]: builder position of stacks[k]'s first own frame. idx[d] is
+	// the builder position of depth d of the last stack encoded.
+	start := make([]int32, n)
+	pos := make([]uint32, n)
 	var idx []uint32
-	for k := len(stacks) - 1; k >= 0; k-- {
-		cur := ix.stack(stacks[k])
-		common := 0
-		for common < len(prev) && common < len(cur) && prev[len(prev)-1-common] == cur[len(cur)-1-common] {
-			common++
+	p := 0
+	for k := n - 1; k >= 0; k-- {
+		c := int(common[k])
+		l := int(goff[k+1] - goff[k])
+		idx = idx[:c]
+		if c > 0 {
+			arr[size-1-p] = idx[c-1] - uint32(p)
+			p++
 		}
-		idx = idx[:common]
-		if common > 0 {
-			arr = append(arr, idx[common-1]-uint32(len(arr)))
+		start[k] = int32(p)
+		for d := c; d < l; d++ {
+			idx = append(idx, uint32(p+d-c))
 		}
-		for i := len(cur) - 1 - common; i >= 0; i-- {
-			idx = append(idx, uint32(len(arr)))
-			arr = append(arr, frameIndex[cur[i]])
-		}
-		arr = append(arr, uint32(len(cur)))
-		pos[stacks[k]] = uint32(len(arr) - 1)
-		prev = cur
+		p += l - c
+		arr[size-1-p] = uint32(l)
+		pos[stacks[k]] = uint32(size - 1 - p)
+		p++
 	}
-	slices.Reverse(arr)
-	for s, v := range pos {
-		pos[s] = uint32(len(arr)) - 1 - v
-	}
+	// Each stack's own frames, leaf first, end at its reversed start.
+	parallel(n, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			own := g[goff[k] : goff[k+1]-common[k]]
+			end := size - int(start[k])
+			copy(arr[end-len(own):end], own)
+		}
+	})
 	return arr, pos
 }
 
