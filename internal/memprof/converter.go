@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -265,25 +266,20 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 	}
 	preferred := c.tb.preferredText
 
-	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
-	// map; PCs are symbolized the first time that walk meets them. Each
-	// stack's PCs become local indexes (distinct addresses numbered in walk
-	// order): stack j (a StackIDs index) is flat[spans[j].off:][:spans[j].n].
-	order := in.stackMapOrder(release)
+	// Each stack's PCs become local indexes (distinct addresses, numbered
+	// in file order): stack j (a StackIDs index) is
+	// flat[spans[j].off:][:spans[j].n].
 	type span struct{ off, n int32 }
 	spans := make([]span, len(in.StackIDs))
-	var (
-		flat  []int32
-		addrs []uint64 // local index -> address
-		local = map[uint64]int32{}
-		cache = new([1 << 14]struct {
-			addr uint64
-			k    int32 // local index + 1; 0: empty
-		})
-	)
-	for _, j := range order {
+	npc := 0
+	for _, st := range in.stacks {
+		npc += len(st)
+	}
+	flat := make([]int32, 0, npc)
+	var local addrTable
+	for j := range spans {
 		var stack []uint64
-		if int(j) < len(in.stacks) {
+		if j < len(in.stacks) {
 			stack = in.stacks[j]
 		}
 		spans[j] = span{int32(len(flat)), int32(len(stack))}
@@ -291,21 +287,10 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 			if adjust && pc > segStart && pc <= segEnd {
 				pc = pc + preferred - segStart
 			}
-			slot := &cache[(pc*0x9e3779b97f4a7c15)>>(64-14)]
-			if slot.k > 0 && slot.addr == pc {
-				flat = append(flat, slot.k-1)
-				continue
-			}
-			k, ok := local[pc]
-			if !ok {
-				k = int32(len(addrs))
-				local[pc] = k
-				addrs = append(addrs, pc)
-			}
-			slot.addr, slot.k = pc, k+1
-			flat = append(flat, k)
+			flat = append(flat, local.index(pc))
 		}
 	}
+	addrs := local.addrs
 	gid, pcs, frames, names := c.sym.resolve(addrs, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
 	lids := make([][]int32, len(gid)) // local index -> frame ids (nil: discarded)
 	for k, g := range gid {
@@ -314,14 +299,10 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 
 	// The checks RawMemProfReader makes before anything reaches a writer.
 	p := &Prepared{name: in.Name, pcs: pcs, frames: frames, names: names, first: -1}
-	for _, j := range order {
-		sp := spans[j]
+	for _, sp := range spans {
 		for _, k := range flat[sp.off : sp.off+sp.n] {
-			if ids := lids[k]; ids != nil {
+			if lids[k] != nil {
 				p.kept++
-				if p.first < 0 {
-					p.first = ids[0]
-				}
 				break
 			}
 		}
@@ -337,14 +318,33 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 		}
 	}
 
-	// Frames enter LLVM's IdToFrame in symbolization order: the walk's
-	// distinct addresses, which the local indexes number.
+	// Frames enter LLVM's IdToFrame in symbolization order: LLVM visits
+	// the stacks in the iteration order of its DenseMap over the raw stack
+	// map and symbolizes each address the first time it meets it. The walk
+	// stops once every distinct address has been met.
 	seen := make([]uint64, (len(frames)+63)/64)
-	for _, ids := range lids {
-		for _, fid := range ids {
-			if seen[fid/64]&(1<<(fid%64)) == 0 {
-				seen[fid/64] |= 1 << (fid % 64)
-				p.frameRun = append(p.frameRun, fid)
+	met := make([]bool, len(addrs))
+	left := len(addrs)
+	for _, j := range in.stackMapOrder(release) {
+		if left == 0 {
+			break
+		}
+		sp := spans[j]
+		for _, k := range flat[sp.off : sp.off+sp.n] {
+			if met[k] {
+				continue
+			}
+			met[k] = true
+			left--
+			ids := lids[k]
+			if ids != nil && p.first < 0 {
+				p.first = ids[0]
+			}
+			for _, fid := range ids {
+				if seen[fid/64]&(1<<(fid%64)) == 0 {
+					seen[fid/64] |= 1 << (fid % 64)
+					p.frameRun = append(p.frameRun, fid)
+				}
 			}
 		}
 	}
@@ -429,6 +429,52 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 		p.callOff = append(p.callOff, int32(len(p.callPCs)))
 	}
 	return p, nil
+}
+
+// addrTable numbers distinct addresses in order of first index call:
+// open addressing, cheaper than a Go map for this key.
+type addrTable struct {
+	slots []addrSlot
+	addrs []uint64 // index -> address
+	shift uint
+}
+
+type addrSlot struct {
+	addr uint64
+	k    int32 // index + 1; 0: empty
+}
+
+func (t *addrTable) index(addr uint64) int32 {
+	if 2*(len(t.addrs)+1) > len(t.slots) {
+		t.grow()
+	}
+	mask := uint64(len(t.slots) - 1)
+	for b := (addr * 0x9e3779b97f4a7c15) >> t.shift; ; b = (b + 1) & mask {
+		e := &t.slots[b]
+		if e.k == 0 {
+			k := int32(len(t.addrs))
+			*e = addrSlot{addr, k + 1}
+			t.addrs = append(t.addrs, addr)
+			return k
+		}
+		if e.addr == addr {
+			return e.k - 1
+		}
+	}
+}
+
+func (t *addrTable) grow() {
+	size := max(1<<12, 2*len(t.slots))
+	t.slots = make([]addrSlot, size)
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	mask := uint64(size - 1)
+	for i, addr := range t.addrs {
+		b := (addr * 0x9e3779b97f4a7c15) >> t.shift
+		for t.slots[b].k != 0 {
+			b = (b + 1) & mask
+		}
+		t.slots[b] = addrSlot{addr, int32(i) + 1}
+	}
 }
 
 // hashIDs hashes a frame-id sequence for the call-stack table.

@@ -357,7 +357,7 @@ func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error,
 }
 
 // forEachRaw loads inputs[idx[order[k]]] for k = 0, 1, ... (order nil:
-// idx order) with at most jobs loads in flight or waiting, and calls fn
+// idx order) with at most jobs+1 loads in flight or waiting, and calls fn
 // with each in turn. It stops at fn's first error. With prep set, each
 // good raw input is also prepared on the loading goroutine (l.prep or
 // l.prepErr replace l.raw).
@@ -372,7 +372,9 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, prep func(*
 	for k := range results {
 		results[k] = make(chan loaded, 1)
 	}
-	sem := make(chan struct{}, jobs)
+	// One load more than jobs is in flight, so that the workers stay busy
+	// while the caller folds the input at the head of the queue.
+	sem := make(chan struct{}, jobs+1)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
