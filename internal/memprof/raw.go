@@ -513,61 +513,33 @@ func readMIBs(name string, data []byte, off int, version uint64) ([]MIBEntry, er
 	mibs := make([]MIBEntry, n)
 	for i := range mibs {
 		e := &mibs[i]
-		e.StackID = c.u64()
 		m := &e.Info
-		m.AllocCount = c.u32()
-		m.TotalAccessCount = c.u64()
-		m.MinAccessCount = c.u64()
-		m.MaxAccessCount = c.u64()
-		m.TotalSize = c.u64()
-		m.MinSize = c.u32()
-		m.MaxSize = c.u32()
-		m.AllocTimestamp = c.u32()
-		m.DeallocTimestamp = c.u32()
-		m.TotalLifetime = c.u64()
-		m.MinLifetime = c.u32()
-		m.MaxLifetime = c.u32()
-		m.AllocCpuId = c.u32()
-		m.DeallocCpuId = c.u32()
-		m.NumMigratedCpu = c.u32()
-		m.NumLifetimeOverlaps = c.u32()
-		m.NumSameAllocCpu = c.u32()
-		m.NumSameDeallocCpu = c.u32()
-		m.DataTypeId = c.u64()
-		if version >= 2 {
-			m.TotalAccessDensity = c.u64()
-			m.MinAccessDensity = c.u32()
-			m.MaxAccessDensity = c.u32()
-			m.TotalLifetimeAccessDensity = c.u64()
-			m.MinLifetimeAccessDensity = c.u32()
-			m.MaxLifetimeAccessDensity = c.u32()
-		}
-		if version >= 4 {
-			at := c.off
-			m.AccessHistogramSize = c.u32()
-			m.AccessHistogram = c.u64()
-			if m.AccessHistogramSize > 0 && c.err == nil {
-				width := rawHistogramV4Size
-				if version >= 5 {
-					width = rawHistogramV5Size
-				}
-				if uint64(m.AccessHistogramSize)*uint64(width) > uint64(len(c.data)-c.off) {
-					return nil, formatErr(name, "MIB section", int64(at), ErrTruncated,
-						"MIB %d (stack id %d): AccessHistogramSize %d needs %d bytes, have %d",
-						i, e.StackID, m.AccessHistogramSize, uint64(m.AccessHistogramSize)*uint64(width), len(c.data)-c.off)
-				}
-				m.Histogram = make([]uint64, m.AccessHistogramSize)
-				for j := range m.Histogram {
-					if width == rawHistogramV5Size {
-						m.Histogram[j] = DecodeHistogramCount(c.u16())
-					} else {
-						m.Histogram[j] = c.u64()
-					}
+		// count() and the check at the end of each iteration guarantee
+		// the fixed part of this entry.
+		decodeMIB(c.data[c.off:c.off+8+size], version, e)
+		c.off += 8 + size
+		if version >= 4 && m.AccessHistogramSize > 0 {
+			at := c.off - 12 // AccessHistogramSize
+			width := rawHistogramV4Size
+			if version >= 5 {
+				width = rawHistogramV5Size
+			}
+			if uint64(m.AccessHistogramSize)*uint64(width) > uint64(len(c.data)-c.off) {
+				return nil, formatErr(name, "MIB section", int64(at), ErrTruncated,
+					"MIB %d (stack id %d): AccessHistogramSize %d needs %d bytes, have %d",
+					i, e.StackID, m.AccessHistogramSize, uint64(m.AccessHistogramSize)*uint64(width), len(c.data)-c.off)
+			}
+			m.Histogram = make([]uint64, m.AccessHistogramSize)
+			for j := range m.Histogram {
+				if width == rawHistogramV5Size {
+					m.Histogram[j] = DecodeHistogramCount(c.u16())
+				} else {
+					m.Histogram[j] = c.u64()
 				}
 			}
-		}
-		if c.err != nil {
-			return nil, c.err
+			if c.err != nil {
+				return nil, c.err
+			}
 		}
 		// The runtime's packing keeps MIB entries contiguous; count()
 		// bounded n by the fixed part, histograms are checked above.
@@ -577,6 +549,49 @@ func readMIBs(name string, data []byte, off int, version uint64) ([]MIBEntry, er
 		}
 	}
 	return mibs, nil
+}
+
+// decodeMIB decodes the stack id and fixed MIB fields of raw version
+// version from b, which holds exactly 8+mibSize(version) bytes (the
+// runtime's packed MemInfoBlock layout).
+func decodeMIB(b []byte, version uint64, e *MIBEntry) {
+	le := binary.LittleEndian
+	_ = b[8+mibSizeV1-1]
+	e.StackID = le.Uint64(b[0:])
+	m := &e.Info
+	m.AllocCount = le.Uint32(b[8:])
+	m.TotalAccessCount = le.Uint64(b[12:])
+	m.MinAccessCount = le.Uint64(b[20:])
+	m.MaxAccessCount = le.Uint64(b[28:])
+	m.TotalSize = le.Uint64(b[36:])
+	m.MinSize = le.Uint32(b[44:])
+	m.MaxSize = le.Uint32(b[48:])
+	m.AllocTimestamp = le.Uint32(b[52:])
+	m.DeallocTimestamp = le.Uint32(b[56:])
+	m.TotalLifetime = le.Uint64(b[60:])
+	m.MinLifetime = le.Uint32(b[68:])
+	m.MaxLifetime = le.Uint32(b[72:])
+	m.AllocCpuId = le.Uint32(b[76:])
+	m.DeallocCpuId = le.Uint32(b[80:])
+	m.NumMigratedCpu = le.Uint32(b[84:])
+	m.NumLifetimeOverlaps = le.Uint32(b[88:])
+	m.NumSameAllocCpu = le.Uint32(b[92:])
+	m.NumSameDeallocCpu = le.Uint32(b[96:])
+	m.DataTypeId = le.Uint64(b[100:])
+	if version >= 2 {
+		_ = b[8+mibSizeV2-1]
+		m.TotalAccessDensity = le.Uint64(b[108:])
+		m.MinAccessDensity = le.Uint32(b[116:])
+		m.MaxAccessDensity = le.Uint32(b[120:])
+		m.TotalLifetimeAccessDensity = le.Uint64(b[124:])
+		m.MinLifetimeAccessDensity = le.Uint32(b[132:])
+		m.MaxLifetimeAccessDensity = le.Uint32(b[136:])
+	}
+	if version >= 4 {
+		_ = b[8+mibSizeV4-1]
+		m.AccessHistogramSize = le.Uint32(b[140:])
+		m.AccessHistogram = le.Uint64(b[144:])
+	}
 }
 
 func readStacks(name string, data []byte, off int, d *dump) error {
@@ -609,9 +624,11 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 		}
 		pcs := slab[:npc:npc]
 		slab = slab[npc:]
+		b := c.data[c.off : c.off+8*len(pcs)] // checked above
 		for j := range pcs {
-			pcs[j] = c.u64()
+			pcs[j] = binary.LittleEndian.Uint64(b[8*j:])
 		}
+		c.off += len(b)
 		// A repeated id within one dump replaces the earlier list, as
 		// LLVM's Items[StackId] = CallStack does.
 		if k, ok := index[id]; ok {
