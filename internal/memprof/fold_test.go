@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"sync"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
@@ -121,6 +122,63 @@ func TestFoldMatchesTreeMerge(t *testing.T) {
 				if err != nil || !reflect.DeepEqual(p, want) {
 					t.Errorf("LLVM %d, %d inputs: Converter in FoldOrder differs from tree merge (err %v)", release, n, err)
 				}
+			}
+		}
+	}
+}
+
+// TestPrepareConcurrent: inputs prepared concurrently, in any order (so
+// that addresses are symbolized and frames numbered in another order each
+// time), and folded in FoldOrder give exactly what Convert gives.
+func TestPrepareConcurrent(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the fake symbolizer borrows the test binary as an x86-64 ELF file")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := fakeSymbolizer{exe}
+	for _, release := range []int{16, 19, 22} {
+		version := map[int]uint64{16: 2, 19: 4, 22: 5}[release]
+		const n = 9
+		var inputs []*RawProfile
+		for i := 0; i < n; i++ {
+			inputs = append(inputs, foldRaw(i, version))
+		}
+		opts := ConvertOptions{LLVMRelease: release, NumThreads: n, Workers: 2}
+		want, err := Convert(inputs, bin, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for trial := 0; trial < 4; trial++ {
+			c, err := NewConverter(bin, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prepared := make([]*Prepared, n)
+			var wg sync.WaitGroup
+			for _, i := range rand.New(rand.NewSource(int64(trial))).Perm(n) {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					p, err := c.Prepare(inputs[i])
+					if err != nil {
+						t.Error(err)
+					}
+					prepared[i] = p
+				}()
+			}
+			wg.Wait()
+			if t.Failed() {
+				return
+			}
+			for _, i := range FoldOrder(n) {
+				c.Fold(prepared[i])
+			}
+			got, err := c.Profile()
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("LLVM %d, trial %d: concurrent Prepare gives another profile (err %v)", release, trial, err)
 			}
 		}
 	}
