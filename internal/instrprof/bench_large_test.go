@@ -67,6 +67,52 @@ func largeProfile(tb testing.TB, release int) *memprof.Profile {
 	return p
 }
 
+var largeCompacts = map[int]*memprof.Compact{}
+
+// largeCompact is largeProfile in the dense form tools/merge hands the
+// writer (profmerge folds the inputs the same way). Unlike Profile's copies,
+// its MemInfoBlocks stay where the raw reader put them, scattered over the
+// inputs, which is what the writer reads in a real run. Without -large it
+// is nil.
+func largeCompact(tb testing.TB, release int) *memprof.Compact {
+	tb.Helper()
+	largeMu.Lock()
+	defer largeMu.Unlock()
+	if c := largeCompacts[release]; c != nil || *largeDir == "" {
+		return c
+	}
+	paths, err := filepath.Glob(filepath.Join(*largeDir, "raw", "*.memprofraw"))
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("-large %s: no raw/*.memprofraw (%v)", *largeDir, err)
+	}
+	raws, err := memprof.OpenRawSorted(paths)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin, err := elfsym.Open(filepath.Join(*largeDir, "workload"), &elfsym.Options{DWARFOnly: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer bin.Close()
+	conv, err := memprof.NewConverter(bin, memprof.ConvertOptions{LLVMRelease: release, NumThreads: len(raws)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, i := range memprof.FoldOrder(len(raws)) {
+		p, err := conv.Prepare(raws[i])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		conv.Fold(p)
+	}
+	c, err := conv.Compact()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	largeCompacts[release] = c
+	return c
+}
+
 // syntheticProfile builds a profile shaped like the bench/memprof workload:
 // contexts distinct allocation call stacks of the given depth through a
 // shared call tree (about 1,000 frames per level) ending in leaves
@@ -220,14 +266,21 @@ func TestMarshalLargeDigest(t *testing.T) {
 	}
 }
 
-// BenchmarkEmitLarge measures what follows index (plan, then the bytes),
+// BenchmarkEmitLarge measures what follows indexing (plan, then the bytes;
+// with -large, of the dense form tools/merge writes),
 // in memory as Marshal does ("mem") and streamed as Write and WriteFile do
 // ("stream", to a writer that only counts).
 func BenchmarkEmitLarge(b *testing.B) {
 	for _, o := range largeOptions {
 		for _, mode := range []string{"mem", "stream"} {
 			b.Run(fmt.Sprintf("llvm%d-v%d/%s", o.LLVMRelease, o.MemProfVersion, mode), func(b *testing.B) {
-				ix, err := index(largeProfile(b, o.LLVMRelease), o.LLVMRelease)
+				var ix *indexed
+				var err error
+				if c := largeCompact(b, o.LLVMRelease); c != nil {
+					ix, err = indexCompact(c, o.LLVMRelease)
+				} else {
+					ix, err = index(largeProfile(b, o.LLVMRelease), o.LLVMRelease)
+				}
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -20,11 +20,17 @@ package memprof
 // emulation stores occupancy separately and accepts them.
 type DenseMapOrder struct {
 	newHash    bool
-	keys       []uint64
-	vals       []int32 // a value per bucket (insertVal); nil when unused
-	state      []uint8 // bucketEmpty, bucketLive, bucketTombstone
+	buckets    []dmBucket
 	entries    int
 	tombstones int
+}
+
+// dmBucket is one bucket: key, a value (insertVal) and its state, side by
+// side so that a probe touches one cache line.
+type dmBucket struct {
+	key   uint64
+	val   int32
+	state uint8 // bucketEmpty, bucketLive, bucketTombstone
 }
 
 const (
@@ -51,7 +57,7 @@ func (m *DenseMapOrder) hash(k uint64) uint32 {
 // lookup returns the bucket holding k (found) or the bucket an insertion
 // of k would use.
 func (m *DenseMapOrder) lookup(k uint64) (int, bool) {
-	n := len(m.keys)
+	n := len(m.buckets)
 	if n == 0 {
 		return -1, false
 	}
@@ -59,9 +65,10 @@ func (m *DenseMapOrder) lookup(k uint64) (int, bool) {
 	b := int(m.hash(k)) & mask
 	tomb := -1
 	for probe := 1; ; probe++ {
-		switch m.state[b] {
+		e := &m.buckets[b]
+		switch e.state {
 		case bucketLive:
-			if m.keys[b] == k {
+			if e.key == k {
 				return b, true
 			}
 		case bucketEmpty:
@@ -88,7 +95,7 @@ func (m *DenseMapOrder) Contains(k uint64) bool {
 func (m *DenseMapOrder) Len() int { return m.entries }
 
 // Buckets is the current number of buckets (0 before the first insertion).
-func (m *DenseMapOrder) Buckets() int { return len(m.keys) }
+func (m *DenseMapOrder) Buckets() int { return len(m.buckets) }
 
 // Insert adds k if absent (DenseMap::insert / operator[]) and reports
 // whether it was added.
@@ -98,17 +105,13 @@ func (m *DenseMapOrder) Insert(k uint64) bool {
 }
 
 // insertVal is Insert that also stores v with a new key. It returns the
-// value stored with k and whether k was added. Values are kept only when
-// every insertion into m goes through insertVal.
+// value stored with k and whether k was added.
 func (m *DenseMapOrder) insertVal(k uint64, v int32) (int32, bool) {
 	b, ok := m.lookup(k)
 	if ok {
-		if m.vals != nil {
-			return m.vals[b], false
-		}
-		return 0, false
+		return m.buckets[b].val, false
 	}
-	n := len(m.keys)
+	n := len(m.buckets)
 	if (m.entries+1)*4 >= n*3 {
 		m.grow(n * 2)
 		b, _ = m.lookup(k)
@@ -116,12 +119,10 @@ func (m *DenseMapOrder) insertVal(k uint64, v int32) (int32, bool) {
 		m.grow(n)
 		b, _ = m.lookup(k)
 	}
-	if m.state[b] == bucketTombstone {
+	if m.buckets[b].state == bucketTombstone {
 		m.tombstones--
 	}
-	m.state[b] = bucketLive
-	m.keys[b] = k
-	m.vals[b] = v
+	m.buckets[b] = dmBucket{key: k, val: v, state: bucketLive}
 	m.entries++
 	return v, true
 }
@@ -132,7 +133,7 @@ func (m *DenseMapOrder) Erase(k uint64) bool {
 	if !ok {
 		return false
 	}
-	m.state[b] = bucketTombstone
+	m.buckets[b].state = bucketTombstone
 	m.entries--
 	m.tombstones++
 	return true
@@ -145,19 +146,15 @@ func (m *DenseMapOrder) grow(atLeast int) {
 	for n < atLeast {
 		n *= 2
 	}
-	oldKeys, oldVals, oldState := m.keys, m.vals, m.state
-	m.keys = make([]uint64, n)
-	m.vals = make([]int32, n)
-	m.state = make([]uint8, n)
+	old := m.buckets
+	m.buckets = make([]dmBucket, n)
 	m.entries, m.tombstones = 0, 0
-	for i, s := range oldState {
-		if s != bucketLive {
+	for i := range old {
+		if old[i].state != bucketLive {
 			continue
 		}
-		b, _ := m.lookup(oldKeys[i])
-		m.keys[b] = oldKeys[i]
-		m.vals[b] = oldVals[i]
-		m.state[b] = bucketLive
+		b, _ := m.lookup(old[i].key)
+		m.buckets[b] = old[i]
 		m.entries++
 	}
 }
@@ -167,9 +164,7 @@ func (m *DenseMapOrder) grow(atLeast int) {
 func (m *DenseMapOrder) Clone() *DenseMapOrder {
 	return &DenseMapOrder{
 		newHash:    m.newHash,
-		keys:       append([]uint64(nil), m.keys...),
-		vals:       append([]int32(nil), m.vals...),
-		state:      append([]uint8(nil), m.state...),
+		buckets:    append([]dmBucket(nil), m.buckets...),
 		entries:    m.entries,
 		tombstones: m.tombstones,
 	}
@@ -178,9 +173,9 @@ func (m *DenseMapOrder) Clone() *DenseMapOrder {
 // Keys returns the live keys in iteration (bucket) order.
 func (m *DenseMapOrder) Keys() []uint64 {
 	out := make([]uint64, 0, m.entries)
-	for i, s := range m.state {
-		if s == bucketLive {
-			out = append(out, m.keys[i])
+	for i := range m.buckets {
+		if m.buckets[i].state == bucketLive {
+			out = append(out, m.buckets[i].key)
 		}
 	}
 	return out
@@ -189,9 +184,9 @@ func (m *DenseMapOrder) Keys() []uint64 {
 // values returns the values of the live keys in iteration order.
 func (m *DenseMapOrder) values() []int32 {
 	out := make([]int32, 0, m.entries)
-	for i, s := range m.state {
-		if s == bucketLive {
-			out = append(out, m.vals[i])
+	for i := range m.buckets {
+		if m.buckets[i].state == bucketLive {
+			out = append(out, m.buckets[i].val)
 		}
 	}
 	return out
