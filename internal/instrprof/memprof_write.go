@@ -277,29 +277,40 @@ func (p *plan) putRecord(b []byte, i int) {
 	le.PutUint64(b[8:], uint64(len(b)-24))
 	le.PutUint64(b[16:], r.guid)
 	le.PutUint64(b[24:], uint64(len(r.alloc)))
-	// Call stacks and MIBs lie scattered in memory. Three short loops (the
-	// sites' offsets, their stacks, their MIBs), each of whose iterations
-	// misses the cache independently of the others, let those misses
-	// overlap; one loop doing all three per site runs several times slower.
-	var small [256]int32
-	mibAt := small[:0]
-	if len(r.alloc) > len(small) {
-		mibAt = make([]int32, 0, len(r.alloc))
-	}
+	// Call stacks and MIBs lie scattered in memory (MIBs where the raw
+	// reader left them). Sites go in groups: first a short loop copies the
+	// group's MIBs and call-stack bounds, whose iterations miss the cache
+	// independently, so the misses overlap; then the group is written from
+	// those copies. Writing site by site straight from the scattered data
+	// waits for each miss in turn.
+	const group = 32
+	var mibs [group]memprof.MemInfoBlock
+	var bounds [group]int32
+	v01 := p.version <= 1
 	n := 32
-	for _, a := range r.alloc {
-		n += p.stackRefSize(a.stack)
-		mibAt = append(mibAt, int32(n))
-		n += p.mib.size
-	}
-	at := 32
-	for j, a := range r.alloc {
-		p.putStackRef(b[at:], a.stack)
-		at = int(mibAt[j]) + p.mib.size
-	}
-	for j, a := range r.alloc {
-		m := int(mibAt[j])
-		p.mib.put(b[m:m+p.mib.size], a.info)
+	for g := 0; g < len(r.alloc); g += group {
+		sites := r.alloc[g:min(g+group, len(r.alloc))]
+		for j, a := range sites {
+			mibs[j] = *a.info
+		}
+		if v01 {
+			for j, a := range sites {
+				bounds[j] = p.ix.stackOff[a.stack]
+			}
+		}
+		for j, a := range sites {
+			if v01 {
+				lo := bounds[j]
+				fs := p.ix.stackFrames[lo : lo+p.ix.stackOff[a.stack+1]-lo]
+				le.PutUint64(b[n:], uint64(len(fs)))
+				putFrameIDs(b[n+8:], fs, p.ix.frameIDs)
+				n += 8 + 8*len(fs)
+			} else {
+				n += p.putStackRef(b[n:], a.stack)
+			}
+			p.mib.put(b[n:n+p.mib.size], &mibs[j])
+			n += p.mib.size
+		}
 	}
 	le.PutUint64(b[n:], uint64(len(r.calls)))
 	n += 8
