@@ -269,20 +269,28 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 	// Each stack's PCs become local indexes (distinct addresses, numbered
 	// in file order): stack j (a StackIDs index) is
 	// flat[spans[j].off:][:spans[j].n].
-	type span struct{ off, n int32 }
-	spans := make([]span, len(in.StackIDs))
+	sc, _ := prepScratchPool.Get().(*prepScratch)
+	if sc == nil {
+		sc = new(prepScratch)
+	}
+	defer sc.release()
+	spans := resize(sc.spans, len(in.StackIDs))
 	npc := 0
 	for _, st := range in.stacks {
 		npc += len(st)
 	}
-	flat := make([]int32, 0, npc)
-	var local addrTable
+	flat := sc.flat[:0]
+	if cap(flat) < npc {
+		flat = make([]int32, 0, npc)
+	}
+	local := &sc.local
+	local.reset()
 	for j := range spans {
 		var stack []uint64
 		if j < len(in.stacks) {
 			stack = in.stacks[j]
 		}
-		spans[j] = span{int32(len(flat)), int32(len(stack))}
+		spans[j] = prepSpan{int32(len(flat)), int32(len(stack))}
 		for _, pc := range stack {
 			if adjust && pc > segStart && pc <= segEnd {
 				pc = pc + preferred - segStart
@@ -292,7 +300,9 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 	}
 	addrs := local.addrs
 	gid, pcs, frames, names := c.sym.resolve(addrs, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
-	lids := make([][]int32, len(gid)) // local index -> frame ids (nil: discarded)
+	sc.spans, sc.flat = spans, flat
+	lids := resize(sc.lids, len(gid)) // local index -> frame ids (nil: discarded)
+	sc.lids = lids
 	for k, g := range gid {
 		lids[k] = pcs[g].ids
 	}
@@ -322,8 +332,9 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 	// the stacks in the iteration order of its DenseMap over the raw stack
 	// map and symbolizes each address the first time it meets it. The walk
 	// stops once every distinct address has been met.
-	seen := make([]uint64, (len(frames)+63)/64)
-	met := make([]bool, len(addrs))
+	seen := resize(sc.seen, (len(frames)+63)/64)
+	met := resize(sc.met, len(addrs))
+	sc.seen, sc.met = seen, met
 	left := len(addrs)
 	for _, j := range in.stackMapOrder(release) {
 		if left == 0 {
@@ -353,11 +364,8 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 	// functions of its frames, except the leaf frame of an allocation
 	// stack; functions are listed in first-occurrence order of (function,
 	// PC).
-	type site struct {
-		used  bool // listed as a call site
-		site0 bool // ... for its leaf frame's function too
-	}
-	sites := make([]site, len(addrs))
+	sites := resize(sc.sites, len(addrs))
+	sc.sites = sites
 	funcIndex := map[uint64]int32{}
 	var perFunc [][]int32 // pc ids per function, in callGUID order
 	addSite := func(g int32, ids []int32, j, from int) {
@@ -376,10 +384,10 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 		}
 		perFunc[fi] = append(perFunc[fi], g)
 	}
-	p.keyOff = make([]int32, 1, len(in.MIBs)+1)
-	p.mibs = make([]*MemInfoBlock, 0, len(in.MIBs))
-	p.hashes = make([]uint64, 0, len(in.MIBs))
-	p.keys = make([]int32, 0, len(flat)/max(1, len(spans))*len(in.MIBs)+16)
+	if pb, _ := prepBufPool.Get().(*prepBufs); pb != nil {
+		p.keyOff, p.mibs, p.hashes, p.keys = pb.keyOff[:0], pb.mibs[:0], pb.hashes[:0], pb.keys[:0]
+	}
+	p.keyOff = append(p.keyOff, 0)
 	for i := range in.MIBs {
 		sp := spans[mibStack[i]]
 		leaf := true
@@ -414,7 +422,11 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 				}
 			}
 			leaf = false
-			p.keys = append(p.keys, ids...)
+			if len(ids) == 1 {
+				p.keys = append(p.keys, ids[0])
+			} else {
+				p.keys = append(p.keys, ids...)
+			}
 		}
 		if leaf {
 			continue // every PC discarded: LLVM erases the MIB too
@@ -429,6 +441,64 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 		p.callOff = append(p.callOff, int32(len(p.callPCs)))
 	}
 	return p, nil
+}
+
+// prepScratch is Prepare's scratch memory, recycled through
+// prepScratchPool.
+type prepScratch struct {
+	spans []prepSpan
+	flat  []int32
+	local addrTable
+	lids  [][]int32
+	seen  []uint64
+	met   []bool
+	sites []prepSite
+}
+
+// prepSpan locates a stack's local indexes in prepScratch.flat.
+type prepSpan struct{ off, n int32 }
+
+// prepSite is what Prepare knows of an address as a call site.
+type prepSite struct {
+	used  bool // listed as a call site
+	site0 bool // ... for its leaf frame's function too
+}
+
+var prepScratchPool sync.Pool
+
+func (sc *prepScratch) release() {
+	clear(sc.lids) // no references into the symbol table
+	prepScratchPool.Put(sc)
+}
+
+// prepBufs are the buffers of a folded Prepared, recycled through
+// prepBufPool for the next Prepare.
+type prepBufs struct {
+	keyOff []int32
+	keys   []int32
+	hashes []uint64
+	mibs   []*MemInfoBlock
+}
+
+var prepBufPool sync.Pool
+
+// recycle hands p's per-MIB buffers to the next Prepare; p must not be
+// used afterwards.
+func (p *Prepared) recycle() {
+	clear(p.mibs)
+	prepBufPool.Put(&prepBufs{p.keyOff, p.keys, p.hashes, p.mibs})
+	p.keyOff, p.keys, p.hashes, p.mibs = nil, nil, nil, nil
+}
+
+// resize returns s with length n and every element zero, reusing its
+// memory when it is large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // addrTable numbers distinct addresses in order of first index call:
@@ -461,6 +531,12 @@ func (t *addrTable) index(addr uint64) int32 {
 			return e.k - 1
 		}
 	}
+}
+
+// reset empties t, keeping its memory.
+func (t *addrTable) reset() {
+	clear(t.slots)
+	t.addrs = t.addrs[:0]
 }
 
 func (t *addrTable) grow() {
@@ -572,6 +648,7 @@ func (c *Converter) Fold(p *Prepared) { c.fold(p, true) }
 // frame when the context already holds MemProf data (upstream bug,
 // verified with llvm-profdata-22).
 func (c *Converter) fold(p *Prepared, full bool) {
+	defer p.recycle()
 	c.inputs++
 	c.kept = p.kept
 	cur := c.inputs
@@ -680,7 +757,7 @@ func (c *Converter) stack(key []int32, h uint64, cur int32, run *[]int32) int32 
 }
 
 func (c *Converter) growStacks() {
-	size := max(1<<12, 2*len(c.stackTab))
+	size := max(1<<14, 4*len(c.stackTab))
 	for size < 2*len(c.stackHash) {
 		size *= 2
 	}
