@@ -48,8 +48,8 @@ type Converter struct {
 	sym     *symTable
 
 	// The merged writer state (llvm-profdata's context 0), owned by Fold.
-	inputs    int32 // inputs folded so far; input k (1-based) stamps its entries with k
-	kept      int   // stacks of the last input kept after symbolization (NumStackOffsets)
+	inputs    int32   // inputs folded so far; input k (1-based) stamps its entries with k
+	kept      int     // stacks of the last input kept after symbolization (NumStackOffsets)
 	frameOrd  []int32 // frame id -> position in the merged frame list + 1; 0: not placed
 	placed    []int32 // merged frame list: frame ids in placement order
 	frameRec  []int32 // frame id -> record index of its function + 1; 0: not looked up yet
@@ -121,7 +121,7 @@ func NewConverter(bin Symbolizer, opts ConvertOptions) (*Converter, error) {
 	}
 	return &Converter{
 		bin: bin, tb: tb, release: release, workers: opts.Workers,
-		sym: &symTable{pcIndex: map[uint64]int32{}, frameID: map[frameTuple]int32{}},
+		sym:     &symTable{pcIndex: map[uint64]int32{}, frameID: map[frameTuple]int32{}},
 		symName: map[uint64]string{}, recIndex: map[uint64]int32{},
 		stackOff: []int32{0},
 	}, nil
@@ -197,11 +197,11 @@ func (c *Converter) Add(in *RawProfile) error {
 // to be folded. It holds no reference to the RawProfile.
 type Prepared struct {
 	name   string
-	kept   int     // stacks kept after symbolization
-	first  int32   // frame id of the first kept PC's innermost frame
+	kept   int      // stacks kept after symbolization
+	first  int32    // frame id of the first kept PC's innermost frame
 	frames []Frame  // snapshot of the symbol table's frames (ids < len)
 	names  []string // ... and their functions' names
-	pcs    []symPC // snapshot of the symbol table's addresses
+	pcs    []symPC  // snapshot of the symbol table's addresses
 
 	frameRun []int32 // frame ids in LLVM's symbolization order, each once
 	// MIB i (of those kept) has call stack keys[keyOff[i]:keyOff[i+1]]
