@@ -285,7 +285,8 @@ func (p *plan) putRecord(b []byte, i int) {
 	// waits for each miss in turn.
 	const group = 32
 	var mibs [group]memprof.MemInfoBlock
-	var bounds [group]int32
+	var bounds [group + 1]int32
+	var first [group]int32
 	v01 := p.version <= 1
 	n := 32
 	for g := 0; g < len(r.alloc); g += group {
@@ -294,16 +295,24 @@ func (p *plan) putRecord(b []byte, i int) {
 			mibs[j] = *a.info
 		}
 		if v01 {
+			sf := p.ix.stackFrames
 			for j, a := range sites {
-				bounds[j] = p.ix.stackOff[a.stack]
+				lo := p.ix.stackOff[a.stack]
+				bounds[j] = lo
+				if int(lo) < len(sf) {
+					first[j] = sf[lo] // brings the stack's frames in
+				}
 			}
 		}
 		for j, a := range sites {
 			if v01 {
 				lo := bounds[j]
-				fs := p.ix.stackFrames[lo : lo+p.ix.stackOff[a.stack+1]-lo]
+				fs := p.ix.stackFrames[lo:p.ix.stackOff[a.stack+1]]
 				le.PutUint64(b[n:], uint64(len(fs)))
-				putFrameIDs(b[n+8:], fs, p.ix.frameIDs)
+				if len(fs) > 0 {
+					le.PutUint64(b[n+8:], p.ix.frameIDs[first[j]])
+					putFrameIDs(b[n+16:], fs[1:], p.ix.frameIDs)
+				}
 				n += 8 + 8*len(fs)
 			} else {
 				n += p.putStackRef(b[n:], a.stack)
