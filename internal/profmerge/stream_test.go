@@ -10,7 +10,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
 var (
@@ -126,5 +128,83 @@ func TestStreamingBadInputRestart(t *testing.T) {
 	}
 	if _, _, err := run(all, FailAny, 2); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("mode any: error %v does not name %s", err, bad)
+	}
+}
+
+// TestRawAndYAMLInputs: raw inputs beside a YAML (or indexed) one take the
+// general path (the converter's dense form expanded, then merged by GUID):
+// the result equals merging the converted raw profile and the YAML
+// profile by hand, and differs from the raw inputs alone.
+func TestRawAndYAMLInputs(t *testing.T) {
+	dir := fixtures(t)
+	bin := filepath.Join(dir, "app-llvm19-nopie")
+	tmp := t.TempDir()
+	raws := []string{bin + "-a.memprofraw", bin + "-b.memprofraw"}
+	w, err := instrprof.Defaults(19)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(out string, paths ...string) *memprof.Profile {
+		t.Helper()
+		var ins []Input
+		for _, p := range paths {
+			ins = append(ins, Input{Path: p, Weight: 1})
+		}
+		if err := Run(Options{Inputs: ins, Output: out, ProfiledBinary: bin, Write: w, Jobs: 2}); err != nil {
+			t.Fatal(err)
+		}
+		f, err := instrprof.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.Profile
+	}
+	rawOnly := run(filepath.Join(tmp, "raw.profdata"), raws...)
+	var y bytes.Buffer
+	if err := instrprof.WriteYAML(&y, rawOnly); err != nil {
+		t.Fatal(err)
+	}
+	yamlPath := filepath.Join(tmp, "extra.yaml")
+	if err := os.WriteFile(yamlPath, y.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(filepath.Join(tmp, "mixed.profdata"), append([]string{yamlPath}, raws...)...)
+	got, err := os.ReadFile(filepath.Join(tmp, "mixed.profdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yp, err := instrprof.ReadYAML(yamlPath, y.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the general path must do: the raw inputs converted (sorted
+	// order, one writer context each), then the YAML profile merged in.
+	var rs []*memprof.RawProfile
+	for _, p := range raws {
+		r, err := memprof.OpenRaw(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	b, err := elfsym.Open(bin, &elfsym.Options{DWARFOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	conv, err := memprof.Convert(rs, b, memprof.ConvertOptions{LLVMRelease: 19, NumThreads: len(rs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := instrprof.Marshal(mergeProfiles([]*memprof.Profile{conv, yp}), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("raw + YAML inputs: output differs from the converted raw profile merged with the YAML profile")
+	}
+	rawBytes, _ := os.ReadFile(filepath.Join(tmp, "raw.profdata"))
+	if bytes.Equal(got, rawBytes) {
+		t.Errorf("raw + YAML inputs: the YAML input was ignored")
 	}
 }
