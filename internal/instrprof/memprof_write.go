@@ -3,6 +3,7 @@ package instrprof
 import (
 	"encoding/binary"
 	"slices"
+	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -61,6 +62,8 @@ type plan struct {
 	radix      []uint32 // V3/V4
 	linear     []uint32 // V3/V4: stack → radix position
 	summary    MemProfSummary
+	mibBytes   []byte  // V3/V4: every alloc site's MIB, serialized
+	siteBase   []int32 // V3/V4: record → index of its first alloc site
 	off        fileOffsets
 	emptyTable *table
 }
@@ -87,20 +90,57 @@ func newPlan(ix *indexed, opts WriteOptions) *plan {
 		}
 		p.frames = newTable(hashes, func(int) int { return 24 + frameSize })
 	default:
+		// The radix tree is mostly sequential work; meanwhile another
+		// goroutine serializes the MIBs (scattered reads, small output),
+		// the summary and the record table layout, none of which need it.
+		side := func() {
+			p.serializeMIBs()
+			if p.version >= 4 {
+				p.summary = ix.summary()
+			}
+			p.layOutRecords()
+		}
+		var wg sync.WaitGroup
+		if numWorkers() > 1 {
+			wg.Go(side)
+		} else {
+			side()
+		}
 		var count []uint32
 		var frameIndex []uint32
 		p.frameOrder, count, frameIndex = radixFrameOrder(ix)
 		p.radix, p.linear = buildRadix(ix, count, frameIndex)
-		if p.version >= 4 {
-			p.summary = ix.summary()
+		wg.Wait()
+		return p
+	}
+	p.layOutRecords()
+	return p
+}
+
+func (p *plan) layOutRecords() {
+	hashes := make([]uint64, len(p.ix.records))
+	for i := range p.ix.records {
+		hashes[i] = p.ix.records[i].guid
+	}
+	p.records = newTable(hashes, func(i int) int { return 24 + p.dataSize(&p.ix.records[i]) })
+}
+
+// serializeMIBs fills mibBytes: record i's alloc site j's MIB is
+// mibBytes[(siteBase[i]+j)*mib.size:][:mib.size].
+func (p *plan) serializeMIBs() {
+	recs := p.ix.records
+	p.siteBase = make([]int32, len(recs)+1)
+	for i := range recs {
+		p.siteBase[i+1] = p.siteBase[i] + int32(len(recs[i].alloc))
+	}
+	sz := p.mib.size
+	p.mibBytes = make([]byte, int(p.siteBase[len(recs)])*sz)
+	for i := range recs {
+		b := p.mibBytes[int(p.siteBase[i])*sz:]
+		for j, a := range recs[i].alloc {
+			p.mib.put(b[j*sz:(j+1)*sz], a.info)
 		}
 	}
-	hashes := make([]uint64, len(ix.records))
-	for i := range ix.records {
-		hashes[i] = ix.records[i].guid
-	}
-	p.records = newTable(hashes, func(i int) int { return 24 + p.dataSize(&ix.records[i]) })
-	return p
 }
 
 // emit writes the whole file.
@@ -277,6 +317,16 @@ func (p *plan) putRecord(b []byte, i int) {
 	le.PutUint64(b[8:], uint64(len(b)-24))
 	le.PutUint64(b[16:], r.guid)
 	le.PutUint64(b[24:], uint64(len(r.alloc)))
+	n := 32
+	if p.mibBytes != nil { // V3/V4: MIBs serialized in newPlan
+		sz := p.mib.size
+		mb := p.mibBytes[int(p.siteBase[i])*sz:]
+		for j, a := range r.alloc {
+			n += p.putStackRef(b[n:], a.stack)
+			copy(b[n:n+sz], mb[j*sz:(j+1)*sz])
+			n += sz
+		}
+	}
 	// Call stacks and MIBs lie scattered in memory (MIBs where the raw
 	// reader left them). Sites go in groups: first a short loop copies the
 	// group's MIBs and call-stack bounds, whose iterations miss the cache
@@ -288,8 +338,7 @@ func (p *plan) putRecord(b []byte, i int) {
 	var bounds [group + 1]int32
 	var first [group]int32
 	v01 := p.version <= 1
-	n := 32
-	for g := 0; g < len(r.alloc); g += group {
+	for g := 0; g < len(r.alloc) && p.mibBytes == nil; g += group {
 		sites := r.alloc[g:min(g+group, len(r.alloc))]
 		for j, a := range sites {
 			mibs[j] = *a.info
