@@ -112,32 +112,36 @@ func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []u
 	for r, f := range byRank {
 		rank[f] = uint32(r)
 	}
-	stacks := sortStacks(ix, rank)
-	return encodeRadix(ix, stacks, frameIndex)
+	if stacks, scratch := lsdSortStacks(ix, rank); stacks != nil {
+		// The sort's digit columns hold at least every frame, and frame
+		// indexes fit their 16 bits: encodeRadix reuses them.
+		return encodeRadix(ix, stacks, frameIndex, scratch.cols[:len(ix.stackFrames)], scratch.tmp)
+	}
+	return encodeRadix(ix, keySortStacks(ix, rank), frameIndex, make([]uint32, len(ix.stackFrames)), nil)
 }
 
-// sortStacks returns the stacks ordered by their frames' ranks, root first,
-// lexicographically (a stack before its extensions). Stacks are distinct,
-// so no two keys tie.
-func sortStacks(ix *indexed, rank []uint32) []int32 {
+// lsdScratch is memory lsdSortStacks is done with.
+type lsdScratch struct {
+	cols []uint16 // len ≥ len(stackFrames)
+	tmp  []int32  // len = number of stacks
+}
+
+// lsdSortStacks returns the stacks ordered by their frames' ranks, root
+// first, lexicographically (a stack before its extensions; stacks are
+// distinct, so no two keys tie), or nil if the stacks do not suit it. It is
+// an LSD radix sort with one pass per depth, linear when depths are even:
+// digit L of stack s is its L-th frame from the root's rank+1, or 0 past its
+// end. A few very deep stacks would make it quadratic-ish, and ranks must
+// fit 16 bits; other inputs take keySortStacks.
+func lsdSortStacks(ix *indexed, rank []uint32) ([]int32, lsdScratch) {
 	n := ix.numStacks()
 	depth := 0
 	for s := range n {
 		depth = max(depth, int(ix.stackOff[s+1]-ix.stackOff[s]))
 	}
-	// LSD radix sort, one pass per depth, is linear when depths are even;
-	// a few very deep stacks would make it quadratic-ish, so those inputs
-	// take the comparison sort.
-	if len(ix.frames) < 1<<16 && depth*n <= 4*len(ix.stackFrames)+n {
-		return lsdSortStacks(ix, rank, depth)
+	if len(ix.frames) >= 1<<16 || depth*n > 4*len(ix.stackFrames)+n || n == 0 {
+		return nil, lsdScratch{}
 	}
-	return keySortStacks(ix, rank)
-}
-
-// lsdSortStacks sorts the stacks by digit columns: digit L of stack s is
-// its L-th frame from the root's rank+1, or 0 past its end.
-func lsdSortStacks(ix *indexed, rank []uint32, depth int) []int32 {
-	n := ix.numStacks()
 	cols := make([]uint16, depth*n)
 	parallel(n, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
@@ -174,7 +178,7 @@ func lsdSortStacks(ix *indexed, rank []uint32, depth int) []int32 {
 		}
 		perm, tmp = tmp, perm
 	}
-	return perm
+	return perm, lsdScratch{cols, tmp}
 }
 
 // encodeRadix writes the radix array for the sorted stacks, as
@@ -184,13 +188,17 @@ func lsdSortStacks(ix *indexed, rank []uint32, depth int) []int32 {
 // followed by its length; the array is then reversed. Here the builder's
 // positions are computed first from the shared prefix lengths alone, and
 // the frames written straight into their reversed places.
-func encodeRadix(ix *indexed, stacks []int32, frameIndex []uint32) ([]uint32, []uint32) {
+//
+// g (len(ix.stackFrames)) and inv (len(stacks), or nil) are scratch space.
+func encodeRadix[T uint16 | uint32](ix *indexed, stacks []int32, frameIndex []uint32, g []T, inv []int32) ([]uint32, []uint32) {
 	n := len(stacks)
 	// Copy the stacks into sorted order as frame indexes, leaf first, so
 	// that the passes below read memory in order: g[goff[k]:goff[k+1]] is
 	// stacks[k]. Reading the stacks in order and scattering the writes is
 	// faster than gathering.
-	inv := make([]int32, n)
+	if inv == nil {
+		inv = make([]int32, n)
+	}
 	for k, s := range stacks {
 		inv[s] = int32(k)
 	}
@@ -201,13 +209,13 @@ func encodeRadix(ix *indexed, stacks []int32, frameIndex []uint32) ([]uint32, []
 	for k := range n {
 		goff[k+1] += goff[k]
 	}
-	g := make([]uint32, goff[n])
+	g = g[:goff[n]]
 	parallel(n, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			k := inv[s]
 			dst := g[goff[k]:goff[k+1]]
 			for i, f := range ix.stack(int32(s))[:len(dst)] {
-				dst[i] = frameIndex[f]
+				dst[i] = T(frameIndex[f])
 			}
 		}
 	})
@@ -260,7 +268,10 @@ func encodeRadix(ix *indexed, stacks []int32, frameIndex []uint32) ([]uint32, []
 		for k := lo; k < hi; k++ {
 			own := g[goff[k] : goff[k+1]-common[k]]
 			end := size - int(start[k])
-			copy(arr[end-len(own):end], own)
+			dst := arr[end-len(own) : end]
+			for i, f := range own {
+				dst[i] = uint32(f)
+			}
 		}
 	})
 	return arr, pos
