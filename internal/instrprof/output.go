@@ -34,7 +34,7 @@ type output struct {
 
 const (
 	stageSize = 256 << 10 // staging buffer for small writes when streaming
-	batchSize = 256 << 10  // bytes of items filled per batch when streaming
+	batchSize = 256 << 10 // bytes of items filled per batch when streaming
 	chunkMin  = 64 << 10  // smallest share of items worth handing to a worker
 )
 
