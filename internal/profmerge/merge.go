@@ -74,9 +74,10 @@ func (e *InputError) Unwrap() error { return e.Err }
 //     inputs would silently lose data. One context per input is the only
 //     setting in which no release loses an input.
 //
-// Raw inputs are streamed (see convertRaw): read in the order their writer
-// contexts reach context 0, at most Jobs at a time, and released once
-// folded into the result, so memory does not grow with the number of
+// Raw inputs are streamed (see convertRaw): read and prepared
+// (memprof.Converter.Prepare: decoding, symbolization, per-input work) on
+// up to Jobs+1 goroutines, folded in the order their writer contexts reach
+// context 0, and released once folded into the result, so memory does not grow with the number of
 // inputs beyond the merged profile itself. "Good inputs" decide that
 // order: with --failure-mode all or warn, a bad raw input restarts the
 // conversion over the good ones, giving the bytes the good ones give alone.
@@ -261,10 +262,11 @@ func isRawMemProf(path string) bool {
 	return Detect(b[:]) == KindMemProfRaw
 }
 
-// convertRaw converts the raw inputs inputs[rawIdx[...]] into one profile,
-// streaming: they are read in memprof.FoldOrder, at most jobs at a time
-// (reading and decoding overlap the conversion), and each is dropped once
-// folded, so peak memory is the merged profile plus about jobs inputs.
+// convertRaw converts the raw inputs inputs[rawIdx[...]] into one profile
+// in dense form, streaming: they are read and prepared in
+// memprof.FoldOrder, at most jobs+1 at a time (on their own goroutines,
+// overlapping the fold), folded in that order, and each is dropped once
+// folded, so peak memory is the merged profile plus about jobs+1 inputs.
 //
 // Bad raw inputs are added to badAt. The fold order depends on how many
 // inputs are good (one writer context per good input, see Run), so when a
