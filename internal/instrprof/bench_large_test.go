@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
@@ -314,7 +315,8 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // TestWorkersSameBytes checks that the writer's output does not depend on
-// how many goroutines fill it, in memory (Marshal) or streamed (Write), on
+// how many goroutines fill it, in memory (Marshal) or streamed (Write, and
+// WriteFile, which writes by position), on
 // a profile large enough to be cut into many chunks and batches.
 func TestWorkersSameBytes(t *testing.T) {
 	p := syntheticProfile(20000, 4000, 12)
@@ -343,6 +345,13 @@ func TestWorkersSameBytes(t *testing.T) {
 			}
 			if !bytes.Equal(sb.Bytes(), want) {
 				t.Errorf("%s: Write with %d workers differs from Marshal with 1 worker", name, w)
+			}
+			out := filepath.Join(t.TempDir(), "out.profdata")
+			if err := WriteFile(out, p, o); err != nil {
+				t.Fatal(err)
+			}
+			if f, err := os.ReadFile(out); err != nil || !bytes.Equal(f, want) {
+				t.Errorf("%s: WriteFile with %d workers differs from Marshal with 1 worker (%v)", name, w, err)
 			}
 		}
 	}

@@ -26,7 +26,9 @@ type output struct {
 	count bool // sizing pass
 	buf   []byte
 	w     io.Writer
+	pw    io.WriterAt // streaming by position (set with w)
 	stage []byte
+	mu    sync.Mutex // guards err while workers write through pw
 	err   error
 
 	workers int
@@ -71,7 +73,7 @@ func (o *output) write(p []byte) {
 		if len(o.stage)+len(p) > cap(o.stage) {
 			o.flush()
 			if len(p) >= cap(o.stage) {
-				o.writeRaw(p)
+				o.writeRaw(p, o.off)
 				break
 			}
 		}
@@ -83,14 +85,27 @@ func (o *output) write(p []byte) {
 // flush writes the staging buffer out (streaming only).
 func (o *output) flush() {
 	if len(o.stage) > 0 {
-		o.writeRaw(o.stage)
+		o.writeRaw(o.stage, o.off-len(o.stage))
 		o.stage = o.stage[:0]
 	}
 }
 
-func (o *output) writeRaw(p []byte) {
-	if o.err == nil {
-		_, o.err = o.w.Write(p)
+// writeRaw writes p, the file's bytes at off. Through o.w the calls come
+// in file order; through o.pw they may come in any order and from several
+// goroutines at once.
+func (o *output) writeRaw(p []byte, off int) {
+	if o.pw == nil {
+		if o.err == nil {
+			_, o.err = o.w.Write(p)
+		}
+		return
+	}
+	if _, err := o.pw.WriteAt(p, int64(off)); err != nil {
+		o.mu.Lock()
+		if o.err == nil {
+			o.err = err
+		}
+		o.mu.Unlock()
 	}
 }
 
@@ -234,10 +249,17 @@ func fillItems(dst []byte, sizes []int, put func(b []byte, k int), workers int) 
 	wg.Wait()
 }
 
-// streamItems fills the items batch by batch on the workers and writes the
-// batches in order; at most two batches per worker are in memory.
+// streamItems fills the items batch by batch on the workers. Through o.pw
+// each worker writes its own batches where they belong; otherwise the
+// batches are written in order, and at most two per worker are in memory.
 func (o *output) streamItems(sizes []int, put func(b []byte, k int)) {
 	ss := spans(sizes, batchSize)
+	starts := make([]int, len(ss))
+	pos := o.off
+	for i, s := range ss {
+		starts[i] = pos
+		pos += s.n
+	}
 	grow := func(b []byte, n int) []byte {
 		if cap(b) < n {
 			return make([]byte, n)
@@ -246,11 +268,31 @@ func (o *output) streamItems(sizes []int, put func(b []byte, k int)) {
 	}
 	if o.workers <= 1 || len(ss) == 1 {
 		var b []byte
-		for _, s := range ss {
+		for i, s := range ss {
 			b = grow(b, s.n)
 			fillSpan(b, sizes, s, put)
-			o.writeRaw(b)
+			o.writeRaw(b, starts[i])
 		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	if o.pw != nil {
+		for range o.workers {
+			wg.Go(func() {
+				var b []byte
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(ss) {
+						return
+					}
+					b = grow(b, ss[i].n)
+					fillSpan(b, sizes, ss[i], put)
+					o.writeRaw(b, starts[i])
+				}
+			})
+		}
+		wg.Wait()
 		return
 	}
 	pool := make(chan []byte, 2*o.workers)
@@ -261,8 +303,6 @@ func (o *output) streamItems(sizes []int, put func(b []byte, k int)) {
 	for i := range done {
 		done[i] = make(chan []byte, 1)
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
 	for range o.workers {
 		wg.Go(func() {
 			for {
@@ -280,7 +320,7 @@ func (o *output) streamItems(sizes []int, put func(b []byte, k int)) {
 	}
 	for i := range ss {
 		b := <-done[i]
-		o.writeRaw(b)
+		o.writeRaw(b, starts[i])
 		pool <- b
 	}
 	wg.Wait()
@@ -298,11 +338,16 @@ func marshalWith(emit func(o *output)) []byte {
 	return o.buf
 }
 
-// streamWith runs emit twice, sizing then writing to w.
+// streamWith runs emit twice, sizing then writing to w. The temporary file
+// of writeFileAtomic is written by position, batches straight from the
+// workers that filled them.
 func streamWith(w io.Writer, emit func(o *output)) error {
 	sz := &output{count: true, workers: numWorkers()}
 	emit(sz)
 	o := &output{w: w, stage: make([]byte, 0, stageSize), workers: sz.workers}
+	if t, ok := w.(*tempFile); ok {
+		o.pw = t.File
+	}
 	emit(o)
 	o.flush()
 	if o.err == nil && o.off != sz.off {
@@ -310,6 +355,10 @@ func streamWith(w io.Writer, emit func(o *output)) error {
 	}
 	return o.err
 }
+
+// tempFile is the new, empty file writeFileAtomic hands its fill function:
+// streamWith may write it by position.
+type tempFile struct{ *os.File }
 
 // writeFileAtomic streams a file to name the way atomicfile.WriteFile
 // writes a buffer: into a temporary file in the same directory that is
@@ -326,7 +375,7 @@ func writeFileAtomic(name string, perm os.FileMode, fill func(w io.Writer) error
 			os.Remove(f.Name())
 		}
 	}()
-	if err = fill(f); err != nil {
+	if err = fill(&tempFile{f}); err != nil {
 		return err
 	}
 	if err = f.Chmod(perm); err != nil {
