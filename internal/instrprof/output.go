@@ -34,8 +34,10 @@ type output struct {
 	workers int
 }
 
-const (
-	stageSize = 256 << 10 // staging buffer for small writes when streaming
+const stageSize = 256 << 10 // staging buffer for small writes when streaming
+
+// Variables so that tests can cut small profiles into many pieces.
+var (
 	batchSize = 256 << 10 // bytes of items filled per batch when streaming
 	chunkMin  = 64 << 10  // smallest share of items worth handing to a worker
 )
