@@ -146,7 +146,7 @@ func Convert(inputs []*RawProfile, bin Symbolizer, opts ConvertOptions) (*Profil
 		return nil, err
 	}
 	for _, s := range foldSteps(len(inputs), opts.NumThreads, c.release) {
-		p, err := c.Prepare(inputs[s.input])
+		p, err := c.prepare(inputs[s.input], !s.full)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Converter folds raw profiles into one profile, one input at a time, the
@@ -90,6 +91,7 @@ type callRef struct{ rec, stack int32 }
 // may use their elements afterwards.
 type symTable struct {
 	symMu   sync.Mutex   // serializes symbolizing new addresses
+	placed  fidBits      // frames Fold has placed (written by Fold, read by Prepare)
 	mu      sync.RWMutex // guards the fields below
 	pcIndex map[uint64]int32
 	pcs     []symPC
@@ -177,6 +179,13 @@ func foldSteps(n, threads, release int) []foldStep {
 // resetFold returns c to its state before the first Fold, keeping the
 // symbol table (benchmarks).
 func (c *Converter) resetFold() {
+	for i := range c.sym.placed.chunks {
+		if ch := c.sym.placed.chunks[i].Load(); ch != nil {
+			for j := range ch {
+				ch[j].Store(0)
+			}
+		}
+	}
 	*c = Converter{bin: c.bin, tb: c.tb, release: c.release, workers: c.workers, sym: c.sym,
 		symName: map[uint64]string{}, recIndex: map[uint64]int32{}, stackOff: []int32{0}}
 }
@@ -224,7 +233,12 @@ func (p *Prepared) Name() string { return p.name }
 // llvm-profdata's RawMemProfReader does for it, plus the per-input half of
 // loading it into a writer context. It is safe for concurrent use (also
 // with Fold); the result is the same whatever runs beside it.
-func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
+func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) { return c.prepare(in, false) }
+
+// prepare is Prepare; with needFirst it also finds Prepared.first, which
+// only a fold with full false (Convert with fewer threads than inputs)
+// reads.
+func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 	release := c.release
 	ok := len(in.Versions) > 0
 	for _, dv := range in.Versions {
@@ -331,26 +345,50 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) {
 	// Frames enter LLVM's IdToFrame in symbolization order: LLVM visits
 	// the stacks in the iteration order of its DenseMap over the raw stack
 	// map and symbolizes each address the first time it meets it. The walk
-	// stops once every distinct address has been met.
+	// stops once every address it must order has been met: all of them for
+	// LLVM < 20 (whose writers read each input's frame run), otherwise only
+	// those with a frame no folded input has placed yet (Fold places only
+	// those; frames placed later by an earlier input are skipped there) and,
+	// for the LLVM 22 drop emulation, the first kept address.
 	seen := resize(sc.seen, (len(frames)+63)/64)
 	met := resize(sc.met, len(addrs))
 	sc.seen, sc.met = seen, met
 	left := len(addrs)
-	for _, j := range in.stackMapOrder(release) {
+	if release >= 20 {
+		left = 0
+		for k, ids := range lids {
+			need := false
+			for _, fid := range ids {
+				need = need || !c.sym.placed.has(fid)
+			}
+			if need {
+				left++
+			} else {
+				met[k] = true // nothing to order
+			}
+		}
+		if needFirst {
+			left++ // until p.first is found
+		}
+	}
+	for _, j := range in.stackMapOrderIf(release, left > 0) {
 		if left == 0 {
 			break
 		}
 		sp := spans[j]
 		for _, k := range flat[sp.off : sp.off+sp.n] {
+			ids := lids[k]
+			if ids != nil && p.first < 0 && needFirst {
+				p.first = ids[0]
+				if release >= 20 {
+					left--
+				}
+			}
 			if met[k] {
 				continue
 			}
 			met[k] = true
 			left--
-			ids := lids[k]
-			if ids != nil && p.first < 0 {
-				p.first = ids[0]
-			}
 			for _, fid := range ids {
 				if seen[fid/64]&(1<<(fid%64)) == 0 {
 					seen[fid/64] |= 1 << (fid % 64)
@@ -501,6 +539,25 @@ func resize[T any](s []T, n int) []T {
 	return s
 }
 
+// fidBits is a set of frame ids safe for one writer beside concurrent
+// readers: fixed-size chunks, allocated under symTable.mu as frames are
+// interned and never moved.
+type fidBits struct {
+	chunks [1 << 13]atomic.Pointer[[1 << 12]atomic.Uint64] // 2^13 chunks of 2^18 ids
+}
+
+func (b *fidBits) ensure(fid int32) {
+	if c := &b.chunks[fid>>18]; c.Load() == nil {
+		c.Store(new([1 << 12]atomic.Uint64))
+	}
+}
+
+func (b *fidBits) set(fid int32) { b.chunks[fid>>18].Load()[fid>>6&4095].Or(1 << (fid & 63)) }
+
+func (b *fidBits) has(fid int32) bool {
+	return b.chunks[fid>>18].Load()[fid>>6&4095].Load()&(1<<(fid&63)) != 0
+}
+
 // addrTable numbers distinct addresses in order of first index call:
 // open addressing, cheaper than a Go map for this key.
 type addrTable struct {
@@ -631,6 +688,7 @@ func (t *symTable) intern(f Frame, name string) int32 {
 		return id
 	}
 	id := int32(len(t.frames))
+	t.placed.ensure(id)
 	t.frameID[k] = id
 	t.frames = append(t.frames, f)
 	t.names = append(t.names, name)
@@ -719,6 +777,7 @@ func (c *Converter) place(fid int32, p *Prepared) {
 	if c.frameOrd[fid] == 0 {
 		c.placed = append(c.placed, fid)
 		c.frameOrd[fid] = int32(len(c.placed))
+		c.sym.placed.set(fid)
 		if fn := p.frames[fid].Function; c.symName[fn] == "" {
 			c.symName[fn] = p.names[fid]
 		}
