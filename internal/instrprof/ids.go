@@ -46,12 +46,6 @@ func truncatedBLAKE3(b []byte) uint64 {
 // frameSize is the serialized size of a memprof::Frame.
 const frameSize = 17
 
-func appendFrame(b []byte, f memprof.Frame) []byte {
-	var fb [frameSize]byte
-	putFrame(fb[:], f)
-	return append(b, fb[:]...)
-}
-
 func putFrame(b []byte, f memprof.Frame) {
 	binary.LittleEndian.PutUint64(b[0:], f.Function)
 	binary.LittleEndian.PutUint32(b[8:], f.LineOffset)
