@@ -697,7 +697,7 @@ func (t *symTable) intern(f Frame, name string) int32 {
 
 // Fold applies a prepared input to the merged state, as if it were loaded
 // into a writer context of its own. Inputs must be folded in FoldOrder to
-// match llvm-profdata.
+// match llvm-profdata. A Prepared is folded once: Fold recycles its buffers.
 func (c *Converter) Fold(p *Prepared) { c.fold(p, true) }
 
 // fold is loadInput + mergeWriterContexts for one input. With full false
