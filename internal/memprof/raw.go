@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"math/bits"
 	"os"
 	"slices"
 	"sort"
@@ -119,8 +120,8 @@ type RawProfile struct {
 	// stacks to a profile built in memory.
 	StackIDs []uint64
 
-	stacks   [][]uint64       // PCs of StackIDs[i], leaf first
-	stackIdx map[uint64]int32 // StackIDs index of an id; rebuilt when stale
+	stacks   [][]uint64 // PCs of StackIDs[i], leaf first
+	stackIdx *idIndex   // StackIDs index of an id; rebuilt when stale
 	// mibStack holds the stacks index of each MIB's stack (-1: none) when
 	// ReadRaw filled it; nil for profiles built in memory.
 	mibStack []int32
@@ -131,19 +132,80 @@ type RawProfile struct {
 }
 
 // index returns the map from stack id to StackIDs index.
-func (p *RawProfile) index() map[uint64]int32 {
-	if p.stackIdx == nil || len(p.stackIdx) != len(p.StackIDs) {
-		p.stackIdx = make(map[uint64]int32, len(p.StackIDs))
+func (p *RawProfile) index() *idIndex {
+	if p.stackIdx == nil || p.stackIdx.n != len(p.StackIDs) {
+		p.stackIdx = newIDIndex(len(p.StackIDs))
 		for i, id := range p.StackIDs {
-			p.stackIdx[id] = int32(i)
+			p.stackIdx.set(id, int32(i))
 		}
 	}
 	return p.stackIdx
 }
 
+// idIndex maps stack ids to indexes: open addressing, cheaper than a Go
+// map for this key.
+type idIndex struct {
+	slots []idSlot
+	n     int
+	shift uint
+}
+
+type idSlot struct {
+	id uint64
+	v  int32 // value + 1; 0: empty
+}
+
+func newIDIndex(hint int) *idIndex {
+	t := &idIndex{}
+	t.resize(hint)
+	return t
+}
+
+func (t *idIndex) resize(n int) {
+	size := 16
+	for size < 2*n {
+		size *= 2
+	}
+	old := t.slots
+	t.slots = make([]idSlot, size)
+	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
+	for _, e := range old {
+		if e.v != 0 {
+			*t.slot(e.id) = e
+		}
+	}
+}
+
+// slot returns id's slot, or the empty slot where it would go.
+func (t *idIndex) slot(id uint64) *idSlot {
+	mask := uint64(len(t.slots) - 1)
+	for b := (id * 0x9e3779b97f4a7c15) >> t.shift; ; b = (b + 1) & mask {
+		if e := &t.slots[b]; e.v == 0 || e.id == id {
+			return e
+		}
+	}
+}
+
+func (t *idIndex) get(id uint64) (int32, bool) {
+	e := t.slot(id)
+	return e.v - 1, e.v != 0
+}
+
+// set maps id to v, replacing an earlier value.
+func (t *idIndex) set(id uint64, v int32) {
+	if 2*(t.n+1) > len(t.slots) {
+		t.resize(t.n + 1)
+	}
+	e := t.slot(id)
+	if e.v == 0 {
+		t.n++
+	}
+	*e = idSlot{id, v + 1}
+}
+
 // Stack returns the PCs of stack id, leaf first.
 func (p *RawProfile) Stack(id uint64) ([]uint64, bool) {
-	i, ok := p.index()[id]
+	i, ok := p.index().get(id)
 	if !ok || int(i) >= len(p.stacks) {
 		return nil, false
 	}
@@ -157,14 +219,14 @@ func (p *RawProfile) NumStacks() int { return len(p.StackIDs) }
 func (p *RawProfile) SetStack(id uint64, pcs []uint64) {
 	idx := p.index()
 	p.mibStack = nil
-	if i, ok := idx[id]; ok {
+	if i, ok := idx.get(id); ok {
 		for len(p.stacks) <= int(i) {
 			p.stacks = append(p.stacks, nil)
 		}
 		p.stacks[i] = pcs
 		return
 	}
-	idx[id] = int32(len(p.StackIDs))
+	idx.set(id, int32(len(p.StackIDs)))
 	p.StackIDs = append(p.StackIDs, id)
 	for len(p.stacks) < len(p.StackIDs)-1 {
 		p.stacks = append(p.stacks, nil)
@@ -181,7 +243,7 @@ func (p *RawProfile) mibStacks() []int32 {
 	idx := p.index()
 	out := make([]int32, len(p.MIBs))
 	for i, m := range p.MIBs {
-		if j, ok := idx[m.StackID]; ok && int(j) < len(p.stacks) {
+		if j, ok := idx.get(m.StackID); ok && int(j) < len(p.stacks) {
 			out[i] = j
 		} else {
 			out[i] = -1
@@ -272,7 +334,7 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		} else {
 			for i, id := range d.stackIDs {
 				pcs := d.stacks[i]
-				if j, ok := p.stackIdx[id]; ok {
+				if j, ok := p.stackIdx.get(id); ok {
 					if old := p.stacks[j]; !slices.Equal(old, pcs) {
 						return nil, formatErr(name, "stack section", d.stackOffsets[i], ErrMalformed,
 							"memprof raw profile got different call stack for same id %d: %d PCs %s, earlier dump has %d PCs %s",
@@ -280,7 +342,7 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 					}
 					continue
 				}
-				p.stackIdx[id] = int32(len(p.StackIDs))
+				p.stackIdx.set(id, int32(len(p.StackIDs)))
 				p.StackIDs = append(p.StackIDs, id)
 				p.stacks = append(p.stacks, pcs)
 			}
@@ -289,13 +351,13 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 			mibAt = append(mibAt, make([]int32, n-len(mibAt))...)
 		}
 		for id, k := range orphans { // a stack this dump brings
-			if j, ok := p.stackIdx[id]; ok {
+			if j, ok := p.stackIdx.get(id); ok {
 				mibAt[j], p.mibStack[k] = k+1, j
 				delete(orphans, id)
 			}
 		}
 		for _, m := range d.mibs {
-			j, ok := p.stackIdx[m.StackID]
+			j, ok := p.stackIdx.get(m.StackID)
 			if !ok {
 				j = -1
 				if k, ok := orphans[m.StackID]; ok {
@@ -348,7 +410,8 @@ func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
 			d.Insert(id)
 		}
 		for _, id := range d.Keys() {
-			m.insertVal(id, idx[id])
+			v, _ := idx.get(id)
+			m.insertVal(id, v)
 		}
 	}
 	return m.values()
@@ -418,7 +481,7 @@ type dump struct {
 	stackIDs     []uint64
 	stacks       [][]uint64
 	stackOffsets []int64
-	index        map[uint64]int32 // stackIDs index of an id
+	index        *idIndex // stackIDs index of an id
 }
 
 // readDump decodes the dump that starts at file offset off.
@@ -611,7 +674,7 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 	d.stackIDs = make([]uint64, 0, n)
 	d.stacks = make([][]uint64, 0, n)
 	d.stackOffsets = make([]int64, 0, n)
-	index := make(map[uint64]int32, n)
+	index := newIDIndex(n)
 	d.index = index
 	var slab []uint64
 	for i := 0; i < n; i++ {
@@ -639,11 +702,11 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 		c.off += len(b)
 		// A repeated id within one dump replaces the earlier list, as
 		// LLVM's Items[StackId] = CallStack does.
-		if k, ok := index[id]; ok {
+		if k, ok := index.get(id); ok {
 			d.stacks[k] = pcs
 			continue
 		}
-		index[id] = int32(len(d.stackIDs))
+		index.set(id, int32(len(d.stackIDs)))
 		d.stackIDs = append(d.stackIDs, id)
 		d.stacks = append(d.stacks, pcs)
 		d.stackOffsets = append(d.stackOffsets, int64(at))
