@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 )
 
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
@@ -362,32 +363,9 @@ func streamWith(w io.Writer, emit func(o *output)) error {
 // streamWith may write it by position.
 type tempFile struct{ *os.File }
 
-// writeFileAtomic streams a file to name the way atomicfile.WriteFile
-// writes a buffer: into a temporary file in the same directory that is
-// synced, then renamed over name. On error name is untouched and the
-// temporary file removed.
-func writeFileAtomic(name string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = fill(&tempFile{f}); err != nil {
-		return err
-	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), name)
+// writeFileAtomic streams a file to name through atomicfile.Create: a
+// temporary file in the same directory, renamed over name once complete.
+// On error name is untouched and the temporary file removed.
+func writeFileAtomic(name string, perm os.FileMode, fill func(w io.Writer) error) error {
+	return atomicfile.Create(name, perm, func(f *os.File) error { return fill(&tempFile{f}) })
 }
