@@ -60,6 +60,10 @@ func (b *buf) bytes(n uint64) []byte {
 func (b *buf) skip(n uint64) { b.bytes(n) }
 
 func (b *buf) u8() uint8 {
+	if off := b.off; off < uint64(len(b.data)) && b.err == nil {
+		b.off = off + 1
+		return b.data[off]
+	}
 	s := b.bytes(1)
 	if s == nil {
 		return 0

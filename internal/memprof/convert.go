@@ -1,14 +1,17 @@
 package memprof
 
 import (
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 )
@@ -269,28 +272,32 @@ func symbolizeAll(pcs []uint64, fn func(uint64) pcInfo, workers int) []pcInfo {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, len(pcs))
-	if workers <= 1 {
-		for i, pc := range pcs {
-			out[i] = fn(pc)
-		}
-		return out
+	// Addresses are visited in ascending order (neighbours share line
+	// table rows and subprogram DIEs), handed out in chunks.
+	order := make([]int32, len(pcs))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
+	slices.SortFunc(order, func(a, b int32) int { return cmp.Compare(pcs[a], pcs[b]) })
+	const chunk = 64
+	workers = max(1, min(workers, (len(pcs)+chunk-1)/chunk))
+	var next atomic.Int64
+	work := func() {
+		for {
+			lo := int(next.Add(chunk)) - chunk
+			if lo >= len(order) {
+				return
+			}
+			for _, i := range order[lo:min(lo+chunk, len(order))] {
 				out[i] = fn(pcs[i])
 			}
-		}()
+		}
 	}
-	for i := range pcs {
-		next <- i
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
 	}
-	close(next)
+	work()
 	wg.Wait()
 	return out
 }

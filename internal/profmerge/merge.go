@@ -411,7 +411,9 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, prep func(*
 
 // rawBufs recycles the file buffers of raw inputs: ReadRaw keeps no
 // reference to its input, so each buffer can serve the next file.
-var rawBufs sync.Pool
+// A free list, not a sync.Pool: the pool drops its contents at every GC,
+// and a fresh 4 MB buffer costs a thousand page faults.
+var rawBufs freeList[*[]byte]
 
 // loadRaw is load for a file that starts with the raw MemProf magic, read
 // into a recycled buffer.
@@ -425,11 +427,11 @@ func loadRaw(in Input, release int) loaded {
 	if err != nil {
 		return loaded{in: in, err: err}
 	}
-	bp, _ := rawBufs.Get().(*[]byte)
+	bp := rawBufs.get()
 	if bp == nil {
 		bp = new([]byte)
 	}
-	defer rawBufs.Put(bp)
+	defer rawBufs.put(bp)
 	// The size is a hint only: the file is read to its end whatever it is.
 	buf := bytes.NewBuffer((*bp)[:0])
 	if st.Size() > 0 && st.Size() < 1<<31 {
@@ -511,4 +513,30 @@ func callSiteKey(cs memprof.CallSite) string {
 		fmt.Fprintf(&b, "%x,", g)
 	}
 	return b.String()
+}
+
+// freeList keeps up to 8 recycled values for reuse; unlike a sync.Pool it
+// keeps them across garbage collections.
+type freeList[T any] struct {
+	mu    sync.Mutex
+	items []T
+}
+
+// get returns a recycled value, or the zero value if there is none.
+func (l *freeList[T]) get() T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var v T
+	if n := len(l.items); n > 0 {
+		v, l.items = l.items[n-1], l.items[:n-1]
+	}
+	return v
+}
+
+func (l *freeList[T]) put(v T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.items) < 8 {
+		l.items = append(l.items, v)
+	}
 }
