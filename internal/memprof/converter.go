@@ -2,8 +2,10 @@ package memprof
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"strings"
@@ -371,6 +373,46 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 			left++ // until p.first is found
 		}
 	}
+	if release < 20 {
+		// Every address is ordered: find each one's first use from a
+		// sequential pass (the stack's rank in LLVM's order, then the
+		// position in the stack) instead of visiting stacks in that
+		// order, which reads flat at random.
+		order := in.stackMapOrder(release)
+		rank := resize(sc.rank, len(spans))
+		firstUse := resize(sc.firstUse, len(addrs))
+		byUse := resize(sc.byUse, len(addrs))
+		sc.rank, sc.firstUse, sc.byUse = rank, firstUse, byUse
+		for r, j := range order {
+			rank[j] = int32(r)
+		}
+		for k := range firstUse {
+			firstUse[k] = math.MaxUint64
+		}
+		for j, sp := range spans {
+			hi := uint64(rank[j]) << 32
+			for pos, k := range flat[sp.off : sp.off+sp.n] {
+				firstUse[k] = min(firstUse[k], hi|uint64(pos))
+			}
+		}
+		for k := range byUse {
+			byUse[k] = int32(k)
+		}
+		slices.SortFunc(byUse, func(a, b int32) int { return cmp.Compare(firstUse[a], firstUse[b]) })
+		for _, k := range byUse {
+			ids := lids[k]
+			if ids != nil && p.first < 0 && needFirst {
+				p.first = ids[0]
+			}
+			for _, fid := range ids {
+				if seen[fid/64]&(1<<(fid%64)) == 0 {
+					seen[fid/64] |= 1 << (fid % 64)
+					p.frameRun = append(p.frameRun, fid)
+				}
+			}
+		}
+		left = 0
+	}
 	for _, j := range in.stackMapOrderIf(release, left > 0) {
 		if left == 0 {
 			break
@@ -491,6 +533,10 @@ type prepScratch struct {
 	seen  []uint64
 	met   []bool
 	sites []prepSite
+	// First-use ordering (LLVM < 20).
+	rank     []int32
+	firstUse []uint64
+	byUse    []int32
 }
 
 // prepSpan locates a stack's local indexes in prepScratch.flat.
