@@ -468,19 +468,35 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 		p.keyOff, p.mibs, p.hashes, p.keys = pb.keyOff[:0], pb.mibs[:0], pb.hashes[:0], pb.keys[:0]
 	}
 	p.keyOff = append(p.keyOff, 0)
+	// one[k] is address k's only frame id, -1 when it is discarded, -2
+	// when it has inline frames (then lids[k] holds them): the loop below
+	// reads 4 bytes per PC instead of a slice header.
+	one := resize(sc.one, len(lids))
+	sc.one = one
+	for k, ids := range lids {
+		switch len(ids) {
+		case 0:
+			one[k] = -1
+		case 1:
+			one[k] = ids[0]
+		default:
+			one[k] = -2
+		}
+	}
+	keys := p.keys
 	for i := range in.MIBs {
 		sp := spans[mibStack[i]]
 		leaf := true
-		start := len(p.keys)
+		start := len(keys)
 		for _, k := range flat[sp.off : sp.off+sp.n] {
-			ids := lids[k]
-			if ids == nil {
+			f1 := one[k]
+			if f1 == -1 {
 				continue
 			}
-			g := gid[k]
 			// Frames 1.. join at the PC's first use, frame 0 at its first
 			// use above the leaf, in frame order.
 			if s := &sites[k]; !s.used {
+				ids, g := lids[k], gid[k]
 				s.used, s.site0 = true, !leaf
 				from := 1
 				if !leaf {
@@ -491,6 +507,7 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 					addSite(g, ids, j, from)
 				}
 			} else if !leaf && !s.site0 {
+				ids, g := lids[k], gid[k]
 				s.site0 = true
 				fn := frames[ids[0]].Function
 				dup := false
@@ -502,19 +519,20 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 				}
 			}
 			leaf = false
-			if len(ids) == 1 {
-				p.keys = append(p.keys, ids[0])
+			if f1 >= 0 {
+				keys = append(keys, f1)
 			} else {
-				p.keys = append(p.keys, ids...)
+				keys = append(keys, lids[k]...)
 			}
 		}
 		if leaf {
 			continue // every PC discarded: LLVM erases the MIB too
 		}
-		p.keyOff = append(p.keyOff, int32(len(p.keys)))
-		p.hashes = append(p.hashes, hashIDs(p.keys[start:]))
+		p.keyOff = append(p.keyOff, int32(len(keys)))
+		p.hashes = append(p.hashes, hashIDs(keys[start:]))
 		p.mibs = append(p.mibs, &in.MIBs[i].Info)
 	}
+	p.keys = keys
 	p.callOff = make([]int32, 1, len(perFunc)+1)
 	for _, l := range perFunc {
 		p.callPCs = append(p.callPCs, l...)
@@ -533,6 +551,7 @@ type prepScratch struct {
 	seen  []uint64
 	met   []bool
 	sites []prepSite
+	one   []int32
 	// First-use ordering (LLVM < 20).
 	rank     []int32
 	firstUse []uint64
