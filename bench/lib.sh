@@ -1,9 +1,12 @@
 # Shared helpers for the side-by-side benchmark scripts (sourced).
 # measure OUTVAR_PREFIX CMD...: runs CMD under /usr/bin/time, sets
-# ${prefix}_wall (seconds) and ${prefix}_rss (KB).
+# ${prefix}_wall (seconds) and ${prefix}_rss (KB). Dirty pages are flushed
+# first (sync), so that the writeback of the previous command's output
+# (94 MB for a V0 profile) does not land on this one's time.
 measure() {
   local prefix=$1; shift
   local tf w r; tf=$(mktemp)
+  sync
   /usr/bin/time -f '%e %M' -o "$tf" "$@" >/dev/null
   read -r w r <"$tf"; rm -f "$tf"
   printf -v "${prefix}_wall" '%s' "$w"
