@@ -148,6 +148,7 @@ func (m *DenseMapOrder) grow(atLeast int) {
 	}
 	old := m.buckets
 	m.buckets = make([]dmBucket, n)
+	clear(m.buckets) // see touch in converter.go
 	m.entries, m.tombstones = 0, 0
 	for i := range old {
 		if old[i].state != bucketLive {

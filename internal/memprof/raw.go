@@ -168,6 +168,7 @@ func (t *idIndex) resize(n int) {
 	}
 	old := t.slots
 	t.slots = make([]idSlot, size)
+	clear(t.slots) // see touch in converter.go
 	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
 	for _, e := range old {
 		if e.v != 0 {
