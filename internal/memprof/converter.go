@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rules-pgo/rules_pgo/internal/freelist"
 )
 
 // Converter folds raw profiles into one profile, one input at a time, the
@@ -285,7 +287,7 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 	// Each stack's PCs become local indexes (distinct addresses, numbered
 	// in file order): stack j (a StackIDs index) is
 	// flat[spans[j].off:][:spans[j].n].
-	sc := prepScratchPool.get()
+	sc := prepScratchPool.Get()
 	if sc == nil {
 		sc = new(prepScratch)
 	}
@@ -464,7 +466,7 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 		}
 		perFunc[fi] = append(perFunc[fi], g)
 	}
-	if pb := prepBufPool.get(); pb != nil {
+	if pb := prepBufPool.Get(); pb != nil {
 		p.keyOff, p.mibs, p.hashes, p.keys = pb.keyOff[:0], pb.mibs[:0], pb.hashes[:0], pb.keys[:0]
 	}
 	p.keyOff = append(p.keyOff, 0)
@@ -569,11 +571,11 @@ type prepSite struct {
 
 // The recycled memory is kept in free lists, not sync.Pools, which drop
 // their contents at every GC: fresh memory costs page faults.
-var prepScratchPool freeList[*prepScratch]
+var prepScratchPool freelist.List[*prepScratch]
 
 func (sc *prepScratch) release() {
 	clear(sc.lids) // no references into the symbol table
-	prepScratchPool.put(sc)
+	prepScratchPool.Put(sc)
 }
 
 // prepBufs are the buffers of a folded Prepared, recycled through
@@ -585,40 +587,14 @@ type prepBufs struct {
 	mibs   []*MemInfoBlock
 }
 
-var prepBufPool freeList[*prepBufs]
+var prepBufPool freelist.List[*prepBufs]
 
 // recycle hands p's per-MIB buffers to the next Prepare; p must not be
 // used afterwards.
 func (p *Prepared) recycle() {
 	clear(p.mibs)
-	prepBufPool.put(&prepBufs{p.keyOff, p.keys, p.hashes, p.mibs})
+	prepBufPool.Put(&prepBufs{p.keyOff, p.keys, p.hashes, p.mibs})
 	p.keyOff, p.keys, p.hashes, p.mibs = nil, nil, nil, nil
-}
-
-// freeList keeps up to 8 recycled values; unlike a sync.Pool it keeps
-// them across garbage collections.
-type freeList[T any] struct {
-	mu    sync.Mutex
-	items []T
-}
-
-// get returns a recycled value, or the zero value if there is none.
-func (l *freeList[T]) get() T {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var v T
-	if n := len(l.items); n > 0 {
-		v, l.items = l.items[n-1], l.items[:n-1]
-	}
-	return v
-}
-
-func (l *freeList[T]) put(v T) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.items) < 8 {
-		l.items = append(l.items, v)
-	}
 }
 
 // resize returns s with length n and every element zero, reusing its

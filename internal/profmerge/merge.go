@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/freelist"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -413,7 +414,7 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, prep func(*
 // reference to its input, so each buffer can serve the next file.
 // A free list, not a sync.Pool: the pool drops its contents at every GC,
 // and a fresh 4 MB buffer costs a thousand page faults.
-var rawBufs freeList[*[]byte]
+var rawBufs freelist.List[*[]byte]
 
 // loadRaw is load for a file that starts with the raw MemProf magic, read
 // into a recycled buffer.
@@ -427,11 +428,11 @@ func loadRaw(in Input, release int) loaded {
 	if err != nil {
 		return loaded{in: in, err: err}
 	}
-	bp := rawBufs.get()
+	bp := rawBufs.Get()
 	if bp == nil {
 		bp = new([]byte)
 	}
-	defer rawBufs.put(bp)
+	defer rawBufs.Put(bp)
 	// The size is a hint only: the file is read to its end whatever it is.
 	buf := bytes.NewBuffer((*bp)[:0])
 	if st.Size() > 0 && st.Size() < 1<<31 {
@@ -513,30 +514,4 @@ func callSiteKey(cs memprof.CallSite) string {
 		fmt.Fprintf(&b, "%x,", g)
 	}
 	return b.String()
-}
-
-// freeList keeps up to 8 recycled values for reuse; unlike a sync.Pool it
-// keeps them across garbage collections.
-type freeList[T any] struct {
-	mu    sync.Mutex
-	items []T
-}
-
-// get returns a recycled value, or the zero value if there is none.
-func (l *freeList[T]) get() T {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var v T
-	if n := len(l.items); n > 0 {
-		v, l.items = l.items[n-1], l.items[:n-1]
-	}
-	return v
-}
-
-func (l *freeList[T]) put(v T) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.items) < 8 {
-		l.items = append(l.items, v)
-	}
 }
