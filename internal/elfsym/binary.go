@@ -685,6 +685,11 @@ func findSection(ef *elf.File, name string) *elf.Section {
 // legacy .zdebug_ "ZLIB" sections here).
 func sectionBytes(path string, s *elf.Section, data []byte) ([]byte, error) {
 	if s.Flags&elf.SHF_COMPRESSED != 0 {
+		if limit := maxInflated(s.FileSize); s.Size > limit {
+			return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset + 8, Msg: fmt.Sprintf(
+				"compressed section claims %d bytes from %d compressed, more than the %d allowed (deflate's 1032:1 at most, and 4 GiB)",
+				s.Size, s.FileSize, limit)}
+		}
 		d, err := s.Data()
 		if err != nil {
 			return nil, &FormatError{File: path, Section: s.Name, Msg: "decompressing: " + err.Error()}
@@ -700,11 +705,16 @@ func sectionBytes(path string, s *elf.Section, data []byte) ([]byte, error) {
 			return nil, &FormatError{File: path, Section: s.Name, Msg: "missing ZLIB header"}
 		}
 		size := binary.BigEndian.Uint64(raw[4:12])
+		if limit := maxInflated(uint64(len(raw))); size > limit {
+			return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset + 4, Msg: fmt.Sprintf(
+				"compressed section claims %d bytes from %d compressed, more than the %d allowed (deflate's 1032:1 at most, and 4 GiB)",
+				size, len(raw), limit)}
+		}
 		zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
 		if err != nil {
 			return nil, &FormatError{File: path, Section: s.Name, Offset: 12, Msg: "zlib: " + err.Error()}
 		}
-		out, err := io.ReadAll(io.LimitReader(zr, int64(min(size, 1<<40))))
+		out, err := io.ReadAll(io.LimitReader(zr, int64(size)))
 		if err != nil {
 			return nil, &FormatError{File: path, Section: s.Name, Offset: 12, Msg: "zlib: " + err.Error()}
 		}
@@ -714,6 +724,14 @@ func sectionBytes(path string, s *elf.Section, data []byte) ([]byte, error) {
 		return out, nil
 	}
 	return raw, nil
+}
+
+// maxInflated bounds what a compressed section of n bytes may decompress
+// to, so that a file whose header lies (or a decompression bomb) fails
+// instead of exhausting memory: deflate cannot exceed 1032:1, zstd's DWARF
+// ratios are far below it, and no real debug section nears 4 GiB.
+func maxInflated(n uint64) uint64 {
+	return min(n*1032+64<<10, 4<<30)
 }
 
 func loadSections(path string, ef *elf.File, data []byte, dwo bool) (sections, error) {

@@ -467,3 +467,28 @@ func TestSkipFast(t *testing.T) {
 		t.Error("block of 2^64-1 bytes accepted")
 	}
 }
+
+// TestCompressedSizeLimit: a compressed section whose header claims far
+// more than its bytes can inflate to is refused before anything is
+// allocated, with an error naming the section.
+func TestCompressedSizeLimit(t *testing.T) {
+	data, err := os.ReadFile("testdata/fuzz-seed-dwarf4-zlib.elf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ef.Section(".debug_info")
+	if s == nil || s.Flags&elf.SHF_COMPRESSED == 0 {
+		t.Fatal("fixture lost its compressed .debug_info")
+	}
+	// Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign.
+	binary.LittleEndian.PutUint64(data[s.Offset+8:], 1<<40)
+	_, err = NewFromBytes("bomb.elf", data, &Options{})
+	if err == nil || !strings.Contains(err.Error(), ".debug_info") || !strings.Contains(err.Error(), "claims 1099511627776 bytes") {
+		t.Fatalf("error = %v, want a refusal naming .debug_info and the claimed size", err)
+	}
+	t.Log(err)
+}
