@@ -1,9 +1,11 @@
 package memprof
 
 import (
+	"bytes"
 	"cmp"
 	"debug/elf"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -201,6 +203,58 @@ func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 		return nil, &ConvertError{File: name, Msg: "No build id found in binary " + name}
 	}
 	return tb, nil
+}
+
+// textSegment is the profiled binary's segment in a raw profile: PCs in
+// (start, end] are moved to the binary's preferred text address when
+// adjust is set (LLVM 17+).
+type textSegment struct {
+	adjust     bool
+	start, end uint64
+}
+
+// profiledSegment makes the checks RawMemProfReader makes of a raw input
+// before converting it (raw versions the release reads) and picks the
+// profiled binary's text segment (LLVM 17+: by build id; LLVM 16 uses
+// addresses unchanged).
+func profiledSegment(in *RawProfile, bin Symbolizer, tb *textBinary, release int) (textSegment, error) {
+	ok := len(in.Versions) > 0
+	for _, dv := range in.Versions {
+		ok = ok && slices.Contains(rawVersionsAccepted(release), dv)
+	}
+	if !ok {
+		return textSegment{}, &ConvertError{File: in.Name, Err: ErrUnsupportedVersion,
+			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, rawVersionsAccepted(release))}
+	}
+	seg := textSegment{adjust: release > 16}
+	if !seg.adjust {
+		return seg, nil
+	}
+	matched := 0
+	for _, s := range in.Segments {
+		if bytes.Equal(s.ID(), tb.buildID) {
+			matched++
+			if matched > 1 {
+				return textSegment{}, &ConvertError{File: in.Name, Msg: "We expect only one executable segment in the profiled binary"}
+			}
+			seg.start, seg.end = s.Start, s.End
+		}
+	}
+	if matched == 0 {
+		var ids []string
+		seen := map[string]bool{}
+		for _, s := range in.Segments {
+			id := s.BuildIDString(in.Version)
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		return textSegment{}, &ConvertError{File: in.Name, Msg: fmt.Sprintf(
+			"No matching executable segments found in binary %s: its build id is %s, the profile has %s",
+			bin.Path(), hex.EncodeToString(tb.buildID), strings.Join(ids, ", "))}
+	}
+	return seg, nil
 }
 
 // pcInfo is the symbolization of one distinct PC.

@@ -1,14 +1,11 @@
 package memprof
 
 import (
-	"bytes"
 	"cmp"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"math/bits"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -244,45 +241,10 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) { return c.prepar
 // reads.
 func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 	release := c.release
-	ok := len(in.Versions) > 0
-	for _, dv := range in.Versions {
-		ok = ok && slices.Contains(rawVersionsAccepted(release), dv)
+	seg, err := profiledSegment(in, c.bin, c.tb, release)
+	if err != nil {
+		return nil, err
 	}
-	if !ok {
-		return nil, &ConvertError{File: in.Name, Err: ErrUnsupportedVersion,
-			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, rawVersionsAccepted(release))}
-	}
-
-	// Pick the profiled text segment (LLVM 17+: by build id).
-	var segStart, segEnd uint64
-	adjust := release > 16
-	if adjust {
-		matched := 0
-		for _, s := range in.Segments {
-			if bytes.Equal(s.ID(), c.tb.buildID) {
-				matched++
-				if matched > 1 {
-					return nil, &ConvertError{File: in.Name, Msg: "We expect only one executable segment in the profiled binary"}
-				}
-				segStart, segEnd = s.Start, s.End
-			}
-		}
-		if matched == 0 {
-			var ids []string
-			seen := map[string]bool{}
-			for _, s := range in.Segments {
-				id := s.BuildIDString(in.Version)
-				if !seen[id] {
-					seen[id] = true
-					ids = append(ids, id)
-				}
-			}
-			return nil, &ConvertError{File: in.Name, Msg: fmt.Sprintf(
-				"No matching executable segments found in binary %s: its build id is %s, the profile has %s",
-				c.bin.Path(), hex.EncodeToString(c.tb.buildID), strings.Join(ids, ", "))}
-		}
-	}
-	preferred := c.tb.preferredText
 
 	// Each stack's PCs become local indexes (distinct addresses, numbered
 	// in file order): stack j (a StackIDs index) is
@@ -310,8 +272,8 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 		}
 		spans[j] = prepSpan{int32(len(flat)), int32(len(stack))}
 		for _, pc := range stack {
-			if adjust && pc > segStart && pc <= segEnd {
-				pc = pc + preferred - segStart
+			if seg.adjust && pc > seg.start && pc <= seg.end {
+				pc = pc + c.tb.preferredText - seg.start
 			}
 			flat = append(flat, local.index(pc))
 		}

@@ -1,10 +1,7 @@
 package memprof
 
 import (
-	"bytes"
-	"encoding/hex"
 	"fmt"
-	"strings"
 )
 
 // This file keeps the original per-context conversion (one reader result
@@ -42,51 +39,13 @@ type readerResult struct {
 }
 
 func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers int) (*readerResult, error) {
-	ok := len(in.Versions) > 0
-	for _, dv := range in.Versions {
-		found := false
-		for _, v := range rawVersionsAccepted(release) {
-			found = found || dv == v
-		}
-		ok = ok && found
-	}
-	if !ok {
-		return nil, &ConvertError{File: in.Name, Err: ErrUnsupportedVersion,
-			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, rawVersionsAccepted(release))}
-	}
-
-	// Pick the profiled text segment (LLVM 17+: by build id).
-	var segStart, segEnd uint64
-	adjust := release > 16
-	if adjust {
-		matched := 0
-		for _, s := range in.Segments {
-			if bytes.Equal(s.ID(), tb.buildID) {
-				matched++
-				if matched > 1 {
-					return nil, &ConvertError{File: in.Name, Msg: "We expect only one executable segment in the profiled binary"}
-				}
-				segStart, segEnd = s.Start, s.End
-			}
-		}
-		if matched == 0 {
-			var ids []string
-			seen := map[string]bool{}
-			for _, s := range in.Segments {
-				id := s.BuildIDString(in.Version)
-				if !seen[id] {
-					seen[id] = true
-					ids = append(ids, id)
-				}
-			}
-			return nil, &ConvertError{File: in.Name, Msg: fmt.Sprintf(
-				"No matching executable segments found in binary %s: its build id is %s, the profile has %s",
-				bin.Path(), hex.EncodeToString(tb.buildID), strings.Join(ids, ", "))}
-		}
+	seg, err := profiledSegment(in, bin, tb, release)
+	if err != nil {
+		return nil, err
 	}
 	moduleOffset := func(pc uint64) uint64 {
-		if adjust && pc > segStart && pc <= segEnd {
-			return pc + tb.preferredText - segStart
+		if seg.adjust && pc > seg.start && pc <= seg.end {
+			return pc + tb.preferredText - seg.start
 		}
 		return pc
 	}
@@ -104,27 +63,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 			}
 		}
 	}
-	infos := symbolizeAll(pcs, func(pc uint64) pcInfo {
-		fr, err := bin.Symbolize(moduleOffset(pc))
-		if err != nil || len(fr) == 0 || (fr[0].LinkageName == "" && fr[0].Name == "") || isRuntimePath(fr[0].File, release) {
-			return pcInfo{discard: true}
-		}
-		info := pcInfo{frames: make([]Frame, len(fr)), names: make([]string, len(fr))}
-		for i, f := range fr {
-			name := f.LinkageName
-			if name == "" {
-				name = f.Name
-			}
-			info.frames[i] = Frame{
-				Function:      GUID(canonicalNameForRelease(name, release)),
-				LineOffset:    f.Line - f.StartLine,
-				Column:        f.Column,
-				IsInlineFrame: i != len(fr)-1,
-			}
-			info.names[i] = displayNameForRelease(name, release)
-		}
-		return info
-	}, workers)
+	infos := symbolizeAll(pcs, func(pc uint64) pcInfo { return symbolize(bin, moduleOffset(pc), release) }, workers)
 
 	r := &readerResult{recIndex: map[uint64]int{}, raw: in}
 	symName := map[uint64]string{}
