@@ -46,19 +46,9 @@ func largeProfile(tb testing.TB, release int) *memprof.Profile {
 	if *largeDir == "" {
 		p = syntheticProfile(100000, 4000, 12)
 	} else {
-		paths, err := filepath.Glob(filepath.Join(*largeDir, "raw", "*.memprofraw"))
-		if err != nil || len(paths) == 0 {
-			tb.Fatalf("-large %s: no raw/*.memprofraw (%v)", *largeDir, err)
-		}
-		raws, err := memprof.OpenRawSorted(paths)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		bin, err := elfsym.Open(filepath.Join(*largeDir, "workload"), &elfsym.Options{DWARFOnly: true})
-		if err != nil {
-			tb.Fatal(err)
-		}
+		raws, bin := openLarge(tb)
 		defer bin.Close()
+		var err error
 		p, err = memprof.Convert(raws, bin, memprof.ConvertOptions{LLVMRelease: release, NumThreads: len(raws)})
 		if err != nil {
 			tb.Fatal(err)
@@ -82,18 +72,7 @@ func largeCompact(tb testing.TB, release int) *memprof.Compact {
 	if c := largeCompacts[release]; c != nil || *largeDir == "" {
 		return c
 	}
-	paths, err := filepath.Glob(filepath.Join(*largeDir, "raw", "*.memprofraw"))
-	if err != nil || len(paths) == 0 {
-		tb.Fatalf("-large %s: no raw/*.memprofraw (%v)", *largeDir, err)
-	}
-	raws, err := memprof.OpenRawSorted(paths)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	bin, err := elfsym.Open(filepath.Join(*largeDir, "workload"), &elfsym.Options{DWARFOnly: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	raws, bin := openLarge(tb)
 	defer bin.Close()
 	conv, err := memprof.NewConverter(bin, memprof.ConvertOptions{LLVMRelease: release, NumThreads: len(raws)})
 	if err != nil {
@@ -112,6 +91,25 @@ func largeCompact(tb testing.TB, release int) *memprof.Compact {
 	}
 	largeCompacts[release] = c
 	return c
+}
+
+// openLarge reads the -large directory's raw profiles (sorted by path)
+// and opens its workload binary as the converter needs it.
+func openLarge(tb testing.TB) ([]*memprof.RawProfile, *elfsym.Binary) {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join(*largeDir, "raw", "*.memprofraw"))
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("-large %s: no raw/*.memprofraw (%v)", *largeDir, err)
+	}
+	raws, err := memprof.OpenRawSorted(paths)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bin, err := elfsym.Open(filepath.Join(*largeDir, "workload"), &elfsym.Options{DWARFOnly: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return raws, bin
 }
 
 // syntheticProfile builds a profile shaped like the bench/memprof workload:
