@@ -204,9 +204,9 @@ func (c *Converter) Add(in *RawProfile) error {
 }
 
 // Prepared is one raw input converted against the profiled binary, ready
-// to be folded. It holds no reference to the RawProfile.
+// to be folded. Of the RawProfile it keeps only the MemInfoBlocks (by
+// pointer: the merged profile refers to them).
 type Prepared struct {
-	name   string
 	kept   int      // stacks kept after symbolization
 	first  int32    // frame id of the first kept PC's innermost frame
 	frames []Frame  // snapshot of the symbol table's frames (ids < len)
@@ -226,9 +226,6 @@ type Prepared struct {
 	callOff  []int32
 	callPCs  []int32
 }
-
-// Name is the raw profile's name.
-func (p *Prepared) Name() string { return p.name }
 
 // Prepare converts one raw profile against the binary: everything
 // llvm-profdata's RawMemProfReader does for it, plus the per-input half of
@@ -288,7 +285,7 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 	}
 
 	// The checks RawMemProfReader makes before anything reaches a writer.
-	p := &Prepared{name: in.Name, pcs: pcs, frames: frames, names: names, first: -1}
+	p := &Prepared{pcs: pcs, frames: frames, names: names, first: -1}
 	for _, sp := range spans {
 		for _, k := range flat[sp.off : sp.off+sp.n] {
 			if lids[k] != nil {
@@ -377,7 +374,11 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 		}
 		left = 0
 	}
-	for _, j := range in.stackMapOrderIf(release, left > 0) {
+	var order []int32
+	if left > 0 {
+		order = in.stackMapOrder(release)
+	}
+	for _, j := range order {
 		if left == 0 {
 			break
 		}

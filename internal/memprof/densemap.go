@@ -100,16 +100,14 @@ func (m *DenseMapOrder) Buckets() int { return len(m.buckets) }
 // Insert adds k if absent (DenseMap::insert / operator[]) and reports
 // whether it was added.
 func (m *DenseMapOrder) Insert(k uint64) bool {
-	_, ok := m.insertVal(k, 0)
-	return ok
+	return m.insertVal(k, 0)
 }
 
-// insertVal is Insert that also stores v with a new key. It returns the
-// value stored with k and whether k was added.
-func (m *DenseMapOrder) insertVal(k uint64, v int32) (int32, bool) {
+// insertVal is Insert that also stores v with a new key.
+func (m *DenseMapOrder) insertVal(k uint64, v int32) bool {
 	b, ok := m.lookup(k)
 	if ok {
-		return m.buckets[b].val, false
+		return false
 	}
 	n := len(m.buckets)
 	if (m.entries+1)*4 >= n*3 {
@@ -124,7 +122,7 @@ func (m *DenseMapOrder) insertVal(k uint64, v int32) (int32, bool) {
 	}
 	m.buckets[b] = dmBucket{key: k, val: v, state: bucketLive}
 	m.entries++
-	return v, true
+	return true
 }
 
 // Erase removes k, leaving a tombstone, and reports whether it was there.

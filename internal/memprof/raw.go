@@ -381,14 +381,6 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 	return p, nil
 }
 
-// stackMapOrderIf is stackMapOrder when cond holds, else nil.
-func (p *RawProfile) stackMapOrderIf(llvmRelease int, cond bool) []int32 {
-	if !cond {
-		return nil
-	}
-	return p.stackMapOrder(llvmRelease)
-}
-
 // stackMapOrder is StackMapOrder as StackIDs indexes.
 func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
 	m := NewDenseMapOrder(llvmRelease)
