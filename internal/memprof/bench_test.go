@@ -196,3 +196,17 @@ func BenchmarkConvertLarge(b *testing.B) {
 		})
 	}
 }
+
+// resetFold returns c to its state before the first Fold, keeping the
+// symbol table (benchmarks).
+func (c *Converter) resetFold() {
+	for i := range c.sym.placed.chunks {
+		if ch := c.sym.placed.chunks[i].Load(); ch != nil {
+			for j := range ch {
+				ch[j].Store(0)
+			}
+		}
+	}
+	*c = Converter{bin: c.bin, tb: c.tb, release: c.release, workers: c.workers, sym: c.sym,
+		symName: map[uint64]string{}, recIndex: map[uint64]int32{}, stackOff: []int32{0}}
+}

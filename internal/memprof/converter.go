@@ -177,20 +177,6 @@ func foldSteps(n, threads, release int) []foldStep {
 	return steps
 }
 
-// resetFold returns c to its state before the first Fold, keeping the
-// symbol table (benchmarks).
-func (c *Converter) resetFold() {
-	for i := range c.sym.placed.chunks {
-		if ch := c.sym.placed.chunks[i].Load(); ch != nil {
-			for j := range ch {
-				ch[j].Store(0)
-			}
-		}
-	}
-	*c = Converter{bin: c.bin, tb: c.tb, release: c.release, workers: c.workers, sym: c.sym,
-		symName: map[uint64]string{}, recIndex: map[uint64]int32{}, stackOff: []int32{0}}
-}
-
 // Add prepares one raw profile and folds it in, as if it were loaded into
 // a writer context of its own. Inputs must be added in FoldOrder to match
 // llvm-profdata.
