@@ -7,10 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // corpus is one set of mangled names with llvm-cxxfilt-19's rendering.
@@ -20,48 +21,48 @@ type corpus struct {
 	want    []string
 }
 
-func repoRoot(t testing.TB) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
-func needTool(t testing.TB, name string) string {
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not found on PATH (required under CI=true)", name)
-		}
-		t.Skipf("SKIPPING: %s not found on PATH; install llvm-19 to run this test", name)
-	}
-	return path
-}
-
-// loadCorpus returns the cached corpus for src, building it with
-// llvm-nm-19 (or the .debug_str section for binaries with DWARF) and
-// llvm-cxxfilt-19 when the cache is missing or older than src.
+// loadCorpus returns the corpus for src: its mangled names (from llvm-nm-19,
+// or the .debug_str section for binaries with DWARF) with llvm-cxxfilt-19's
+// rendering, built once and cached by testenv.Cached (keyed by the file's
+// path, size and time and the tools' version).
 func loadCorpus(t *testing.T, name, src string, fromDebugStr bool) *corpus {
 	fi, err := os.Stat(src)
 	if err != nil {
 		return nil
 	}
-	cacheDir := filepath.Join(repoRoot(t), "out", "demangle-corpus")
-	cache := filepath.Join(cacheDir, fmt.Sprintf("%s-%d-%d.tsv", name, fi.Size(), fi.ModTime().Unix()))
-	if data, err := os.ReadFile(cache); err == nil {
-		return parseCorpus(name, data)
+	nm := testenv.Tool(t, "llvm-nm-19")
+	cxxfilt := testenv.Tool(t, "llvm-cxxfilt-19")
+	objcopy := testenv.Tool(t, "llvm-objcopy-19")
+	inputs := []string{src, fmt.Sprint(fi.Size(), fi.ModTime().UnixNano(), fromDebugStr), testenv.Version(t, "llvm-cxxfilt-19")}
+	dir := testenv.Cached(t, "demangle-corpus-"+name, inputs, func(dir string) error {
+		tsv, err := buildCorpus(nm, cxxfilt, objcopy, src, fromDebugStr, dir)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "corpus.tsv"), tsv, 0o644)
+	})
+	data, err := os.ReadFile(filepath.Join(dir, "corpus.tsv"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	nm := needTool(t, "llvm-nm-19")
-	cxxfilt := needTool(t, "llvm-cxxfilt-19")
+	return parseCorpus(name, data)
+}
+
+// buildCorpus lists src's mangled names and demangles them with
+// llvm-cxxfilt-19, returning "mangled\tdemangled" lines.
+func buildCorpus(nm, cxxfilt, objcopy, src string, fromDebugStr bool, tmpDir string) ([]byte, error) {
 	var names []string
 	if fromDebugStr {
-		objcopy := needTool(t, "llvm-objcopy-19")
-		tmp := filepath.Join(t.TempDir(), "debug_str")
-		if out, err := exec.Command(objcopy, "--dump-section=.debug_str="+tmp, src, filepath.Join(t.TempDir(), "junk")).CombinedOutput(); err != nil {
-			t.Fatalf("%s: dumping .debug_str: %v\n%s", src, err, out)
+		tmp := filepath.Join(tmpDir, "debug_str")
+		if out, err := exec.Command(objcopy, "--dump-section=.debug_str="+tmp, src, filepath.Join(tmpDir, "junk")).CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("%s: dumping .debug_str: %v\n%s", src, err, out)
 		}
 		data, err := os.ReadFile(tmp)
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
+		os.Remove(tmp)
+		os.Remove(filepath.Join(tmpDir, "junk"))
 		for _, s := range bytes.Split(data, []byte{0}) {
 			if bytes.HasPrefix(s, []byte("_Z")) {
 				names = append(names, string(s))
@@ -73,7 +74,7 @@ func loadCorpus(t *testing.T, name, src string, fromDebugStr bool) *corpus {
 		if out2, err2 := exec.Command(nm, "--defined-only", "--format=just-symbols", src).Output(); err2 == nil {
 			out = append(out, out2...)
 		} else if err != nil {
-			t.Fatalf("llvm-nm-19 %s: %v", src, err)
+			return nil, fmt.Errorf("llvm-nm-19 %s: %v", src, err)
 		}
 	}
 	for _, l := range strings.Split(string(out), "\n") {
@@ -88,23 +89,20 @@ func loadCorpus(t *testing.T, name, src string, fromDebugStr bool) *corpus {
 	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
 	dem, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("llvm-cxxfilt-19: %v", err)
+		return nil, fmt.Errorf("llvm-cxxfilt-19: %v", err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(dem), "\n"), "\n")
 	if len(lines) != len(names) {
-		t.Fatalf("llvm-cxxfilt-19 returned %d lines for %d names", len(lines), len(names))
+		return nil, fmt.Errorf("llvm-cxxfilt-19 returned %d lines for %d names", len(lines), len(names))
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	for i := range names {
 		b.WriteString(names[i])
 		b.WriteByte('\t')
 		b.WriteString(lines[i])
 		b.WriteByte('\n')
 	}
-	if err := os.MkdirAll(cacheDir, 0o755); err == nil {
-		_ = os.WriteFile(cache, []byte(b.String()), 0o644)
-	}
-	return parseCorpus(name, []byte(b.String()))
+	return b.Bytes(), nil
 }
 
 func dedupe(s []string) []string {
@@ -136,27 +134,22 @@ func parseCorpus(name string, data []byte) *corpus {
 // libLLVM, libstdc++ and (when built) the bigcxx benchmark binary,
 // Demangle must return exactly llvm-cxxfilt-19's text or report ok=false.
 func TestCorpus(t *testing.T) {
-	root := repoRoot(t)
 	sources := []struct {
-		name, path string
-		debugStr   bool
-		minCover   float64
+		name     string
+		path     func(t *testing.T) string
+		debugStr bool
+		minCover float64
 	}{
-		{"libLLVM", "/usr/lib/llvm-19/lib/libLLVM.so.1", false, 0.98},
-		{"libstdc++", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", false, 0},
-		{"bigcxx", filepath.Join(root, "out", "bench-symbolize", "bigcxx", "bigcxx"), true, 0},
+		{"libLLVM", libLLVM19, false, 0.98},
+		{"libstdc++", libstdcxx, false, 0},
+		{"bigcxx", bigcxx, true, 0},
 	}
 	for _, src := range sources {
 		t.Run(src.name, func(t *testing.T) {
-			c := loadCorpus(t, src.name, src.path, src.debugStr)
+			path := src.path(t)
+			c := loadCorpus(t, src.name, path, src.debugStr)
 			if c == nil {
-				if src.name == "bigcxx" {
-					t.Skipf("SKIPPING: %s not built (run bench/symbolize/run.sh)", src.path)
-				}
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("%s missing", src.path)
-				}
-				t.Skipf("SKIPPING: %s missing", src.path)
+				testenv.Missing(t, "%s: %s missing", src.name, path)
 			}
 			okN, wrong := 0, 0
 			for i, m := range c.mangled {
@@ -182,4 +175,43 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// libLLVM19 returns the shared libLLVM that llvm-nm-19 runs with, as the
+// dynamic loader resolves it (ldd), so the test finds it wherever the
+// distribution puts it (Debian 12: /usr/lib/x86_64-linux-gnu/libLLVM.so.19.1).
+func libLLVM19(t *testing.T) string {
+	nm, err := filepath.EvalSymlinks(testenv.Tool(t, "llvm-nm-19"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(testenv.ToolOutput(t, "ldd", nm), "\n") {
+		lib, path, ok := strings.Cut(strings.TrimSpace(l), " => ")
+		if ok && strings.HasPrefix(lib, "libLLVM") {
+			path, _, _ = strings.Cut(path, " (")
+			return path
+		}
+	}
+	testenv.Missing(t, "%s does not link a shared libLLVM (ldd)", nm)
+	return ""
+}
+
+// libstdcxx returns the libstdc++ clang++-19 links against.
+func libstdcxx(t *testing.T) string {
+	p := testenv.ToolOutput(t, "clang++-19", "-print-file-name=libstdc++.so")
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		testenv.Missing(t, "libstdc++ for clang++-19 (%s): %v", p, err)
+	}
+	return real
+}
+
+// bigcxx returns the large benchmark binary: $ELFSYM_LARGE (set by .ci/test,
+// which builds it with testdata/bigcxx/build.sh).
+func bigcxx(t *testing.T) string {
+	p := os.Getenv("ELFSYM_LARGE")
+	if p == "" {
+		testenv.Missing(t, "ELFSYM_LARGE is not set: build the binary with testdata/bigcxx/build.sh OUTDIR and set ELFSYM_LARGE=OUTDIR/bigcxx")
+	}
+	return p
 }

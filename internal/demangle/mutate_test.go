@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // TestMutationsAgainstLLVM is a differential test on damaged and
@@ -15,7 +17,7 @@ import (
 // corners (odd substitution indices, template parameters out of range,
 // truncated expressions) that compiler output never shows.
 func TestMutationsAgainstLLVM(t *testing.T) {
-	cxxfilt := needTool(t, "llvm-cxxfilt-19")
+	cxxfilt := testenv.Tool(t, "llvm-cxxfilt-19")
 	var seeds []string
 	for _, r := range readTable(t) {
 		seeds = append(seeds, r[0])
