@@ -70,7 +70,7 @@ func TestConformance(t *testing.T) {
 					continue
 				}
 				for _, ver := range []string{"19", "22"} {
-					want := forgiveKnownDemangleBugs(runLLVM(t, llvm[ver], "", args...))
+					want := runLLVM(t, llvm[ver], "", args...)
 					if got != want {
 						t.Errorf("llvm-symbolizer-%s %s: output differs\n%s", ver, strings.Join(flags, " "), diffLines(want, got))
 					}
@@ -78,47 +78,6 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
-}
-
-// knownDemangleBugs maps mangled names that tools/symbolize renders
-// differently from LLVM to LLVM's rendering. The test replaces LLVM's
-// rendering with ours for exactly these names; every other byte must still
-// match. Since internal/demangle (which prints what LLVM prints) comes
-// first, the list is empty; fixedDemangleBugs keeps the names the
-// fallback library got wrong as a regression test.
-var knownDemangleBugs = map[string]string{}
-
-// fixedDemangleBugs are names github.com/ianlancetaylor/demangle renders
-// differently from LLVM: in an unresolved name "sr <simple-id>+ E" (as in
-// enable_if<...::value>) it adds the templated qualifier to the
-// substitution table, which LLVM does not, so later S1_/S2_ references
-// resolve to the wrong entity.
-var fixedDemangleBugs = []struct{ mangled, llvm string }{
-	{
-		"_ZSt14__relocate_a_1IiiENSt9enable_ifIXsr3std24__is_bitwise_relocatableIT_EE5valueEPS1_E4typeES2_S2_S2_RSaIT0_E",
-		"std::enable_if<std::__is_bitwise_relocatable<int>::value, int*>::type std::__relocate_a_1<int, int>(int*, int*, int*, std::allocator<int>&)",
-	},
-	{
-		"_ZNSt8_Rb_treeINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt4pairIKS5_iESt10_Select1stIS8_ESt4lessIS5_ESaIS8_EE22_M_insert_range_uniqueIPKS8_EENSt9enable_ifIXsr17__same_value_typeIT_EE5valueEvE4typeESJ_SJ_",
-		"std::enable_if<__same_value_type<std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int> const*>::value, void>::type std::_Rb_tree<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>>, std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int>, std::_Select1st<std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int>>, std::less<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>>>, std::allocator<std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int>>>::_M_insert_range_unique<std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int> const*>(std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int> const*, std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int> const*)",
-	},
-}
-
-func TestFixedDemangleBugs(t *testing.T) {
-	for _, c := range fixedDemangleBugs {
-		if got := demangleName(c.mangled); got != c.llvm {
-			t.Errorf("demangleName(%q)\n got %q\nwant %q", c.mangled, got, c.llvm)
-		}
-	}
-}
-
-func forgiveKnownDemangleBugs(s string) string {
-	for m, llvm := range knownDemangleBugs {
-		if ours := demangleName(m); ours != llvm {
-			s = strings.ReplaceAll(s, llvm, ours)
-		}
-	}
-	return s
 }
 
 // TestConformanceStdin feeds the same requests on stdin, where JSON is one
@@ -156,7 +115,7 @@ func TestConformanceStdin(t *testing.T) {
 				t.Fatalf("symbolize: %v", err)
 			}
 			for _, ver := range []string{"19", "22"} {
-				want := forgiveKnownDemangleBugs(runLLVM(t, llvm[ver], in.String(), args...))
+				want := runLLVM(t, llvm[ver], in.String(), args...)
 				if got != want {
 					t.Errorf("llvm-symbolizer-%s %s (stdin): output differs\n%s", ver, style, diffLines(want, got))
 				}
@@ -180,7 +139,7 @@ func TestConformanceStdin(t *testing.T) {
 				t.Fatalf("symbolize: %v", err)
 			}
 			for _, ver := range []string{"19", "22"} {
-				want := forgiveKnownDemangleBugs(runLLVM(t, llvm[ver], in2.String(), args...))
+				want := runLLVM(t, llvm[ver], in2.String(), args...)
 				if got != want {
 					t.Errorf("llvm-symbolizer-%s %s (module per line): output differs\n%s", ver, style, diffLines(want, got))
 				}
