@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // flagSets are the option combinations compared against llvm-symbolizer:
@@ -51,8 +53,8 @@ var extraFlagSets = [][]string{
 // -O0 and -O2, PIE and non-PIE, for every flag set above.
 func TestConformance(t *testing.T) {
 	llvm := map[string]string{
-		"19": needTool(t, "llvm-symbolizer-19"),
-		"22": needTool(t, "llvm-symbolizer-22"),
+		"19": testenv.Tool(t, "llvm-symbolizer-19"),
+		"22": testenv.Tool(t, "llvm-symbolizer-22"),
 	}
 	for _, fx := range buildFixtures(t) {
 		addrs := probeAddresses(t, fx.path)
@@ -85,8 +87,8 @@ func TestConformance(t *testing.T) {
 // prefixes, symbol names, junk) matters.
 func TestConformanceStdin(t *testing.T) {
 	llvm := map[string]string{
-		"19": needTool(t, "llvm-symbolizer-19"),
-		"22": needTool(t, "llvm-symbolizer-22"),
+		"19": testenv.Tool(t, "llvm-symbolizer-19"),
+		"22": testenv.Tool(t, "llvm-symbolizer-22"),
 	}
 	fxs := buildFixtures(t)
 	fx := fxs[len(fxs)-1] // inline.cc, clang++-22 -O2 non-PIE
@@ -149,8 +151,9 @@ func TestConformanceStdin(t *testing.T) {
 }
 
 // runLLVM runs an LLVM tool, or returns its answer from an earlier run:
-// answers are cached in the fixture directory under a hash of the tool,
-// the arguments (which name the fixture by content hash) and stdin.
+// answers are cached beside testenv.Cached's fixtures under a hash of the
+// tool, the arguments (which name the fixture by its content-keyed
+// directory) and stdin.
 func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 	t.Helper()
 	id := tool
@@ -158,9 +161,12 @@ func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 		id += st.ModTime().String() + strconv.FormatInt(st.Size(), 10)
 	}
 	key := sha256.Sum256([]byte(id + "\x00" + strings.Join(args, "\x00") + "\x00" + stdin))
-	cache := filepath.Join(fixtureDir, "llvm-answers", hex.EncodeToString(key[:12]))
-	if b, err := os.ReadFile(cache); err == nil {
-		return string(b)
+	var cache string
+	if root, err := testenv.CacheRoot(); err == nil {
+		cache = filepath.Join(root, "symbolize-llvm-answers", hex.EncodeToString(key[:12]))
+		if b, err := os.ReadFile(cache); err == nil {
+			return string(b)
+		}
 	}
 	cmd := exec.Command(tool, args...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -169,7 +175,7 @@ func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", tool, strings.Join(args[:min(len(args), 6)], " "), err, errb.String())
 	}
-	if os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
+	if cache != "" && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
 		os.WriteFile(cache+".tmp", out.Bytes(), 0o644)
 		os.Rename(cache+".tmp", cache)
 	}
@@ -182,7 +188,7 @@ func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 // annotations are compared: our instruction text is Go's GNU-syntax
 // rendering (golang.org/x/arch), not LLVM's AT&T printer, so it differs.
 func TestDisassembleMatchesProfgen(t *testing.T) {
-	profgen := needTool(t, "llvm-profgen-19")
+	profgen := testenv.Tool(t, "llvm-profgen-19")
 	for _, fx := range buildFixtures(t) {
 		if !strings.Contains(fx.name, "-19-") {
 			continue // profgen-19 reads clang-19's DWARF; keep the run short
