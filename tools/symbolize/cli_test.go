@@ -1,12 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // TestCommandLineErrors runs the tool (the test binary standing in for
@@ -104,106 +102,4 @@ func TestStdinProtocol(t *testing.T) {
 	if _, _, code := runTool(t, "FRAME 0x0\n", "--obj="+exe, "--fatal-warnings"); code != 1 {
 		t.Errorf("--fatal-warnings: exit code %d, want 1", code)
 	}
-}
-
-func TestParseCommand(t *testing.T) {
-	s := newSession(&config{obj: "bin"}, nil, nil)
-	for _, tc := range []struct {
-		in      string
-		cmd     command
-		module  string
-		addr    uint64
-		symbol  string
-		wantErr string
-	}{
-		{in: "0x10", module: "bin", addr: 0x10},
-		{in: "16", module: "bin", addr: 16},
-		{in: "020", module: "bin", addr: 16},
-		{in: "0b101", module: "bin", addr: 5},
-		{in: "CODE 0x10", module: "bin", addr: 0x10},
-		{in: "DATA 0x10", cmd: cmdData, module: "bin", addr: 0x10},
-		{in: "  0x10 rest", module: "bin", addr: 0x10},
-		{in: "main", module: "bin", symbol: "main"},
-		{in: "main+0x8", module: "bin", symbol: "main", addr: 8},
-		{in: "a+b", module: "bin", symbol: "a+b"},
-		{in: "12zz", module: "bin", wantErr: "expected a number as module offset"},
-		{in: "0x", module: "bin", wantErr: "expected a number as module offset"},
-		{in: "FILE:x 0x1", module: "bin", wantErr: "input file has already been specified"},
-		{in: "CODE ", module: "bin", wantErr: "no module offset has been specified"},
-	} {
-		cmd, r, err := s.parseCommand(tc.in)
-		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("parseCommand(%q) error = %v, want %q", tc.in, err, tc.wantErr)
-			}
-			continue
-		}
-		if err != nil || cmd != tc.cmd || r.module != tc.module || r.addr != tc.addr || r.symbol != tc.symbol {
-			t.Errorf("parseCommand(%q) = %v %+v %v, want cmd %v module %q addr %#x symbol %q",
-				tc.in, cmd, r, err, tc.cmd, tc.module, tc.addr, tc.symbol)
-		}
-	}
-	s = newSession(&config{}, nil, nil)
-	for _, tc := range []struct{ in, module string }{
-		{"bin 0x1", "bin"},
-		{`"a b" 0x1`, "a b"},
-		{`'a b' 0x1`, "a b"},
-		{"FILE:bin 0x1", "bin"},
-		{"CODE FILE:bin 0x1", "bin"},
-	} {
-		_, r, err := s.parseCommand(tc.in)
-		if err != nil || r.module != tc.module || r.addr != 1 {
-			t.Errorf("parseCommand(%q) = %+v, %v; want module %q addr 1", tc.in, r, err, tc.module)
-		}
-	}
-}
-
-func TestJSONString(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{`q"b\`, `"q\"b\\"`},
-		{"t\tn\nr\r", `"t\tn\nr\r"`},
-		{"\x01\x1f\x7f", `"\u0001\u001f` + "\x7f" + `"`},
-		{"é<>&", `"é<>&"`},
-		{"bad\xffutf8", "\"bad\uFFFDutf8\""},
-	} {
-		if got := string(appendJSONString(nil, tc.in)); got != tc.want {
-			t.Errorf("appendJSONString(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-}
-
-// FuzzJSONString: any string quotes to valid JSON that decodes back to
-// the input (with invalid UTF-8 replaced).
-func FuzzJSONString(f *testing.F) {
-	for _, s := range []string{"", "a\"b", "\x00\xff", "ns::Box<int>::get() const"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		b := appendJSONString(nil, s)
-		var back string
-		if err := json.Unmarshal(b, &back); err != nil {
-			t.Fatalf("appendJSONString(%q) = %s: invalid JSON: %v", s, b, err)
-		}
-		if utf8.ValidString(s) && back != s {
-			t.Fatalf("round trip of %q gave %q", s, back)
-		}
-	})
-}
-
-// FuzzParseCommand: any input line parses or fails without panicking, and
-// handle() answers it with some output.
-func FuzzParseCommand(f *testing.F) {
-	for _, s := range []string{"0x10", "CODE 0x10", "DATA 0x1", "FRAME 0x1", "bin 0x1", `"a b" 0x1`, "main+4", "FILE:x 1", "BUILDID:abcd 0x1", "12zz", "", "'", `"`} {
-		f.Add(s, false)
-		f.Add(s, true)
-	}
-	f.Fuzz(func(t *testing.T, in string, withObj bool) {
-		c := &config{}
-		if withObj {
-			c.obj = "bin"
-		}
-		s := newSession(c, nil, nil)
-		s.parseCommand(in)
-	})
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // flagSets are the option combinations compared against llvm-symbolizer:
@@ -51,8 +53,8 @@ var extraFlagSets = [][]string{
 // -O0 and -O2, PIE and non-PIE, for every flag set above.
 func TestConformance(t *testing.T) {
 	llvm := map[string]string{
-		"19": needTool(t, "llvm-symbolizer-19"),
-		"22": needTool(t, "llvm-symbolizer-22"),
+		"19": testenv.Tool(t, "llvm-symbolizer-19"),
+		"22": testenv.Tool(t, "llvm-symbolizer-22"),
 	}
 	for _, fx := range buildFixtures(t) {
 		addrs := probeAddresses(t, fx.path)
@@ -70,7 +72,7 @@ func TestConformance(t *testing.T) {
 					continue
 				}
 				for _, ver := range []string{"19", "22"} {
-					want := forgiveKnownDemangleBugs(runLLVM(t, llvm[ver], "", args...))
+					want := runLLVM(t, llvm[ver], "", args...)
 					if got != want {
 						t.Errorf("llvm-symbolizer-%s %s: output differs\n%s", ver, strings.Join(flags, " "), diffLines(want, got))
 					}
@@ -80,54 +82,13 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// knownDemangleBugs maps mangled names that tools/symbolize renders
-// differently from LLVM to LLVM's rendering. The test replaces LLVM's
-// rendering with ours for exactly these names; every other byte must still
-// match. Since internal/demangle (which prints what LLVM prints) comes
-// first, the list is empty; fixedDemangleBugs keeps the names the
-// fallback library got wrong as a regression test.
-var knownDemangleBugs = map[string]string{}
-
-// fixedDemangleBugs are names github.com/ianlancetaylor/demangle renders
-// differently from LLVM: in an unresolved name "sr <simple-id>+ E" (as in
-// enable_if<...::value>) it adds the templated qualifier to the
-// substitution table, which LLVM does not, so later S1_/S2_ references
-// resolve to the wrong entity.
-var fixedDemangleBugs = []struct{ mangled, llvm string }{
-	{
-		"_ZSt14__relocate_a_1IiiENSt9enable_ifIXsr3std24__is_bitwise_relocatableIT_EE5valueEPS1_E4typeES2_S2_S2_RSaIT0_E",
-		"std::enable_if<std::__is_bitwise_relocatable<int>::value, int*>::type std::__relocate_a_1<int, int>(int*, int*, int*, std::allocator<int>&)",
-	},
-	{
-		"_ZNSt8_Rb_treeINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt4pairIKS5_iESt10_Select1stIS8_ESt4lessIS5_ESaIS8_EE22_M_insert_range_uniqueIPKS8_EENSt9enable_ifIXsr17__same_value_typeIT_EE5valueEvE4typeESJ_SJ_",
-		"std::enable_if<__same_value_type<std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int> const*>::value, void>::type std::_Rb_tree<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>>, std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int>, std::_Select1st<std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int>>, std::less<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>>>, std::allocator<std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int>>>::_M_insert_range_unique<std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int> const*>(std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int> const*, std::pair<std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char>> const, int> const*)",
-	},
-}
-
-func TestFixedDemangleBugs(t *testing.T) {
-	for _, c := range fixedDemangleBugs {
-		if got := demangleName(c.mangled); got != c.llvm {
-			t.Errorf("demangleName(%q)\n got %q\nwant %q", c.mangled, got, c.llvm)
-		}
-	}
-}
-
-func forgiveKnownDemangleBugs(s string) string {
-	for m, llvm := range knownDemangleBugs {
-		if ours := demangleName(m); ours != llvm {
-			s = strings.ReplaceAll(s, llvm, ours)
-		}
-	}
-	return s
-}
-
 // TestConformanceStdin feeds the same requests on stdin, where JSON is one
 // object per line and the input protocol (module names, CODE/DATA
 // prefixes, symbol names, junk) matters.
 func TestConformanceStdin(t *testing.T) {
 	llvm := map[string]string{
-		"19": needTool(t, "llvm-symbolizer-19"),
-		"22": needTool(t, "llvm-symbolizer-22"),
+		"19": testenv.Tool(t, "llvm-symbolizer-19"),
+		"22": testenv.Tool(t, "llvm-symbolizer-22"),
 	}
 	fxs := buildFixtures(t)
 	fx := fxs[len(fxs)-1] // inline.cc, clang++-22 -O2 non-PIE
@@ -156,7 +117,7 @@ func TestConformanceStdin(t *testing.T) {
 				t.Fatalf("symbolize: %v", err)
 			}
 			for _, ver := range []string{"19", "22"} {
-				want := forgiveKnownDemangleBugs(runLLVM(t, llvm[ver], in.String(), args...))
+				want := runLLVM(t, llvm[ver], in.String(), args...)
 				if got != want {
 					t.Errorf("llvm-symbolizer-%s %s (stdin): output differs\n%s", ver, style, diffLines(want, got))
 				}
@@ -180,7 +141,7 @@ func TestConformanceStdin(t *testing.T) {
 				t.Fatalf("symbolize: %v", err)
 			}
 			for _, ver := range []string{"19", "22"} {
-				want := forgiveKnownDemangleBugs(runLLVM(t, llvm[ver], in2.String(), args...))
+				want := runLLVM(t, llvm[ver], in2.String(), args...)
 				if got != want {
 					t.Errorf("llvm-symbolizer-%s %s (module per line): output differs\n%s", ver, style, diffLines(want, got))
 				}
@@ -190,8 +151,9 @@ func TestConformanceStdin(t *testing.T) {
 }
 
 // runLLVM runs an LLVM tool, or returns its answer from an earlier run:
-// answers are cached in the fixture directory under a hash of the tool,
-// the arguments (which name the fixture by content hash) and stdin.
+// answers are cached beside testenv.Cached's fixtures under a hash of the
+// tool, the arguments (which name the fixture by its content-keyed
+// directory) and stdin.
 func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 	t.Helper()
 	id := tool
@@ -199,9 +161,12 @@ func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 		id += st.ModTime().String() + strconv.FormatInt(st.Size(), 10)
 	}
 	key := sha256.Sum256([]byte(id + "\x00" + strings.Join(args, "\x00") + "\x00" + stdin))
-	cache := filepath.Join(fixtureDir, "llvm-answers", hex.EncodeToString(key[:12]))
-	if b, err := os.ReadFile(cache); err == nil {
-		return string(b)
+	var cache string
+	if root, err := testenv.CacheRoot(); err == nil {
+		cache = filepath.Join(root, "symbolize-llvm-answers", hex.EncodeToString(key[:12]))
+		if b, err := os.ReadFile(cache); err == nil {
+			return string(b)
+		}
 	}
 	cmd := exec.Command(tool, args...)
 	cmd.Stdin = strings.NewReader(stdin)
@@ -210,7 +175,7 @@ func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s %s: %v\n%s", tool, strings.Join(args[:min(len(args), 6)], " "), err, errb.String())
 	}
-	if os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
+	if cache != "" && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
 		os.WriteFile(cache+".tmp", out.Bytes(), 0o644)
 		os.Rename(cache+".tmp", cache)
 	}
@@ -223,7 +188,7 @@ func runLLVM(t *testing.T, tool, stdin string, args ...string) string {
 // annotations are compared: our instruction text is Go's GNU-syntax
 // rendering (golang.org/x/arch), not LLVM's AT&T printer, so it differs.
 func TestDisassembleMatchesProfgen(t *testing.T) {
-	profgen := needTool(t, "llvm-profgen-19")
+	profgen := testenv.Tool(t, "llvm-profgen-19")
 	for _, fx := range buildFixtures(t) {
 		if !strings.Contains(fx.name, "-19-") {
 			continue // profgen-19 reads clang-19's DWARF; keep the run short

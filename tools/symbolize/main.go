@@ -20,13 +20,22 @@
 // With --disassemble the tool instead prints each function's instructions
 // with the inline context of every instruction in llvm-profgen's notation
 // (see --help).
+//
+// The work is done by internal/symbolizer; this package holds the command
+// line. default.pgo, a CPU profile of BenchmarkSymbolizeBig (the whole
+// tool in-process, see main_test.go), stays here because `go build` applies
+// a default.pgo from the main package's directory only; it profiles the
+// whole program, internal/symbolizer and internal/elfsym included.
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
 )
 
 func main() {
@@ -37,4 +46,30 @@ func main() {
 		debug.SetGCPercent(200)
 	}
 	cli.Main("symbolize", run)
+}
+
+// run is the tool without the process: cli.Main prints its error as
+// "symbolize: error: ..." and exits with cli.ExitCode(err).
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	c, fs, err := parseArgs(args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.help:
+		fs.PrintHelp(stdout)
+		return nil
+	case c.version:
+		fmt.Fprintln(stdout, "symbolize (rules_pgo), llvm-symbolizer compatible (LLVM 19/22 output)")
+		return nil
+	case c.disasm:
+		if c.opts.Obj == "" {
+			return cli.Usagef("--disassemble needs --obj=BINARY")
+		}
+		if len(c.addrs) > 0 {
+			return cli.Usagef("--disassemble takes no addresses (got %q)", c.addrs[0])
+		}
+		return symbolizer.Disassemble(&c.opts, c.disasmFunc, stdout, stderr)
+	}
+	return symbolizer.Run(&c.opts, c.addrs, stdin, stdout, stderr)
 }

@@ -1,19 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"debug/elf"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // TestMain lets the test binary stand in for the tool: with
@@ -24,11 +24,7 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	code := m.Run()
-	if fixtureTemp {
-		os.RemoveAll(fixtureDir)
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // runTool runs the test binary as the tool and returns stdout, stderr and
@@ -63,154 +59,100 @@ func runInProcess(stdin string, args ...string) (string, string, error) {
 	return out.String(), errb.String(), err
 }
 
-// needTool returns the path of an LLVM tool, or skips the test loudly
-// (fails under CI=true) when it is missing.
-func needTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not found on PATH; CI requires it", name)
-		}
-		t.Skipf("SKIPPING: %s not found on PATH (install llvm/clang 19 and 22 to run this conformance test)", name)
-	}
-	return p
-}
-
 // fixture is one test program built with one compiler and flag set.
 type fixture struct {
 	name string // e.g. "inline-clang++-19-O2-pie"
 	path string
-	cxx  bool
 }
 
-var (
-	fixtureDir  string
-	fixtureTemp bool // fixtureDir is a temporary directory to remove
-	fixtureOnce sync.Once
-	fixtures    []fixture
-	fixtureErr  error
-)
-
 // buildFixtures compiles testdata/*.c and *.cc with clang-19 and clang-22
-// at -O0 and -O2, PIE and non-PIE, once per test run. Each source's first
+// at -O0 and -O2, PIE and non-PIE, through testenv.Cached: once, and again
+// only when a source, a command or a compiler changes. Each source's first
 // line is its build command with $CC/$CXX, $OPT, $PIE and $OUT to fill in.
 func buildFixtures(t *testing.T) []fixture {
 	t.Helper()
-	for _, c := range []string{"clang-19", "clang-22", "clang++-19", "clang++-22"} {
-		needTool(t, c)
+	// The sources are compiled in testdata/ with relative names, as build
+	// systems do: DW_AT_name is relative to DW_AT_comp_dir (this matters
+	// for --basenames, which LLVM applies only to relative file entries),
+	// and comp_dir is this checkout's testdata/, where
+	// --print-source-context-lines finds the sources. So the directory is
+	// part of the key too.
+	srcDir, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
 	}
-	fixtureOnce.Do(func() {
-		fixtureDir, fixtureTemp, fixtureErr = cacheDir()
-		if fixtureErr != nil {
-			return
+	inputs := []string{srcDir}
+	for _, c := range []string{"clang-19", "clang-22", "clang++-19", "clang++-22"} {
+		inputs = append(inputs, testenv.Version(t, c))
+	}
+	type job struct {
+		name string
+		argv []string // $OUT is left for the build to fill in
+	}
+	var jobs []job
+	for _, src := range []string{"loops.c", "inline.cc"} {
+		data, err := os.ReadFile(filepath.Join("testdata", src))
+		if err != nil {
+			t.Fatal(err)
 		}
-		type job struct {
-			fx   fixture
-			argv []string
+		first, _, _ := strings.Cut(string(data), "\n")
+		tmpl, ok := strings.CutPrefix(first, "// build: ")
+		if !ok {
+			t.Fatalf("%s: first line must be '// build: <command>', got %q", src, first)
 		}
-		var jobs []job
-		for _, src := range []string{"loops.c", "inline.cc"} {
-			first, err := firstLine(filepath.Join("testdata", src))
-			if err != nil {
-				fixtureErr = err
-				return
-			}
-			tmpl, ok := strings.CutPrefix(first, "// build: ")
-			if !ok {
-				fixtureErr = fmt.Errorf("%s: first line must be '// build: <command>', got %q", src, first)
-				return
-			}
-			cxx := strings.HasSuffix(src, ".cc")
-			for _, ver := range []string{"19", "22"} {
-				for _, opt := range []string{"-O0", "-O2"} {
-					for _, pie := range []string{"-fPIE -pie", "-fno-pie -no-pie"} {
-						cc := "clang-" + ver
-						if cxx {
-							cc = "clang++-" + ver
-						}
-						pieName := "pie"
-						if strings.Contains(pie, "no-pie") {
-							pieName = "nopie"
-						}
-						name := fmt.Sprintf("%s-%s%s-%s", strings.TrimSuffix(strings.TrimSuffix(src, ".cc"), ".c"), cc, opt, pieName)
-						// The file name carries a hash of the source and the
-						// command, so a cached build is reused only if both match.
-						srcData, err := os.ReadFile(filepath.Join("testdata", src))
-						if err != nil {
-							fixtureErr = err
-							return
-						}
-						key := sha256.Sum256([]byte(strings.NewReplacer("$CC", cc, "$CXX", cc, "$OPT", opt, "$PIE", pie).Replace(tmpl) + "\x00" + string(srcData)))
-						name += "-" + hex.EncodeToString(key[:4])
-						out := filepath.Join(fixtureDir, name)
-						cmd := strings.NewReplacer("$CC", cc, "$CXX", cc, "$OPT", opt, "$PIE", pie, "$OUT", out).Replace(tmpl)
-						// Compiled from testdata/ with a relative source name,
-						// as build systems do: DW_AT_name is relative to
-						// DW_AT_comp_dir (this matters for --basenames, which
-						// LLVM applies only to relative file entries).
-						argv := strings.Fields(cmd)
-						jobs = append(jobs, job{fixture{name: name, path: out, cxx: cxx}, argv})
+		inputs = append(inputs, src, string(data))
+		cxx := strings.HasSuffix(src, ".cc")
+		for _, ver := range []string{"19", "22"} {
+			for _, opt := range []string{"-O0", "-O2"} {
+				for _, pie := range []string{"-fPIE -pie", "-fno-pie -no-pie"} {
+					cc := "clang-" + ver
+					if cxx {
+						cc = "clang++-" + ver
 					}
+					pieName := "pie"
+					if strings.Contains(pie, "no-pie") {
+						pieName = "nopie"
+					}
+					name := fmt.Sprintf("%s-%s%s-%s", strings.TrimSuffix(strings.TrimSuffix(src, ".cc"), ".c"), cc, opt, pieName)
+					cmd := strings.NewReplacer("$CC", cc, "$CXX", cc, "$OPT", opt, "$PIE", pie).Replace(tmpl)
+					inputs = append(inputs, cmd)
+					jobs = append(jobs, job{name, strings.Fields(cmd)})
 				}
 			}
 		}
+	}
+	dir := testenv.Cached(t, "symbolize-fixtures", inputs, func(dir string) error {
 		// Two at a time: the machine is shared.
 		sem := make(chan struct{}, 2)
+		errs := make([]error, len(jobs))
 		var wg sync.WaitGroup
-		var mu sync.Mutex
-		for _, j := range jobs {
-			if _, err := os.Stat(j.fx.path); err == nil {
-				continue // built by an earlier run
-			}
+		for i, j := range jobs {
 			wg.Add(1)
 			sem <- struct{}{}
-			go func(j job) {
+			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				cmd := exec.Command(j.argv[0], j.argv[1:]...)
-				cmd.Dir = "testdata"
-				if out, err := cmd.CombinedOutput(); err != nil {
-					mu.Lock()
-					fixtureErr = fmt.Errorf("%s: %v\n%s", strings.Join(j.argv, " "), err, out)
-					mu.Unlock()
+				argv := slices.Clone(j.argv)
+				for k, a := range argv {
+					if a == "$OUT" {
+						argv[k] = filepath.Join(dir, j.name)
+					}
 				}
-			}(j)
+				cmd := exec.Command(argv[0], argv[1:]...)
+				cmd.Dir = srcDir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					errs[i] = fmt.Errorf("%s: %v\n%s", strings.Join(argv, " "), err, out)
+				}
+			}()
 		}
 		wg.Wait()
-		for _, j := range jobs {
-			fixtures = append(fixtures, j.fx)
-		}
+		return errors.Join(errs...)
 	})
-	if fixtureErr != nil {
-		t.Fatalf("building fixtures: %v", fixtureErr)
+	fixtures := make([]fixture, len(jobs))
+	for i, j := range jobs {
+		fixtures[i] = fixture{name: j.name, path: filepath.Join(dir, j.name)}
 	}
 	return fixtures
-}
-
-// cacheDir returns <repo>/out/symbolize-test (gitignored), where fixtures
-// and llvm-symbolizer answers are kept between runs, or a temporary
-// directory when that is not writable.
-func cacheDir() (string, bool, error) {
-	if _, err := os.Stat(filepath.Join("..", "..", "go.mod")); err == nil {
-		d, err := filepath.Abs(filepath.Join("..", "..", "out", "symbolize-test"))
-		if err == nil && os.MkdirAll(d, 0o755) == nil {
-			return d, false, nil
-		}
-	}
-	d, err := os.MkdirTemp("", "symbolize-fixtures-")
-	return d, true, err
-}
-
-func firstLine(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	s.Scan()
-	return s.Text(), s.Err()
 }
 
 // probeAddresses returns addresses to symbolize in bin: every second byte

@@ -1,4 +1,4 @@
-package main
+package symbolizer
 
 import (
 	"bufio"
@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 )
 
 // badString marks an unknown name, as LLVM's DILineInfo::BadString does.
@@ -51,7 +50,7 @@ type request struct {
 // LLVM's DIPrinter so each method can be checked against it.
 type printer struct {
 	w         *bufio.Writer
-	style     outputStyle
+	style     OutputStyle
 	pretty    bool
 	verbose   bool
 	printAddr bool
@@ -67,14 +66,14 @@ type printer struct {
 }
 
 func (p *printer) listBegin() {
-	if p.style == styleJSON {
+	if p.style == StyleJSON {
 		p.inList = true
 		p.list = p.list[:0]
 	}
 }
 
 func (p *printer) listEnd() {
-	if p.style != styleJSON {
+	if p.style != StyleJSON {
 		return
 	}
 	p.inList = false
@@ -129,7 +128,7 @@ func (p *printer) header(r request) {
 }
 
 func (p *printer) footer() {
-	if p.style == styleLLVM {
+	if p.style == StyleLLVM {
 		p.w.WriteByte('\n')
 	}
 }
@@ -165,7 +164,7 @@ func (p *printer) frame(li *lineInfo, inlined bool) {
 			p.writeUint(uint64(li.StartLine))
 			p.w.WriteByte('\n')
 		}
-		if p.style == styleLLVM && li.HasStart {
+		if p.style == StyleLLVM && li.HasStart {
 			p.w.WriteString("  Function start address: 0x")
 			p.w.WriteString(strconv.FormatUint(li.StartAddress, 16))
 			p.w.WriteByte('\n')
@@ -185,7 +184,7 @@ func (p *printer) frame(li *lineInfo, inlined bool) {
 	p.w.WriteString(file)
 	p.w.WriteByte(':')
 	p.writeUint(uint64(li.Line))
-	if p.style == styleGNU {
+	if p.style == StyleGNU {
 		if li.Discriminator != 0 {
 			p.w.WriteString(" (discriminator ")
 			p.writeUint(uint64(li.Discriminator))
@@ -292,7 +291,7 @@ func (p *printer) printInlining(r request, frames []lineInfo) {
 	if len(frames) == 0 {
 		frames = []lineInfo{unknownLine()}
 	}
-	if p.style == styleJSON {
+	if p.style == StyleJSON {
 		p.emitJSON(p.jsonSymbol(r, "Symbol", frames))
 		return
 	}
@@ -305,7 +304,7 @@ func (p *printer) printInlining(r request, frames []lineInfo) {
 
 // printLocations prints the answer to a symbol-name request.
 func (p *printer) printLocations(r request, locs []lineInfo) {
-	if p.style == styleJSON {
+	if p.style == StyleJSON {
 		p.emitJSON(p.jsonSymbol(r, "Loc", locs))
 		return
 	}
@@ -320,7 +319,7 @@ func (p *printer) printLocations(r request, locs []lineInfo) {
 }
 
 func (p *printer) printData(r request, g global) {
-	if p.style == styleJSON {
+	if p.style == StyleJSON {
 		o := p.newObj()
 		o.key("Address")
 		o.str("0x" + strconv.FormatUint(r.addr, 16))
@@ -368,7 +367,7 @@ func (p *printer) printData(r request, g global) {
 // printFrameLocals answers a FRAME request, which we do not support: it
 // prints what llvm-symbolizer prints when it finds no locals.
 func (p *printer) printFrameLocals(r request) {
-	if p.style == styleJSON {
+	if p.style == StyleJSON {
 		o := p.newObj()
 		o.key("Address")
 		o.str("0x" + strconv.FormatUint(r.addr, 16))
@@ -389,7 +388,7 @@ func (p *printer) printFrameLocals(r request) {
 // printError reports a failed request. JSON gets an error object; the plain
 // styles print an unknown frame (the message went to stderr).
 func (p *printer) printError(r request, msg string) {
-	if p.style != styleJSON {
+	if p.style != StyleJSON {
 		p.printInlining(r, nil)
 		return
 	}
@@ -475,118 +474,4 @@ func (p *printer) jsonFrames(o *jsonObj, frames []lineInfo) {
 		o.close('}')
 	}
 	o.close(']')
-}
-
-// jsonObj writes JSON the way llvm::json::OStream does: compact, or with
-// an indent of 2 and ": " after keys when pretty.
-type jsonObj struct {
-	b      []byte
-	pretty bool
-	depth  int
-	first  []bool // per open container: no element written yet
-}
-
-// newObj starts a top-level object; inside a pretty list it is indented
-// one level.
-func (p *printer) newObj() *jsonObj {
-	o := &jsonObj{pretty: p.pretty, b: make([]byte, 0, 512)}
-	if p.inList {
-		o.depth = 1
-	}
-	o.open('{')
-	return o
-}
-
-func (o *jsonObj) open(c byte) {
-	o.b = append(o.b, c)
-	o.depth++
-	o.first = append(o.first, true)
-}
-
-func (o *jsonObj) close(c byte) {
-	empty := o.first[len(o.first)-1]
-	o.first = o.first[:len(o.first)-1]
-	o.depth--
-	if o.pretty && !empty {
-		o.newline()
-	}
-	o.b = append(o.b, c)
-}
-
-func (o *jsonObj) newline() {
-	o.b = append(o.b, '\n')
-	for i := 0; i < o.depth; i++ {
-		o.b = append(o.b, ' ', ' ')
-	}
-}
-
-// elem starts an array element.
-func (o *jsonObj) elem() {
-	top := len(o.first) - 1
-	if !o.first[top] {
-		o.b = append(o.b, ',')
-	}
-	o.first[top] = false
-	if o.pretty {
-		o.newline()
-	}
-}
-
-func (o *jsonObj) key(k string) {
-	o.elem()
-	o.b = appendJSONString(o.b, k)
-	o.b = append(o.b, ':')
-	if o.pretty {
-		o.b = append(o.b, ' ')
-	}
-}
-
-func (o *jsonObj) str(s string) { o.b = appendJSONString(o.b, s) }
-
-func (o *jsonObj) strOrBad(s string) {
-	if s == badString {
-		s = ""
-	}
-	o.str(s)
-}
-
-func (o *jsonObj) num(v uint64) { o.b = strconv.AppendUint(o.b, v, 10) }
-
-// appendJSONString quotes s as llvm::json does: '"' and '\' are escaped,
-// \t \n \r get their short forms, other control bytes become \u00XX, and
-// everything else (including DEL and non-ASCII) is copied. Invalid UTF-8
-// is replaced by U+FFFD per bad byte, as llvm::json::fixUTF8 does.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x80 {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && n <= 1 {
-				b = append(b, "\uFFFD"...)
-				i++
-				continue
-			}
-			b = append(b, s[i:i+n]...)
-			i += n
-			continue
-		}
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c >= 0x20:
-			b = append(b, c)
-		case c == '\t':
-			b = append(b, '\\', 't')
-		case c == '\n':
-			b = append(b, '\\', 'n')
-		case c == '\r':
-			b = append(b, '\\', 'r')
-		default:
-			const hex = "0123456789abcdef"
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		}
-		i++
-	}
-	return append(b, '"')
 }

@@ -1,4 +1,4 @@
-package main
+package symbolizer
 
 import (
 	"debug/elf"
@@ -64,18 +64,18 @@ func (s *session) disassemble(obj, funcs string) error {
 		for j, sym := range syms {
 			end := sec.Addr + sec.Size
 			if j+1 < len(syms) {
-				end = syms[j+1].addr
+				end = syms[j+1].Addr
 			}
-			if sym.addr >= end || sym.addr < sec.Addr {
+			if sym.Addr >= end || sym.Addr < sec.Addr {
 				continue
 			}
-			show := len(want) == 0 || want[sym.name] || want[demangleName(sym.name)]
+			show := len(want) == 0 || want[sym.Name] || want[demangleName(sym.Name)]
 			if !show {
 				continue
 			}
-			matched[sym.name] = true
-			fmt.Fprintf(w, "<%s>:\n", sym.name)
-			s.disassembleRange(m, data[sym.addr-sec.Addr:end-sec.Addr], sym.addr)
+			matched[sym.Name] = true
+			fmt.Fprintf(w, "<%s>:\n", sym.Name)
+			s.disassembleRange(m, data[sym.Addr-sec.Addr:end-sec.Addr], sym.Addr)
 			w.WriteByte('\n')
 		}
 	}
@@ -171,9 +171,9 @@ func profgenName(f *elfsym.Frame) string {
 // sectionSymbols groups the .symtab symbols by section index, sorted by
 // (address, name) as llvm-profgen's stable sort of SymbolInfoTy leaves
 // them. Every symbol defined in a section counts, whatever its type.
-func sectionSymbols(f *elf.File) (map[int][]symDesc, error) {
+func sectionSymbols(f *elf.File) (map[int][]elfsym.Symbol, error) {
 	syms, err := f.Symbols()
-	out := map[int][]symDesc{}
+	out := map[int][]elfsym.Symbol{}
 	for _, s := range syms {
 		if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) {
 			continue
@@ -182,14 +182,14 @@ func sectionSymbols(f *elf.File) (map[int][]symDesc, error) {
 		if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
 			name = f.Sections[s.Section].Name
 		}
-		out[int(s.Section)] = append(out[int(s.Section)], symDesc{addr: s.Value, size: s.Size, name: name})
+		out[int(s.Section)] = append(out[int(s.Section)], elfsym.Symbol{Addr: s.Value, Size: s.Size, Name: name})
 	}
 	for _, l := range out {
 		sort.SliceStable(l, func(i, j int) bool {
-			if l[i].addr != l[j].addr {
-				return l[i].addr < l[j].addr
+			if l[i].Addr != l[j].Addr {
+				return l[i].Addr < l[j].Addr
 			}
-			return l[i].name < l[j].name
+			return l[i].Name < l[j].Name
 		})
 	}
 	if err == elf.ErrNoSymbols {

@@ -1,4 +1,4 @@
-package main
+package symbolizer
 
 import (
 	"bufio"
@@ -80,7 +80,7 @@ func (pl *pipeline) work() {
 		} else {
 			w.Reset(b.out)
 		}
-		rep := cli.NewReporter("symbolize", &b.errb)
+		rep := cli.NewReporter(tool, &b.errb)
 		s := pl.sh.newSession(w, rep)
 		s.p.inList = pl.mainP.inList
 		for _, l := range b.lines {

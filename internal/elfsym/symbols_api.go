@@ -1,4 +1,4 @@
-package main
+package elfsym
 
 import (
 	"debug/elf"
@@ -6,23 +6,24 @@ import (
 	"sort"
 )
 
-// symtab is the ELF symbol table as llvm-symbolizer's
-// SymbolizableObjectFile sees it. llvm-symbolizer consults it for the
-// outermost frame whenever function names are printed as linkage names
-// (the default): a symbol covering the address replaces that frame's name
-// and start address, and an address with no DWARF function gets its name
-// from here. Reproducing the exact selection rules is what keeps our output
-// identical to LLVM's for stripped-DWARF, assembly and alias cases.
-type symtab struct {
-	syms []symDesc // sorted by (addr, size), one per address
+// SymbolTable is an ELF symbol table as llvm-symbolizer's
+// SymbolizableObjectFile sees it: the function, object and untyped
+// symbols defined in a section, one per address, with the STT_FILE
+// symbols that name the source files of local ones. llvm-symbolizer
+// consults it for the outermost frame when it prints linkage names, for
+// addresses no DWARF function covers, for DATA requests and for symbol
+// names given as requests.
+type SymbolTable struct {
+	syms []Symbol // sorted by (Addr, Size), one per address
 	// files holds the STT_FILE symbols in table order; a local symbol's
 	// source file name is the last STT_FILE before it.
 	files []fileSym
 }
 
-type symDesc struct {
-	addr, size uint64
-	name       string
+// Symbol is one entry of a SymbolTable.
+type Symbol struct {
+	Addr, Size uint64
+	Name       string
 	localIdx   uint32 // symbol-table index of an STB_LOCAL symbol, else 0
 }
 
@@ -31,20 +32,21 @@ type fileSym struct {
 	name string
 }
 
-// loadSymtab reads .symtab, or .dynsym when there is no .symtab, the way
-// LLVM's computeSymbolSizes does.
-func loadSymtab(f *elf.File) (*symtab, error) {
+// ReadSymbolTable reads .symtab, or .dynsym when there is no .symtab, the
+// way LLVM's computeSymbolSizes and SymbolizableObjectFile::addSymbol do.
+// A file with neither yields an empty table.
+func ReadSymbolTable(f *elf.File) (*SymbolTable, error) {
 	syms, err := f.Symbols()
 	if errors.Is(err, elf.ErrNoSymbols) || (err == nil && len(syms) == 0) {
 		syms, err = f.DynamicSymbols()
 	}
 	if errors.Is(err, elf.ErrNoSymbols) {
-		return &symtab{}, nil
+		return &SymbolTable{}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	st := &symtab{}
+	st := &SymbolTable{}
 	for i, s := range syms {
 		idx := uint32(i + 1) // debug/elf drops the null symbol at index 0
 		typ := elf.ST_TYPE(s.Info)
@@ -61,7 +63,7 @@ func loadSymtab(f *elf.File) (*symtab, error) {
 		default:
 			continue // STT_SECTION, STT_FILE, STT_TLS, ...
 		}
-		d := symDesc{addr: s.Value, size: s.Size, name: s.Name}
+		d := Symbol{Addr: s.Value, Size: s.Size, Name: s.Name}
 		if elf.ST_BIND(s.Info) == elf.STB_LOCAL {
 			d.localIdx = idx
 		}
@@ -72,15 +74,15 @@ func loadSymtab(f *elf.File) (*symtab, error) {
 	// last in the table.
 	sort.SliceStable(st.syms, func(i, j int) bool {
 		a, b := st.syms[i], st.syms[j]
-		if a.addr != b.addr {
-			return a.addr < b.addr
+		if a.Addr != b.Addr {
+			return a.Addr < b.Addr
 		}
-		return a.size < b.size
+		return a.Size < b.Size
 	})
 	out := st.syms[:0]
 	for i := 0; i < len(st.syms); {
 		j := i
-		for j+1 < len(st.syms) && st.syms[j+1].addr == st.syms[i].addr {
+		for j+1 < len(st.syms) && st.syms[j+1].Addr == st.syms[i].Addr {
 			j++
 		}
 		out = append(out, st.syms[j])
@@ -90,28 +92,38 @@ func loadSymtab(f *elf.File) (*symtab, error) {
 	return st, nil
 }
 
-// lookup returns the symbol covering addr: the last symbol starting at or
+// Symbols returns the table's symbols in address order. The caller must
+// not modify the slice.
+func (st *SymbolTable) Symbols() []Symbol {
+	if st == nil {
+		return nil
+	}
+	return st.syms
+}
+
+// Lookup returns the symbol covering addr: the last symbol starting at or
 // before addr, unless it has a non-zero size that ends at or before addr.
 // A zero-size symbol covers everything up to the next symbol (and beyond
 // the last one), as in LLVM.
-func (st *symtab) lookup(addr uint64) (symDesc, bool) {
+func (st *SymbolTable) Lookup(addr uint64) (Symbol, bool) {
 	if st == nil {
-		return symDesc{}, false
+		return Symbol{}, false
 	}
-	i := sort.Search(len(st.syms), func(i int) bool { return st.syms[i].addr > addr })
+	i := sort.Search(len(st.syms), func(i int) bool { return st.syms[i].Addr > addr })
 	if i == 0 {
-		return symDesc{}, false
+		return Symbol{}, false
 	}
 	s := st.syms[i-1]
-	if s.size != 0 && s.addr+s.size <= addr {
-		return symDesc{}, false
+	if s.Size != 0 && s.Addr+s.Size <= addr {
+		return Symbol{}, false
 	}
 	return s, true
 }
 
-// fileOf returns the STT_FILE name preceding a local symbol, or "".
-func (st *symtab) fileOf(s symDesc) string {
-	if s.localIdx == 0 {
+// File returns the name of the STT_FILE symbol preceding s in the table
+// when s is a local symbol, or "".
+func (st *SymbolTable) File(s Symbol) string {
+	if st == nil || s.localIdx == 0 {
 		return ""
 	}
 	i := sort.Search(len(st.files), func(i int) bool { return st.files[i].idx > s.localIdx })
@@ -119,17 +131,4 @@ func (st *symtab) fileOf(s symDesc) string {
 		return ""
 	}
 	return st.files[i-1].name
-}
-
-// byName returns the first symbol (in address order) named name.
-func (st *symtab) byName(name string) (symDesc, bool) {
-	if st == nil {
-		return symDesc{}, false
-	}
-	for _, s := range st.syms {
-		if s.name == name {
-			return s, true
-		}
-	}
-	return symDesc{}, false
 }

@@ -1,46 +1,30 @@
-package main
+package symbolizer
 
 import (
 	"bufio"
 	"debug/elf"
 	"errors"
 	"fmt"
-
 	"io"
 	"io/fs"
 	"os"
 	"path"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
-	"unsafe"
 
-	"github.com/ianlancetaylor/demangle"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
-	itanium "github.com/rules-pgo/rules_pgo/internal/demangle"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 )
-
-// binary is what the tool needs from internal/elfsym; tests may swap in
-// a fake through openBinary.
-type binary interface {
-	Symbolize(addr uint64) ([]elfsym.Frame, error)
-	Close() error
-}
-
-var openBinary = func(name string, opts *elfsym.Options) (binary, error) {
-	return elfsym.Open(name, opts)
-}
 
 // module is one opened binary with its symbol table.
 type module struct {
 	once sync.Once
 	name string
-	bin  binary
+	bin  *elfsym.Binary
 	elf  *elf.File
 	file *os.File
-	syms *symtab
+	syms *elfsym.SymbolTable
 	err  error
 }
 
@@ -48,7 +32,7 @@ type module struct {
 // modules, the demangling cache, warnings and the first fatal error. Its
 // mutex guards everything but the demangling cache, which has its own.
 type shared struct {
-	c        *config
+	c        *Options
 	mu       sync.Mutex
 	rep      *cli.Reporter // the real stderr
 	modules  map[string]*module
@@ -79,7 +63,7 @@ type session struct {
 	rep *cli.Reporter
 }
 
-func newSession(c *config, out *bufio.Writer, rep *cli.Reporter) *session {
+func newSession(c *Options, out *bufio.Writer, rep *cli.Reporter) *session {
 	sh := &shared{c: c, rep: rep, modules: map[string]*module{}, warned: map[string]bool{},
 		sources: sourceFiles{files: map[string]*string{}}}
 	return sh.newSession(out, rep)
@@ -90,9 +74,9 @@ func (sh *shared) newSession(out *bufio.Writer, rep *cli.Reporter) *session {
 	return &session{
 		shared: sh, out: out, rep: rep,
 		p: &printer{
-			w: out, style: c.style, pretty: c.pretty, verbose: c.verbose,
-			printAddr: c.addresses, printFunc: c.functions != fnNone,
-			contextLines: c.contextLines, sources: &sh.sources,
+			w: out, style: c.Style, pretty: c.Pretty, verbose: c.Verbose,
+			printAddr: c.Addresses, printFunc: c.Functions != FunctionNone,
+			contextLines: c.ContextLines, sources: &sh.sources,
 		},
 	}
 }
@@ -182,19 +166,20 @@ func (m *module) open(s *session) error {
 		return fmt.Errorf("%w: %v", errNotObject, err)
 	}
 	m.file, m.elf = f, ef
-	if m.syms, err = loadSymtab(ef); err != nil {
+	if m.syms, err = elfsym.ReadSymbolTable(ef); err != nil {
 		s.sharedWarnOnce("symtab"+m.name, fmt.Sprintf("%s: reading symbol table: %v", m.name, err))
-		m.syms = &symtab{}
+		m.syms = &elfsym.SymbolTable{}
 	}
 	// DWARF only: the symbol table is applied here, with LLVM's rules
-	// (see symtab.go), and not at all for --disassemble (profgen's view).
+	// (overrideFromSymtab), and not at all for --disassemble (profgen's
+	// view).
 	opts := &elfsym.Options{
 		DWARFOnly:            true,
-		DWPFile:              s.c.dwp,
-		DebugFileDirectories: s.c.debugDirs,
+		DWPFile:              s.c.DWPFile,
+		DebugFileDirectories: s.c.DebugFileDirectories,
 		Warn:                 func(msg string) { s.sharedWarnOnce(m.name+msg, msg) },
 	}
-	m.bin, err = openBinary(m.name, opts)
+	m.bin, err = elfsym.Open(m.name, opts)
 	return err
 }
 
@@ -230,7 +215,7 @@ const (
 // does. It returns the command, the module name, and either an address or
 // a symbol name with an offset.
 func (s *session) parseCommand(in string) (cmd command, r request, err error) {
-	r.module = s.c.obj
+	r.module = s.c.Obj
 	switch {
 	case strings.HasPrefix(in, "CODE "):
 		in = in[5:]
@@ -267,7 +252,7 @@ func (s *session) parseCommand(in string) (cmd command, r request, err error) {
 			}
 			return cmd, r, errors.New("must be followed by a hash")
 		}
-		if s.c.obj != "" {
+		if s.c.Obj != "" {
 			return cmd, r, errors.New("input file has already been specified")
 		}
 		name, rest := spaceDelimitedWord(in)
@@ -278,7 +263,7 @@ func (s *session) parseCommand(in string) (cmd command, r request, err error) {
 			return cmd, r, errors.New("BUILDID: lookups are not supported")
 		}
 		r.module, in = name, rest
-	case s.c.obj == "":
+	case s.c.Obj == "":
 		name, rest := spaceDelimitedWord(in)
 		if name == "" {
 			return cmd, r, errors.New("no input filename has been specified")
@@ -343,7 +328,7 @@ func (s *session) handle(in string) {
 		s.p.printInlining(request{module: r.module}, nil)
 		return
 	}
-	addr := r.addr - s.c.adjustVMA
+	addr := r.addr - s.c.AdjustVMA
 	m, err := s.module(r.module)
 	if err != nil {
 		s.rep.Errorf("'%s': %s", r.module, errorMessage(err))
@@ -359,9 +344,9 @@ func (s *session) handle(in string) {
 		s.p.printFrameLocals(r)
 	case r.symbol != "":
 		s.p.printLocations(r, s.findSymbol(m, r.symbol, r.addr))
-	case s.c.inlines:
+	case s.c.Inlines:
 		s.p.printInlining(r, s.symbolizeInlined(m, addr))
-	case s.c.style == styleGNU:
+	case s.c.Style == StyleGNU:
 		// addr2line behaviour: the innermost frame of the inlined chain,
 		// where only the outermost frame takes the symbol-table name.
 		frames := s.symbolizeInlined(m, addr)
@@ -393,13 +378,13 @@ func (s *session) frames(m *module, addr uint64) []lineInfo {
 
 func (s *session) convert(f *elfsym.Frame) lineInfo {
 	li := unknownLine()
-	switch s.c.functions {
-	case fnLinkage:
+	switch s.c.Functions {
+	case FunctionLinkage:
 		li.FunctionName = f.LinkageName
 		if li.FunctionName == "" {
 			li.FunctionName = f.Name
 		}
-	case fnShort:
+	case FunctionShort:
 		li.FunctionName = f.Name
 	}
 	if li.FunctionName == "" {
@@ -420,7 +405,7 @@ func (s *session) convert(f *elfsym.Frame) lineInfo {
 }
 
 func (s *session) pathStyle(p string) string {
-	if s.c.basenames {
+	if s.c.Basenames {
 		return path.Base(p)
 	}
 	return p
@@ -431,79 +416,44 @@ func (s *session) pathStyle(p string) string {
 // name and start address, and for a local symbol with no line info, the
 // file name from its STT_FILE.
 func (s *session) overrideFromSymtab(m *module, addr uint64, li *lineInfo) {
-	if s.c.functions != fnLinkage {
+	if s.c.Functions != FunctionLinkage {
 		return
 	}
-	sym, ok := m.syms.lookup(addr)
+	sym, ok := m.syms.Lookup(addr)
 	if !ok {
 		return
 	}
-	li.FunctionName = sym.name
-	li.StartAddress, li.HasStart = sym.addr, true
+	li.FunctionName = sym.Name
+	li.StartAddress, li.HasStart = sym.Addr, true
 	if li.FileName == badString {
-		if f := m.syms.fileOf(sym); f != "" {
+		if f := m.syms.File(sym); f != "" {
 			li.FileName = f
 		}
 	}
 }
 
 func (s *session) demangle(li *lineInfo) {
-	if s.c.demangle && li.FunctionName != badString {
+	if s.c.Demangle && li.FunctionName != badString {
 		li.FunctionName = s.demangleCached(li.FunctionName)
 	}
-}
-
-// demangleCached memoizes demangleName: a run asks for the same names
-// over and over.
-func (s *session) demangleCached(name string) string {
-	k := strKey{unsafe.StringData(name), len(name)}
-	s.dmu.Lock()
-	d, ok := s.byPtr[k]
-	if !ok {
-		if d, ok = s.demangled[name]; ok {
-			s.byPtr[k] = d
-		}
-	}
-	s.dmu.Unlock()
-	if ok {
-		return d
-	}
-	d = demangleName(name)
-	s.dmu.Lock()
-	if s.demangled == nil {
-		s.demangled = make(map[string]string, 1024)
-		s.byPtr = make(map[strKey]string, 1024)
-	}
-	s.demangled[name] = d
-	s.byPtr[k] = d
-	s.dmu.Unlock()
-	return d
-}
-
-// strKey identifies a string by its bytes' address and length.
-type strKey struct {
-	p *byte
-	n int
 }
 
 // prefetch has elfsym decode, in parallel, the DWARF units that the code
 // requests among lines will need. Only a hint: requests it cannot parse,
 // and modules that fail to open, are left to the workers to report.
 func (sh *shared) prefetch(lines []string) {
-	s := sh.newSession(nil, cli.NewReporter("symbolize", io.Discard))
+	s := sh.newSession(nil, cli.NewReporter(tool, io.Discard))
 	byModule := map[string][]uint64{}
 	for _, l := range lines {
 		cmd, r, err := s.parseCommand(l)
 		if err != nil || cmd != cmdCode || r.symbol != "" || r.module == "" {
 			continue
 		}
-		byModule[r.module] = append(byModule[r.module], r.addr-sh.c.adjustVMA)
+		byModule[r.module] = append(byModule[r.module], r.addr-sh.c.AdjustVMA)
 	}
 	for name, addrs := range byModule {
 		if m, err := s.module(name); err == nil {
-			if p, ok := m.bin.(interface{ Prefetch([]uint64) }); ok {
-				p.Prefetch(addrs)
-			}
+			m.bin.Prefetch(addrs)
 		}
 	}
 }
@@ -532,11 +482,11 @@ func (s *session) symbolizeCode(m *module, addr uint64) lineInfo {
 // up, so "??:?" is printed where LLVM may print a declaration).
 func (s *session) symbolizeData(m *module, addr uint64) global {
 	g := global{Name: badString}
-	if sym, ok := m.syms.lookup(addr); ok {
-		g.Name, g.Start, g.Size = sym.name, sym.addr, sym.size
-		g.DeclFile = m.syms.fileOf(sym)
+	if sym, ok := m.syms.Lookup(addr); ok {
+		g.Name, g.Start, g.Size = sym.Name, sym.Addr, sym.Size
+		g.DeclFile = m.syms.File(sym)
 	}
-	if s.c.demangle && g.Name != badString {
+	if s.c.Demangle && g.Name != badString {
 		g.Name = s.demangleCached(g.Name)
 	}
 	return g
@@ -547,12 +497,12 @@ func (s *session) symbolizeData(m *module, addr uint64) global {
 // inlining; locations without a file are dropped.
 func (s *session) findSymbol(m *module, name string, offset uint64) []lineInfo {
 	var out []lineInfo
-	for _, sym := range m.syms.syms {
-		if sym.name != name {
+	for _, sym := range m.syms.Symbols() {
+		if sym.Name != name {
 			continue
 		}
-		a := sym.addr
-		if offset < sym.size {
+		a := sym.Addr
+		if offset < sym.Size {
 			a += offset
 		}
 		li := s.symbolizeCode(m, a)
@@ -562,31 +512,3 @@ func (s *session) findSymbol(m *module, name string, offset uint64) []lineInfo {
 	}
 	return out
 }
-
-// demangleName is LLVMSymbolizer::DemangleName for ELF: Itanium (_Z…) and
-// Rust v0 (_R…) names are demangled in LLVM's style; anything else, or a
-// name that fails to demangle, is returned unchanged.
-func demangleName(name string) string {
-	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
-		return name
-	}
-	// Our demangler prints exactly what LLVM prints and is much faster; it
-	// declines the constructs it does not implement, and for those (and
-	// Rust names) the general-purpose library is the fallback.
-	if d, ok := itanium.Demangle(name); ok {
-		return d
-	}
-	d, err := demangle.ToString(name, demangle.LLVMStyle, demangle.NoRust)
-	if err != nil {
-		return name
-	}
-	if strings.Contains(d, "operator") {
-		// LLVM prints template arguments right after an operator name
-		// ("operator<<char>"); the Go demangler separates them with a space
-		// ("operator< <char>").
-		d = operatorTemplateSpace.ReplaceAllString(d, "$1<")
-	}
-	return d
-}
-
-var operatorTemplateSpace = regexp.MustCompile(`(operator(?:<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>)) <`)

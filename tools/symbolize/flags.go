@@ -1,54 +1,19 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-
 	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
 )
 
-// functionNameKind mirrors LLVM's FunctionNameKind.
-type functionNameKind int
-
-const (
-	fnLinkage functionNameKind = iota
-	fnShort
-	fnNone
-)
-
-type outputStyle int
-
-const (
-	styleLLVM outputStyle = iota
-	styleGNU
-	styleJSON
-)
-
-// config is the parsed command line.
-type config struct {
-	obj          string
-	inlines      bool
-	demangle     bool
-	functions    functionNameKind
-	style        outputStyle
-	relative     bool
-	adjustVMA    uint64
-	debugDirs    []string
-	dwp          string
-	contextLines int
-	basenames    bool
-	pretty       bool
-	addresses    bool
-	verbose      bool
-	fatalWarn    bool
-	disasm       bool
-	disasmFunc   string
-	help         bool
-	version      bool
-	positional   []string
-	objSpelled   bool
-	profgenNames bool
+// command is the parsed command line.
+type command struct {
+	opts       symbolizer.Options
+	relative   bool // --relative-address: accepted, no effect for ELF
+	disasm     bool
+	disasmFunc string
+	help       bool
+	version    bool
+	addrs      []string // positional arguments
 }
 
 const summary = `Prints the function, file, line and column of each address, with the
@@ -79,29 +44,29 @@ locals), DWARF declarations in DATA answers (the symbol table is used),
 @FILE response files, Mach-O/COFF/PDB. --no-debuginfod and
 --[no-]untag-addresses are accepted and ignored.`
 
-func newFlagSet(c *config) *cli.FlagSet {
+func newFlagSet(c *command) *cli.FlagSet {
 	fs := cli.NewFlagSet("symbolize", "symbolize [options] addresses...")
 	fs.Summary = summary
 	fs.Footer = footer
-	fs.StringValue(&c.obj, "<file>", "Binary to symbolize (without it, each input line\nnames its binary first)",
+	fs.StringValue(&c.opts.Obj, "<file>", "Binary to symbolize (without it, each input line\nnames its binary first)",
 		"--obj", "--exe", "-e")
-	fs.BoolFlag(&c.inlines, true, "Print all inlined frames (default)", "--inlines", "--inlining", "-i", "--inlining=true")
-	fs.BoolFlag(&c.inlines, false, "Print only the innermost frame's location", "--no-inlines", "--inlining=false")
-	fs.BoolFlag(&c.demangle, true, "Demangle C++ names (default)", "--demangle", "-C", "-demangle=true")
-	fs.BoolFlag(&c.demangle, false, "Print mangled names", "--no-demangle", "-demangle=false")
+	fs.BoolFlag(&c.opts.Inlines, true, "Print all inlined frames (default)", "--inlines", "--inlining", "-i", "--inlining=true")
+	fs.BoolFlag(&c.opts.Inlines, false, "Print only the innermost frame's location", "--no-inlines", "--inlining=false")
+	fs.BoolFlag(&c.opts.Demangle, true, "Demangle C++ names (default)", "--demangle", "-C", "-demangle=true")
+	fs.BoolFlag(&c.opts.Demangle, false, "Print mangled names", "--no-demangle", "-demangle=false")
 	fs.Add(&cli.Option{Names: []string{"--functions", "-f"}, Kind: cli.Flag,
 		Help: "Print function names as linkage names (default)",
-		Set:  func(string, string) error { c.functions = fnLinkage; return nil }})
+		Set:  func(string, string) error { c.opts.Functions = symbolizer.FunctionLinkage; return nil }})
 	fs.Add(&cli.Option{Names: []string{"--functions=", "-f="}, Kind: cli.JoinedValue, MetaVar: "linkage|short|none",
 		Help: "linkage: linkage name (demangled unless --no-demangle);\nshort: DW_AT_name only; none: no function line",
 		Set: func(_, v string) error {
 			switch v {
 			case "none":
-				c.functions = fnNone
+				c.opts.Functions = symbolizer.FunctionNone
 			case "short":
-				c.functions = fnShort
+				c.opts.Functions = symbolizer.FunctionShort
 			default: // LLVM treats anything else as linkage
-				c.functions = fnLinkage
+				c.opts.Functions = symbolizer.FunctionLinkage
 			}
 			return nil
 		}})
@@ -110,11 +75,11 @@ func newFlagSet(c *config) *cli.FlagSet {
 		Set: func(_, v string) error {
 			switch v {
 			case "GNU":
-				c.style = styleGNU
+				c.opts.Style = symbolizer.StyleGNU
 			case "JSON":
-				c.style = styleJSON
+				c.opts.Style = symbolizer.StyleJSON
 			default: // LLVM treats anything else as LLVM
-				c.style = styleLLVM
+				c.opts.Style = symbolizer.StyleLLVM
 			}
 			return nil
 		}})
@@ -126,10 +91,10 @@ func newFlagSet(c *config) *cli.FlagSet {
 			if !ok {
 				return cli.Usagef("%s: expected a non-negative integer, but got '%s'", name, v)
 			}
-			c.adjustVMA = n
+			c.opts.AdjustVMA = n
 			return nil
 		}})
-	fs.ListValue(&c.debugDirs, "<dir>", "Also look here for separate debug files\n(.build-id/xx/….debug, .gnu_debuglink); repeatable",
+	fs.ListValue(&c.opts.DebugFileDirectories, "<dir>", "Also look here for separate debug files\n(.build-id/xx/….debug, .gnu_debuglink); repeatable",
 		"--debug-file-directory")
 	fs.Add(&cli.Option{Names: []string{"--print-source-context-lines"}, Kind: cli.Value, MetaVar: "<N>",
 		Help: "Print N lines of the source file around each location",
@@ -138,15 +103,15 @@ func newFlagSet(c *config) *cli.FlagSet {
 			if !ok || n > 1<<20 {
 				return cli.Usagef("%s: expected a non-negative integer, but got '%s'", name, v)
 			}
-			c.contextLines = int(n)
+			c.opts.ContextLines = int(n)
 			return nil
 		}})
-	fs.StringValue(&c.dwp, "<file>", "DWARF package (.dwp) for split-DWARF units", "--dwp")
-	fs.BoolFlag(&c.basenames, true, "Print file names without directories", "--basenames", "-s")
-	fs.BoolFlag(&c.pretty, true, "One line per frame: 'name at file:line:col' (JSON: indented)", "--pretty-print", "-p")
-	fs.BoolFlag(&c.addresses, true, "Print the address before each answer", "--addresses", "-a", "--print-address")
-	fs.BoolFlag(&c.verbose, true, "Print every field of each frame", "--verbose")
-	fs.BoolFlag(&c.fatalWarn, true, "Treat warnings as errors (exit 1)", "--fatal-warnings")
+	fs.StringValue(&c.opts.DWPFile, "<file>", "DWARF package (.dwp) for split-DWARF units", "--dwp")
+	fs.BoolFlag(&c.opts.Basenames, true, "Print file names without directories", "--basenames", "-s")
+	fs.BoolFlag(&c.opts.Pretty, true, "One line per frame: 'name at file:line:col' (JSON: indented)", "--pretty-print", "-p")
+	fs.BoolFlag(&c.opts.Addresses, true, "Print the address before each answer", "--addresses", "-a", "--print-address")
+	fs.BoolFlag(&c.opts.Verbose, true, "Print every field of each frame", "--verbose")
+	fs.BoolFlag(&c.opts.FatalWarnings, true, "Treat warnings as errors (exit 1)", "--fatal-warnings")
 	fs.Add(&cli.Option{Names: []string{"--disassemble"}, Kind: cli.Flag,
 		Help: "Disassemble every function; beside each instruction print\nits inline context as llvm-profgen --show-disassembly-only\n--show-source-locations does (e.g. 'leaf:2 @ main:3.2')",
 		Set:  func(string, string) error { c.disasm = true; return nil }})
@@ -162,102 +127,13 @@ func newFlagSet(c *config) *cli.FlagSet {
 	return fs
 }
 
-func parseArgs(args []string) (*config, *cli.FlagSet, error) {
-	c := &config{inlines: true, demangle: true}
+func parseArgs(args []string) (*command, *cli.FlagSet, error) {
+	c := &command{opts: symbolizer.Options{Inlines: true, Demangle: true}}
 	fs := newFlagSet(c)
 	pos, err := fs.Parse(args)
 	if err != nil {
 		return nil, fs, err
 	}
-	c.positional = pos
+	c.addrs = pos
 	return c, fs, nil
-}
-
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	c, fs, err := parseArgs(args)
-	if err != nil {
-		return err
-	}
-	if c.help {
-		fs.PrintHelp(stdout)
-		return nil
-	}
-	if c.version {
-		fmt.Fprintln(stdout, "symbolize (rules_pgo), llvm-symbolizer compatible (LLVM 19/22 output)")
-		return nil
-	}
-	rep := cli.NewReporter("symbolize", stderr)
-	out := bufio.NewWriterSize(stdout, 64<<10)
-	s := newSession(c, out, rep)
-	defer s.close()
-
-	if c.disasm {
-		if c.obj == "" {
-			return cli.Usagef("--disassemble needs --obj=BINARY")
-		}
-		if len(c.positional) > 0 {
-			return cli.Usagef("--disassemble takes no addresses (got %q)", c.positional[0])
-		}
-		err := s.disassemble(c.obj, c.disasmFunc)
-		if ferr := out.Flush(); err == nil {
-			err = ferr
-		}
-		if err == nil {
-			err = s.result()
-		}
-		return err
-	}
-
-	// As llvm-symbolizer does, a binary named with --obj that cannot be
-	// read is fatal before any output.
-	if c.obj != "" {
-		if _, err := s.module(c.obj); err != nil {
-			if c.style == styleJSON {
-				s.p.printError(request{module: c.obj, hasAddr: true}, errorMessage(err))
-				out.Flush()
-				return cli.Reported(fmt.Errorf("'%s': %s", c.obj, errorMessage(err)))
-			}
-			return fmt.Errorf("'%s': %s", c.obj, errorMessage(err))
-		}
-	}
-
-	pl := newPipeline(s.shared, s.p, out, stderr)
-	if len(c.positional) > 0 {
-		s.p.listBegin()
-		err = pl.runArgs(c.positional)
-		s.p.listEnd()
-	} else {
-		err = pl.runStdin(stdin)
-		if err != nil {
-			err = fmt.Errorf("reading stdin: %w", err)
-		}
-	}
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
-	if err != nil {
-		return err
-	}
-	return s.result()
-}
-
-// result is the run's outcome after all output: the first fatal error, or
-// with --fatal-warnings the warning count.
-func (sh *shared) result() error {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	if sh.failed != nil {
-		return sh.failed
-	}
-	if sh.c.fatalWarn && sh.warnings > 0 {
-		return fmt.Errorf("%d warning(s) treated as errors (--fatal-warnings)", sh.warnings)
-	}
-	return nil
-}
-
-func dropCRLF(r rune) rune {
-	if r == '\r' || r == '\n' {
-		return -1
-	}
-	return r
 }
