@@ -4,7 +4,7 @@
 // by default and what its readers (clang and llvm-profdata) accept.
 //
 // The Go packages read this table; the Bazel rules read
-// rules/private/llvm_releases.bzl, generated from it by `go generate
+// rules/llvm_releases.bzl, generated from it by `go generate
 // ./internal/llvmrelease` (gen/main.go). A test in gen fails while the
 // checked-in file differs from what the generator writes.
 //
@@ -12,7 +12,7 @@
 // format packages (internal/memprof, internal/instrprof) its behaviour.
 package llvmrelease
 
-//go:generate go run ./gen -o ../../rules/private/llvm_releases.bzl
+//go:generate go run ./gen -o ../../rules/llvm_releases.bzl
 
 import (
 	"fmt"

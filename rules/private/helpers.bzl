@@ -4,7 +4,7 @@ go.starlark.net can run them in `go test` (helpers_test.go) next to Bazel's own 
 Keep to the Starlark subset of Bazel 4.2.3: no lambda, no set, no `|` on dicts."""
 
 load(
-    ":llvm_releases.bzl",
+    "//rules:llvm_releases.bzl",
     "LLVM_RELEASES",
     "MEMORY_PROFILE_USE_SINCE",
     "SUPPORTED_LLVM_VERSIONS",

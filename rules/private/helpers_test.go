@@ -19,22 +19,28 @@ func loadHelpers(t *testing.T) starlark.StringDict {
 	return loadBzl(t, "helpers.bzl")
 }
 
-// loadBzl runs a .bzl file of this package; its loads of ":x.bzl" are
-// files of this package too.
+// loadBzl runs a .bzl file of this package; the files it loads
+// ("//rules:x.bzl", "//rules/private:x.bzl", ":x.bzl") are run too.
 func loadBzl(t *testing.T, name string) starlark.StringDict {
 	t.Helper()
-	thread := &starlark.Thread{Name: name, Load: func(_ *starlark.Thread, module string) (starlark.StringDict, error) {
-		file, ok := strings.CutPrefix(module, ":")
-		if !ok {
-			return nil, fmt.Errorf("%s: only loads of this package (\":x.bzl\") run under go test", module)
-		}
-		return starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{Name: file}, file, nil, nil)
-	}}
-	globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, thread, name, nil, nil)
+	globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{Name: name, Load: loadLabel}, name, nil, nil)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return globals
+}
+
+func loadLabel(_ *starlark.Thread, label string) (starlark.StringDict, error) {
+	var file string
+	switch {
+	case strings.HasPrefix(label, ":"), strings.HasPrefix(label, "//rules/private:"):
+		file = label[strings.Index(label, ":")+1:]
+	case strings.HasPrefix(label, "//rules:"):
+		file = "../" + strings.TrimPrefix(label, "//rules:")
+	default:
+		return nil, fmt.Errorf("load(%q): only //rules and //rules/private files run under go test", label)
+	}
+	return starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{Name: file, Load: loadLabel}, file, nil, nil)
 }
 
 func call(t *testing.T, g starlark.StringDict, fn string, args ...starlark.Value) starlark.Value {
@@ -171,7 +177,7 @@ func TestFormatVersions(t *testing.T) {
 			t.Errorf("memprof_format_version(%d, %v) = %v, want %q", c.release, c.mp, v, c.want)
 		}
 	}
-	rel := loadBzl(t, "llvm_releases.bzl")
+	rel := loadBzl(t, "../llvm_releases.bzl")
 	if got, err := starlark.AsInt32(rel["DEFAULT_LLVM_VERSION"]); err != nil || got != llvmrelease.Default {
 		t.Errorf("DEFAULT_LLVM_VERSION = %v, want %d", rel["DEFAULT_LLVM_VERSION"], llvmrelease.Default)
 	}

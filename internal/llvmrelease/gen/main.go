@@ -1,4 +1,4 @@
-// Command gen writes rules/private/llvm_releases.bzl, the Starlark copy of
+// Command gen writes rules/llvm_releases.bzl, the Starlark copy of
 // the llvmrelease table that the Bazel rules and toolchains load:
 //
 //	go generate ./internal/llvmrelease

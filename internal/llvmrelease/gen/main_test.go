@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-const checkedIn = "../../../rules/private/llvm_releases.bzl"
+const checkedIn = "../../../rules/llvm_releases.bzl"
 
 // TestUpToDate fails while the checked-in Starlark table differs from the
 // Go one.
