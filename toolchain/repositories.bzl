@@ -3,12 +3,15 @@
     load("@rules_pgo//toolchain:repositories.bzl", "rules_pgo_dependencies",
          "rules_pgo_register_toolchains", "rules_pgo_register_cc_toolchain")
     rules_pgo_dependencies()
-    rules_pgo_register_toolchains(llvm_version = "19")          # tools built from source
-    rules_pgo_register_cc_toolchain(name = "pgo_cc", clang = "clang-19")
+    rules_pgo_register_toolchains()          # tools built from source, for LLVM 19
+    rules_pgo_register_cc_toolchain()        # @pgo_cc around clang-19
 
-This file loads nothing from //rules so it can run before other repositories exist."""
+The bzlmod extensions (extensions.bzl) call these same macros. This file and what it loads
+need no other repository (llvm_releases.bzl is a plain table), so it can run before any
+other repository exists."""
 
-load("//toolchain/private:cc_repo.bzl", "pgo_cc_toolchain_repository")
+load("//rules:llvm_releases.bzl", "DEFAULT_LLVM_VERSION")
+load("//toolchain/private:cc_repo.bzl", "DEFAULT_CLANG", "pgo_cc_toolchain_repository")
 load("//toolchain/private:tools_repo.bzl", "pgo_toolchains_repository", "pgo_tools_repository")
 load("//toolchain/private:versions.bzl", "PLATFORMS", "TOOL_RELEASES")
 
@@ -21,7 +24,7 @@ def rules_pgo_dependencies():
 
 def rules_pgo_register_toolchains(
         name = "pgo",
-        llvm_version = "19",
+        llvm_version = str(DEFAULT_LLVM_VERSION),
         tools = "source",
         version = "",
         urls = {},
@@ -33,8 +36,10 @@ def rules_pgo_register_toolchains(
 
     Args:
       name: prefix of the repositories (@<name>_toolchains, @<name>_<platform>).
-      llvm_version: "16", "19" or "22": the LLVM release the tools write for by default
-        (--llvm-version of merge). Must match the clang of your C++ toolchain.
+      llvm_version: the LLVM release the tools write for by default (--llvm-version of
+        merge): one of SUPPORTED_LLVM_VERSIONS, default DEFAULT_LLVM_VERSION (both in
+        rules/llvm_releases.bzl: 16, 19, 22 and 19). Must match the clang of your
+        C++ toolchain.
       tools: where the binaries come from: "prebuilt" (archives pinned by sha256),
         "source" (host `go build -trimpath` of this module; offline with a filled module
         cache), or "local" (a directory with merge and symbolize).
@@ -43,7 +48,8 @@ def rules_pgo_register_toolchains(
       sha256: prebuilt: {platform: sha256}.
       path: local: the directory.
       go: source: the go command (default: `go` on PATH, then /usr/local/go/bin/go).
-      register: call native.register_toolchains (False: register @<name>_toolchains//:all yourself).
+      register: call native.register_toolchains (False: register @<name>_toolchains//:all
+        yourself; the pgo module extension passes False, MODULE.bazel registers them).
     """
     toolchains = {}
     constraints = {}
@@ -91,7 +97,7 @@ def rules_pgo_register_toolchains(
     if register:
         native.register_toolchains("@%s_toolchains//:all" % name)
 
-def rules_pgo_register_cc_toolchain(name = "pgo_cc", clang = "clang-19", llvm_version = ""):
+def rules_pgo_register_cc_toolchain(name = "pgo_cc", clang = DEFAULT_CLANG, llvm_version = ""):
     """Declares @<name>: a clang C/C++ toolchain that consumes rules_pgo profiles.
 
     Select it with --crosstool_top=@<name>//:toolchain --host_crosstool_top=@<name>//:toolchain

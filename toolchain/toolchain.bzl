@@ -1,6 +1,9 @@
 """pgo_toolchain: the rules_pgo tools (merge, symbolize) for one execution platform."""
 
 load("//rules:defs.bzl", "PgoToolchainInfo")
+load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
+
+_VERSIONS = [str(v) for v in SUPPORTED_LLVM_VERSIONS]
 
 def _impl(ctx):
     version = int(ctx.attr.llvm_version)
@@ -43,8 +46,8 @@ pgo_toolchain = rule(
         ),
         "llvm_version": attr.string(
             mandatory = True,
-            values = ["16", "19", "22"],
-            doc = "LLVM release (\"16\", \"19\", \"22\") whose formats the tools write by " +
+            values = _VERSIONS,
+            doc = "LLVM release (" + ", ".join(_VERSIONS) + ") whose formats the tools write by " +
                   "default; passed to merge as --llvm-version. pgo_cc_binary fails when it " +
                   "differs from the C++ toolchain's clang.",
         ),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -32,40 +33,29 @@ type WriteOptions struct {
 }
 
 // Defaults returns what llvm-profdata of the release writes without
-// --memprof-version or --memprof-full-schema.
+// --memprof-version or --memprof-full-schema (the llvmrelease table).
 func Defaults(release int) (WriteOptions, error) {
-	switch release {
-	case 16:
-		return WriteOptions{LLVMRelease: 16, IndexVersion: 9, MemProfVersion: 0}, nil
-	case 19:
-		return WriteOptions{LLVMRelease: 19, IndexVersion: 12, MemProfVersion: 0}, nil
-	case 22:
-		return WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: 3}, nil
+	r, ok := llvmrelease.Lookup(release)
+	if !ok {
+		return WriteOptions{}, llvmrelease.ErrUnsupported("instrprof", release)
 	}
-	return WriteOptions{}, fmt.Errorf("instrprof: unsupported LLVM release %d (want 16, 19 or 22)", release)
+	return WriteOptions{LLVMRelease: release, IndexVersion: r.IndexVersion, MemProfVersion: r.MemProfVersion}, nil
 }
 
 // Validate reports whether the release's tools can read (and its
 // llvm-profdata could have written) a file with these versions.
 func (o WriteOptions) Validate() error {
-	var minIdx, maxIdx, minMP, maxMP int
-	switch o.LLVMRelease {
-	case 16:
-		minIdx, maxIdx, minMP, maxMP = 9, 9, 0, 0
-	case 19:
-		minIdx, maxIdx, minMP, maxMP = 9, 12, 0, 3
-	case 22:
-		minIdx, maxIdx, minMP, maxMP = 9, 13, 2, 4
-	default:
-		return fmt.Errorf("instrprof: unsupported LLVM release %d (want 16, 19 or 22)", o.LLVMRelease)
+	r, ok := llvmrelease.Lookup(o.LLVMRelease)
+	if !ok {
+		return llvmrelease.ErrUnsupported("instrprof", o.LLVMRelease)
 	}
-	if o.IndexVersion < minIdx || o.IndexVersion > maxIdx {
-		return fmt.Errorf("instrprof: LLVM %d cannot use index version %d (supported: %d..%d)", o.LLVMRelease, o.IndexVersion, minIdx, maxIdx)
+	if o.IndexVersion < r.MinIndexVersion || o.IndexVersion > r.MaxIndexVersion {
+		return fmt.Errorf("instrprof: LLVM %d cannot use index version %d (supported: %d..%d)", o.LLVMRelease, o.IndexVersion, r.MinIndexVersion, r.MaxIndexVersion)
 	}
-	if o.MemProfVersion < minMP || o.MemProfVersion > maxMP {
-		return fmt.Errorf("instrprof: LLVM %d cannot read MemProf version %d (supported: V%d..V%d)", o.LLVMRelease, o.MemProfVersion, minMP, maxMP)
+	if o.MemProfVersion < r.MinMemProfVersion || o.MemProfVersion > r.MaxMemProfVersion {
+		return fmt.Errorf("instrprof: LLVM %d cannot read MemProf version %d (supported: V%d..V%d)", o.LLVMRelease, o.MemProfVersion, r.MinMemProfVersion, r.MaxMemProfVersion)
 	}
-	if o.FullSchema && o.LLVMRelease < 19 {
+	if o.FullSchema && !r.FullSchemaFlag {
 		return fmt.Errorf("instrprof: LLVM %d has no --memprof-full-schema (V0 always uses the full schema)", o.LLVMRelease)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // Symbolizer is what Convert needs of the profiled binary. *elfsym.Binary
@@ -36,7 +37,7 @@ type Symbolizer interface {
 // ConvertOptions select the LLVM behaviour to reproduce.
 type ConvertOptions struct {
 	// LLVMRelease is the llvm-profdata major version whose conversion is
-	// emulated: 16, 19 or 22 (0 means 19). It selects the accepted raw
+	// emulated: 16, 19 or 22 (0 means llvmrelease.Default). It selects the accepted raw
 	// versions (16: 2; 19: 3, 4; 22: 3, 4, 5), the binary checks, the
 	// runtime-frame filter, the GUID canonicalization, the DenseMap hash
 	// and the multi-input merge quirks.
@@ -60,7 +61,7 @@ func LLVMDefaultNumThreads(inputs, cores int) int {
 
 func (o ConvertOptions) release() int {
 	if o.LLVMRelease == 0 {
-		return 19
+		return llvmrelease.Default
 	}
 	return o.LLVMRelease
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // ShowRaw converts one raw profile like Convert and writes the text dump of
@@ -32,7 +34,7 @@ func ShowRaw(w io.Writer, raw *RawProfile, bin Symbolizer, opts ConvertOptions) 
 // after symbolization); ShowRaw computes it.
 func WriteShowText(w io.Writer, raw *RawProfile, p *Profile, numStacks int, llvmRelease int) error {
 	if llvmRelease == 0 {
-		llvmRelease = 19
+		llvmRelease = llvmrelease.Default
 	}
 	return writeShowText(w, raw, p, numStacks, llvmRelease)
 }

@@ -3,16 +3,12 @@ go.starlark.net can run them in `go test` (helpers_test.go) next to Bazel's own 
 
 Keep to the Starlark subset of Bazel 4.2.3: no lambda, no set, no `|` on dicts."""
 
-# LLVM major releases whose indexed MemProf format the tools write.
-SUPPORTED_LLVM_VERSIONS = [16, 19, 22]
-
-# What the merge tool (like that release's llvm-profdata) writes by default, for
-# PgoProfileInfo.format_version (memprof-formats.md §3; `merge --help`).
-_MEMPROF_FORMAT = {
-    16: "indexed-v9/memprof-v0",
-    19: "indexed-v12/memprof-v0",
-    22: "indexed-v12/memprof-v3",
-}
+load(
+    "//rules:llvm_releases.bzl",
+    "LLVM_RELEASES",
+    "MEMORY_PROFILE_USE_SINCE",
+    "SUPPORTED_LLVM_VERSIONS",
+)
 
 # The transitions and the check rule agree on these names.
 MEMPROF_USE_FEATURE = "pgo_memprof_use"
@@ -41,7 +37,7 @@ def _versions_text():
     return ", ".join([str(v) for v in SUPPORTED_LLVM_VERSIONS])
 
 def memprof_format_version(llvm_version, memprof_version = ""):
-    """Names the on-disk format the merge tool writes.
+    """Names the on-disk format the merge tool writes (PgoProfileInfo.format_version).
 
     Args:
       llvm_version: int, the LLVM release written for.
@@ -49,10 +45,10 @@ def memprof_format_version(llvm_version, memprof_version = ""):
     Returns:
       "indexed-vN/memprof-vM", or "" for an unknown release.
     """
-    base = _MEMPROF_FORMAT.get(llvm_version, "")
-    if memprof_version and base:
-        return base.split("/")[0] + "/memprof-v" + str(memprof_version)
-    return base
+    release = LLVM_RELEASES.get(llvm_version)
+    if not release:
+        return ""
+    return "indexed-v%d/memprof-v%s" % (release["index_version"], memprof_version or release["memprof_version"])
 
 def llvm_version_from_compiler(path):
     """Guesses the LLVM release from a compiler path.
@@ -84,7 +80,7 @@ def memprof_use_flags(llvm_version, profile_path):
       A list of flags.
     """
     flags = ["-gmlt", "-fdebug-info-for-profiling"]
-    if llvm_version and llvm_version < 18:
+    if llvm_version and llvm_version < MEMORY_PROFILE_USE_SINCE:
         return flags + ["-fprofile-use=" + profile_path]
     return flags + ["-fmemory-profile-use=" + profile_path]
 

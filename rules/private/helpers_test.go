@@ -4,22 +4,43 @@
 package private_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 func loadHelpers(t *testing.T) starlark.StringDict {
 	t.Helper()
-	thread := &starlark.Thread{Name: "helpers"}
-	opts := &syntax.FileOptions{}
-	globals, err := starlark.ExecFileOptions(opts, thread, "helpers.bzl", nil, nil)
+	return loadBzl(t, "helpers.bzl")
+}
+
+// loadBzl runs a .bzl file of this package; the files it loads
+// ("//rules:x.bzl", "//rules/private:x.bzl", ":x.bzl") are run too.
+func loadBzl(t *testing.T, name string) starlark.StringDict {
+	t.Helper()
+	globals, err := starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{Name: name, Load: loadLabel}, name, nil, nil)
 	if err != nil {
-		t.Fatalf("helpers.bzl: %v", err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	return globals
+}
+
+func loadLabel(_ *starlark.Thread, label string) (starlark.StringDict, error) {
+	var file string
+	switch {
+	case strings.HasPrefix(label, ":"), strings.HasPrefix(label, "//rules/private:"):
+		file = label[strings.Index(label, ":")+1:]
+	case strings.HasPrefix(label, "//rules:"):
+		file = "../" + strings.TrimPrefix(label, "//rules:")
+	default:
+		return nil, fmt.Errorf("load(%q): only //rules and //rules/private files run under go test", label)
+	}
+	return starlark.ExecFileOptions(&syntax.FileOptions{}, &starlark.Thread{Name: file, Load: loadLabel}, file, nil, nil)
 }
 
 func call(t *testing.T, g starlark.StringDict, fn string, args ...starlark.Value) starlark.Value {
@@ -128,5 +149,36 @@ func TestCheckLLVMVersions(t *testing.T) {
 	}
 	if v := call(t, g, "memprof_format_version", starlark.MakeInt(16)); v != starlark.String("indexed-v9/memprof-v0") {
 		t.Errorf("memprof_format_version(16) = %v", v)
+	}
+}
+
+// TestFormatVersions: PgoProfileInfo.format_version names what the merge
+// tool writes, release by release (the Go table behind both), and LLVM 22
+// is index version 13 (helpers.bzl once said 12).
+func TestFormatVersions(t *testing.T) {
+	g := loadHelpers(t)
+	for _, r := range llvmrelease.All() {
+		want := fmt.Sprintf("indexed-v%d/memprof-v%d", r.IndexVersion, r.MemProfVersion)
+		if v := call(t, g, "memprof_format_version", starlark.MakeInt(r.Major)); v != starlark.String(want) {
+			t.Errorf("memprof_format_version(%d) = %v, want %q", r.Major, v, want)
+		}
+	}
+	for _, c := range []struct {
+		release int
+		mp      starlark.Value
+		want    string
+	}{
+		{22, str(""), "indexed-v13/memprof-v3"},
+		{19, str("3"), "indexed-v12/memprof-v3"},
+		{22, starlark.MakeInt(4), "indexed-v13/memprof-v4"},
+		{17, str(""), ""},
+	} {
+		if v := call(t, g, "memprof_format_version", starlark.MakeInt(c.release), c.mp); v != starlark.String(c.want) {
+			t.Errorf("memprof_format_version(%d, %v) = %v, want %q", c.release, c.mp, v, c.want)
+		}
+	}
+	rel := loadBzl(t, "../llvm_releases.bzl")
+	if got, err := starlark.AsInt32(rel["DEFAULT_LLVM_VERSION"]); err != nil || got != llvmrelease.Default {
+		t.Errorf("DEFAULT_LLVM_VERSION = %v, want %d", rel["DEFAULT_LLVM_VERSION"], llvmrelease.Default)
 	}
 }

@@ -1,5 +1,6 @@
 """memprof_profile: raw MemProf profiles + the profiled binary → an indexed .profdata."""
 
+load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
 load(":helpers.bzl", "memprof_format_version", "merge_flags", "parse_llvm_version")
 load(":providers.bzl", "PgoProfileInfo")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "instrument_transition")
@@ -115,7 +116,8 @@ fails naming both build ids when a raw profile comes from another binary.""",
                   "this very binary; the merge checks build ids.",
         ),
         "llvm_version": attr.string(
-            doc = "LLVM release to write for (\"16\", \"19\", \"22\"); default: the toolchain's.",
+            doc = "LLVM release to write for (" + ", ".join([str(v) for v in SUPPORTED_LLVM_VERSIONS]) +
+                  "); default: the toolchain's.",
         ),
         "memprof_version": attr.string(doc = "MemProf record version (--memprof-version); default: the release's default."),
         "failure_mode": attr.string(default = "any", doc = "any | all | warn, as llvm-profdata's --failure-mode."),

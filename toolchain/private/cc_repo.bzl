@@ -4,6 +4,11 @@ consume the profile selected by @rules_pgo//rules:memprof_profile (spec §12).
 Use it with --crosstool_top=@<name>//:toolchain --host_crosstool_top=@<name>//:toolchain
 (Bazel 4.2.3, legacy toolchain selection) or register @<name>//:cc_toolchain (platforms)."""
 
+load("//rules:llvm_releases.bzl", "DEFAULT_LLVM_VERSION")
+
+# The clang of the default LLVM release (rules_pgo_register_cc_toolchain, the pgo_cc extension).
+DEFAULT_CLANG = "clang-%d" % DEFAULT_LLVM_VERSION
+
 def _abs(label):
     # An absolute label string: generated BUILD files live in another repository, where
     # "//pkg:name" would mean that repository. Bazel 6+ prints "@@canonical//..." (valid from
@@ -165,7 +170,7 @@ toolchain(
 pgo_cc_toolchain_repository = repository_rule(
     implementation = _impl,
     attrs = {
-        "clang": attr.string(default = "clang-19", doc = "clang executable name or absolute path."),
+        "clang": attr.string(default = DEFAULT_CLANG, doc = "clang executable name or absolute path."),
         "llvm_version": attr.string(doc = "Its major release; default: from `clang --version`."),
     },
     environ = ["PATH"],

@@ -10,6 +10,8 @@ the tools from that directory instead (a development hook).
 pgo_toolchains_repository writes the toolchain() targets (one per platform) so that only the
 selected platform's tools are fetched."""
 
+load("//rules:llvm_releases.bzl", "DEFAULT_LLVM_VERSION")
+
 def _abs(label):
     # An absolute label string: generated BUILD files live in another repository, where
     # "//pkg:name" would mean that repository. Bazel 6+ prints "@@canonical//..." (valid from
@@ -121,7 +123,7 @@ pgo_tools_repository = repository_rule(
     implementation = _impl,
     attrs = {
         "mode": attr.string(mandatory = True, values = ["prebuilt", "source", "local"]),
-        "llvm_version": attr.string(default = "19"),
+        "llvm_version": attr.string(default = str(DEFAULT_LLVM_VERSION)),
         "urls": attr.string_list(doc = "prebuilt: archive URLs (file:// works)."),
         "sha256": attr.string(doc = "prebuilt: sha256 of the archive."),
         "strip_prefix": attr.string(),

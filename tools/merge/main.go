@@ -23,6 +23,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 )
 
@@ -55,10 +56,7 @@ Examples:
   merge --llvm-version 19 --memprof-version 3 -o out.profdata --profiled-binary app RAW...
   merge show --memory --profiled-binary app app.memprofraw.123`
 
-const mergeFooter = `Versions written by default (what that release's llvm-profdata writes):
-  --llvm-version 16   index version 9,  MemProf V0            (clang 16 reads V0)
-  --llvm-version 19   index version 12, MemProf V0            (clang 19 reads V0-V3)
-  --llvm-version 22   index version 13, MemProf V3            (clang 22 reads V2-V4)
+var mergeFooter = llvmrelease.VersionsHelp() + `
 
 Failure modes for bad inputs (each bad input is always named on stderr):
   any   fail if any input is bad (default, as llvm-profdata)
@@ -70,7 +68,7 @@ Exit status: 0 success, 1 failure, 2 usage error.`
 func runMerge(args []string, stdout, stderr io.Writer) error {
 	var (
 		output, binary, inputFiles, failure = "", "", "", "any"
-		release, mpVersion, jobs            = "22", "", "0"
+		release, mpVersion, jobs            = strconv.Itoa(llvmrelease.Default), "", "0"
 		weighted, debugDirs                 []string
 		buildIDOut                          string
 		fullSchema, help, fatalWarnings     bool
@@ -80,7 +78,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.Summary, fs.Footer = mergeSummary, mergeFooter
 	fs.StringValue(&output, "<file>", "Output file (written atomically)", "--output", "-o")
 	fs.StringValue(&binary, "<file>", "Path to the profiled binary (needed for raw MemProf inputs)", "--profiled-binary")
-	fs.StringValue(&release, "<N>", "LLVM release whose clang reads the output: 16, 19 or 22 (default 22)", "--llvm-version")
+	fs.StringValue(&release, "<N>", "LLVM release whose clang reads the output: "+llvmrelease.SupportedText()+" (default "+strconv.Itoa(llvmrelease.Default)+"; see below)", "--llvm-version")
 	fs.StringValue(&mpVersion, "<N>", "MemProf version to write (default: what the release writes)", "--memprof-version")
 	fs.BoolFlag(&fullSchema, true, "Write every MemInfoBlock field (MemProf V2+)", "--memprof-full-schema")
 	fs.StringValue(&inputFiles, "<file>", "File listing inputs, one [weight,]path per line; '#' comments", "--input-files", "-f")
@@ -212,7 +210,7 @@ func writeBuildID(name, binary string) error {
 
 func runShow(args []string, stdout, _ io.Writer) error {
 	var (
-		binary, output, release string = "", "", "19"
+		binary, output, release string = "", "", strconv.Itoa(llvmrelease.Default)
 		memory, help            bool
 	)
 	fs := cli.NewFlagSet(tool, "merge show --memory [options] <file>")
@@ -222,7 +220,7 @@ func runShow(args []string, stdout, _ io.Writer) error {
 	fs.BoolFlag(&memory, true, "Show MemProf data (the only kind supported yet)", "--memory")
 	fs.StringValue(&binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
 	fs.StringValue(&output, "<file>", "Output file (default stdout)", "--output", "-o")
-	fs.StringValue(&release, "<N>", "LLVM release whose conversion to emulate for raw input (default 19)", "--llvm-version")
+	fs.StringValue(&release, "<N>", "LLVM release whose conversion to emulate for raw input (default "+strconv.Itoa(llvmrelease.Default)+")", "--llvm-version")
 	fs.BoolFlag(&help, true, "Show this help", "--help", "-h")
 	pos, err := fs.Parse(args)
 	if err != nil {

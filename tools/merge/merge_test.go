@@ -274,7 +274,7 @@ func TestDeterminism(t *testing.T) {
 		order []string
 	}{{"1", raws}, {"2", rev}, {"4", raws}, {"0", rev}} {
 		out := filepath.Join(tmp, fmt.Sprintf("out%d.profdata", i))
-		if _, stderr, code := runTool(t, append([]string{"-j", c.jobs, "--profiled-binary", bin, "-o", out}, c.order...)...); code != 0 {
+		if _, stderr, code := runTool(t, append([]string{"--llvm-version", "22", "-j", c.jobs, "--profiled-binary", bin, "-o", out}, c.order...)...); code != 0 {
 			t.Fatalf("merge exited %d: %s", code, stderr)
 		}
 		b := readFile(t, out)
@@ -446,7 +446,7 @@ func TestUsage(t *testing.T) {
 		}
 	}
 	stdout, _, code := runTool(t, "--help")
-	if code != 0 || !strings.Contains(stdout, "--profiled-binary") || !strings.Contains(stdout, "Examples:") {
+	if code != 0 || !strings.Contains(stdout, "--profiled-binary") || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "Without --llvm-version: 19,") {
 		t.Errorf("--help: exit %d, output %q", code, stdout)
 	}
 }
@@ -511,7 +511,7 @@ func TestBuildIDOutput(t *testing.T) {
 	bin := filepath.Join(dir, "app-llvm22-nopie")
 	tmp := t.TempDir()
 	idFile := filepath.Join(tmp, "id")
-	if _, stderr, code := runTool(t, "--profiled-binary", bin, "-o", filepath.Join(tmp, "p.profdata"), "--build-id-output", idFile, bin+"-a.memprofraw"); code != 0 {
+	if _, stderr, code := runTool(t, "--llvm-version", "22", "--profiled-binary", bin, "-o", filepath.Join(tmp, "p.profdata"), "--build-id-output", idFile, bin+"-a.memprofraw"); code != 0 {
 		t.Fatalf("merge exited %d: %s", code, stderr)
 	}
 	out, err := exec.Command("llvm-readelf-22", "-n", bin).Output()

@@ -1,0 +1,125 @@
+// Package llvmrelease is the one table of facts about the LLVM releases
+// rules_pgo writes profiles for: which releases are supported, which one is
+// the default of every entry point, what each release's llvm-profdata writes
+// by default and what its readers (clang and llvm-profdata) accept.
+//
+// The Go packages read this table; the Bazel rules read
+// rules/llvm_releases.bzl, generated from it by `go generate
+// ./internal/llvmrelease` (gen/main.go). A test in gen fails while the
+// checked-in file differs from what the generator writes.
+//
+// Adding a release means adding a row here, regenerating, and teaching the
+// format packages (internal/memprof, internal/instrprof) its behaviour.
+package llvmrelease
+
+//go:generate go run ./gen -o ../../rules/llvm_releases.bzl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Default is the release written for when none is given, by every entry
+// point: merge --llvm-version, merge show --llvm-version,
+// memprof.ConvertOptions{} and the Bazel toolchains
+// (rules_pgo_register_toolchains, the pgo module extension,
+// rules_pgo_register_cc_toolchain's clang-N).
+//
+// Its output (index version 12, MemProf V0) is read by clang 19 only: clang
+// 22 no longer reads MemProf V0/V1, and clang 19 cannot read index version 13
+// (LLVM 22's default). A profile for both: --llvm-version 19
+// --memprof-version 3.
+const Default = 19
+
+// MemoryProfileUseSince is the first clang release with
+// -fmemory-profile-use; older ones read MemProf records through
+// -fprofile-use.
+const MemoryProfileUseSince = 18
+
+// Release holds the facts of one supported LLVM release.
+type Release struct {
+	Major int
+	// IndexVersion and MemProfVersion are what the release's
+	// llvm-profdata merge writes without --memprof-version.
+	IndexVersion, MemProfVersion int
+	// The index and MemProf versions the release reads (and its
+	// llvm-profdata can be asked to write).
+	MinIndexVersion, MaxIndexVersion     int
+	MinMemProfVersion, MaxMemProfVersion int
+	// FullSchemaFlag: llvm-profdata merge has --memprof-full-schema.
+	FullSchemaFlag bool
+}
+
+// releases is the table, in increasing Major order.
+var releases = []Release{
+	{Major: 16, IndexVersion: 9, MemProfVersion: 0,
+		MinIndexVersion: 9, MaxIndexVersion: 9, MinMemProfVersion: 0, MaxMemProfVersion: 0},
+	{Major: 19, IndexVersion: 12, MemProfVersion: 0,
+		MinIndexVersion: 9, MaxIndexVersion: 12, MinMemProfVersion: 0, MaxMemProfVersion: 3, FullSchemaFlag: true},
+	{Major: 22, IndexVersion: 13, MemProfVersion: 3,
+		MinIndexVersion: 9, MaxIndexVersion: 13, MinMemProfVersion: 2, MaxMemProfVersion: 4, FullSchemaFlag: true},
+}
+
+// All returns the supported releases, oldest first.
+func All() []Release { return append([]Release(nil), releases...) }
+
+// Lookup returns the facts of a supported release.
+func Lookup(major int) (Release, bool) {
+	for _, r := range releases {
+		if r.Major == major {
+			return r, true
+		}
+	}
+	return Release{}, false
+}
+
+// SupportedText lists the supported releases for messages: "16, 19 or 22".
+func SupportedText() string {
+	s := make([]string, len(releases))
+	for i, r := range releases {
+		s[i] = fmt.Sprint(r.Major)
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// ErrUnsupported is the error for a release not in the table; what names
+// the package or flag reporting it.
+func ErrUnsupported(what string, major int) error {
+	return fmt.Errorf("%s: unsupported LLVM release %d (want %s)", what, major, SupportedText())
+}
+
+// Reads reports whether the release's clang and llvm-profdata read a file
+// with these index and MemProf versions.
+func (r Release) Reads(indexVersion, memProfVersion int) bool {
+	return r.MinIndexVersion <= indexVersion && indexVersion <= r.MaxIndexVersion &&
+		r.MinMemProfVersion <= memProfVersion && memProfVersion <= r.MaxMemProfVersion
+}
+
+// VersionsHelp is the table of versions written and read per release, and
+// what the default release's output is read by, as `merge --help` prints it.
+func VersionsHelp() string {
+	var b strings.Builder
+	b.WriteString("Versions written by default (what that release's llvm-profdata writes):\n")
+	for _, r := range releases {
+		reads := fmt.Sprintf("V%d", r.MinMemProfVersion)
+		if r.MaxMemProfVersion != r.MinMemProfVersion {
+			reads += fmt.Sprintf("-V%d", r.MaxMemProfVersion)
+		}
+		fmt.Fprintf(&b, "  --llvm-version %-4d index version %-3s MemProf V%-12d (clang %d reads %s)\n",
+			r.Major, fmt.Sprint(r.IndexVersion)+",", r.MemProfVersion, r.Major, reads)
+	}
+	def, _ := Lookup(Default)
+	var readers, also []string
+	for _, r := range releases {
+		lo, hi := max(r.MinMemProfVersion, def.MinMemProfVersion), min(r.MaxMemProfVersion, def.MaxMemProfVersion)
+		switch {
+		case r.Reads(def.IndexVersion, def.MemProfVersion):
+			readers = append(readers, fmt.Sprint(r.Major))
+		case lo <= hi && r.Reads(def.IndexVersion, hi):
+			also = append(also, fmt.Sprintf("\nclang %d reads the output of --llvm-version %d --memprof-version %d too.", r.Major, def.Major, hi))
+		}
+	}
+	fmt.Fprintf(&b, "Without --llvm-version: %d, whose output is read by clang %s only.", Default, strings.Join(readers, ", "))
+	b.WriteString(strings.Join(also, ""))
+	return b.String()
+}
