@@ -4,55 +4,22 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-var (
-	fixtureOnce sync.Once
-	fixtureDir  string
-	fixtureErr  error
-)
-
-// fixtures builds the LLVM 19 MemProf fixtures of testdata/memprof/gen.sh
-// once per test run.
+// fixtures returns the MemProf fixtures of testdata/memprof/gen.sh (the
+// tests here use LLVM 19's), built once and shared through the test cache
+// with the other packages that use them.
 func fixtures(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("clang++-19"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("clang++-19 is required when CI=true")
-		}
-		t.Skip("SKIP: clang++-19 not installed: cannot build the raw MemProf fixtures")
-	}
-	fixtureOnce.Do(func() {
-		fixtureDir, fixtureErr = os.MkdirTemp("", "profmerge-fixtures-")
-		if fixtureErr != nil {
-			return
-		}
-		out, err := exec.Command("bash", "../../testdata/memprof/gen.sh", fixtureDir, "19").CombinedOutput()
-		if err != nil {
-			fixtureErr = fmt.Errorf("gen.sh: %v\n%s", err, out)
-		}
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	return fixtureDir
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if fixtureDir != "" {
-		os.RemoveAll(fixtureDir)
-	}
-	os.Exit(code)
+	return testenv.Script(t, "memprof-gen", []string{"clang++-16", "clang++-19", "clang++-22"}, "../../testdata/memprof/gen.sh")
 }
 
 // TestStreamingBadInputRestart: raw inputs are folded in FoldOrder of the
