@@ -421,6 +421,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"in.memprofraw"}, "no output file"},
 		{[]string{"-o", "x"}, "no input files"},
 		{[]string{"-o", "x", "--llvm-version", "17", "in"}, "want 16, 19 or 22"},
+		{[]string{"-o", "x", "--llvm-version", "nineteen", "in"}, "--llvm-version: expected a non-negative integer, but got 'nineteen'"},
+		{[]string{"-o", "x", "-j", "-1", "in"}, "-j: expected a non-negative integer, but got '-1'"},
 		{[]string{"-o", "x", "--llvm-version", "16", "--memprof-version", "3", "in"}, "cannot read MemProf version 3"},
 		{[]string{"-o", "x", "--llvm-version", "22", "--memprof-version", "0", "in"}, "cannot read MemProf version 0"},
 		{[]string{"-o", "x", "--failure-mode=some", "in"}, "--failure-mode"},
@@ -512,5 +514,28 @@ func TestBuildIDOutput(t *testing.T) {
 	}
 	if got, want := string(readFile(t, idFile)), string(m[1])+"\n"; got != want {
 		t.Errorf("build id file = %q, want %q", got, want)
+	}
+}
+
+// TestFatalWarnings: with --fatal-warnings a warning (here: a weight, which
+// MemProf data ignores) fails the merge after the output was written; the
+// output is removed and no build id is written.
+func TestFatalWarnings(t *testing.T) {
+	dir := fixtures(t)
+	bin := filepath.Join(dir, "app-llvm22-nopie")
+	tmp := t.TempDir()
+	out, idFile := filepath.Join(tmp, "p.profdata"), filepath.Join(tmp, "id")
+	args := []string{"--llvm-version", "22", "--profiled-binary", bin, "-o", out, "--build-id-output", idFile, "-w", "2," + bin + "-a.memprofraw"}
+	_, stderr, code := runTool(t, append(args, "--fatal-warnings")...)
+	if code != 1 || !strings.Contains(stderr, "weight 2 ignored") || !strings.Contains(stderr, "treated as errors") {
+		t.Errorf("exit %d, stderr %q; want 1 with the warning treated as an error", code, stderr)
+	}
+	for _, p := range []string{out, idFile} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left behind by the failed merge", p)
+		}
+	}
+	if _, stderr, code := runTool(t, args...); code != 0 || !strings.Contains(stderr, "weight 2 ignored") {
+		t.Errorf("without --fatal-warnings: exit %d, stderr %q; want 0 with the warning", code, stderr)
 	}
 }
