@@ -149,6 +149,7 @@ func Run(opts Options) error {
 		}
 	}
 	var bin *elfsym.Binary
+	var buildID []byte // the profiled binary's once it is opened (then not nil)
 	if len(rawIdx) > 0 && opts.ProfiledBinary != "" {
 		progress("symbolizing %s", opts.ProfiledBinary)
 		bin, err = elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
@@ -159,9 +160,12 @@ func Run(opts Options) error {
 		if err != nil {
 			return fmt.Errorf("profiled binary: %w", err)
 		}
-		defer bin.Close()
+		buildID = append([]byte{}, bin.BuildID()...)
 	}
 	rawProf, deferred, err := convertRaw(opts, bin, inputs, rawIdx, badAt, jobs, progress)
+	if bin != nil {
+		bin.Close() // its mappings and indexes go before the writer's peak
+	}
 	if err != nil {
 		return err
 	}
@@ -191,7 +195,7 @@ func Run(opts Options) error {
 	if err := write(opts, rawProf, profs, progress); err != nil {
 		return err
 	}
-	if err := finish(opts, bin); err != nil {
+	if err := finish(opts, buildID); err != nil {
 		os.Remove(opts.Output)
 		return err
 	}
@@ -230,9 +234,10 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 }
 
 // finish is what follows the written output: opts.Fatal, then the build id
-// file, from the binary the conversion used (bin) or, without raw inputs,
-// opened for it.
-func finish(opts Options, bin *elfsym.Binary) error {
+// file, with the id of the binary the conversion used (buildID, empty if
+// it has none) or, if none was opened (buildID nil), of the binary opened
+// for it.
+func finish(opts Options, buildID []byte) error {
 	if opts.Fatal != nil {
 		if err := opts.Fatal(); err != nil {
 			return err
@@ -241,15 +246,15 @@ func finish(opts Options, bin *elfsym.Binary) error {
 	if opts.BuildIDOutput == "" {
 		return nil
 	}
-	if bin == nil {
+	id := buildID
+	if id == nil {
 		b, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{DWARFOnly: true})
 		if err != nil {
 			return fmt.Errorf("profiled binary: %w", err)
 		}
-		defer b.Close()
-		bin = b
+		id = b.BuildID()
+		b.Close()
 	}
-	id := bin.BuildID()
 	if len(id) == 0 {
 		return fmt.Errorf("%s: no GNU build id (link with -Wl,--build-id)", opts.ProfiledBinary)
 	}
