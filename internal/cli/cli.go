@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -136,6 +137,42 @@ func (fs *FlagSet) ListValue(p *[]string, metaVar, help string, names ...string)
 		*p = append(*p, v)
 		return nil
 	}})
+}
+
+// Uint64Value registers an option whose value is a non-negative integer,
+// stored in *p (the last occurrence wins). It is read as LLVM reads
+// integer options (ParseUint: decimal, "0x" hex, "0b" binary, "0o" or a
+// leading "0" octal); anything else is a usage error in the words of
+// LLVM's OptTable tools: "NAME: expected a non-negative integer, but got
+// 'V'".
+func (fs *FlagSet) Uint64Value(p *uint64, metaVar, help string, names ...string) {
+	fs.Add(&Option{Names: names, Kind: Value, MetaVar: metaVar, Help: help, Set: func(name, v string) error {
+		n, err := parseUintArg(name, v, math.MaxUint64)
+		if err == nil {
+			*p = n
+		}
+		return err
+	}})
+}
+
+// IntValue is Uint64Value for an int: the value must also fit in an int.
+func (fs *FlagSet) IntValue(p *int, metaVar, help string, names ...string) {
+	fs.Add(&Option{Names: names, Kind: Value, MetaVar: metaVar, Help: help, Set: func(name, v string) error {
+		n, err := parseUintArg(name, v, math.MaxInt)
+		if err == nil {
+			*p = int(n)
+		}
+		return err
+	}})
+}
+
+// parseUintArg is the value of the integer option name, at most max.
+func parseUintArg(name, v string, max uint64) (uint64, error) {
+	n, ok := ParseUint(v)
+	if !ok || n > max {
+		return 0, Usagef("%s: expected a non-negative integer, but got '%s'", name, v)
+	}
+	return n, nil
 }
 
 // Parse parses args (without the program name). Options and positional

@@ -193,3 +193,33 @@ func FuzzParseUint(f *testing.F) {
 		}
 	})
 }
+
+func TestIntValues(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		n    int
+		u    uint64
+		err  string
+	}{
+		{[]string{"--n", "12", "--u=0x10"}, 12, 16, ""},
+		{[]string{"-n010", "--u", "0b11"}, 8, 3, ""}, // LLVM reads a leading 0 as octal
+		{[]string{"--u=18446744073709551615"}, 7, 1<<64 - 1, ""},
+		{[]string{"--n=-1"}, 7, 7, "--n: expected a non-negative integer, but got '-1'"},
+		{[]string{"-n", "x"}, 7, 7, "-n: expected a non-negative integer, but got 'x'"},
+		{[]string{"--n=9223372036854775808"}, 7, 7, "--n: expected a non-negative integer, but got '9223372036854775808'"},
+		{[]string{"--u", "18446744073709551616"}, 7, 7, "--u: expected a non-negative integer"},
+		{[]string{"--u="}, 7, 7, "--u: expected a non-negative integer, but got ''"},
+	} {
+		n, u := 7, uint64(7)
+		fs := NewFlagSet("tool", "tool")
+		fs.IntValue(&n, "<N>", "an int", "--n", "-n")
+		fs.Uint64Value(&u, "<N>", "a uint64", "--u")
+		_, err := fs.Parse(tc.args)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || ExitCode(err) != ExitUsage) {
+			t.Errorf("Parse(%q): error %v, want %q", tc.args, err, tc.err)
+		}
+		if n != tc.n || u != tc.u {
+			t.Errorf("Parse(%q): n=%d u=%d, want %d %d", tc.args, n, u, tc.n, tc.u)
+		}
+	}
+}

@@ -80,6 +80,8 @@ type Options struct {
 //	func (b *Binary) HasDWARF() bool           // false: symbol-table fallback
 //	func (b *Binary) RequireDWARF() error      // ErrNoDWARF
 //	func (b *Binary) ExecSegments() []Segment  // PT_LOAD with PF_X, file order
+//	func (b *Binary) LoadSegments() []Segment  // every PT_LOAD, file order
+//	func (b *Binary) Machine() elf.Machine     // e_machine
 //	func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool)
 //	func (b *Binary) Symbolize(addr uint64) ([]Frame, error) // file vaddr
 //	func (b *Binary) Prefetch(addrs []uint64) // decode their units in parallel

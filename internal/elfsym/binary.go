@@ -504,6 +504,12 @@ func (b *Binary) RequireBuildID() ([]byte, error) {
 // ExecSegments returns the executable PT_LOAD segments in file order.
 func (b *Binary) ExecSegments() []Segment { return append([]Segment(nil), b.exec...) }
 
+// LoadSegments returns every PT_LOAD segment in file order.
+func (b *Binary) LoadSegments() []Segment { return append([]Segment(nil), b.loads...) }
+
+// Machine returns the ELF header's e_machine.
+func (b *Binary) Machine() elf.Machine { return b.ef.Machine }
+
 // FileAddress maps a runtime address inside mapping m (as in
 // /proc/PID/maps: [Start, End) mapped from file offset Offset) to the file's
 // link-time virtual address. runtime - m.Start + m.Offset is a file offset;

@@ -22,7 +22,9 @@ import (
 // Symbolizer is what Convert needs of the profiled binary. *elfsym.Binary
 // implements it.
 type Symbolizer interface {
-	// Path names the ELF file; Convert reads its program headers.
+	// Path names the ELF file. Convert reads its ELF and program headers
+	// there, unless the Symbolizer has them already (Machine and
+	// LoadSegments methods, as *elfsym.Binary has).
 	Path() string
 	// BuildID is the GNU build id, nil if none.
 	BuildID() []byte
@@ -169,30 +171,24 @@ type textBinary struct {
 
 func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 	name := bin.Path()
-	f, err := elf.Open(name)
+	machine, loads, err := elfHeaders(bin)
 	if err != nil {
 		return nil, &ConvertError{File: name, Msg: "Not an ELF file", Err: err}
 	}
-	defer f.Close()
-	if f.Machine != elf.EM_X86_64 && f.Machine != elf.EM_386 {
-		return nil, &ConvertError{File: name, Msg: fmt.Sprintf("Unsupported target: %v", f.Machine)}
+	if machine != elf.EM_X86_64 && machine != elf.EM_386 {
+		return nil, &ConvertError{File: name, Msg: fmt.Sprintf("Unsupported target: %v", machine)}
 	}
 	tb := &textBinary{buildID: bin.BuildID()}
 	if release <= 16 {
 		// LLVM 16 symbolizes runtime addresses unchanged and rejects PIE.
-		for _, p := range f.Progs {
-			if p.Type == elf.PT_LOAD {
-				if p.Vaddr == 0 {
-					return nil, &ConvertError{File: name, Msg: "Unsupported position independent code"}
-				}
-				break
-			}
+		if len(loads) > 0 && loads[0].Vaddr == 0 {
+			return nil, &ConvertError{File: name, Msg: "Unsupported position independent code"}
 		}
 		return tb, nil
 	}
 	n := 0
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 {
+	for _, p := range loads {
+		if p.Flags&elf.PF_X != 0 {
 			n++
 			if n > 1 {
 				return nil, &ConvertError{File: name, Msg: "Expect only one executable load segment in the binary"}
@@ -204,6 +200,30 @@ func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 		return nil, &ConvertError{File: name, Msg: "No build id found in binary " + name}
 	}
 	return tb, nil
+}
+
+// elfHeaders returns the binary's e_machine and PT_LOAD segments (file
+// order): from an *elfsym.Binary as it was opened, from the file otherwise
+// (Symbolizers of tests).
+func elfHeaders(bin Symbolizer) (elf.Machine, []elfsym.Segment, error) {
+	if h, ok := bin.(interface {
+		Machine() elf.Machine
+		LoadSegments() []elfsym.Segment
+	}); ok {
+		return h.Machine(), h.LoadSegments(), nil
+	}
+	f, err := elf.Open(bin.Path())
+	if err != nil {
+		return 0, nil, err
+	}
+	defer f.Close()
+	var loads []elfsym.Segment
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			loads = append(loads, elfsym.Segment{Vaddr: p.Vaddr, Flags: p.Flags})
+		}
+	}
+	return f.Machine, loads, nil
 }
 
 // textSegment is the profiled binary's segment in a raw profile: PCs in

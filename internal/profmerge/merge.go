@@ -2,6 +2,7 @@ package profmerge
 
 import (
 	"bytes"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
+	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
@@ -33,6 +36,13 @@ type Options struct {
 	Warnf func(format string, args ...any)
 	// Progress, if set, is told about long-running steps (terminal only).
 	Progress func(format string, args ...any)
+	// Fatal, if set, is asked once the output is written whether the merge
+	// fails after all (warnings treated as errors); its error removes the
+	// output and is returned.
+	Fatal func() error
+	// BuildIDOutput, if set, receives the profiled binary's GNU build id
+	// (hex, newline terminated) once the merge has succeeded.
+	BuildIDOutput string
 }
 
 // loaded is one input after reading and decoding.
@@ -58,7 +68,10 @@ func (e *InputError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Run merges opts.Inputs into opts.Output. The output is written atomically
-// (temporary file + rename), so a failed run never leaves a partial file.
+// (temporary file + rename), so a failed run never leaves a partial file;
+// a failure after it is written (opts.Fatal, the build id) removes it. The
+// profiled binary is opened once: the converter symbolizes against it and
+// checks its headers, and the build id comes from it.
 //
 // Inputs are processed in canonical order (sorted by path), so the output
 // never depends on the order they were given in or on Jobs. Raw MemProf
@@ -124,7 +137,7 @@ func Run(opts Options) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			others[k] = load(inputs[i], opts.Write.LLVMRelease)
+			others[k] = load(inputs[i])
 		}()
 	}
 	wg.Wait()
@@ -135,7 +148,24 @@ func Run(opts Options) error {
 			badAt[otherIdx[k]] = &InputError{Path: l.in.Path, Err: l.err}
 		}
 	}
-	rawProf, deferred, err := convertRaw(opts, inputs, rawIdx, badAt, jobs, progress)
+	var bin *elfsym.Binary
+	var buildID []byte // the profiled binary's once it is opened (then not nil)
+	if len(rawIdx) > 0 && opts.ProfiledBinary != "" {
+		progress("symbolizing %s", opts.ProfiledBinary)
+		bin, err = elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
+			DebugFileDirectories: opts.DebugFileDirectories,
+			DWARFOnly:            true, // as llvm-profdata: no symbol-table fallback
+			Warn:                 func(msg string) { opts.Warnf("%s: %s", opts.ProfiledBinary, msg) },
+		})
+		if err != nil {
+			return fmt.Errorf("profiled binary: %w", err)
+		}
+		buildID = append([]byte{}, bin.BuildID()...)
+	}
+	rawProf, deferred, err := convertRaw(opts, bin, inputs, rawIdx, badAt, jobs, progress)
+	if bin != nil {
+		bin.Close() // its mappings and indexes go before the writer's peak
+	}
 	if err != nil {
 		return err
 	}
@@ -162,6 +192,19 @@ func Run(opts Options) error {
 			profs = append(profs, l.prof)
 		}
 	}
+	if err := write(opts, rawProf, profs, progress); err != nil {
+		return err
+	}
+	if err := finish(opts, buildID); err != nil {
+		os.Remove(opts.Output)
+		return err
+	}
+	return nil
+}
+
+// write writes the merged profile: the converted raw inputs (rawProf, nil
+// if none) and the YAML and indexed ones (profs).
+func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, progress func(string, ...any)) error {
 	if rawProf != nil && len(profs) == 0 {
 		// Raw inputs only: the converter's dense form goes to the writer
 		// as it is.
@@ -188,6 +231,34 @@ func Run(opts Options) error {
 		return fmt.Errorf("%s: %w", opts.Output, err)
 	}
 	return nil
+}
+
+// finish is what follows the written output: opts.Fatal, then the build id
+// file, with the id of the binary the conversion used (buildID, empty if
+// it has none) or, if none was opened (buildID nil), of the binary opened
+// for it.
+func finish(opts Options, buildID []byte) error {
+	if opts.Fatal != nil {
+		if err := opts.Fatal(); err != nil {
+			return err
+		}
+	}
+	if opts.BuildIDOutput == "" {
+		return nil
+	}
+	id := buildID
+	if id == nil {
+		b, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{DWARFOnly: true})
+		if err != nil {
+			return fmt.Errorf("profiled binary: %w", err)
+		}
+		id = b.BuildID()
+		b.Close()
+	}
+	if len(id) == 0 {
+		return fmt.Errorf("%s: no GNU build id (link with -Wl,--build-id)", opts.ProfiledBinary)
+	}
+	return atomicfile.WriteFile(opts.BuildIDOutput, []byte(hex.EncodeToString(id)+"\n"), 0o644)
 }
 
 func applyPolicy(opts Options, bad []error, total int) error {
@@ -217,7 +288,9 @@ func applyPolicy(opts Options, bad []error, total int) error {
 	return nil
 }
 
-func load(in Input, release int) loaded {
+// load reads and decodes an input that is not a raw MemProf profile (or
+// whose magic could not be read: the error is reported here).
+func load(in Input) loaded {
 	l := loaded{in: in}
 	data, err := os.ReadFile(in.Path)
 	if err != nil {
@@ -249,7 +322,9 @@ func load(in Input, release int) loaded {
 }
 
 // isRawMemProf reports whether the file at path starts with the raw
-// MemProf magic. Unreadable files are not: load reports their error.
+// MemProf magic. Unreadable files are not: load reports their error. This
+// is the one look at a raw input's magic before it is decoded (memprof.ReadRaw
+// checks it again as part of the header).
 func isRawMemProf(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {
@@ -271,18 +346,22 @@ func isRawMemProf(path string) bool {
 //
 // Bad raw inputs are added to badAt. The fold order depends on how many
 // inputs are good (one writer context per good input, see Run), so when a
-// bad input turns up the pass only validates the rest, and the conversion
-// restarts over the good ones (failure modes all and warn; mode any fails
-// anyway). A missing --profiled-binary is returned as deferred, to be
-// reported after the failure policy, as before.
-func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Compact, deferred, err error) {
+// bad input turns up the pass only validates the rest (reads and decodes
+// them, without preparing), and the conversion restarts once over the good
+// ones (failure modes all and warn; mode any fails anyway). Dropping the
+// bad input and folding on in the first order would give other bytes, and
+// knowing the good inputs before folding would mean holding every prepared
+// input (+25% peak RSS on bench/memprof) or reading each twice, whereas the
+// restart costs only when an input is bad. A missing --profiled-binary is
+// returned as deferred, to be reported after the failure policy, as before.
+func convertRaw(opts Options, bin *elfsym.Binary, inputs []Input, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Compact, deferred, err error) {
 	if len(rawIdx) == 0 {
 		return nil, nil, nil
 	}
 	release := opts.Write.LLVMRelease
-	if opts.ProfiledBinary == "" {
+	if bin == nil { // no --profiled-binary
 		var good []*memprof.RawProfile
-		err := forEachRaw(inputs, rawIdx, nil, jobs, release, nil, func(i int, l loaded) error {
+		err := forEachRaw(inputs, rawIdx, nil, jobs, nil, func(i int, l loaded) error {
 			if l.err != nil {
 				badAt[i] = &InputError{Path: l.in.Path, Err: l.err}
 				return nil
@@ -296,16 +375,6 @@ func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error,
 		}
 		return nil, missingBinaryError(good), nil
 	}
-	progress("symbolizing %s", opts.ProfiledBinary)
-	bin, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
-		DebugFileDirectories: opts.DebugFileDirectories,
-		DWARFOnly:            true, // as llvm-profdata: no symbol-table fallback
-		Warn:                 func(msg string) { opts.Warnf("%s: %s", opts.ProfiledBinary, msg) },
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("profiled binary: %w", err)
-	}
-	defer bin.Close()
 	cands := rawIdx
 	for len(cands) > 0 {
 		var conv *memprof.Converter
@@ -321,16 +390,23 @@ func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error,
 		}
 		var good []int
 		newBad, done := 0, 0
+		var validating atomic.Bool // a bad input was met: prepare no more
 		var prep func(*memprof.RawProfile) (*memprof.Prepared, error)
 		if conv != nil {
-			prep = conv.Prepare
+			prep = func(r *memprof.RawProfile) (*memprof.Prepared, error) {
+				if validating.Load() {
+					return nil, nil
+				}
+				return conv.Prepare(r)
+			}
 		}
-		err := forEachRaw(inputs, cands, memprof.FoldOrder(len(cands)), jobs, release, prep, func(i int, l loaded) error {
+		err := forEachRaw(inputs, cands, memprof.FoldOrder(len(cands)), jobs, prep, func(i int, l loaded) error {
 			done++
 			progress("converting inputs %d/%d", done, len(cands))
 			if l.err != nil {
 				badAt[i] = &InputError{Path: l.in.Path, Err: l.err}
 				newBad++
+				validating.Store(true)
 				return nil
 			}
 			good = append(good, i)
@@ -364,7 +440,7 @@ func convertRaw(opts Options, inputs []Input, rawIdx []int, badAt map[int]error,
 // with each in turn. It stops at fn's first error. With prep set, each
 // good raw input is also prepared on the loading goroutine (l.prep or
 // l.prepErr replace l.raw).
-func forEachRaw(inputs []Input, idx, order []int, jobs, release int, prep func(*memprof.RawProfile) (*memprof.Prepared, error), fn func(i int, l loaded) error) error {
+func forEachRaw(inputs []Input, idx, order []int, jobs int, prep func(*memprof.RawProfile) (*memprof.Prepared, error), fn func(i int, l loaded) error) error {
 	if order == nil {
 		order = make([]int, len(idx))
 		for k := range order {
@@ -388,10 +464,7 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, prep func(*
 				return
 			}
 			go func() {
-				l := loadRaw(inputs[idx[o]], release)
-				if l.err == nil && l.raw == nil {
-					l.err = errors.New("not a raw MemProf profile any more (the file changed while merging)")
-				}
+				l := loadRaw(inputs[idx[o]])
 				if l.err == nil && prep != nil {
 					l.prep, l.prepErr = prep(l.raw)
 					l.raw = nil
@@ -417,8 +490,9 @@ func forEachRaw(inputs []Input, idx, order []int, jobs, release int, prep func(*
 var rawBufs freelist.List[*[]byte]
 
 // loadRaw is load for a file that starts with the raw MemProf magic, read
-// into a recycled buffer.
-func loadRaw(in Input, release int) loaded {
+// into a recycled buffer. The magic is not looked at again here: should the
+// file have changed since, ReadRaw rejects it like any bad raw input.
+func loadRaw(in Input) loaded {
 	f, err := os.Open(in.Path)
 	if err != nil {
 		return loaded{in: in, err: err}
@@ -443,9 +517,6 @@ func loadRaw(in Input, release int) loaded {
 	}
 	data := buf.Bytes()
 	*bp = data[:0]
-	if Detect(data) != KindMemProfRaw { // changed since it was sniffed
-		return load(in, release)
-	}
 	l := loaded{in: in, kind: KindMemProfRaw}
 	l.raw, l.err = memprof.ReadRaw(in.Path, data)
 	return l

@@ -4,61 +4,29 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-var (
-	fixtureOnce sync.Once
-	fixtureDir  string
-	fixtureErr  error
-)
-
-// fixtures builds the LLVM 19 MemProf fixtures of testdata/memprof/gen.sh
-// once per test run.
+// fixtures returns the MemProf fixtures of testdata/memprof/gen.sh (the
+// tests here use LLVM 19's), built once and shared through the test cache
+// with the other packages that use them.
 func fixtures(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("clang++-19"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("clang++-19 is required when CI=true")
-		}
-		t.Skip("SKIP: clang++-19 not installed: cannot build the raw MemProf fixtures")
-	}
-	fixtureOnce.Do(func() {
-		fixtureDir, fixtureErr = os.MkdirTemp("", "profmerge-fixtures-")
-		if fixtureErr != nil {
-			return
-		}
-		out, err := exec.Command("bash", "../../testdata/memprof/gen.sh", fixtureDir, "19").CombinedOutput()
-		if err != nil {
-			fixtureErr = fmt.Errorf("gen.sh: %v\n%s", err, out)
-		}
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	return fixtureDir
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if fixtureDir != "" {
-		os.RemoveAll(fixtureDir)
-	}
-	os.Exit(code)
+	return testenv.Script(t, "memprof-gen", []string{"clang++-16", "clang++-19", "clang++-22"}, "../../testdata/memprof/gen.sh")
 }
 
 // TestStreamingBadInputRestart: raw inputs are folded in FoldOrder of the
-// good inputs. A bad input found mid-way restarts the fold (failure modes
-// all and warn), so the result equals merging the good inputs alone, and
-// does not depend on -j; mode any fails naming the bad input.
+// good inputs. A bad input found mid-way restarts the fold once (failure
+// modes all and warn; counted by the progress reports, one per input
+// read), so the result equals merging the good inputs alone, and does not
+// depend on -j; mode any fails naming the bad input.
 func TestStreamingBadInputRestart(t *testing.T) {
 	dir := fixtures(t)
 	bin := filepath.Join(dir, "app-llvm19-nopie")
@@ -88,7 +56,9 @@ func TestStreamingBadInputRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var loads int
 	run := func(paths []string, mode FailureMode, jobs int) ([]byte, string, error) {
+		loads = 0
 		var ins []Input
 		for _, p := range paths {
 			ins = append(ins, Input{Path: p, Weight: 1})
@@ -96,7 +66,12 @@ func TestStreamingBadInputRestart(t *testing.T) {
 		out := filepath.Join(tmp, fmt.Sprintf("out-%d-%d-%d.profdata", len(paths), mode, jobs))
 		var warns strings.Builder
 		err := Run(Options{Inputs: ins, Output: out, ProfiledBinary: bin, Write: w, Jobs: jobs, Failure: mode,
-			Warnf: func(f string, a ...any) { fmt.Fprintf(&warns, f+"\n", a...) }})
+			Warnf: func(f string, a ...any) { fmt.Fprintf(&warns, f+"\n", a...) },
+			Progress: func(f string, _ ...any) {
+				if strings.HasPrefix(f, "converting inputs") {
+					loads++
+				}
+			}})
 		if err != nil {
 			return nil, warns.String(), err
 		}
@@ -106,6 +81,9 @@ func TestStreamingBadInputRestart(t *testing.T) {
 	want, _, err := run(good, FailAny, 2)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if loads != len(good) {
+		t.Errorf("good inputs only: %d inputs read, want %d", loads, len(good))
 	}
 	for _, jobs := range []int{1, 3} {
 		got, _, err := run(good, FailAny, jobs)
@@ -124,6 +102,9 @@ func TestStreamingBadInputRestart(t *testing.T) {
 		}
 		if !strings.Contains(warns, bad) {
 			t.Errorf("mode %d: bad input not reported: %s", mode, warns)
+		}
+		if want := len(all) + len(good); loads != want {
+			t.Errorf("mode %d: %d inputs read, want %d (each once, then the good ones again)", mode, loads, want)
 		}
 	}
 	if _, _, err := run(all, FailAny, 2); err == nil || !strings.Contains(err.Error(), bad) {

@@ -33,3 +33,26 @@ func TestCached(t *testing.T) {
 		t.Errorf("a failed build left %v", m)
 	}
 }
+
+func TestScript(t *testing.T) {
+	t.Setenv("RULES_PGO_TEST_CACHE", t.TempDir())
+	src := t.TempDir()
+	script := filepath.Join(src, "gen.sh")
+	write := func(body string) {
+		if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`echo "$2" > "$1/out"`)
+	a := Script(t, "sc", []string{"bash"}, script, "x")
+	if b, err := os.ReadFile(filepath.Join(a, "out")); err != nil || string(b) != "x\n" {
+		t.Fatalf("out = %q, %v", b, err)
+	}
+	if b := Script(t, "sc", []string{"bash"}, script, "x"); b != a {
+		t.Errorf("same script and args: %s, then %s", a, b)
+	}
+	write(`echo "$2$2" > "$1/out"`)
+	if c := Script(t, "sc", []string{"bash"}, script, "x"); c == a {
+		t.Errorf("a changed script reused %s", a)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // The test binary doubles as the tool: with MERGE_TEST_AS_TOOL=1 it runs
@@ -22,55 +23,18 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	code := m.Run()
-	if fixtureDir != "" {
-		os.RemoveAll(fixtureDir)
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
-var (
-	fixtureDir string
-	fixtureErr error
-	fixtureGen bool
-)
-
-// requireTool skips (or, under CI=true, fails) when an LLVM tool is missing.
-func requireTool(t *testing.T, name string) {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not found; CI requires the LLVM tools (run .ci/install)", name)
-		}
-		t.Skipf("SKIPPING: %s not found (install LLVM 16/19/22: .ci/install)", name)
-	}
-}
-
-// fixtures builds the MemProf test programs with clang 16/19/22 and records
-// their raw profiles, once per test run (testdata/memprof/gen.sh).
+// fixtures returns the MemProf test programs built with clang 16/19/22 and
+// their raw profiles (testdata/memprof/gen.sh), built once and shared
+// through the test cache; the tests compare against llvm-profdata 16/19/22.
 func fixtures(t *testing.T) string {
 	t.Helper()
 	for _, v := range []string{"16", "19", "22"} {
-		requireTool(t, "clang++-"+v)
-		requireTool(t, "llvm-profdata-"+v)
+		testenv.Tool(t, "llvm-profdata-"+v)
 	}
-	if !fixtureGen {
-		fixtureGen = true
-		dir, err := os.MkdirTemp("", "merge-test-")
-		if err == nil {
-			cmd := exec.Command("bash", "../../testdata/memprof/gen.sh", dir)
-			var out []byte
-			out, err = cmd.CombinedOutput()
-			if err != nil {
-				err = fmt.Errorf("gen.sh: %v\n%s", err, out)
-			}
-		}
-		fixtureDir, fixtureErr = dir, err
-	}
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	return fixtureDir
+	return testenv.Script(t, "memprof-gen", []string{"clang++-16", "clang++-19", "clang++-22"}, "../../testdata/memprof/gen.sh")
 }
 
 // runTool runs the merge tool with args; it returns stdout, stderr and the
@@ -131,7 +95,8 @@ func TestConformance(t *testing.T) {
 						bin := filepath.Join(dir, "app-llvm"+rel+"-"+pie)
 						raw := bin + "-" + in + ".memprofraw"
 						if rel == "16" && pie == "pie" {
-							t.Skip("llvm-profdata-16 rejects PIE binaries (Unsupported position independent code)")
+							compareErrorWithLLVM(t, rel, bin, raw, "Unsupported position independent code")
+							return
 						}
 						compareWithLLVM(t, rel, mv, bin, []string{raw}, nil)
 					})
@@ -161,6 +126,29 @@ func compareWithLLVM(t *testing.T, rel, mv, bin string, raws []string, llvmExtra
 	if !bytes.Equal(w, g) {
 		t.Errorf("output differs from llvm-profdata-%s (%d vs %d bytes); first difference at offset %#x",
 			rel, len(w), len(g), firstDiff(w, g))
+	}
+}
+
+// compareErrorWithLLVM runs llvm-profdata-rel and our tool on an input
+// that release rejects: both must fail with LLVM's message (want), name the
+// binary and write no output.
+func compareErrorWithLLVM(t *testing.T, rel, bin, raw, want string) {
+	t.Helper()
+	tmp := t.TempDir()
+	lout, oout := filepath.Join(tmp, "llvm.profdata"), filepath.Join(tmp, "ours.profdata")
+	cmd := exec.Command("llvm-profdata-"+rel, "merge", "--profiled-binary", bin, "-o", lout, raw)
+	lmsg, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(lmsg), want) || !strings.Contains(string(lmsg), bin) {
+		t.Fatalf("llvm-profdata-%s: %v, output %q; the test expects it to fail with %q naming %s", rel, err, lmsg, want, bin)
+	}
+	_, stderr, code := runTool(t, "--llvm-version", rel, "--profiled-binary", bin, "-o", oout, raw)
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, bin) {
+		t.Errorf("merge: exit %d, stderr %q; want exit 1 with llvm-profdata-%s's error %q naming %s", code, stderr, rel, want, bin)
+	}
+	for _, p := range []string{lout, oout} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s written despite the error", p)
+		}
 	}
 }
 
@@ -433,6 +421,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"in.memprofraw"}, "no output file"},
 		{[]string{"-o", "x"}, "no input files"},
 		{[]string{"-o", "x", "--llvm-version", "17", "in"}, "want 16, 19 or 22"},
+		{[]string{"-o", "x", "--llvm-version", "nineteen", "in"}, "--llvm-version: expected a non-negative integer, but got 'nineteen'"},
+		{[]string{"-o", "x", "-j", "-1", "in"}, "-j: expected a non-negative integer, but got '-1'"},
 		{[]string{"-o", "x", "--llvm-version", "16", "--memprof-version", "3", "in"}, "cannot read MemProf version 3"},
 		{[]string{"-o", "x", "--llvm-version", "22", "--memprof-version", "0", "in"}, "cannot read MemProf version 0"},
 		{[]string{"-o", "x", "--failure-mode=some", "in"}, "--failure-mode"},
@@ -514,7 +504,7 @@ func TestBuildIDOutput(t *testing.T) {
 	if _, stderr, code := runTool(t, "--llvm-version", "22", "--profiled-binary", bin, "-o", filepath.Join(tmp, "p.profdata"), "--build-id-output", idFile, bin+"-a.memprofraw"); code != 0 {
 		t.Fatalf("merge exited %d: %s", code, stderr)
 	}
-	out, err := exec.Command("llvm-readelf-22", "-n", bin).Output()
+	out, err := exec.Command(testenv.Tool(t, "llvm-readelf-22"), "-n", bin).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -524,5 +514,28 @@ func TestBuildIDOutput(t *testing.T) {
 	}
 	if got, want := string(readFile(t, idFile)), string(m[1])+"\n"; got != want {
 		t.Errorf("build id file = %q, want %q", got, want)
+	}
+}
+
+// TestFatalWarnings: with --fatal-warnings a warning (here: a weight, which
+// MemProf data ignores) fails the merge after the output was written; the
+// output is removed and no build id is written.
+func TestFatalWarnings(t *testing.T) {
+	dir := fixtures(t)
+	bin := filepath.Join(dir, "app-llvm22-nopie")
+	tmp := t.TempDir()
+	out, idFile := filepath.Join(tmp, "p.profdata"), filepath.Join(tmp, "id")
+	args := []string{"--llvm-version", "22", "--profiled-binary", bin, "-o", out, "--build-id-output", idFile, "-w", "2," + bin + "-a.memprofraw"}
+	_, stderr, code := runTool(t, append(args, "--fatal-warnings")...)
+	if code != 1 || !strings.Contains(stderr, "weight 2 ignored") || !strings.Contains(stderr, "treated as errors") {
+		t.Errorf("exit %d, stderr %q; want 1 with the warning treated as an error", code, stderr)
+	}
+	for _, p := range []string{out, idFile} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left behind by the failed merge", p)
+		}
+	}
+	if _, stderr, code := runTool(t, args...); code != 0 || !strings.Contains(stderr, "weight 2 ignored") {
+		t.Errorf("without --fatal-warnings: exit %d, stderr %q; want 0 with the warning", code, stderr)
 	}
 }

@@ -1,0 +1,97 @@
+package profmerge
+
+import (
+	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
+)
+
+// Config is a merge as its command line gives it: tools/merge registers
+// its options on these fields, and Options checks them and builds the
+// Options of Run. Integers arrive parsed (cli.IntValue); everything else is
+// checked by Options, in the order the errors are reported.
+type Config struct {
+	Output         string
+	ProfiledBinary string
+	// LLVMRelease is --llvm-version; the caller sets the default.
+	LLVMRelease int
+	// MemProfVersion is --memprof-version; -1 (the zero Config is not
+	// valid) writes what the release's llvm-profdata writes.
+	MemProfVersion int
+	FullSchema     bool
+	// Paths are the positional inputs (weight 1), Weighted the
+	// --weighted-input values ("W,FILE") and InputFiles the --input-files
+	// list.
+	Paths      []string
+	Weighted   []string
+	InputFiles string
+	// FailureMode is --failure-mode: any, all or warn.
+	FailureMode          string
+	Jobs                 int
+	DebugFileDirectories []string
+	BuildIDOutput        string
+	// SampleFormat is the sample-profile option given (--binary, --text,
+	// ...), if any: sample profiles are not supported yet.
+	SampleFormat string
+}
+
+// Options checks c and returns the Options it asks for, without the
+// reporting hooks (Warnf, Progress, Fatal). Mistakes on the command line
+// are *cli.UsageError; an unreadable --input-files list is a plain error.
+func (c *Config) Options() (Options, error) {
+	if c.SampleFormat != "" {
+		return Options{}, cli.Usagef("%s: sample profiles are not supported yet", c.SampleFormat)
+	}
+	if c.Output == "" {
+		return Options{}, cli.Usagef("no output file: give -o FILE")
+	}
+	wo, err := instrprof.Defaults(c.LLVMRelease)
+	if err != nil {
+		return Options{}, cli.Usagef("--llvm-version=%d: want %s", c.LLVMRelease, llvmrelease.SupportedText())
+	}
+	if c.MemProfVersion >= 0 {
+		wo.MemProfVersion = c.MemProfVersion
+	}
+	wo.FullSchema = c.FullSchema
+	if err := wo.Validate(); err != nil {
+		return Options{}, cli.Usagef("%v", err)
+	}
+	fm, err := ParseFailureMode(c.FailureMode)
+	if err != nil {
+		return Options{}, cli.Usagef("%v", err)
+	}
+	var inputs []Input
+	for _, p := range c.Paths {
+		inputs = append(inputs, Input{Path: p, Weight: 1})
+	}
+	for _, w := range c.Weighted {
+		in, err := ParseWeighted(w)
+		if err != nil {
+			return Options{}, cli.Usagef("%v", err)
+		}
+		inputs = append(inputs, in)
+	}
+	if c.InputFiles != "" {
+		list, err := ReadInputFiles(c.InputFiles)
+		if err != nil {
+			return Options{}, err
+		}
+		inputs = append(inputs, list...)
+	}
+	if len(inputs) == 0 {
+		return Options{}, cli.Usagef("no input files")
+	}
+	if c.BuildIDOutput != "" && c.ProfiledBinary == "" {
+		return Options{}, cli.Usagef("--build-id-output needs --profiled-binary")
+	}
+	return Options{
+		Inputs:               inputs,
+		Output:               c.Output,
+		ProfiledBinary:       c.ProfiledBinary,
+		DebugFileDirectories: c.DebugFileDirectories,
+		BuildIDOutput:        c.BuildIDOutput,
+		Write:                wo,
+		Jobs:                 c.Jobs,
+		Failure:              fm,
+	}, nil
+}
