@@ -7,8 +7,10 @@
 // subprogram's DW_AT_decl_line) and the ones llvm-symbolizer prints.
 //
 // Security: the package is meant to read untrusted binaries. Malformed input
-// yields a *FormatError naming the file, section and offset; it never panics
-// and never sizes an allocation from an unchecked length.
+// yields a *decode.Error (Format "elfsym") naming the file, the section and
+// the offset within it; it never panics (no recover hides one: the fuzz
+// targets fail on any) and never sizes an allocation from an unchecked
+// length.
 package elfsym
 
 // This file is the package's API contract: tools/symbolize, the MemProf

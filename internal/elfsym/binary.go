@@ -5,7 +5,6 @@ import (
 	"compress/zlib"
 	"debug/elf"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -17,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // Segment is a PT_LOAD program header.
@@ -75,20 +76,12 @@ func Open(path string, opts *Options) (*Binary, error) {
 // NewFromBytes is Open for an ELF image held in memory (used by fuzzing
 // and tests). Split DWARF and separate debug files are looked up relative
 // to name.
-func NewFromBytes(name string, data []byte, opts *Options) (b *Binary, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, err = nil, &FormatError{File: name, Section: "ELF", Msg: fmt.Sprintf("internal error: %v", r)}
-		}
-	}()
-	if err := checkELFHeader(name, data); err != nil {
+func NewFromBytes(name string, data []byte, opts *Options) (*Binary, error) {
+	ef, err := parseELF(name, data)
+	if err != nil {
 		return nil, err
 	}
-	ef, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, &FormatError{File: name, Section: "ELF header", Msg: err.Error()}
-	}
-	b = &Binary{path: name, ef: ef}
+	b := &Binary{path: name, ef: ef}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -129,23 +122,23 @@ func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err 
 			return nil, nil, nil, err
 		}
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			closeFn()
-			ef, data, closeFn = nil, nil, nil
-			err = &FormatError{File: path, Section: "ELF", Msg: fmt.Sprintf("internal error: %v", r)}
-		}
-	}()
-	if err := checkELFHeader(path, data); err != nil {
+	if ef, err = parseELF(path, data); err != nil {
 		closeFn()
 		return nil, nil, nil, err
 	}
-	ef, err = elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		closeFn()
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, &FormatError{File: path, Section: "ELF header", Msg: err.Error()})
-	}
 	return ef, data, closeFn, nil
+}
+
+// parseELF checks the ELF header and parses the headers with debug/elf.
+func parseELF(path string, data []byte) (*elf.File, error) {
+	if err := checkELFHeader(path, data); err != nil {
+		return nil, err
+	}
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, newError(path, "ELF header", 0, decode.ErrMalformed, "%v", err)
+	}
+	return ef, nil
 }
 
 // checkELFHeader rejects files whose program or section header tables
@@ -153,10 +146,10 @@ func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err 
 // claimed header first).
 func checkELFHeader(path string, data []byte) error {
 	fail := func(off uint64, msg string) error {
-		return &FormatError{File: path, Section: "ELF header", Offset: off, Msg: msg}
+		return newError(path, "ELF header", off, decode.ErrMalformed, "%s", msg)
 	}
 	if len(data) < 16 || string(data[:4]) != elf.ELFMAG {
-		return fail(0, "not an ELF file (bad magic)")
+		return newError(path, "ELF header", 0, decode.ErrBadMagic, "not an ELF file (bad magic)")
 	}
 	var order binary.ByteOrder
 	switch elf.Data(data[elf.EI_DATA]) {
@@ -206,12 +199,7 @@ func (b *Binary) warn(key, msg string) {
 	b.opts.Warn(msg)
 }
 
-func (b *Binary) init(data []byte) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &FormatError{File: b.path, Section: "DWARF", Msg: fmt.Sprintf("internal error: %v", r)}
-		}
-	}()
+func (b *Binary) init(data []byte) error {
 	ef := b.ef
 	b.pie = ef.Type == elf.ET_DYN
 	for _, p := range ef.Progs {
@@ -295,33 +283,33 @@ func (b *Binary) buildIndex() error {
 	}
 	covered := make(map[int]bool)
 	if len(df.sec.aranges) > 0 {
-		ab := makeBuf(df.file, ".debug_aranges", df.sec.aranges, 0, df.order)
-		for ab.remaining() > 0 {
-			start := ab.off
-			n, offSize := ab.unitLength()
-			if n > ab.remaining() {
-				ab.errorf("set length %#x exceeds section", n)
+		ab := newCursor(df.file, ".debug_aranges", df.sec.aranges, 0, df.order)
+		for ab.Remaining() > 0 {
+			start := uint64(ab.Off())
+			n, offSize := unitLength(&ab)
+			if n > uint64(ab.Remaining()) {
+				ab.Fail(decode.ErrMalformed, "set length %#x exceeds section", n)
 			}
-			if ab.err != nil {
+			if ab.Err() != nil {
 				break
 			}
-			end := ab.off + n
-			ab.u16()
-			cuOff := ab.uintN(offSize)
-			as := ab.u8()
-			ab.u8()
-			if ab.err != nil || (as != 4 && as != 8) {
+			end := uint64(ab.Off()) + n
+			ab.U16()
+			cuOff := ab.UintN(offSize)
+			as := ab.U8()
+			ab.U8()
+			if ab.Err() != nil || (as != 4 && as != 8) {
 				break
 			}
 			// Tuples are aligned to twice the address size.
-			hdr := ab.off - start
+			hdr := uint64(ab.Off()) - start
 			if r := hdr % (2 * uint64(as)); r != 0 {
-				ab.skip(2*uint64(as) - r)
+				ab.Skip(2*uint64(as) - r)
 			}
 			ui, ok := byOff[cuOff]
-			for ab.err == nil && ab.off+2*uint64(as) <= end {
-				lo := ab.uintN(as)
-				l := ab.uintN(as)
+			for ab.Err() == nil && uint64(ab.Off())+2*uint64(as) <= end {
+				lo := ab.UintN(as)
+				l := ab.UintN(as)
 				if lo == 0 && l == 0 {
 					break
 				}
@@ -332,7 +320,7 @@ func (b *Binary) buildIndex() error {
 			if ok {
 				covered[ui] = true
 			}
-			ab.off = end
+			ab.Seek(end)
 		}
 	}
 	for i, u := range df.units {
@@ -446,7 +434,6 @@ func (b *Binary) Prefetch(addrs []uint64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { _ = recover() }() // Symbolize reports it
 			for i := next.Add(1) - 1; i < int64(len(units)); i = next.Add(1) - 1 {
 				units[i].load()
 			}
@@ -532,12 +519,7 @@ func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool) {
 
 // Symbolize returns the inline chain for the file virtual address addr,
 // innermost frame first. See Frame for what each field holds.
-func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			frames, err = nil, &FormatError{File: b.path, Section: ".debug_info", Msg: fmt.Sprintf("internal error at address %#x: %v", addr, r)}
-		}
-	}()
+func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
 	if b.dw == nil {
 		if b.opts.DWARFOnly {
 			return nil, ErrUnknownPC
@@ -583,7 +565,7 @@ func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
 		}
 		return []Frame{f}, nil
 	}
-	frames = make([]Frame, len(chain))
+	frames := make([]Frame, len(chain))
 	var caller *subInfo
 	for i, si := range chain {
 		fi := st.info(si, u)
@@ -686,40 +668,40 @@ func findSection(ef *elf.File, name string) *elf.Section {
 func sectionBytes(path string, s *elf.Section, data []byte) ([]byte, error) {
 	if s.Flags&elf.SHF_COMPRESSED != 0 {
 		if limit := maxInflated(s.FileSize); s.Size > limit {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset + 8, Msg: fmt.Sprintf(
+			return nil, newError(path, s.Name, s.Offset+8, decode.ErrMalformed,
 				"compressed section claims %d bytes from %d compressed, more than the %d allowed (deflate's 1032:1 at most, and 4 GiB)",
-				s.Size, s.FileSize, limit)}
+				s.Size, s.FileSize, limit)
 		}
 		d, err := s.Data()
 		if err != nil {
-			return nil, &FormatError{File: path, Section: s.Name, Msg: "decompressing: " + err.Error()}
+			return nil, newError(path, s.Name, 0, decode.ErrMalformed, "decompressing: %v", err)
 		}
 		return d, nil
 	}
 	if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {
-		return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset, Msg: fmt.Sprintf("section size %#x exceeds file", s.Size)}
+		return nil, newError(path, s.Name, s.Offset, decode.ErrTruncated, "section size %#x exceeds file", s.Size)
 	}
 	raw := data[s.Offset : s.Offset+s.Size]
 	if strings.HasPrefix(s.Name, ".zdebug_") {
 		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
-			return nil, &FormatError{File: path, Section: s.Name, Msg: "missing ZLIB header"}
+			return nil, newError(path, s.Name, 0, decode.ErrMalformed, "missing ZLIB header")
 		}
 		size := binary.BigEndian.Uint64(raw[4:12])
 		if limit := maxInflated(uint64(len(raw))); size > limit {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset + 4, Msg: fmt.Sprintf(
+			return nil, newError(path, s.Name, s.Offset+4, decode.ErrMalformed,
 				"compressed section claims %d bytes from %d compressed, more than the %d allowed (deflate's 1032:1 at most, and 4 GiB)",
-				size, len(raw), limit)}
+				size, len(raw), limit)
 		}
 		zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
 		if err != nil {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: 12, Msg: "zlib: " + err.Error()}
+			return nil, newError(path, s.Name, 12, decode.ErrMalformed, "zlib: %v", err)
 		}
 		out, err := io.ReadAll(io.LimitReader(zr, int64(size)))
 		if err != nil {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: 12, Msg: "zlib: " + err.Error()}
+			return nil, newError(path, s.Name, 12, decode.ErrMalformed, "zlib: %v", err)
 		}
 		if uint64(len(out)) != size {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: 4, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", len(out), size)}
+			return nil, newError(path, s.Name, 4, decode.ErrMalformed, "decompressed %d bytes, header says %d", len(out), size)
 		}
 		return out, nil
 	}
@@ -778,14 +760,14 @@ func loadSections(path string, ef *elf.File, data []byte, dwo bool) (sections, e
 // holding one.
 func findBuildID(ef *elf.File, data []byte) []byte {
 	try := func(notes []byte) []byte {
-		nb := makeBuf("", "note", notes, 0, ef.ByteOrder)
-		for nb.remaining() >= 12 {
-			namesz, descsz, typ := uint64(nb.u32()), uint64(nb.u32()), nb.u32()
-			name := nb.bytes(namesz)
-			nb.skip((4 - namesz%4) % 4)
-			desc := nb.bytes(descsz)
-			nb.skip((4 - descsz%4) % 4)
-			if nb.err != nil {
+		nb := newCursor("", "note", notes, 0, ef.ByteOrder)
+		for nb.Remaining() >= 12 {
+			namesz, descsz, typ := uint64(nb.U32()), uint64(nb.U32()), nb.U32()
+			name := nb.Bytes(namesz)
+			nb.Skip((4 - namesz%4) % 4)
+			desc := nb.Bytes(descsz)
+			nb.Skip((4 - descsz%4) % 4)
+			if nb.Err() != nil {
 				return nil
 			}
 			if typ == 3 && string(name) == "GNU\x00" {
@@ -876,5 +858,3 @@ func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
 }
-
-var _ = errors.Is

@@ -11,9 +11,12 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -43,18 +46,25 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("Open(missing) = %v, want ErrNotExist", err)
 	}
 	_, err := Open("testdata/tiny.c", nil)
-	var fe *FormatError
-	if !errors.As(err, &fe) || !errors.Is(err, ErrMalformed) {
-		t.Errorf("Open(tiny.c) = %v, want *FormatError", err)
+	var de *decode.Error
+	if !errors.As(err, &de) || !errors.Is(err, decode.ErrBadMagic) || de.File != "testdata/tiny.c" || de.Section != "ELF header" {
+		t.Errorf("Open(tiny.c) = %v, want a *decode.Error for the ELF header wrapping ErrBadMagic", err)
 	}
 	data, err := os.ReadFile("testdata/tiny.elf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Truncations must fail or succeed, never panic.
+	// Truncations must fail with a located error or succeed, never panic.
 	for n := 0; n < len(data); n += 97 {
-		if b, err := NewFromBytes("trunc", data[:n], &Options{DWPFile: "/nonexistent"}); err == nil {
-			symbolizeSome(b)
+		if err := openAndSymbolize(data[:n]); err != nil {
+			t.Errorf("tiny.elf truncated to %d bytes: %v", n, err)
+		}
+	}
+	for i, seed := range fuzzSeeds(t) {
+		for n := range len(seed) {
+			if err := openAndSymbolize(seed[:n]); err != nil {
+				t.Errorf("seed %d truncated to %d bytes: %v", i, n, err)
+			}
 		}
 	}
 }
@@ -166,6 +176,9 @@ func TestStrippedFallback(t *testing.T) {
 		if b.HasDWARF() || len(warns) == 0 || !strings.Contains(warns[0], "no DWARF") {
 			t.Errorf("%s: HasDWARF = %v, warnings %q; want false and a no-DWARF warning", fx.name, b.HasDWARF(), warns)
 		}
+		if err := b.RequireDWARF(); !errors.Is(err, ErrNoDWARF) {
+			t.Errorf("%s: RequireDWARF() = %v, want ErrNoDWARF", fx.name, err)
+		}
 		b.Close()
 	}
 }
@@ -259,55 +272,109 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
-// symbolizeSome looks up addresses the binary itself suggests.
-func symbolizeSome(b *Binary) {
+// fuzzOpts keeps fuzzed inputs from finding debug files on this machine.
+var fuzzOpts = Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}}
+
+// checkErr returns nil for a nil err, else a complaint unless err is a
+// *decode.Error of this package naming file and a section and wrapping one
+// of decode's sentinels.
+func checkErr(err error, file string) error {
+	if err == nil {
+		return nil
+	}
+	var de *decode.Error
+	if !errors.As(err, &de) {
+		return fmt.Errorf("error %q (%T) is not a *decode.Error", err, err)
+	}
+	if de.Format != "elfsym" || de.File != file || de.Section == "" {
+		return fmt.Errorf("error %q: format %q, file %q, section %q; want elfsym, %q and a section", err, de.Format, de.File, de.Section, file)
+	}
+	for _, s := range []error{decode.ErrBadMagic, decode.ErrUnsupportedVersion, decode.ErrTruncated, decode.ErrMalformed} {
+		if errors.Is(err, s) {
+			return nil
+		}
+	}
+	return fmt.Errorf("error %q wraps no decode sentinel", err)
+}
+
+// openAndSymbolize opens data as a binary named "fuzz" and symbolizes what
+// it suggests; it returns what was wrong with the errors.
+func openAndSymbolize(data []byte) error {
+	b, err := NewFromBytes("fuzz", data, &fuzzOpts)
+	if err != nil {
+		return checkErr(err, "fuzz")
+	}
+	defer b.Close()
+	return symbolizeSome(b)
+}
+
+// symbolizeSome looks up (a bounded number of) addresses the binary itself
+// suggests. Symbolize may only fail with ErrUnknownPC, and otherwise returns
+// a well-formed inline chain.
+func symbolizeSome(b *Binary) error {
 	var pre []uint64
 	for _, s := range b.spans {
 		pre = append(pre, s.lo, s.hi-1)
 	}
 	b.Prefetch(pre)
-	n := 0
+	var addrs []uint64
 	for _, s := range b.spans {
-		for _, a := range []uint64{s.lo, s.lo + (s.hi-s.lo)/2, s.hi - 1} {
-			b.Symbolize(a)
-			if n++; n > 300 {
-				return
+		addrs = append(addrs, s.lo, s.lo+(s.hi-s.lo)/2, s.hi-1)
+	}
+	addrs = addrs[:min(len(addrs), 300)]
+	for _, s := range b.syms[:min(len(b.syms), 100)] {
+		addrs = append(addrs, s.addr)
+	}
+	for _, a := range addrs {
+		fr, err := b.Symbolize(a)
+		if err != nil {
+			if !errors.Is(err, ErrUnknownPC) {
+				return fmt.Errorf("Symbolize(%#x): %v, want frames or ErrUnknownPC", a, err)
+			}
+			continue
+		}
+		if len(fr) == 0 {
+			return fmt.Errorf("Symbolize(%#x): no frames and no error", a)
+		}
+		for i, f := range fr {
+			if f.Inlined != (i < len(fr)-1) {
+				return fmt.Errorf("Symbolize(%#x): frame %d of %d has Inlined = %v", a, i, len(fr), f.Inlined)
 			}
 		}
 	}
-	for _, s := range b.syms {
-		b.Symbolize(s.addr)
-		if n++; n > 400 {
-			return
-		}
-	}
+	return nil
 }
 
+// FuzzOpen opens arbitrary bytes as an ELF file and symbolizes the
+// addresses its DWARF and symbol table suggest. Seeds are the few-hundred-
+// byte images of fuzzSeeds.
+//
+// The file comes in twelve pieces, concatenated: the fuzzer minimizes every
+// input that finds new coverage, one argument at a time and in time
+// quadratic in the argument's length, so one 600-byte argument costs some
+// 180,000 executions (seconds, during which no progress is reported) where
+// twelve 50-byte pieces cost 15,000.
 func FuzzOpen(f *testing.F) {
-	// Small lld-linked builds of tiny.c (see its first line): the fuzzer
-	// minimizes and mutates 3 KB far faster than the 15 KB fixtures.
-	for _, p := range []string{"testdata/fuzz-seed-dwarf5.elf", "testdata/fuzz-seed-dwarf4-zlib.elf"} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
+	for _, s := range fuzzSeeds(f) {
+		var p [12][]byte
+		for i := range p {
+			p[i] = s[len(s)*i/len(p) : len(s)*(i+1)/len(p)]
 		}
-		f.Add(data)
+		f.Add(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := NewFromBytes("fuzz", data, &Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}})
-		if err != nil {
-			return
+	f.Fuzz(func(t *testing.T, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11 []byte) {
+		if err := openAndSymbolize(slices.Concat(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11)); err != nil {
+			t.Fatal(err)
 		}
-		symbolizeSome(b)
 	})
 }
 
 // FuzzOpenPatch applies a small list of byte patches to one of the seed
-// ELF files. Inputs stay a few bytes long, so the fuzzer's minimizer (slow
-// on the kilobyte-sized inputs of FuzzOpen) keeps up and mutations still
-// reach every header, section and DWARF byte.
+// ELF files. Inputs stay a few bytes long, so the fuzzer's minimizer keeps
+// up and mutations still reach every header, section and DWARF byte of
+// the larger, compiled images too.
 func FuzzOpenPatch(f *testing.F) {
-	var bases [][]byte
+	bases := fuzzSeeds(f)
 	for _, p := range []string{"testdata/fuzz-seed-dwarf5.elf", "testdata/fuzz-seed-dwarf4-zlib.elf", "testdata/tiny.elf"} {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -316,8 +383,8 @@ func FuzzOpenPatch(f *testing.F) {
 		bases = append(bases, data)
 	}
 	f.Add(uint8(0), []byte{})
-	f.Add(uint8(1), []byte{0x40, 0x00, 0xff})
-	f.Add(uint8(2), []byte{0x10, 0x20, 0x00, 0x11, 0x20, 0x80})
+	f.Add(uint8(5), []byte{0x40, 0x00, 0xff})
+	f.Add(uint8(6), []byte{0x10, 0x20, 0x00, 0x11, 0x20, 0x80})
 	f.Fuzz(func(t *testing.T, which uint8, patch []byte) {
 		base := bases[int(which)%len(bases)]
 		data := append([]byte(nil), base...)
@@ -327,16 +394,15 @@ func FuzzOpenPatch(f *testing.F) {
 			off := int(patch[i]) | int(patch[i+1])<<8
 			data[off*len(data)>>16] = patch[i+2]
 		}
-		b, err := NewFromBytes("fuzz", data, &Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}})
-		if err != nil {
-			return
+		if err := openAndSymbolize(data); err != nil {
+			t.Fatal(err)
 		}
-		symbolizeSome(b)
 	})
 }
 
-// FuzzDWARF mutates the DWARF sections of tiny.elf directly, so the
-// mutations reach the DIE, abbreviation and line-program decoders.
+// FuzzDWARF mutates DWARF sections directly, so the mutations reach the
+// DIE, abbreviation, line-program and range-list decoders. The other
+// sections (strings, addresses) are tiny.elf's.
 func FuzzDWARF(f *testing.F) {
 	data, err := os.ReadFile("testdata/tiny.elf")
 	if err != nil {
@@ -351,18 +417,30 @@ func FuzzDWARF(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(base.info, base.abbrev, base.line, base.rnglists)
+	for _, v := range []uint16{4, 5} {
+		info, abbrev, line, rnglists := seedDWARF(v, 8)
+		f.Add(info, abbrev, line, rnglists)
+	}
 	f.Fuzz(func(t *testing.T, info, abbrev, line, rnglists []byte) {
 		ss := base
 		ss.info, ss.abbrev, ss.line, ss.rnglists = info, abbrev, line, rnglists
 		df := &dwarfFile{file: "fuzz", order: ef.ByteOrder, sec: ss}
 		if err := df.parseUnits(); err != nil {
+			if err := checkErr(err, "fuzz"); err != nil {
+				t.Fatal(err)
+			}
 			return
 		}
 		b := &Binary{path: "fuzz", dw: df}
 		if err := b.buildIndex(); err != nil {
+			if err := checkErr(err, "fuzz"); err != nil {
+				t.Fatal(err)
+			}
 			return
 		}
-		symbolizeSome(b)
+		if err := symbolizeSome(b); err != nil {
+			t.Fatal(err)
+		}
 	})
 }
 
