@@ -20,13 +20,6 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
-// Segment is a PT_LOAD program header.
-type Segment struct {
-	Vaddr, Memsz, Offset, Filesz uint64
-	Flags                        elf.ProgFlag
-	Align                        uint64
-}
-
 // Binary is an opened ELF file with its debug information indexed.
 type Binary struct {
 	path    string
@@ -35,9 +28,6 @@ type Binary struct {
 	closers []func() error
 
 	buildID []byte
-	pie     bool
-	loads   []Segment // all PT_LOAD, file order
-	exec    []Segment // PT_LOAD with PF_X
 
 	dw       *dwarfFile // nil without DWARF
 	spans    []unitSpan // sorted, non-overlapping address -> unit
@@ -73,10 +63,10 @@ func Open(path string, opts *Options) (*Binary, error) {
 	return b, nil
 }
 
-// NewFromBytes is Open for an ELF image held in memory (used by fuzzing
+// newFromBytes is Open for an ELF image held in memory (used by fuzzing
 // and tests). Split DWARF and separate debug files are looked up relative
 // to name.
-func NewFromBytes(name string, data []byte, opts *Options) (*Binary, error) {
+func newFromBytes(name string, data []byte, opts *Options) (*Binary, error) {
 	ef, err := parseELF(name, data)
 	if err != nil {
 		return nil, err
@@ -201,29 +191,11 @@ func (b *Binary) warn(key, msg string) {
 
 func (b *Binary) init(data []byte) error {
 	ef := b.ef
-	b.pie = ef.Type == elf.ET_DYN
-	for _, p := range ef.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
-		s := Segment{Vaddr: p.Vaddr, Memsz: p.Memsz, Offset: p.Off, Filesz: p.Filesz, Flags: p.Flags, Align: p.Align}
-		b.loads = append(b.loads, s)
-		if p.Flags&elf.PF_X != 0 {
-			b.exec = append(b.exec, s)
-		}
-	}
 	b.buildID = findBuildID(ef, data)
 	b.syms = readSymbols(ef)
 
 	dwPath, dwEF, dwData := b.path, ef, data
-	if b.opts.DebugFile != "" {
-		def, ddata, closeFn, err := openELF(b.opts.DebugFile)
-		if err != nil {
-			return fmt.Errorf("debug file: %w", err)
-		}
-		b.closers = append(b.closers, closeFn)
-		dwPath, dwEF, dwData = b.opts.DebugFile, def, ddata
-	} else if findSection(ef, ".debug_info") == nil {
+	if findSection(ef, ".debug_info") == nil {
 		if p := b.findDebugFile(); p != "" {
 			if def, ddata, closeFn, err := openELF(p); err == nil {
 				b.closers = append(b.closers, closeFn)
@@ -464,12 +436,6 @@ func (b *Binary) Path() string { return b.path }
 // BuildID returns the GNU build id, or nil.
 func (b *Binary) BuildID() []byte { return b.buildID }
 
-// IsPIE reports whether the file is ET_DYN (position independent).
-func (b *Binary) IsPIE() bool { return b.pie }
-
-// HasDWARF reports whether DWARF was found (false: symbol-table fallback).
-func (b *Binary) HasDWARF() bool { return b.dw != nil }
-
 // RequireDWARF returns an error wrapping ErrNoDWARF when the binary (and
 // its debug files) have no DWARF, for callers that cannot work without it.
 func (b *Binary) RequireDWARF() error {
@@ -486,35 +452,6 @@ func (b *Binary) RequireBuildID() ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", b.path, ErrNoBuildID)
 	}
 	return b.buildID, nil
-}
-
-// ExecSegments returns the executable PT_LOAD segments in file order.
-func (b *Binary) ExecSegments() []Segment { return append([]Segment(nil), b.exec...) }
-
-// FileAddress maps a runtime address inside mapping m (as in
-// /proc/PID/maps: [Start, End) mapped from file offset Offset) to the file's
-// link-time virtual address. runtime - m.Start + m.Offset is a file offset;
-// the PT_LOAD segment whose file bytes contain it (an executable one when
-// segments share a page) gives Vaddr + (offset - segment Offset).
-func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool) {
-	if runtime < m.Start || (m.End > m.Start && runtime >= m.End) {
-		return 0, false
-	}
-	fileOff := runtime - m.Start + m.Offset
-	var best *Segment
-	for i := range b.loads {
-		s := &b.loads[i]
-		if fileOff < s.Offset || fileOff-s.Offset >= s.Filesz {
-			continue
-		}
-		if best == nil || (best.Flags&elf.PF_X == 0 && s.Flags&elf.PF_X != 0) {
-			best = s
-		}
-	}
-	if best == nil {
-		return 0, false
-	}
-	return best.Vaddr + (fileOff - best.Offset), true
 }
 
 // Symbolize returns the inline chain for the file virtual address addr,

@@ -21,26 +21,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-func TestDecodeDiscriminator(t *testing.T) {
-	for _, tc := range []struct{ d, base, dup, cp uint32 }{
-		{0, 0, 1, 0},
-		{2, 1, 1, 0}, // spec §6 [E]: raw 2 -> base 1
-		{4, 2, 1, 0}, // raw 4 -> base 2
-		{1, 0, 1, 0},
-		{456, 100, 1, 0}, // 12-bit base 100 (bit 6 set)
-		// base 3, duplication factor 2, copy id 5:
-		// 3 -> 0b0000110, 2 -> 0b0000100 << 7, 5 -> 0b0001010 << 14.
-		{6 | 4<<7 | 10<<14, 3, 2, 5},
-		// empty base (bit 0 set), then duplication factor 8.
-		{1 | 16<<1, 0, 8, 0},
-	} {
-		b, d, c := DecodeDiscriminator(tc.d)
-		if b != tc.base || d != tc.dup || c != tc.cp {
-			t.Errorf("DecodeDiscriminator(%d) = (%d, %d, %d), want (%d, %d, %d)", tc.d, b, d, c, tc.base, tc.dup, tc.cp)
-		}
-	}
-}
-
 func TestOpenErrors(t *testing.T) {
 	if _, err := Open("testdata/does-not-exist", nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Open(missing) = %v, want ErrNotExist", err)
@@ -76,29 +56,14 @@ func TestTinyFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if !b.HasDWARF() || b.IsPIE() {
-		t.Errorf("HasDWARF, IsPIE = %v, %v; want true, false", b.HasDWARF(), b.IsPIE())
+	if b.dw == nil || len(warns) != 0 {
+		t.Errorf("DWARF found: %v, warnings %q; want DWARF and no warnings", b.dw != nil, warns)
 	}
 	if got := hex.EncodeToString(b.BuildID()); len(got) != 40 {
 		t.Errorf("BuildID() = %q, want 20 bytes", got)
 	}
-	segs := b.ExecSegments()
-	if len(segs) != 1 || segs[0].Flags&elf.PF_X == 0 {
-		t.Fatalf("ExecSegments() = %+v, want one executable segment", segs)
-	}
-	// A non-PIE text mapping: runtime == file address.
-	s := segs[0]
-	m := Mapping{Start: s.Vaddr &^ 0xfff, End: (s.Vaddr + s.Memsz + 0xfff) &^ 0xfff, Offset: s.Offset &^ 0xfff}
-	if a, ok := b.FileAddress(s.Vaddr+4, m); !ok || a != s.Vaddr+4 {
-		t.Errorf("FileAddress(%#x) = %#x, %v; want %#x", s.Vaddr+4, a, ok, s.Vaddr+4)
-	}
-	// The same segment mapped at a PIE-like base.
-	m2 := Mapping{Start: 0x7f0000000000, End: 0x7f0000000000 + (m.End - m.Start), Offset: m.Offset}
-	if a, ok := b.FileAddress(m2.Start+(s.Vaddr+4-m.Start), m2); !ok || a != s.Vaddr+4 {
-		t.Errorf("FileAddress(relocated) = %#x, %v; want %#x", a, ok, s.Vaddr+4)
-	}
-	if _, ok := b.FileAddress(m2.End+1, m2); ok {
-		t.Errorf("FileAddress outside mapping succeeded")
+	if err := b.RequireDWARF(); err != nil {
+		t.Errorf("RequireDWARF() = %v", err)
 	}
 	if _, err := b.Symbolize(0x10); !errors.Is(err, ErrUnknownPC) {
 		t.Errorf("Symbolize(0x10) = %v, want ErrUnknownPC", err)
@@ -156,7 +121,7 @@ func TestTinyCompressedDWARF4(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	fr, err := b.Symbolize(b.ExecSegments()[0].Vaddr)
+	fr, err := b.Symbolize(b.ef.Entry)
 	if err != nil || len(fr) == 0 || fr[len(fr)-1].LinkageName != "_start" || fr[0].File != "/src/tiny.c" {
 		t.Errorf("Symbolize(entry) = %+v, %v; want _start in /src/tiny.c", fr, err)
 	}
@@ -173,8 +138,8 @@ func TestStrippedFallback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.HasDWARF() || len(warns) == 0 || !strings.Contains(warns[0], "no DWARF") {
-			t.Errorf("%s: HasDWARF = %v, warnings %q; want false and a no-DWARF warning", fx.name, b.HasDWARF(), warns)
+		if b.dw != nil || len(warns) == 0 || !strings.Contains(warns[0], "no DWARF") {
+			t.Errorf("%s: DWARF found: %v, warnings %q; want none and a no-DWARF warning", fx.name, b.dw != nil, warns)
 		}
 		if err := b.RequireDWARF(); !errors.Is(err, ErrNoDWARF) {
 			t.Errorf("%s: RequireDWARF() = %v, want ErrNoDWARF", fx.name, err)
@@ -183,13 +148,14 @@ func TestStrippedFallback(t *testing.T) {
 	}
 }
 
-func TestDebugFileOption(t *testing.T) {
+// TestDebuglinkMoved: a stripped binary copied away from the file its
+// .gnu_debuglink names has no DWARF (and no error).
+func TestDebuglinkMoved(t *testing.T) {
 	fxs := buildMatrix(t)
 	for _, fx := range fxs {
 		if !strings.HasSuffix(fx.name, "/O2-debuglink") {
 			continue
 		}
-		dbg := fx.path + ".debug"
 		// Copy the stripped binary elsewhere so the debuglink search fails.
 		dir := t.TempDir()
 		data, err := os.ReadFile(fx.path)
@@ -204,16 +170,8 @@ func TestDebugFileOption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.HasDWARF() {
-			t.Errorf("%s moved: HasDWARF = true, want false", fx.name)
-		}
-		b.Close()
-		b, err = Open(p, &Options{DebugFile: dbg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !b.HasDWARF() {
-			t.Errorf("%s with DebugFile: HasDWARF = false", fx.name)
+		if b.dw != nil {
+			t.Errorf("%s moved: DWARF found, want none", fx.name)
 		}
 		b.Close()
 	}
@@ -300,7 +258,7 @@ func checkErr(err error, file string) error {
 // openAndSymbolize opens data as a binary named "fuzz" and symbolizes what
 // it suggests; it returns what was wrong with the errors.
 func openAndSymbolize(data []byte) error {
-	b, err := NewFromBytes("fuzz", data, &fuzzOpts)
+	b, err := newFromBytes("fuzz", data, &fuzzOpts)
 	if err != nil {
 		return checkErr(err, "fuzz")
 	}
@@ -444,34 +402,6 @@ func FuzzDWARF(f *testing.F) {
 	})
 }
 
-// TestFileAddressPIE maps every address of a PIE's executable segment
-// through a /proc/PID/maps-style mapping at a typical load base.
-func TestFileAddressPIE(t *testing.T) {
-	for _, fx := range buildMatrix(t) {
-		if !strings.HasSuffix(fx.name, "/O2-dwarf4-pie") {
-			continue
-		}
-		b, err := Open(fx.path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		if !b.IsPIE() {
-			t.Fatalf("%s: IsPIE() = false", fx.name)
-		}
-		const bias = 0x555555554000
-		for _, s := range b.ExecSegments() {
-			start := (s.Vaddr &^ 0xfff) + bias
-			m := Mapping{Start: start, End: bias + s.Vaddr + s.Memsz, Offset: s.Offset &^ 0xfff}
-			for _, v := range []uint64{s.Vaddr, s.Vaddr + s.Memsz/2, s.Vaddr + s.Memsz - 1} {
-				if got, ok := b.FileAddress(v+bias, m); !ok || got != v {
-					t.Errorf("%s: FileAddress(%#x, %+v) = %#x, %v; want %#x", fx.name, v+bias, m, got, ok, v)
-				}
-			}
-		}
-	}
-}
-
 // BenchmarkSymbolizeTiny opens the committed fixture and symbolizes each
 // of its instructions (start-up included).
 func BenchmarkSymbolizeTiny(b *testing.B) {
@@ -492,7 +422,7 @@ func BenchmarkSymbolizeTiny(b *testing.B) {
 	bin.Close()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		bin, err := NewFromBytes("tiny.elf", data, nil)
+		bin, err := newFromBytes("tiny.elf", data, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -508,7 +438,7 @@ func TestSymbolizeAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := b.ExecSegments()[0].Vaddr
+	a := b.ef.Entry
 	if _, err := b.Symbolize(a); err != nil {
 		t.Fatal(err)
 	}
@@ -564,7 +494,7 @@ func TestCompressedSizeLimit(t *testing.T) {
 	}
 	// Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign.
 	binary.LittleEndian.PutUint64(data[s.Offset+8:], 1<<40)
-	_, err = NewFromBytes("bomb.elf", data, &Options{})
+	_, err = newFromBytes("bomb.elf", data, &Options{})
 	if err == nil || !strings.Contains(err.Error(), ".debug_info") || !strings.Contains(err.Error(), "claims 1099511627776 bytes") {
 		t.Fatalf("error = %v, want a refusal naming .debug_info and the claimed size", err)
 	}

@@ -302,7 +302,7 @@ func fuzzSeeds(t testing.TB) [][]byte {
 	// Each seed must open and symbolize f's address through the path it
 	// is meant to cover.
 	for i, data := range seeds {
-		b, err := NewFromBytes("seed", data, &Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}})
+		b, err := newFromBytes("seed", data, &Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}})
 		if err != nil {
 			t.Fatalf("seed %d: %v", i, err)
 		}
