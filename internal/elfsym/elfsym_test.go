@@ -358,9 +358,16 @@ func FuzzOpenPatch(f *testing.F) {
 	})
 }
 
-// FuzzDWARF mutates DWARF sections directly, so the mutations reach the
-// DIE, abbreviation, line-program and range-list decoders. The other
-// sections (strings, addresses) are tiny.elf's.
+// FuzzDWARF mutates one DWARF section of a consistent set at a time, so
+// that the mutations reach the DIE, abbreviation, line-program and
+// range-list decoders. which picks the set (the assembled DWARF 4 or 5 of
+// fuzzSeeds, beside tiny.elf's string and address sections) and the section
+// that data replaces (.debug_info, .debug_abbrev, .debug_line or
+// .debug_rnglists). One []byte argument rather than one per section
+// concentrates the mutations (the fuzzer spreads them evenly over its
+// arguments), and small sets keep the minimizer's stalls short: with
+// tiny.elf's own, larger sections in the corpus (FuzzOpenPatch mutates
+// those), a planted line-table panic took several times longer to find.
 func FuzzDWARF(f *testing.F) {
 	data, err := os.ReadFile("testdata/tiny.elf")
 	if err != nil {
@@ -370,19 +377,43 @@ func FuzzDWARF(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	base, err := loadSections("tiny.elf", ef, data, false)
+	tiny, err := loadSections("tiny.elf", ef, data, false)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(base.info, base.abbrev, base.line, base.rnglists)
+	var sets []sections
 	for _, v := range []uint16{4, 5} {
-		info, abbrev, line, rnglists := seedDWARF(v, 8)
-		f.Add(info, abbrev, line, rnglists)
+		s := tiny
+		s.info, s.abbrev, s.line, s.rnglists = seedDWARF(v, 8)
+		sets = append(sets, s)
 	}
-	f.Fuzz(func(t *testing.T, info, abbrev, line, rnglists []byte) {
-		ss := base
-		ss.info, ss.abbrev, ss.line, ss.rnglists = info, abbrev, line, rnglists
+	section := func(s *sections, k int) *[]byte {
+		return [...]*[]byte{&s.info, &s.abbrev, &s.line, &s.rnglists}[k%4]
+	}
+	for i := range sets {
+		for k := range 4 {
+			if d := *section(&sets[i], k); d != nil {
+				f.Add(uint8(4*i+k), d)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		ss := sets[int(which/4)%len(sets)]
+		*section(&ss, int(which)) = data
 		df := &dwarfFile{file: "fuzz", order: ef.ByteOrder, sec: ss}
+		// The line program is also decoded on its own, so that its
+		// mutations count when the DIEs beside it are broken.
+		lu := &unit{df: df, version: 5, addrSize: 8, offSize: 4}
+		if lt, err := lu.parseLineTable(0); err != nil {
+			if err := checkErr(err, "fuzz"); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			var fr Frame
+			for _, r := range lt.rows {
+				lt.rowFrame(r.addr, &fr)
+			}
+		}
 		if err := df.parseUnits(); err != nil {
 			if err := checkErr(err, "fuzz"); err != nil {
 				t.Fatal(err)
