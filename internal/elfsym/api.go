@@ -7,8 +7,10 @@
 // subprogram's DW_AT_decl_line) and the ones llvm-symbolizer prints.
 //
 // Security: the package is meant to read untrusted binaries. Malformed input
-// yields a *FormatError naming the file, section and offset; it never panics
-// and never sizes an allocation from an unchecked length.
+// yields a *decode.Error (Format "elfsym") naming the file, the section and
+// the offset within it; it never panics (no recover hides one: the fuzz
+// targets fail on any) and never sizes an allocation from an unchecked
+// length.
 package elfsym
 
 // This file is the package's API contract: tools/symbolize, the MemProf
@@ -29,8 +31,8 @@ type Frame struct {
 	File         string
 	Line, Column uint32
 	// Discriminator is the raw DWARF discriminator of the line-table row
-	// (or DW_AT_GNU_discriminator of an inlined call site); decode it with
-	// DecodeDiscriminator.
+	// (or DW_AT_GNU_discriminator of an inlined call site), with LLVM's
+	// base/duplication-factor/copy-id encoding left to the caller.
 	Discriminator uint32
 	// StartFile and StartLine are the subprogram's DW_AT_decl_file and
 	// DW_AT_decl_line (0 when absent). Profiles store Line - StartLine.
@@ -43,16 +45,8 @@ type Frame struct {
 	Inlined bool
 }
 
-// Mapping describes where a file was mapped at run time, as in
-// /proc/PID/maps or a MemProf segment: [Start, End) at file Offset.
-type Mapping struct {
-	Start, End, Offset uint64
-}
-
 // Options control how a binary and its debug information are found.
 type Options struct {
-	// DebugFile, if set, is read for DWARF instead of searching.
-	DebugFile string
 	// DebugFileDirectories are searched for .build-id/xx/rest.debug and
 	// .gnu_debuglink targets, after the binary's own directory.
 	DebugFileDirectories []string
@@ -71,20 +65,14 @@ type Options struct {
 // Open and the methods of *Binary are implemented in binary.go:
 //
 //	func Open(path string, opts *Options) (*Binary, error)
-//	func NewFromBytes(name string, data []byte, opts *Options) (*Binary, error)
 //	func (b *Binary) Close() error
 //	func (b *Binary) Path() string
-//	func (b *Binary) BuildID() []byte          // GNU build id, nil if none
+//	func (b *Binary) BuildID() []byte                 // GNU build id, nil if none
+//	func (b *Binary) ELF() *elf.File                  // the parsed headers (do not Close)
 //	func (b *Binary) RequireBuildID() ([]byte, error) // ErrNoBuildID
-//	func (b *Binary) IsPIE() bool              // ET_DYN
-//	func (b *Binary) HasDWARF() bool           // false: symbol-table fallback
-//	func (b *Binary) RequireDWARF() error      // ErrNoDWARF
-//	func (b *Binary) ExecSegments() []Segment  // PT_LOAD with PF_X, file order
-//	func (b *Binary) LoadSegments() []Segment  // every PT_LOAD, file order
-//	func (b *Binary) Machine() elf.Machine     // e_machine
-//	func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool)
+//	func (b *Binary) RequireDWARF() error             // ErrNoDWARF
 //	func (b *Binary) Symbolize(addr uint64) ([]Frame, error) // file vaddr
-//	func (b *Binary) Prefetch(addrs []uint64) // decode their units in parallel
+//	func (b *Binary) Prefetch(addrs []uint64)         // decode their units in parallel
 //
 // Symbolize returns ErrUnknownPC (errors.Is) for addresses with no
 // function; callers decide whether that is fatal. It follows LLVM's

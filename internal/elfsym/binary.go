@@ -5,7 +5,6 @@ import (
 	"compress/zlib"
 	"debug/elf"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -17,14 +16,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
-)
 
-// Segment is a PT_LOAD program header.
-type Segment struct {
-	Vaddr, Memsz, Offset, Filesz uint64
-	Flags                        elf.ProgFlag
-	Align                        uint64
-}
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+)
 
 // Binary is an opened ELF file with its debug information indexed.
 type Binary struct {
@@ -34,9 +28,6 @@ type Binary struct {
 	closers []func() error
 
 	buildID []byte
-	pie     bool
-	loads   []Segment // all PT_LOAD, file order
-	exec    []Segment // PT_LOAD with PF_X
 
 	dw       *dwarfFile // nil without DWARF
 	spans    []unitSpan // sorted, non-overlapping address -> unit
@@ -72,23 +63,15 @@ func Open(path string, opts *Options) (*Binary, error) {
 	return b, nil
 }
 
-// NewFromBytes is Open for an ELF image held in memory (used by fuzzing
+// newFromBytes is Open for an ELF image held in memory (used by fuzzing
 // and tests). Split DWARF and separate debug files are looked up relative
 // to name.
-func NewFromBytes(name string, data []byte, opts *Options) (b *Binary, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			b, err = nil, &FormatError{File: name, Section: "ELF", Msg: fmt.Sprintf("internal error: %v", r)}
-		}
-	}()
-	if err := checkELFHeader(name, data); err != nil {
+func newFromBytes(name string, data []byte, opts *Options) (*Binary, error) {
+	ef, err := parseELF(name, data)
+	if err != nil {
 		return nil, err
 	}
-	ef, err := elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		return nil, &FormatError{File: name, Section: "ELF header", Msg: err.Error()}
-	}
-	b = &Binary{path: name, ef: ef}
+	b := &Binary{path: name, ef: ef}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -129,23 +112,23 @@ func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err 
 			return nil, nil, nil, err
 		}
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			closeFn()
-			ef, data, closeFn = nil, nil, nil
-			err = &FormatError{File: path, Section: "ELF", Msg: fmt.Sprintf("internal error: %v", r)}
-		}
-	}()
-	if err := checkELFHeader(path, data); err != nil {
+	if ef, err = parseELF(path, data); err != nil {
 		closeFn()
 		return nil, nil, nil, err
 	}
-	ef, err = elf.NewFile(bytes.NewReader(data))
-	if err != nil {
-		closeFn()
-		return nil, nil, nil, fmt.Errorf("%s: %w", path, &FormatError{File: path, Section: "ELF header", Msg: err.Error()})
-	}
 	return ef, data, closeFn, nil
+}
+
+// parseELF checks the ELF header and parses the headers with debug/elf.
+func parseELF(path string, data []byte) (*elf.File, error) {
+	if err := checkELFHeader(path, data); err != nil {
+		return nil, err
+	}
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return nil, newError(path, "ELF header", 0, decode.ErrMalformed, "%v", err)
+	}
+	return ef, nil
 }
 
 // checkELFHeader rejects files whose program or section header tables
@@ -153,10 +136,10 @@ func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err 
 // claimed header first).
 func checkELFHeader(path string, data []byte) error {
 	fail := func(off uint64, msg string) error {
-		return &FormatError{File: path, Section: "ELF header", Offset: off, Msg: msg}
+		return newError(path, "ELF header", off, decode.ErrMalformed, "%s", msg)
 	}
 	if len(data) < 16 || string(data[:4]) != elf.ELFMAG {
-		return fail(0, "not an ELF file (bad magic)")
+		return newError(path, "ELF header", 0, decode.ErrBadMagic, "not an ELF file (bad magic)")
 	}
 	var order binary.ByteOrder
 	switch elf.Data(data[elf.EI_DATA]) {
@@ -206,36 +189,13 @@ func (b *Binary) warn(key, msg string) {
 	b.opts.Warn(msg)
 }
 
-func (b *Binary) init(data []byte) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &FormatError{File: b.path, Section: "DWARF", Msg: fmt.Sprintf("internal error: %v", r)}
-		}
-	}()
+func (b *Binary) init(data []byte) error {
 	ef := b.ef
-	b.pie = ef.Type == elf.ET_DYN
-	for _, p := range ef.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
-		s := Segment{Vaddr: p.Vaddr, Memsz: p.Memsz, Offset: p.Off, Filesz: p.Filesz, Flags: p.Flags, Align: p.Align}
-		b.loads = append(b.loads, s)
-		if p.Flags&elf.PF_X != 0 {
-			b.exec = append(b.exec, s)
-		}
-	}
 	b.buildID = findBuildID(ef, data)
 	b.syms = readSymbols(ef)
 
 	dwPath, dwEF, dwData := b.path, ef, data
-	if b.opts.DebugFile != "" {
-		def, ddata, closeFn, err := openELF(b.opts.DebugFile)
-		if err != nil {
-			return fmt.Errorf("debug file: %w", err)
-		}
-		b.closers = append(b.closers, closeFn)
-		dwPath, dwEF, dwData = b.opts.DebugFile, def, ddata
-	} else if findSection(ef, ".debug_info") == nil {
+	if findSection(ef, ".debug_info") == nil {
 		if p := b.findDebugFile(); p != "" {
 			if def, ddata, closeFn, err := openELF(p); err == nil {
 				b.closers = append(b.closers, closeFn)
@@ -295,33 +255,33 @@ func (b *Binary) buildIndex() error {
 	}
 	covered := make(map[int]bool)
 	if len(df.sec.aranges) > 0 {
-		ab := makeBuf(df.file, ".debug_aranges", df.sec.aranges, 0, df.order)
-		for ab.remaining() > 0 {
-			start := ab.off
-			n, offSize := ab.unitLength()
-			if n > ab.remaining() {
-				ab.errorf("set length %#x exceeds section", n)
+		ab := newCursor(df.file, ".debug_aranges", df.sec.aranges, 0, df.order)
+		for ab.Remaining() > 0 {
+			start := uint64(ab.Off())
+			n, offSize := unitLength(&ab)
+			if n > uint64(ab.Remaining()) {
+				ab.Fail(decode.ErrMalformed, "set length %#x exceeds section", n)
 			}
-			if ab.err != nil {
+			if ab.Err() != nil {
 				break
 			}
-			end := ab.off + n
-			ab.u16()
-			cuOff := ab.uintN(offSize)
-			as := ab.u8()
-			ab.u8()
-			if ab.err != nil || (as != 4 && as != 8) {
+			end := uint64(ab.Off()) + n
+			ab.U16()
+			cuOff := ab.UintN(offSize)
+			as := ab.U8()
+			ab.U8()
+			if ab.Err() != nil || (as != 4 && as != 8) {
 				break
 			}
 			// Tuples are aligned to twice the address size.
-			hdr := ab.off - start
+			hdr := uint64(ab.Off()) - start
 			if r := hdr % (2 * uint64(as)); r != 0 {
-				ab.skip(2*uint64(as) - r)
+				ab.Skip(2*uint64(as) - r)
 			}
 			ui, ok := byOff[cuOff]
-			for ab.err == nil && ab.off+2*uint64(as) <= end {
-				lo := ab.uintN(as)
-				l := ab.uintN(as)
+			for ab.Err() == nil && uint64(ab.Off())+2*uint64(as) <= end {
+				lo := ab.UintN(as)
+				l := ab.UintN(as)
 				if lo == 0 && l == 0 {
 					break
 				}
@@ -332,7 +292,7 @@ func (b *Binary) buildIndex() error {
 			if ok {
 				covered[ui] = true
 			}
-			ab.off = end
+			ab.Seek(end)
 		}
 	}
 	for i, u := range df.units {
@@ -446,7 +406,6 @@ func (b *Binary) Prefetch(addrs []uint64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { _ = recover() }() // Symbolize reports it
 			for i := next.Add(1) - 1; i < int64(len(units)); i = next.Add(1) - 1 {
 				units[i].load()
 			}
@@ -477,11 +436,10 @@ func (b *Binary) Path() string { return b.path }
 // BuildID returns the GNU build id, or nil.
 func (b *Binary) BuildID() []byte { return b.buildID }
 
-// IsPIE reports whether the file is ET_DYN (position independent).
-func (b *Binary) IsPIE() bool { return b.pie }
-
-// HasDWARF reports whether DWARF was found (false: symbol-table fallback).
-func (b *Binary) HasDWARF() bool { return b.dw != nil }
+// ELF returns the binary's parsed ELF headers (file header, program and
+// section headers), for callers that check them without opening the file
+// again. It stays valid until Close; callers must not close it.
+func (b *Binary) ELF() *elf.File { return b.ef }
 
 // RequireDWARF returns an error wrapping ErrNoDWARF when the binary (and
 // its debug files) have no DWARF, for callers that cannot work without it.
@@ -501,49 +459,9 @@ func (b *Binary) RequireBuildID() ([]byte, error) {
 	return b.buildID, nil
 }
 
-// ExecSegments returns the executable PT_LOAD segments in file order.
-func (b *Binary) ExecSegments() []Segment { return append([]Segment(nil), b.exec...) }
-
-// LoadSegments returns every PT_LOAD segment in file order.
-func (b *Binary) LoadSegments() []Segment { return append([]Segment(nil), b.loads...) }
-
-// Machine returns the ELF header's e_machine.
-func (b *Binary) Machine() elf.Machine { return b.ef.Machine }
-
-// FileAddress maps a runtime address inside mapping m (as in
-// /proc/PID/maps: [Start, End) mapped from file offset Offset) to the file's
-// link-time virtual address. runtime - m.Start + m.Offset is a file offset;
-// the PT_LOAD segment whose file bytes contain it (an executable one when
-// segments share a page) gives Vaddr + (offset - segment Offset).
-func (b *Binary) FileAddress(runtime uint64, m Mapping) (uint64, bool) {
-	if runtime < m.Start || (m.End > m.Start && runtime >= m.End) {
-		return 0, false
-	}
-	fileOff := runtime - m.Start + m.Offset
-	var best *Segment
-	for i := range b.loads {
-		s := &b.loads[i]
-		if fileOff < s.Offset || fileOff-s.Offset >= s.Filesz {
-			continue
-		}
-		if best == nil || (best.Flags&elf.PF_X == 0 && s.Flags&elf.PF_X != 0) {
-			best = s
-		}
-	}
-	if best == nil {
-		return 0, false
-	}
-	return best.Vaddr + (fileOff - best.Offset), true
-}
-
 // Symbolize returns the inline chain for the file virtual address addr,
 // innermost frame first. See Frame for what each field holds.
-func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			frames, err = nil, &FormatError{File: b.path, Section: ".debug_info", Msg: fmt.Sprintf("internal error at address %#x: %v", addr, r)}
-		}
-	}()
+func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
 	if b.dw == nil {
 		if b.opts.DWARFOnly {
 			return nil, ErrUnknownPC
@@ -589,7 +507,7 @@ func (b *Binary) Symbolize(addr uint64) (frames []Frame, err error) {
 		}
 		return []Frame{f}, nil
 	}
-	frames = make([]Frame, len(chain))
+	frames := make([]Frame, len(chain))
 	var caller *subInfo
 	for i, si := range chain {
 		fi := st.info(si, u)
@@ -692,40 +610,40 @@ func findSection(ef *elf.File, name string) *elf.Section {
 func sectionBytes(path string, s *elf.Section, data []byte) ([]byte, error) {
 	if s.Flags&elf.SHF_COMPRESSED != 0 {
 		if limit := maxInflated(s.FileSize); s.Size > limit {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset + 8, Msg: fmt.Sprintf(
+			return nil, newError(path, s.Name, s.Offset+8, decode.ErrMalformed,
 				"compressed section claims %d bytes from %d compressed, more than the %d allowed (deflate's 1032:1 at most, and 4 GiB)",
-				s.Size, s.FileSize, limit)}
+				s.Size, s.FileSize, limit)
 		}
 		d, err := s.Data()
 		if err != nil {
-			return nil, &FormatError{File: path, Section: s.Name, Msg: "decompressing: " + err.Error()}
+			return nil, newError(path, s.Name, 0, decode.ErrMalformed, "decompressing: %v", err)
 		}
 		return d, nil
 	}
 	if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {
-		return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset, Msg: fmt.Sprintf("section size %#x exceeds file", s.Size)}
+		return nil, newError(path, s.Name, s.Offset, decode.ErrTruncated, "section size %#x exceeds file", s.Size)
 	}
 	raw := data[s.Offset : s.Offset+s.Size]
 	if strings.HasPrefix(s.Name, ".zdebug_") {
 		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
-			return nil, &FormatError{File: path, Section: s.Name, Msg: "missing ZLIB header"}
+			return nil, newError(path, s.Name, 0, decode.ErrMalformed, "missing ZLIB header")
 		}
 		size := binary.BigEndian.Uint64(raw[4:12])
 		if limit := maxInflated(uint64(len(raw))); size > limit {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: s.Offset + 4, Msg: fmt.Sprintf(
+			return nil, newError(path, s.Name, s.Offset+4, decode.ErrMalformed,
 				"compressed section claims %d bytes from %d compressed, more than the %d allowed (deflate's 1032:1 at most, and 4 GiB)",
-				size, len(raw), limit)}
+				size, len(raw), limit)
 		}
 		zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
 		if err != nil {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: 12, Msg: "zlib: " + err.Error()}
+			return nil, newError(path, s.Name, 12, decode.ErrMalformed, "zlib: %v", err)
 		}
 		out, err := io.ReadAll(io.LimitReader(zr, int64(size)))
 		if err != nil {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: 12, Msg: "zlib: " + err.Error()}
+			return nil, newError(path, s.Name, 12, decode.ErrMalformed, "zlib: %v", err)
 		}
 		if uint64(len(out)) != size {
-			return nil, &FormatError{File: path, Section: s.Name, Offset: 4, Msg: fmt.Sprintf("decompressed %d bytes, header says %d", len(out), size)}
+			return nil, newError(path, s.Name, 4, decode.ErrMalformed, "decompressed %d bytes, header says %d", len(out), size)
 		}
 		return out, nil
 	}
@@ -784,14 +702,14 @@ func loadSections(path string, ef *elf.File, data []byte, dwo bool) (sections, e
 // holding one.
 func findBuildID(ef *elf.File, data []byte) []byte {
 	try := func(notes []byte) []byte {
-		nb := makeBuf("", "note", notes, 0, ef.ByteOrder)
-		for nb.remaining() >= 12 {
-			namesz, descsz, typ := uint64(nb.u32()), uint64(nb.u32()), nb.u32()
-			name := nb.bytes(namesz)
-			nb.skip((4 - namesz%4) % 4)
-			desc := nb.bytes(descsz)
-			nb.skip((4 - descsz%4) % 4)
-			if nb.err != nil {
+		nb := newCursor("", "note", notes, 0, ef.ByteOrder)
+		for nb.Remaining() >= 12 {
+			namesz, descsz, typ := uint64(nb.U32()), uint64(nb.U32()), nb.U32()
+			name := nb.Bytes(namesz)
+			nb.Skip((4 - namesz%4) % 4)
+			desc := nb.Bytes(descsz)
+			nb.Skip((4 - descsz%4) % 4)
+			if nb.Err() != nil {
 				return nil
 			}
 			if typ == 3 && string(name) == "GNU\x00" {
@@ -882,5 +800,3 @@ func isFile(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.Mode().IsRegular()
 }
-
-var _ = errors.Is

@@ -3,6 +3,8 @@ package elfsym
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // subroutine is a DW_TAG_subprogram or DW_TAG_inlined_subroutine DIE of a
@@ -75,7 +77,7 @@ func (u *unit) load() (*cuState, error) {
 // inserted before children).
 func (st *cuState) buildTree(u *unit) error {
 	df := u.df
-	b := makeBuf(df.file, df.secName(".debug_info"), df.sec.info[:u.end], u.dieOff, df.order)
+	b := newCursor(df.file, df.secName(".debug_info"), df.sec.info[:u.end], u.dieOff, df.order)
 	// Stack of nearest subroutine index for each open DIE with children.
 	stack := make([]int32, 0, 32)
 	cur := int32(-1)
@@ -85,13 +87,13 @@ func (st *cuState) buildTree(u *unit) error {
 	st.subs = make([]subroutine, 0, min((u.end-u.dieOff)/32+16, 1<<20))
 	var d die
 	maxDIEs := int(u.end-u.dieOff) + 1
-	for n := 0; b.remaining() > 0; n++ {
+	for n := 0; b.Remaining() > 0; n++ {
 		if n > maxDIEs {
-			b.errorf("too many DIEs")
+			b.Fail(decode.ErrMalformed, "too many DIEs")
 			break
 		}
 		// Peek at the abbreviation: only subroutines are decoded.
-		start := b.off
+		start := uint64(b.Off())
 		a, ok := u.skipDIE(&b)
 		if !ok {
 			break
@@ -111,12 +113,12 @@ func (st *cuState) buildTree(u *unit) error {
 			st.subs = append(st.subs, subroutine{off: start, parent: cur, tag: a.tag})
 			self = idx
 			if a.hasRanges {
-				end := b.off
-				b.off = start
+				end := uint64(b.Off())
+				b.Seek(start)
 				if !u.readRangeAttrs(&b, &d) {
 					break
 				}
-				b.off = end
+				b.Seek(end)
 				var err error
 				rs, err = u.appendDIERanges(rs[:0], &d)
 				if err == nil {
@@ -135,7 +137,7 @@ func (st *cuState) buildTree(u *unit) error {
 		}
 	}
 	st.addrs = m.flatten()
-	return b.err
+	return b.Err()
 }
 
 // amap is an ordered map from range start to amEntry, kept as a list of
@@ -410,7 +412,7 @@ func (u *unit) lineTable() (*lineTable, error) {
 
 // dieAtOwn decodes the DIE at off, which lies in u.
 func (u *unit) dieAtOwn(off uint64) (die, bool) {
-	b := makeBuf(u.df.file, u.df.secName(".debug_info"), u.df.sec.info[:u.end], off, u.df.order)
+	b := newCursor(u.df.file, u.df.secName(".debug_info"), u.df.sec.info[:u.end], off, u.df.order)
 	var d die
 	ok := u.readDIE(&b, &d)
 	return d, ok
@@ -431,7 +433,7 @@ func (u *unit) dieAt(off uint64) (*unit, die, bool) {
 			}
 		}
 	}
-	b := makeBuf(tu.df.file, tu.df.secName(".debug_info"), tu.df.sec.info[:tu.end], off, tu.df.order)
+	b := newCursor(tu.df.file, tu.df.secName(".debug_info"), tu.df.sec.info[:tu.end], off, tu.df.order)
 	var d die
 	if !tu.readDIE(&b, &d) {
 		return nil, die{}, false

@@ -3,9 +3,10 @@ package elfsym
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // DWARF constants used by the reader (DWARF 5 §7, plus GNU extensions).
@@ -247,25 +248,25 @@ func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error)
 	if t, ok := df.abbrevs[off]; ok {
 		return t, nil
 	}
-	b := makeBuf(df.file, df.secName(".debug_abbrev"), df.sec.abbrev, off, df.order)
+	b := newCursor(df.file, df.secName(".debug_abbrev"), df.sec.abbrev, off, df.order)
 	t := &abbrevTable{key: key}
-	for b.err == nil {
-		code := b.uleb()
+	for b.Err() == nil {
+		code := b.Uleb()
 		if code == 0 {
 			break
 		}
 		var a abbrev
-		tag := b.uleb()
+		tag := b.Uleb()
 		a.tag = uint16(min(tag, 0xffff))
-		a.children = b.u8() != 0
-		for b.err == nil {
-			at, form := b.uleb(), b.uleb()
+		a.children = b.U8() != 0
+		for b.Err() == nil {
+			at, form := b.Uleb(), b.Uleb()
 			if at == 0 && form == 0 {
 				break
 			}
 			aa := abbrevAttr{attr: uint16(min(at, 0xffff)), form: uint16(min(form, 0xffff))}
 			if form == formImplicitConst {
-				aa.implicit = b.sleb()
+				aa.implicit = b.Sleb()
 			}
 			a.attrs = append(a.attrs, aa)
 		}
@@ -297,8 +298,8 @@ func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error)
 			t.other[code] = a
 		}
 	}
-	if b.err != nil {
-		return nil, b.err
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
 	if df.abbrevs == nil {
 		df.abbrevs = make(map[uint64]*abbrevTable)
@@ -359,65 +360,65 @@ type unit struct {
 
 // parseUnits reads all unit headers of df.sec.info.
 func (df *dwarfFile) parseUnits() error {
-	b := makeBuf(df.file, df.secName(".debug_info"), df.sec.info, 0, df.order)
-	for b.remaining() > 0 {
+	b := newCursor(df.file, df.secName(".debug_info"), df.sec.info, 0, df.order)
+	for b.Remaining() > 0 {
 		u, err := df.parseUnitHeader(&b)
 		if err != nil {
 			return err
 		}
 		df.units = append(df.units, u)
-		b.off = u.end
+		b.Seek(u.end)
 	}
-	return b.err
+	return b.Err()
 }
 
-// parseUnitHeader reads the unit header at b.off; it leaves b anywhere.
-func (df *dwarfFile) parseUnitHeader(b *buf) (*unit, error) {
-	u := &unit{df: df, off: b.off}
-	n, offSize := b.unitLength()
-	if b.err != nil {
-		return nil, b.err
+// parseUnitHeader reads the unit header at uint64(b.Off()); it leaves b anywhere.
+func (df *dwarfFile) parseUnitHeader(b *decode.Cursor) (*unit, error) {
+	u := &unit{df: df, off: uint64(b.Off())}
+	n, offSize := unitLength(b)
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
-	if n > b.remaining() {
-		b.errorf("unit length %#x exceeds section (%#x bytes left)", n, b.remaining())
-		return nil, b.err
+	if n > uint64(b.Remaining()) {
+		b.Fail(decode.ErrMalformed, "unit length %#x exceeds section (%#x bytes left)", n, uint64(b.Remaining()))
+		return nil, b.Err()
 	}
-	u.end = b.off + n
+	u.end = uint64(b.Off()) + n
 	u.offSize = offSize
-	u.version = b.u16()
+	u.version = b.U16()
 	var abbrevOff uint64
 	switch {
 	case u.version >= 2 && u.version <= 4:
-		abbrevOff = b.uintN(offSize)
-		u.addrSize = b.u8()
+		abbrevOff = b.UintN(offSize)
+		u.addrSize = b.U8()
 		u.unitType = utCompile
 	case u.version == 5:
-		u.unitType = b.u8()
-		u.addrSize = b.u8()
-		abbrevOff = b.uintN(offSize)
+		u.unitType = b.U8()
+		u.addrSize = b.U8()
+		abbrevOff = b.UintN(offSize)
 		switch u.unitType {
 		case utSkeleton, utSplitCompile:
-			u.dwoID = b.u64()
+			u.dwoID = b.U64()
 			u.hasDWOID = true
 		case utType, utSplitType:
-			b.u64()
-			b.uintN(offSize)
+			b.U64()
+			b.UintN(offSize)
 		}
 	default:
-		b.fail(u.off, fmt.Sprintf("unsupported DWARF version %d", u.version))
-		return nil, b.err
+		b.FailAt(int64(u.off), decode.ErrUnsupportedVersion, "unsupported DWARF version %d", u.version)
+		return nil, b.Err()
 	}
-	if b.err == nil && u.addrSize != 4 && u.addrSize != 8 {
-		b.fail(u.off, fmt.Sprintf("unsupported address size %d", u.addrSize))
+	if b.Err() == nil && u.addrSize != 4 && u.addrSize != 8 {
+		b.FailAt(int64(u.off), decode.ErrMalformed, "unsupported address size %d", u.addrSize)
 	}
-	if b.err != nil {
-		return nil, b.err
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
-	if b.off > u.end {
-		b.fail(u.off, "unit header longer than unit")
-		return nil, b.err
+	if uint64(b.Off()) > u.end {
+		b.FailAt(int64(u.off), decode.ErrMalformed, "unit header longer than unit")
+		return nil, b.Err()
 	}
-	u.dieOff = b.off
+	u.dieOff = uint64(b.Off())
 	if df.abbrevAdj != nil {
 		abbrevOff += df.abbrevAdj(u.off)
 	}
@@ -433,12 +434,12 @@ func (u *unit) sizes() sizesKey {
 	return sizesKey{addrSize: u.addrSize, offSize: u.offSize, v2: u.version <= 2}
 }
 
-// skipDIE advances b past the DIE at b.off without decoding its values.
+// skipDIE advances b past the DIE at uint64(b.Off()) without decoding its values.
 // It returns the abbreviation (nil at the end of a sibling list).
-func (u *unit) skipDIE(b *buf) (*abbrev, bool) {
-	start := b.off
-	code := b.uleb()
-	if b.err != nil {
+func (u *unit) skipDIE(b *decode.Cursor) (*abbrev, bool) {
+	start := uint64(b.Off())
+	code := b.Uleb()
+	if b.Err() != nil {
 		return nil, false
 	}
 	if code == 0 {
@@ -446,18 +447,18 @@ func (u *unit) skipDIE(b *buf) (*abbrev, bool) {
 	}
 	a, found := u.abbrevs.get(code)
 	if !found {
-		b.fail(start, fmt.Sprintf("unknown abbreviation code %d", code))
+		b.FailAt(int64(start), decode.ErrMalformed, "unknown abbreviation code %d", code)
 		return nil, false
 	}
 	k := u.sizes()
 	if u.abbrevs.key == k {
 		if a.fixed >= 0 {
-			b.skip(uint64(a.fixed))
-			return a, b.err == nil
+			b.Skip(uint64(a.fixed))
+			return a, b.Err() == nil
 		}
 		if a.skip != nil {
-			if end, ok := skipFast(b.data, b.off, a.skip, b.order); ok {
-				b.off = end
+			if end, ok := skipFast(b.Data(), uint64(b.Off()), a.skip, u.df.order); ok {
+				b.Seek(end)
 				return a, true
 			}
 			// Truncated or malformed: the slow path names the problem.
@@ -468,7 +469,7 @@ func (u *unit) skipDIE(b *buf) (*abbrev, bool) {
 			return nil, false
 		}
 	}
-	return a, b.err == nil
+	return a, b.Err() == nil
 }
 
 // skipFast steps over the values described by ops starting at off in data
@@ -650,17 +651,17 @@ func (d *die) slot(at uint16) *attrVal {
 	return nil
 }
 
-// readDIE decodes the DIE at b.off in unit u. A zero abbreviation code
+// readDIE decodes the DIE at uint64(b.Off()) in unit u. A zero abbreviation code
 // (end of siblings) returns ok == false with no error.
-func (u *unit) readDIE(b *buf, d *die) (ok bool) {
-	*d = die{off: b.off}
-	code := b.uleb()
-	if b.err != nil || code == 0 {
+func (u *unit) readDIE(b *decode.Cursor, d *die) (ok bool) {
+	*d = die{off: uint64(b.Off())}
+	code := b.Uleb()
+	if b.Err() != nil || code == 0 {
 		return false
 	}
 	a, found := u.abbrevs.get(code)
 	if !found {
-		b.fail(d.off, fmt.Sprintf("unknown abbreviation code %d", code))
+		b.FailAt(int64(d.off), decode.ErrMalformed, "unknown abbreviation code %d", code)
 		return false
 	}
 	d.tag = a.tag
@@ -681,21 +682,21 @@ func (u *unit) readDIE(b *buf, d *die) (ok bool) {
 			*s = v
 		}
 	}
-	return b.err == nil
+	return b.Err() == nil
 }
 
 // readRangeAttrs decodes only the address-range attributes of the DIE at
-// b.off (low_pc, high_pc, ranges), skipping the other values.
-func (u *unit) readRangeAttrs(b *buf, d *die) bool {
-	d.off = b.off
+// uint64(b.Off()) (low_pc, high_pc, ranges), skipping the other values.
+func (u *unit) readRangeAttrs(b *decode.Cursor, d *die) bool {
+	d.off = uint64(b.Off())
 	d.lowPC, d.highPC, d.ranges = attrVal{}, attrVal{}, attrVal{}
-	code := b.uleb()
-	if b.err != nil || code == 0 {
+	code := b.Uleb()
+	if b.Err() != nil || code == 0 {
 		return false
 	}
 	a, found := u.abbrevs.get(code)
 	if !found {
-		b.fail(d.off, fmt.Sprintf("unknown abbreviation code %d", code))
+		b.FailAt(int64(d.off), decode.ErrMalformed, "unknown abbreviation code %d", code)
 		return false
 	}
 	d.tag = a.tag
@@ -716,16 +717,16 @@ func (u *unit) readRangeAttrs(b *buf, d *die) bool {
 			}
 		}
 	}
-	return b.err == nil
+	return b.Err() == nil
 }
 
 // value decodes one attribute value of the given form.
-func (u *unit) value(b *buf, form uint16, implicit int64) (attrVal, bool) {
+func (u *unit) value(b *decode.Cursor, form uint16, implicit int64) (attrVal, bool) {
 	var v attrVal
 	for depth := 0; form == formIndirect; depth++ {
-		f := b.uleb()
+		f := b.Uleb()
 		if depth > 4 || f > 0xffff {
-			b.errorf("bad DW_FORM_indirect")
+			b.Fail(decode.ErrMalformed, "bad DW_FORM_indirect")
 			return v, false
 		}
 		form = uint16(f)
@@ -734,109 +735,109 @@ func (u *unit) value(b *buf, form uint16, implicit int64) (attrVal, bool) {
 	v.set = true
 	switch form {
 	case formAddr:
-		v.val = b.uintN(u.addrSize)
+		v.val = b.UintN(u.addrSize)
 	case formBlock2:
-		b.skip(uint64(b.u16()))
+		b.Skip(uint64(b.U16()))
 	case formBlock4:
-		b.skip(uint64(b.u32()))
+		b.Skip(uint64(b.U32()))
 	case formData2:
-		v.val = uint64(b.u16())
+		v.val = uint64(b.U16())
 	case formData4:
-		v.val = uint64(b.u32())
+		v.val = uint64(b.U32())
 	case formData8:
-		v.val = b.u64()
+		v.val = b.U64()
 	case formString:
-		v.val = b.off
-		b.skipCString()
+		v.val = uint64(b.Off())
+		b.SkipCString()
 	case formBlock, formExprloc:
-		b.skip(b.uleb())
+		b.Skip(b.Uleb())
 	case formBlock1:
-		b.skip(uint64(b.u8()))
+		b.Skip(uint64(b.U8()))
 	case formData1, formFlag:
-		v.val = uint64(b.u8())
+		v.val = uint64(b.U8())
 	case formSdata:
-		v.val = uint64(b.sleb())
+		v.val = uint64(b.Sleb())
 	case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNUStrpAlt:
-		v.val = b.uintN(u.offSize)
+		v.val = b.UintN(u.offSize)
 	case formUdata:
-		v.val = b.uleb()
+		v.val = b.Uleb()
 	case formRefAddr:
 		if u.version <= 2 {
-			v.val = b.uintN(u.addrSize)
+			v.val = b.UintN(u.addrSize)
 		} else {
-			v.val = b.uintN(u.offSize)
+			v.val = b.UintN(u.offSize)
 		}
 	case formGNURefAlt:
-		v.val = b.uintN(u.offSize)
+		v.val = b.UintN(u.offSize)
 	case formRef1:
-		v.val = u.off + uint64(b.u8())
+		v.val = u.off + uint64(b.U8())
 	case formRef2:
-		v.val = u.off + uint64(b.u16())
+		v.val = u.off + uint64(b.U16())
 	case formRef4:
-		v.val = u.off + uint64(b.u32())
+		v.val = u.off + uint64(b.U32())
 	case formRef8:
-		v.val = u.off + b.u64()
+		v.val = u.off + b.U64()
 	case formRefUdata:
-		v.val = u.off + b.uleb()
+		v.val = u.off + b.Uleb()
 	case formFlagPresent:
 		v.val = 1
 	case formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
-		v.val = b.uleb()
+		v.val = b.Uleb()
 	case formRefSup4:
-		v.val = uint64(b.u32())
+		v.val = uint64(b.U32())
 	case formRefSup8, formRefSig8:
-		v.val = b.u64()
+		v.val = b.U64()
 	case formData16:
-		b.skip(16)
+		b.Skip(16)
 	case formImplicitConst:
 		v.val = uint64(implicit)
 	case formStrx1, formAddrx1:
-		v.val = uint64(b.u8())
+		v.val = uint64(b.U8())
 	case formStrx2, formAddrx2:
-		v.val = uint64(b.u16())
+		v.val = uint64(b.U16())
 	case formStrx3, formAddrx3:
-		v.val = uint64(b.u24())
+		v.val = uint64(b.U24())
 	case formStrx4, formAddrx4:
-		v.val = uint64(b.u32())
+		v.val = uint64(b.U32())
 	default:
-		b.errorf("unknown attribute form %#x", form)
+		b.Fail(decode.ErrMalformed, "unknown attribute form %#x", form)
 		return v, false
 	}
-	return v, b.err == nil
+	return v, b.Err() == nil
 }
 
 // skipForm skips one attribute value.
-func (u *unit) skipForm(b *buf, form uint16, k sizesKey) bool {
+func (u *unit) skipForm(b *decode.Cursor, form uint16, k sizesKey) bool {
 	for depth := 0; form == formIndirect; depth++ {
-		f := b.uleb()
+		f := b.Uleb()
 		if depth > 4 || f > 0xffff {
-			b.errorf("bad DW_FORM_indirect")
+			b.Fail(decode.ErrMalformed, "bad DW_FORM_indirect")
 			return false
 		}
 		form = uint16(f)
 	}
 	if n := formSize(form, k); n >= 0 {
-		b.skip(uint64(n))
-		return b.err == nil
+		b.Skip(uint64(n))
+		return b.Err() == nil
 	}
 	switch form {
 	case formString:
-		b.skipCString()
+		b.SkipCString()
 	case formBlock, formExprloc:
-		b.skip(b.uleb())
+		b.Skip(b.Uleb())
 	case formBlock1:
-		b.skip(uint64(b.u8()))
+		b.Skip(uint64(b.U8()))
 	case formBlock2:
-		b.skip(uint64(b.u16()))
+		b.Skip(uint64(b.U16()))
 	case formBlock4:
-		b.skip(uint64(b.u32()))
+		b.Skip(uint64(b.U32()))
 	case formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
-		b.uleb()
+		b.Uleb()
 	default:
-		b.errorf("unknown attribute form %#x", form)
+		b.Fail(decode.ErrMalformed, "unknown attribute form %#x", form)
 		return false
 	}
-	return b.err == nil
+	return b.Err() == nil
 }
 
 func isRefForm(f uint16) bool {
@@ -884,11 +885,11 @@ func (u *unit) str(v attrVal) (string, bool) {
 	sec := &u.df.sec
 	switch v.form {
 	case formString:
-		return cstringAt(sec.info, v.val)
+		return decode.CStringAt(sec.info, v.val)
 	case formStrp:
-		return cstringAt(sec.str, v.val)
+		return decode.CStringAt(sec.str, v.val)
 	case formLineStrp:
-		return cstringAt(sec.lineStr, v.val)
+		return decode.CStringAt(sec.lineStr, v.val)
 	case formStrx, formStrx1, formStrx2, formStrx3, formStrx4, formGNUStrIndex:
 		off := u.strOffsetsBase + v.val*uint64(u.offSize)
 		if v.val > uint64(len(sec.strOffsets)) || off+uint64(u.offSize) > uint64(len(sec.strOffsets)) {
@@ -900,7 +901,7 @@ func (u *unit) str(v attrVal) (string, bool) {
 		} else {
 			so = uint64(u.df.order.Uint32(sec.strOffsets[off:]))
 		}
-		return cstringAt(sec.str, so)
+		return decode.CStringAt(sec.str, so)
 	}
 	return "", false
 }
@@ -937,13 +938,13 @@ func (u *unit) addrIndex(i uint64) (uint64, bool) {
 // readUnitDIE decodes the unit DIE and sets the unit's bases. For split
 // units the skeleton's values are applied by the caller afterwards.
 func (u *unit) readUnitDIE() error {
-	b := makeBuf(u.df.file, u.df.secName(".debug_info"), u.df.sec.info[:u.end], u.dieOff, u.df.order)
+	b := newCursor(u.df.file, u.df.secName(".debug_info"), u.df.sec.info[:u.end], u.dieOff, u.df.order)
 	var d die
 	if !u.readDIE(&b, &d) {
-		if b.err != nil {
-			return b.err
+		if b.Err() != nil {
+			return b.Err()
 		}
-		return &FormatError{File: u.df.file, Section: u.df.secName(".debug_info"), Offset: u.dieOff, Msg: "unit has no DIE"}
+		return newError(u.df.file, u.df.secName(".debug_info"), u.dieOff, decode.ErrMalformed, "unit has no DIE")
 	}
 	u.cuDIE = d
 	u.addrSec = u.df.sec.addr

@@ -11,50 +11,40 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-func TestDecodeDiscriminator(t *testing.T) {
-	for _, tc := range []struct{ d, base, dup, cp uint32 }{
-		{0, 0, 1, 0},
-		{2, 1, 1, 0}, // spec §6 [E]: raw 2 -> base 1
-		{4, 2, 1, 0}, // raw 4 -> base 2
-		{1, 0, 1, 0},
-		{456, 100, 1, 0}, // 12-bit base 100 (bit 6 set)
-		// base 3, duplication factor 2, copy id 5:
-		// 3 -> 0b0000110, 2 -> 0b0000100 << 7, 5 -> 0b0001010 << 14.
-		{6 | 4<<7 | 10<<14, 3, 2, 5},
-		// empty base (bit 0 set), then duplication factor 8.
-		{1 | 16<<1, 0, 8, 0},
-	} {
-		b, d, c := DecodeDiscriminator(tc.d)
-		if b != tc.base || d != tc.dup || c != tc.cp {
-			t.Errorf("DecodeDiscriminator(%d) = (%d, %d, %d), want (%d, %d, %d)", tc.d, b, d, c, tc.base, tc.dup, tc.cp)
-		}
-	}
-}
 
 func TestOpenErrors(t *testing.T) {
 	if _, err := Open("testdata/does-not-exist", nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Open(missing) = %v, want ErrNotExist", err)
 	}
 	_, err := Open("testdata/tiny.c", nil)
-	var fe *FormatError
-	if !errors.As(err, &fe) || !errors.Is(err, ErrMalformed) {
-		t.Errorf("Open(tiny.c) = %v, want *FormatError", err)
+	var de *decode.Error
+	if !errors.As(err, &de) || !errors.Is(err, decode.ErrBadMagic) || de.File != "testdata/tiny.c" || de.Section != "ELF header" {
+		t.Errorf("Open(tiny.c) = %v, want a *decode.Error for the ELF header wrapping ErrBadMagic", err)
 	}
 	data, err := os.ReadFile("testdata/tiny.elf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Truncations must fail or succeed, never panic.
+	// Truncations must fail with a located error or succeed, never panic.
 	for n := 0; n < len(data); n += 97 {
-		if b, err := NewFromBytes("trunc", data[:n], &Options{DWPFile: "/nonexistent"}); err == nil {
-			symbolizeSome(b)
+		if err := openAndSymbolize(data[:n]); err != nil {
+			t.Errorf("tiny.elf truncated to %d bytes: %v", n, err)
+		}
+	}
+	for i, seed := range fuzzSeeds(t) {
+		for n := range len(seed) {
+			if err := openAndSymbolize(seed[:n]); err != nil {
+				t.Errorf("seed %d truncated to %d bytes: %v", i, n, err)
+			}
 		}
 	}
 }
@@ -66,29 +56,14 @@ func TestTinyFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	if !b.HasDWARF() || b.IsPIE() {
-		t.Errorf("HasDWARF, IsPIE = %v, %v; want true, false", b.HasDWARF(), b.IsPIE())
+	if b.dw == nil || len(warns) != 0 {
+		t.Errorf("DWARF found: %v, warnings %q; want DWARF and no warnings", b.dw != nil, warns)
 	}
 	if got := hex.EncodeToString(b.BuildID()); len(got) != 40 {
 		t.Errorf("BuildID() = %q, want 20 bytes", got)
 	}
-	segs := b.ExecSegments()
-	if len(segs) != 1 || segs[0].Flags&elf.PF_X == 0 {
-		t.Fatalf("ExecSegments() = %+v, want one executable segment", segs)
-	}
-	// A non-PIE text mapping: runtime == file address.
-	s := segs[0]
-	m := Mapping{Start: s.Vaddr &^ 0xfff, End: (s.Vaddr + s.Memsz + 0xfff) &^ 0xfff, Offset: s.Offset &^ 0xfff}
-	if a, ok := b.FileAddress(s.Vaddr+4, m); !ok || a != s.Vaddr+4 {
-		t.Errorf("FileAddress(%#x) = %#x, %v; want %#x", s.Vaddr+4, a, ok, s.Vaddr+4)
-	}
-	// The same segment mapped at a PIE-like base.
-	m2 := Mapping{Start: 0x7f0000000000, End: 0x7f0000000000 + (m.End - m.Start), Offset: m.Offset}
-	if a, ok := b.FileAddress(m2.Start+(s.Vaddr+4-m.Start), m2); !ok || a != s.Vaddr+4 {
-		t.Errorf("FileAddress(relocated) = %#x, %v; want %#x", a, ok, s.Vaddr+4)
-	}
-	if _, ok := b.FileAddress(m2.End+1, m2); ok {
-		t.Errorf("FileAddress outside mapping succeeded")
+	if err := b.RequireDWARF(); err != nil {
+		t.Errorf("RequireDWARF() = %v", err)
 	}
 	if _, err := b.Symbolize(0x10); !errors.Is(err, ErrUnknownPC) {
 		t.Errorf("Symbolize(0x10) = %v, want ErrUnknownPC", err)
@@ -146,7 +121,7 @@ func TestTinyCompressedDWARF4(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	fr, err := b.Symbolize(b.ExecSegments()[0].Vaddr)
+	fr, err := b.Symbolize(b.ef.Entry)
 	if err != nil || len(fr) == 0 || fr[len(fr)-1].LinkageName != "_start" || fr[0].File != "/src/tiny.c" {
 		t.Errorf("Symbolize(entry) = %+v, %v; want _start in /src/tiny.c", fr, err)
 	}
@@ -163,20 +138,24 @@ func TestStrippedFallback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.HasDWARF() || len(warns) == 0 || !strings.Contains(warns[0], "no DWARF") {
-			t.Errorf("%s: HasDWARF = %v, warnings %q; want false and a no-DWARF warning", fx.name, b.HasDWARF(), warns)
+		if b.dw != nil || len(warns) == 0 || !strings.Contains(warns[0], "no DWARF") {
+			t.Errorf("%s: DWARF found: %v, warnings %q; want none and a no-DWARF warning", fx.name, b.dw != nil, warns)
+		}
+		if err := b.RequireDWARF(); !errors.Is(err, ErrNoDWARF) {
+			t.Errorf("%s: RequireDWARF() = %v, want ErrNoDWARF", fx.name, err)
 		}
 		b.Close()
 	}
 }
 
-func TestDebugFileOption(t *testing.T) {
+// TestDebuglinkMoved: a stripped binary copied away from the file its
+// .gnu_debuglink names has no DWARF (and no error).
+func TestDebuglinkMoved(t *testing.T) {
 	fxs := buildMatrix(t)
 	for _, fx := range fxs {
 		if !strings.HasSuffix(fx.name, "/O2-debuglink") {
 			continue
 		}
-		dbg := fx.path + ".debug"
 		// Copy the stripped binary elsewhere so the debuglink search fails.
 		dir := t.TempDir()
 		data, err := os.ReadFile(fx.path)
@@ -191,16 +170,8 @@ func TestDebugFileOption(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b.HasDWARF() {
-			t.Errorf("%s moved: HasDWARF = true, want false", fx.name)
-		}
-		b.Close()
-		b, err = Open(p, &Options{DebugFile: dbg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !b.HasDWARF() {
-			t.Errorf("%s with DebugFile: HasDWARF = false", fx.name)
+		if b.dw != nil {
+			t.Errorf("%s moved: DWARF found, want none", fx.name)
 		}
 		b.Close()
 	}
@@ -259,55 +230,109 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
-// symbolizeSome looks up addresses the binary itself suggests.
-func symbolizeSome(b *Binary) {
+// fuzzOpts keeps fuzzed inputs from finding debug files on this machine.
+var fuzzOpts = Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}}
+
+// checkErr returns nil for a nil err, else a complaint unless err is a
+// *decode.Error of this package naming file and a section and wrapping one
+// of decode's sentinels.
+func checkErr(err error, file string) error {
+	if err == nil {
+		return nil
+	}
+	var de *decode.Error
+	if !errors.As(err, &de) {
+		return fmt.Errorf("error %q (%T) is not a *decode.Error", err, err)
+	}
+	if de.Format != "elfsym" || de.File != file || de.Section == "" {
+		return fmt.Errorf("error %q: format %q, file %q, section %q; want elfsym, %q and a section", err, de.Format, de.File, de.Section, file)
+	}
+	for _, s := range []error{decode.ErrBadMagic, decode.ErrUnsupportedVersion, decode.ErrTruncated, decode.ErrMalformed} {
+		if errors.Is(err, s) {
+			return nil
+		}
+	}
+	return fmt.Errorf("error %q wraps no decode sentinel", err)
+}
+
+// openAndSymbolize opens data as a binary named "fuzz" and symbolizes what
+// it suggests; it returns what was wrong with the errors.
+func openAndSymbolize(data []byte) error {
+	b, err := newFromBytes("fuzz", data, &fuzzOpts)
+	if err != nil {
+		return checkErr(err, "fuzz")
+	}
+	defer b.Close()
+	return symbolizeSome(b)
+}
+
+// symbolizeSome looks up (a bounded number of) addresses the binary itself
+// suggests. Symbolize may only fail with ErrUnknownPC, and otherwise returns
+// a well-formed inline chain.
+func symbolizeSome(b *Binary) error {
 	var pre []uint64
 	for _, s := range b.spans {
 		pre = append(pre, s.lo, s.hi-1)
 	}
 	b.Prefetch(pre)
-	n := 0
+	var addrs []uint64
 	for _, s := range b.spans {
-		for _, a := range []uint64{s.lo, s.lo + (s.hi-s.lo)/2, s.hi - 1} {
-			b.Symbolize(a)
-			if n++; n > 300 {
-				return
+		addrs = append(addrs, s.lo, s.lo+(s.hi-s.lo)/2, s.hi-1)
+	}
+	addrs = addrs[:min(len(addrs), 300)]
+	for _, s := range b.syms[:min(len(b.syms), 100)] {
+		addrs = append(addrs, s.addr)
+	}
+	for _, a := range addrs {
+		fr, err := b.Symbolize(a)
+		if err != nil {
+			if !errors.Is(err, ErrUnknownPC) {
+				return fmt.Errorf("Symbolize(%#x): %v, want frames or ErrUnknownPC", a, err)
+			}
+			continue
+		}
+		if len(fr) == 0 {
+			return fmt.Errorf("Symbolize(%#x): no frames and no error", a)
+		}
+		for i, f := range fr {
+			if f.Inlined != (i < len(fr)-1) {
+				return fmt.Errorf("Symbolize(%#x): frame %d of %d has Inlined = %v", a, i, len(fr), f.Inlined)
 			}
 		}
 	}
-	for _, s := range b.syms {
-		b.Symbolize(s.addr)
-		if n++; n > 400 {
-			return
-		}
-	}
+	return nil
 }
 
+// FuzzOpen opens arbitrary bytes as an ELF file and symbolizes the
+// addresses its DWARF and symbol table suggest. Seeds are the few-hundred-
+// byte images of fuzzSeeds.
+//
+// The file comes in twelve pieces, concatenated: the fuzzer minimizes every
+// input that finds new coverage, one argument at a time and in time
+// quadratic in the argument's length, so one 600-byte argument costs some
+// 180,000 executions (seconds, during which no progress is reported) where
+// twelve 50-byte pieces cost 15,000.
 func FuzzOpen(f *testing.F) {
-	// Small lld-linked builds of tiny.c (see its first line): the fuzzer
-	// minimizes and mutates 3 KB far faster than the 15 KB fixtures.
-	for _, p := range []string{"testdata/fuzz-seed-dwarf5.elf", "testdata/fuzz-seed-dwarf4-zlib.elf"} {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
+	for _, s := range fuzzSeeds(f) {
+		var p [12][]byte
+		for i := range p {
+			p[i] = s[len(s)*i/len(p) : len(s)*(i+1)/len(p)]
 		}
-		f.Add(data)
+		f.Add(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		b, err := NewFromBytes("fuzz", data, &Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}})
-		if err != nil {
-			return
+	f.Fuzz(func(t *testing.T, p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11 []byte) {
+		if err := openAndSymbolize(slices.Concat(p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11)); err != nil {
+			t.Fatal(err)
 		}
-		symbolizeSome(b)
 	})
 }
 
 // FuzzOpenPatch applies a small list of byte patches to one of the seed
-// ELF files. Inputs stay a few bytes long, so the fuzzer's minimizer (slow
-// on the kilobyte-sized inputs of FuzzOpen) keeps up and mutations still
-// reach every header, section and DWARF byte.
+// ELF files. Inputs stay a few bytes long, so the fuzzer's minimizer keeps
+// up and mutations still reach every header, section and DWARF byte of
+// the larger, compiled images too.
 func FuzzOpenPatch(f *testing.F) {
-	var bases [][]byte
+	bases := fuzzSeeds(f)
 	for _, p := range []string{"testdata/fuzz-seed-dwarf5.elf", "testdata/fuzz-seed-dwarf4-zlib.elf", "testdata/tiny.elf"} {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -316,8 +341,8 @@ func FuzzOpenPatch(f *testing.F) {
 		bases = append(bases, data)
 	}
 	f.Add(uint8(0), []byte{})
-	f.Add(uint8(1), []byte{0x40, 0x00, 0xff})
-	f.Add(uint8(2), []byte{0x10, 0x20, 0x00, 0x11, 0x20, 0x80})
+	f.Add(uint8(5), []byte{0x40, 0x00, 0xff})
+	f.Add(uint8(6), []byte{0x10, 0x20, 0x00, 0x11, 0x20, 0x80})
 	f.Fuzz(func(t *testing.T, which uint8, patch []byte) {
 		base := bases[int(which)%len(bases)]
 		data := append([]byte(nil), base...)
@@ -327,16 +352,22 @@ func FuzzOpenPatch(f *testing.F) {
 			off := int(patch[i]) | int(patch[i+1])<<8
 			data[off*len(data)>>16] = patch[i+2]
 		}
-		b, err := NewFromBytes("fuzz", data, &Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}})
-		if err != nil {
-			return
+		if err := openAndSymbolize(data); err != nil {
+			t.Fatal(err)
 		}
-		symbolizeSome(b)
 	})
 }
 
-// FuzzDWARF mutates the DWARF sections of tiny.elf directly, so the
-// mutations reach the DIE, abbreviation and line-program decoders.
+// FuzzDWARF mutates one DWARF section of a consistent set at a time, so
+// that the mutations reach the DIE, abbreviation, line-program and
+// range-list decoders. which picks the set (the assembled DWARF 4 or 5 of
+// fuzzSeeds, beside tiny.elf's string and address sections) and the section
+// that data replaces (.debug_info, .debug_abbrev, .debug_line or
+// .debug_rnglists). One []byte argument rather than one per section
+// concentrates the mutations (the fuzzer spreads them evenly over its
+// arguments), and small sets keep the minimizer's stalls short: with
+// tiny.elf's own, larger sections in the corpus (FuzzOpenPatch mutates
+// those), a planted line-table panic took several times longer to find.
 func FuzzDWARF(f *testing.F) {
 	data, err := os.ReadFile("testdata/tiny.elf")
 	if err != nil {
@@ -346,52 +377,60 @@ func FuzzDWARF(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	base, err := loadSections("tiny.elf", ef, data, false)
+	tiny, err := loadSections("tiny.elf", ef, data, false)
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(base.info, base.abbrev, base.line, base.rnglists)
-	f.Fuzz(func(t *testing.T, info, abbrev, line, rnglists []byte) {
-		ss := base
-		ss.info, ss.abbrev, ss.line, ss.rnglists = info, abbrev, line, rnglists
+	var sets []sections
+	for _, v := range []uint16{4, 5} {
+		s := tiny
+		s.info, s.abbrev, s.line, s.rnglists = seedDWARF(v, 8)
+		sets = append(sets, s)
+	}
+	section := func(s *sections, k int) *[]byte {
+		return [...]*[]byte{&s.info, &s.abbrev, &s.line, &s.rnglists}[k%4]
+	}
+	for i := range sets {
+		for k := range 4 {
+			if d := *section(&sets[i], k); d != nil {
+				f.Add(uint8(4*i+k), d)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		ss := sets[int(which/4)%len(sets)]
+		*section(&ss, int(which)) = data
 		df := &dwarfFile{file: "fuzz", order: ef.ByteOrder, sec: ss}
+		// The line program is also decoded on its own, so that its
+		// mutations count when the DIEs beside it are broken.
+		lu := &unit{df: df, version: 5, addrSize: 8, offSize: 4}
+		if lt, err := lu.parseLineTable(0); err != nil {
+			if err := checkErr(err, "fuzz"); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			var fr Frame
+			for _, r := range lt.rows {
+				lt.rowFrame(r.addr, &fr)
+			}
+		}
 		if err := df.parseUnits(); err != nil {
+			if err := checkErr(err, "fuzz"); err != nil {
+				t.Fatal(err)
+			}
 			return
 		}
 		b := &Binary{path: "fuzz", dw: df}
 		if err := b.buildIndex(); err != nil {
+			if err := checkErr(err, "fuzz"); err != nil {
+				t.Fatal(err)
+			}
 			return
 		}
-		symbolizeSome(b)
-	})
-}
-
-// TestFileAddressPIE maps every address of a PIE's executable segment
-// through a /proc/PID/maps-style mapping at a typical load base.
-func TestFileAddressPIE(t *testing.T) {
-	for _, fx := range buildMatrix(t) {
-		if !strings.HasSuffix(fx.name, "/O2-dwarf4-pie") {
-			continue
-		}
-		b, err := Open(fx.path, nil)
-		if err != nil {
+		if err := symbolizeSome(b); err != nil {
 			t.Fatal(err)
 		}
-		defer b.Close()
-		if !b.IsPIE() {
-			t.Fatalf("%s: IsPIE() = false", fx.name)
-		}
-		const bias = 0x555555554000
-		for _, s := range b.ExecSegments() {
-			start := (s.Vaddr &^ 0xfff) + bias
-			m := Mapping{Start: start, End: bias + s.Vaddr + s.Memsz, Offset: s.Offset &^ 0xfff}
-			for _, v := range []uint64{s.Vaddr, s.Vaddr + s.Memsz/2, s.Vaddr + s.Memsz - 1} {
-				if got, ok := b.FileAddress(v+bias, m); !ok || got != v {
-					t.Errorf("%s: FileAddress(%#x, %+v) = %#x, %v; want %#x", fx.name, v+bias, m, got, ok, v)
-				}
-			}
-		}
-	}
+	})
 }
 
 // BenchmarkSymbolizeTiny opens the committed fixture and symbolizes each
@@ -414,7 +453,7 @@ func BenchmarkSymbolizeTiny(b *testing.B) {
 	bin.Close()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		bin, err := NewFromBytes("tiny.elf", data, nil)
+		bin, err := newFromBytes("tiny.elf", data, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -430,7 +469,7 @@ func TestSymbolizeAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := b.ExecSegments()[0].Vaddr
+	a := b.ef.Entry
 	if _, err := b.Symbolize(a); err != nil {
 		t.Fatal(err)
 	}
@@ -486,7 +525,7 @@ func TestCompressedSizeLimit(t *testing.T) {
 	}
 	// Elf64_Chdr: ch_type, ch_reserved, ch_size, ch_addralign.
 	binary.LittleEndian.PutUint64(data[s.Offset+8:], 1<<40)
-	_, err = NewFromBytes("bomb.elf", data, &Options{})
+	_, err = newFromBytes("bomb.elf", data, &Options{})
 	if err == nil || !strings.Contains(err.Error(), ".debug_info") || !strings.Contains(err.Error(), "claims 1099511627776 bytes") {
 		t.Fatalf("error = %v, want a refusal naming .debug_info and the claimed size", err)
 	}

@@ -1,38 +1,57 @@
 package elfsym
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
-// Sentinel errors, compared with errors.Is.
+// The package's own "not there" errors, compared with errors.Is. Malformed
+// input is reported as a *decode.Error (Format "elfsym", Offset within
+// Section) wrapping one of decode's sentinels.
 var (
 	// ErrUnknownPC: no function (DWARF or symbol table) covers the address.
 	ErrUnknownPC = errors.New("elfsym: no function covers the address")
 	// ErrNoDWARF: the binary and its debug files hold no DWARF.
 	ErrNoDWARF = errors.New("elfsym: no DWARF debug information")
-	// ErrNoBuildID: the binary has no GNU build-id note.
+	// ErrNoBuildID: the binary has no GNU build id note.
 	ErrNoBuildID = errors.New("elfsym: no GNU build id")
-	// ErrMalformed is wrapped by every FormatError.
-	ErrMalformed = errors.New("malformed")
 )
 
-// FormatError reports malformed ELF or DWARF data: which file, which
-// section, at which byte offset within that section, and what was wrong.
-type FormatError struct {
-	File    string // path of the file being read ("" when reading bytes)
-	Section string // e.g. ".debug_info", "ELF header"
-	Offset  uint64 // byte offset within Section
-	Msg     string
+// errFormat is the Format of the package's *decode.Error values.
+const errFormat = "elfsym"
+
+// newError returns a *decode.Error at offset off of section in file.
+func newError(file, section string, off uint64, kind error, msg string, args ...any) error {
+	return &decode.Error{Format: errFormat, File: file, Section: section, Offset: int64(off), Msg: fmt.Sprintf(msg, args...), Err: kind}
 }
 
-func (e *FormatError) Error() string {
-	f := e.File
-	if f != "" {
-		f += ": "
+// newCursor returns a cursor over one section's bytes at offset off, in the
+// file's byte order. Error offsets are section offsets; an off past the end
+// fails at once, at off.
+func newCursor(file, section string, data []byte, off uint64, order binary.ByteOrder) decode.Cursor {
+	c := decode.NewCursor(errFormat, file, section, data, 0)
+	c.SetBigEndian(order == binary.BigEndian)
+	if off > uint64(len(data)) {
+		c.FailAt(int64(off), decode.ErrMalformed, "offset past end of section (size %#x)", len(data))
+	} else {
+		c.Seek(off)
 	}
-	return fmt.Sprintf("%selfsym: %s at offset %#x: %s", f, e.Section, e.Offset, e.Msg)
+	return c
 }
 
-// Unwrap makes errors.Is(err, ErrMalformed) true.
-func (e *FormatError) Unwrap() error { return ErrMalformed }
+// unitLength reads a DWARF initial length field and returns the length and
+// the offset size (4 or 8).
+func unitLength(c *decode.Cursor) (uint64, uint8) {
+	n := uint64(c.U32())
+	if n == 0xffffffff {
+		return c.U64(), 8
+	}
+	if n >= 0xfffffff0 {
+		c.FailAt(int64(c.Off()-4), decode.ErrMalformed, "reserved unit length %#x", n)
+		return 0, 4
+	}
+	return n, 4
+}

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // A large binary (e.g. one built by testdata/bigcxx/build.sh) for
@@ -22,7 +24,7 @@ import (
 var largeBin = flag.String("elfsym.large", os.Getenv("ELFSYM_LARGE"), "large ELF binary for the llvm-symbolizer comparison and benchmark")
 
 // serveEnv makes the test binary act as a minimal symbolizer process (see
-// TestMain): it opens the binary named by the variable, reads one address
+// init): it opens the binary named by the variable, reads one address
 // per line from stdin and prints the frames, so start-up and peak RSS can
 // be measured the same way as llvm-symbolizer's.
 const serveEnv = "ELFSYM_SERVE_BINARY"
@@ -126,9 +128,7 @@ func TestLargeVsLLVM(t *testing.T) {
 		t.Skip("no -elfsym.large binary (ELFSYM_LARGE)")
 	}
 	const tool = "llvm-symbolizer-19"
-	if !requireTool(t, tool) {
-		t.Skip("SKIPPING: " + tool + " missing")
-	}
+	testenv.Tool(t, tool)
 	addrs := randomTextAddrs(t, *largeBin, 20000)
 	self, err := os.Executable()
 	if err != nil {
@@ -163,9 +163,7 @@ func TestLargeVsLLVM(t *testing.T) {
 		got[i], _ = b.Symbolize(a)
 	}
 	for _, tool := range symbolizers {
-		if !requireTool(t, tool) {
-			continue
-		}
+		testenv.Tool(t, tool)
 		want := runSymbolizer(t, tool, *largeBin, addrs, nil)
 		bad := 0
 		for i, a := range addrs {

@@ -1,9 +1,10 @@
 package elfsym
 
 import (
-	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // lineRow is one row of a line-number matrix.
@@ -70,76 +71,77 @@ const maxLineEntries = 1 << 22
 // file. u supplies the address size and string sections.
 func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 	df := u.df
-	b := makeBuf(df.file, ".debug_line", df.sec.line, off, df.order)
-	n, offSize := b.unitLength()
-	if b.err != nil {
-		return nil, b.err
+	b := newCursor(df.file, ".debug_line", df.sec.line, off, df.order)
+	n, offSize := unitLength(&b)
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
-	if n > b.remaining() {
-		b.errorf("line table length %#x exceeds section", n)
-		return nil, b.err
+	if n > uint64(b.Remaining()) {
+		b.Fail(decode.ErrMalformed, "line table length %#x exceeds section", n)
+		return nil, b.Err()
 	}
-	end := b.off + n
-	b.data = b.data[:end]
-	lt := &lineTable{version: b.u16()}
+	end := uint64(b.Off()) + n
+	// The table ends at end: reads stop there.
+	b = newCursor(df.file, ".debug_line", df.sec.line[:end], uint64(b.Off()), df.order)
+	lt := &lineTable{version: b.U16()}
 	lt.compDir, lt.hasComp = u.compDir, u.hasCompDir
 	if lt.version < 2 || lt.version > 5 {
-		b.fail(off, fmt.Sprintf("unsupported line table version %d", lt.version))
-		return nil, b.err
+		b.FailAt(int64(off), decode.ErrUnsupportedVersion, "unsupported line table version %d", lt.version)
+		return nil, b.Err()
 	}
 	addrSize := u.addrSize
 	if lt.version >= 5 {
-		addrSize = b.u8()
-		b.u8() // segment selector size
+		addrSize = b.U8()
+		b.U8() // segment selector size
 	}
-	hdrLen := b.uintN(offSize)
-	if hdrLen > b.remaining() {
-		b.errorf("header length %#x exceeds table", hdrLen)
-		return nil, b.err
+	hdrLen := b.UintN(offSize)
+	if hdrLen > uint64(b.Remaining()) {
+		b.Fail(decode.ErrMalformed, "header length %#x exceeds table", hdrLen)
+		return nil, b.Err()
 	}
-	progOff := b.off + hdrLen
-	minInst := uint64(b.u8())
+	progOff := uint64(b.Off()) + hdrLen
+	minInst := uint64(b.U8())
 	if lt.version >= 4 {
-		b.u8() // maximum_operations_per_instruction
+		b.U8() // maximum_operations_per_instruction
 	}
-	defaultIsStmt := b.u8() != 0
+	defaultIsStmt := b.U8() != 0
 	_ = defaultIsStmt
-	lineBase := int64(int8(b.u8()))
-	lineRange := uint64(b.u8())
-	opcodeBase := b.u8()
-	stdLens := b.bytes(uint64(max(opcodeBase, 1) - 1))
-	if b.err != nil {
-		return nil, b.err
+	lineBase := int64(int8(b.U8()))
+	lineRange := uint64(b.U8())
+	opcodeBase := b.U8()
+	stdLens := b.Bytes(uint64(max(opcodeBase, 1) - 1))
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
 	if lt.version >= 5 {
 		lt.parseEntriesV5(u, &b, true)
 		lt.parseEntriesV5(u, &b, false)
 	} else {
-		for b.err == nil {
-			s := b.cstring()
+		for b.Err() == nil {
+			s := b.CString()
 			if s == "" {
 				break
 			}
 			lt.dirs = append(lt.dirs, s)
 		}
-		for b.err == nil {
-			s := b.cstring()
+		for b.Err() == nil {
+			s := b.CString()
 			if s == "" {
 				break
 			}
-			f := lineFile{name: s, dirIdx: b.uleb()}
-			b.uleb()
-			b.uleb()
+			f := lineFile{name: s, dirIdx: b.Uleb()}
+			b.Uleb()
+			b.Uleb()
 			lt.files = append(lt.files, f)
 		}
 	}
-	if b.err != nil {
-		return nil, b.err
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
-	b.off = progOff
+	b.Seek(progOff)
 
 	// About 6 bytes of program per row on clang output.
-	lt.rows = make([]lineRow, 0, min((end-b.off)/6+16, 1<<22))
+	lt.rows = make([]lineRow, 0, min((end-uint64(b.Off()))/6+16, 1<<22))
 	// State machine.
 	var row lineRow
 	var isStmt bool
@@ -152,8 +154,8 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 	seq := lineSeq{first: -1}
 	endSeq := false
 	appendRow := func() {
-		if len(lt.rows) >= maxRows(len(b.data)) {
-			b.errorf("too many line rows")
+		if len(lt.rows) >= maxRows(b.Len()) {
+			b.Fail(decode.ErrMalformed, "too many line rows")
 			return
 		}
 		if seq.first < 0 {
@@ -173,8 +175,8 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 		row.discriminator = 0
 	}
 	advance := func(opAdv uint64) { row.addr += opAdv * minInst }
-	for b.err == nil && b.off < end {
-		op := b.u8()
+	for b.Err() == nil && uint64(b.Off()) < end {
+		op := b.U8()
 		switch {
 		case op >= opcodeBase:
 			adj := uint64(op - opcodeBase)
@@ -184,13 +186,13 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 			}
 			appendRow()
 		case op == 0:
-			n := b.uleb()
-			if n == 0 || n > b.remaining() {
-				b.errorf("bad extended opcode length %d", n)
+			n := b.Uleb()
+			if n == 0 || n > uint64(b.Remaining()) {
+				b.Fail(decode.ErrMalformed, "bad extended opcode length %d", n)
 				break
 			}
-			next := b.off + n
-			sub := b.u8()
+			next := uint64(b.Off()) + n
+			sub := b.U8()
 			switch sub {
 			case lneEndSequence:
 				endSeq = true
@@ -200,25 +202,25 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 				w := n - 1
 				switch w {
 				case 1, 2, 4, 8:
-					row.addr = b.uintN(uint8(w))
+					row.addr = b.UintN(uint8(w))
 				default:
 					_ = addrSize
-					b.skip(w)
+					b.Skip(w)
 				}
 			case lneSetDiscriminator:
-				row.discriminator = uint32(b.uleb())
+				row.discriminator = uint32(b.Uleb())
 			}
-			b.off = next
+			b.Seek(next)
 		case op == lnsCopy:
 			appendRow()
 		case op == lnsAdvancePC:
-			advance(b.uleb())
+			advance(b.Uleb())
 		case op == lnsAdvanceLine:
-			row.line = uint32(int64(row.line) + b.sleb())
+			row.line = uint32(int64(row.line) + b.Sleb())
 		case op == lnsSetFile:
-			row.file = uint32(b.uleb())
+			row.file = uint32(b.Uleb())
 		case op == lnsSetColumn:
-			row.column = uint32(b.uleb())
+			row.column = uint32(b.Uleb())
 		case op == lnsNegateStmt:
 			isStmt = !isStmt
 		case op == lnsSetBasicBlock, op == lnsSetPrologueEnd, op == lnsSetEpilogueBegin:
@@ -227,18 +229,18 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 				advance(uint64(255-opcodeBase) / lineRange)
 			}
 		case op == lnsFixedAdvancePC:
-			row.addr += uint64(b.u16())
+			row.addr += uint64(b.U16())
 		case op == lnsSetISA:
-			b.uleb()
+			b.Uleb()
 		default:
 			// Unknown standard opcode: skip its ULEB128 operands.
 			for i := 0; i < int(stdLens[op-1]); i++ {
-				b.uleb()
+				b.Uleb()
 			}
 		}
 	}
-	if b.err != nil {
-		return nil, b.err
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
 	sort.SliceStable(lt.seqs, func(i, j int) bool { return lt.seqs[i].hi < lt.seqs[j].hi })
 	lt.buildPaths()
@@ -249,19 +251,19 @@ func (u *unit) parseLineTable(off uint64) (*lineTable, error) {
 // (each row needs at least one opcode byte).
 func maxRows(progBytes int) int { return progBytes + 1 }
 
-func (lt *lineTable) parseEntriesV5(u *unit, b *buf, dirs bool) {
-	nfmt := int(b.u8())
+func (lt *lineTable) parseEntriesV5(u *unit, b *decode.Cursor, dirs bool) {
+	nfmt := int(b.U8())
 	type fmtPair struct{ ct, form uint64 }
 	fmts := make([]fmtPair, 0, nfmt)
-	for i := 0; i < nfmt && b.err == nil; i++ {
-		fmts = append(fmts, fmtPair{b.uleb(), b.uleb()})
+	for i := 0; i < nfmt && b.Err() == nil; i++ {
+		fmts = append(fmts, fmtPair{b.Uleb(), b.Uleb()})
 	}
-	count := b.uleb()
-	if count > maxLineEntries || count > b.remaining() && len(fmts) > 0 {
-		b.errorf("too many line table entries (%d)", count)
+	count := b.Uleb()
+	if count > maxLineEntries || count > uint64(b.Remaining()) && len(fmts) > 0 {
+		b.Fail(decode.ErrMalformed, "too many line table entries (%d)", count)
 		return
 	}
-	for i := uint64(0); i < count && b.err == nil; i++ {
+	for i := uint64(0); i < count && b.Err() == nil; i++ {
 		var f lineFile
 		for _, p := range fmts {
 			var v attrVal
@@ -270,27 +272,27 @@ func (lt *lineTable) parseEntriesV5(u *unit, b *buf, dirs bool) {
 			inline := ""
 			switch p.form {
 			case formString:
-				inline = b.cstring()
+				inline = b.CString()
 			case formLineStrp, formStrp:
-				v.val = b.uintN(u.offSize)
+				v.val = b.UintN(u.offSize)
 			case formStrx, formUdata:
-				v.val = b.uleb()
+				v.val = b.Uleb()
 			case formStrx1, formData1:
-				v.val = uint64(b.u8())
+				v.val = uint64(b.U8())
 			case formStrx2, formData2:
-				v.val = uint64(b.u16())
+				v.val = uint64(b.U16())
 			case formStrx3:
-				v.val = uint64(b.u24())
+				v.val = uint64(b.U24())
 			case formStrx4, formData4:
-				v.val = uint64(b.u32())
+				v.val = uint64(b.U32())
 			case formData8:
-				v.val = b.u64()
+				v.val = b.U64()
 			case formData16:
-				b.skip(16)
+				b.Skip(16)
 			case formBlock:
-				b.skip(b.uleb())
+				b.Skip(b.Uleb())
 			default:
-				b.errorf("unsupported form %#x in line table header", p.form)
+				b.Fail(decode.ErrMalformed, "unsupported form %#x in line table header", p.form)
 				return
 			}
 			switch p.ct {

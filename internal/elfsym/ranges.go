@@ -1,6 +1,10 @@
 package elfsym
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+)
 
 // addrRange is a half-open address range [lo, hi).
 type addrRange struct{ lo, hi uint64 }
@@ -61,20 +65,20 @@ func (u *unit) rangeListV4(rs []addrRange, off uint64) ([]addrRange, error) {
 	df := u.df
 	sec := u.rangesSec
 	name := ".debug_ranges"
-	b := makeBuf(df.file, name, sec, off, df.order)
+	b := newCursor(df.file, name, sec, off, df.order)
 	base, hasBase := u.baseAddr, u.hasBaseAddr
 	if u.skeleton != nil {
 		base, hasBase = u.skeleton.baseAddr, u.skeleton.hasBaseAddr
 	}
 	max := u.tombstone()
-	for n := 0; b.err == nil; n++ {
+	for n := 0; b.Err() == nil; n++ {
 		if n > maxRanges {
-			b.errorf("too many range list entries")
+			b.Fail(decode.ErrMalformed, "too many range list entries")
 			break
 		}
-		lo := b.uintN(u.addrSize)
-		hi := b.uintN(u.addrSize)
-		if b.err != nil {
+		lo := b.UintN(u.addrSize)
+		hi := b.UintN(u.addrSize)
+		if b.Err() != nil {
 			break
 		}
 		if lo == 0 && hi == 0 {
@@ -93,7 +97,7 @@ func (u *unit) rangeListV4(rs []addrRange, off uint64) ([]addrRange, error) {
 		}
 		rs = append(rs, addrRange{lo, hi})
 	}
-	return rs, b.err
+	return rs, b.Err()
 }
 
 // rnglistx resolves a DW_FORM_rnglistx index through the unit's offsets table.
@@ -117,13 +121,13 @@ func (u *unit) rnglistx(rs []addrRange, i uint64) ([]addrRange, error) {
 }
 
 func (u *unit) rnglistErr(off uint64, msg string) error {
-	return &FormatError{File: u.df.file, Section: u.df.secName(".debug_rnglists"), Offset: off, Msg: msg}
+	return newError(u.df.file, u.df.secName(".debug_rnglists"), off, decode.ErrMalformed, "%s", msg)
 }
 
 // rnglist reads a DWARF 5 range list at off in .debug_rnglists(.dwo).
 func (u *unit) rnglist(rs []addrRange, off uint64) ([]addrRange, error) {
 	df := u.df
-	b := makeBuf(df.file, df.secName(".debug_rnglists"), df.sec.rnglists, off, df.order)
+	b := newCursor(df.file, df.secName(".debug_rnglists"), df.sec.rnglists, off, df.order)
 	base, hasBase := u.baseAddr, u.hasBaseAddr
 	if u.skeleton != nil && !hasBase {
 		base, hasBase = u.skeleton.baseAddr, u.skeleton.hasBaseAddr
@@ -132,34 +136,34 @@ func (u *unit) rnglist(rs []addrRange, off uint64) ([]addrRange, error) {
 	addrx := func(i uint64) uint64 {
 		a, ok := u.addrIndex(i)
 		if !ok {
-			b.errorf("address index %d out of range", i)
+			b.Fail(decode.ErrMalformed, "address index %d out of range", i)
 		}
 		return a
 	}
-	for n := 0; b.err == nil; n++ {
+	for n := 0; b.Err() == nil; n++ {
 		if n > maxRanges {
-			b.errorf("too many range list entries")
+			b.Fail(decode.ErrMalformed, "too many range list entries")
 			break
 		}
-		kind := b.u8()
+		kind := b.U8()
 		var r addrRange
 		switch kind {
 		case rleEndOfList:
-			return rs, b.err
+			return rs, b.Err()
 		case rleBaseAddressx:
-			base, hasBase = addrx(b.uleb()), true
+			base, hasBase = addrx(b.Uleb()), true
 			continue
 		case rleBaseAddress:
-			base, hasBase = b.uintN(u.addrSize), true
+			base, hasBase = b.UintN(u.addrSize), true
 			continue
 		case rleStartxEndx:
-			r.lo = addrx(b.uleb())
-			r.hi = addrx(b.uleb())
+			r.lo = addrx(b.Uleb())
+			r.hi = addrx(b.Uleb())
 		case rleStartxLength:
-			r.lo = addrx(b.uleb())
-			r.hi = r.lo + b.uleb()
+			r.lo = addrx(b.Uleb())
+			r.hi = r.lo + b.Uleb()
 		case rleOffsetPair:
-			r.lo, r.hi = b.uleb(), b.uleb()
+			r.lo, r.hi = b.Uleb(), b.Uleb()
 			if !hasBase {
 				// LLVM treats a missing base as 0.
 				base = 0
@@ -170,16 +174,16 @@ func (u *unit) rnglist(rs []addrRange, off uint64) ([]addrRange, error) {
 			r.lo += base
 			r.hi += base
 		case rleStartEnd:
-			r.lo = b.uintN(u.addrSize)
-			r.hi = b.uintN(u.addrSize)
+			r.lo = b.UintN(u.addrSize)
+			r.hi = b.UintN(u.addrSize)
 		case rleStartLength:
-			r.lo = b.uintN(u.addrSize)
-			r.hi = r.lo + b.uleb()
+			r.lo = b.UintN(u.addrSize)
+			r.hi = r.lo + b.Uleb()
 		default:
-			b.fail(b.off-1, fmt.Sprintf("unknown range list entry kind %#x", kind))
+			b.FailAt(int64(b.Off()-1), decode.ErrMalformed, "unknown range list entry kind %#x", kind)
 			continue
 		}
-		if b.err != nil {
+		if b.Err() != nil {
 			break
 		}
 		if r.lo == tomb {
@@ -187,5 +191,5 @@ func (u *unit) rnglist(rs []addrRange, off uint64) ([]addrRange, error) {
 		}
 		rs = append(rs, r)
 	}
-	return rs, b.err
+	return rs, b.Err()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // splitCtx finds and caches the .dwp package and .dwo files for the
@@ -79,39 +81,39 @@ const (
 )
 
 func parseCUIndex(path string, data []byte, df *dwarfFile) (map[uint64]cuIndexRow, error) {
-	b := makeBuf(path, ".debug_cu_index", data, 0, df.order)
-	version := b.u32()
+	b := newCursor(path, ".debug_cu_index", data, 0, df.order)
+	version := b.U32()
 	if version == 5<<16 || version == 5 {
 		version = 5
 	} else if version&0xffff == 5 {
 		version = 5
 	}
-	ncols := uint64(b.u32())
-	nunits := uint64(b.u32())
-	nslots := uint64(b.u32())
-	if b.err != nil {
-		return nil, b.err
+	ncols := uint64(b.U32())
+	nunits := uint64(b.U32())
+	nslots := uint64(b.U32())
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
 	if version != 2 && version != 5 {
-		b.fail(0, fmt.Sprintf("unsupported index version %d", version))
-		return nil, b.err
+		b.FailAt(0, decode.ErrUnsupportedVersion, "unsupported index version %d", version)
+		return nil, b.Err()
 	}
 	// Check the tables fit before allocating anything.
 	need := nslots*12 + ncols*4 + 2*nunits*ncols*4
-	if ncols > 64 || nslots > b.remaining() || nunits > b.remaining() || need > b.remaining() {
-		b.errorf("index tables (%d slots, %d units, %d columns) exceed section", nslots, nunits, ncols)
-		return nil, b.err
+	if ncols > 64 || nslots > uint64(b.Remaining()) || nunits > uint64(b.Remaining()) || need > uint64(b.Remaining()) {
+		b.Fail(decode.ErrMalformed, "index tables (%d slots, %d units, %d columns) exceed section", nslots, nunits, ncols)
+		return nil, b.Err()
 	}
-	sigs := b.bytes(nslots * 8)
-	idxs := b.bytes(nslots * 4)
+	sigs := b.Bytes(nslots * 8)
+	idxs := b.Bytes(nslots * 4)
 	cols := make([]uint32, ncols)
 	for i := range cols {
-		cols[i] = b.u32()
+		cols[i] = b.U32()
 	}
-	offs := b.bytes(nunits * ncols * 4)
-	sizes := b.bytes(nunits * ncols * 4)
-	if b.err != nil {
-		return nil, b.err
+	offs := b.Bytes(nunits * ncols * 4)
+	sizes := b.Bytes(nunits * ncols * 4)
+	if b.Err() != nil {
+		return nil, b.Err()
 	}
 	out := make(map[uint64]cuIndexRow)
 	for s := uint64(0); s < nslots; s++ {
@@ -120,7 +122,7 @@ func parseCUIndex(path string, data []byte, df *dwarfFile) (map[uint64]cuIndexRo
 			continue
 		}
 		if row > nunits {
-			return nil, &FormatError{File: path, Section: ".debug_cu_index", Offset: 16 + nslots*8 + s*4, Msg: fmt.Sprintf("row %d out of range", row)}
+			return nil, newError(path, ".debug_cu_index", 16+nslots*8+s*4, decode.ErrMalformed, "row %d out of range", row)
 		}
 		sig := df.order.Uint64(sigs[s*8:])
 		var r cuIndexRow
@@ -242,7 +244,7 @@ func (u *unit) findSplitUnit() (*unit, error) {
 				continue
 			}
 			// DWARF 4: the id is DW_AT_GNU_dwo_id of the unit DIE.
-			b := makeBuf(f.df.file, ".debug_info.dwo", f.df.sec.info[:c.end], c.dieOff, f.df.order)
+			b := newCursor(f.df.file, ".debug_info.dwo", f.df.sec.info[:c.end], c.dieOff, f.df.order)
 			var d die
 			if c.readDIE(&b, &d) {
 				if id, ok := d.gnuDWOID.constant(); ok && id == u.dwoID {
@@ -277,10 +279,10 @@ func (u *unit) findSplitUnit() (*unit, error) {
 	} else {
 		s.strOffsetsBase = row.strOffsetsOff
 	}
-	b := makeBuf(s.df.file, ".debug_info.dwo", s.df.sec.info[:s.end], s.dieOff, s.df.order)
+	b := newCursor(s.df.file, ".debug_info.dwo", s.df.sec.info[:s.end], s.dieOff, s.df.order)
 	if !s.readDIE(&b, &s.cuDIE) {
-		if b.err != nil {
-			return nil, b.err
+		if b.Err() != nil {
+			return nil, b.Err()
 		}
 		return nil, fmt.Errorf("%s: empty split unit at %#x", s.df.file, s.off)
 	}

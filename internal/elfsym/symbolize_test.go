@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // fixture is one binary of the build matrix.
@@ -54,10 +56,10 @@ var matrix = []matrixConfig{
 	{name: "O2-dwarf5-profiling", cflags: "-O2 -gdwarf-5 -fdebug-info-for-profiling -funique-internal-linkage-names"},
 	{name: "O2-line-tables-only", cflags: "-O2 -gline-tables-only -fdebug-info-for-profiling"},
 	{name: "O2-dwarf5-split", cflags: "-O2 -gdwarf-5 -gsplit-dwarf"},
-	{name: "O2-dwarf5-split-dwp", cflags: "-O2 -gdwarf-5 -gsplit-dwarf", post: []string{"$DWP -e prog -o prog.dwp", "rm -f *.dwo"}},
+	{name: "O2-dwarf5-split-dwp", cflags: "-O2 -gdwarf-5 -gsplit-dwarf", post: []string{"$DWP main.dwo lib.dwo -o prog.dwp", "rm -f *.dwo"}},
 	{name: "O2-dwarf5-split-missing-dwo", cflags: "-O2 -gdwarf-5 -gsplit-dwarf", post: []string{"rm -f *.dwo"}},
 	{name: "O2-dwarf4-split", cflags: "-O2 -gdwarf-4 -gsplit-dwarf"},
-	{name: "O2-dwarf4-split-dwp", cflags: "-O2 -gdwarf-4 -gsplit-dwarf", post: []string{"$DWP -e prog -o prog.dwp", "rm -f *.dwo"}},
+	{name: "O2-dwarf4-split-dwp", cflags: "-O2 -gdwarf-4 -gsplit-dwarf", post: []string{"$DWP main.dwo lib.dwo -o prog.dwp", "rm -f *.dwo"}},
 	{name: "O2-dwarf4-zdebug", cflags: "-O2 -gdwarf-4", post: []string{"cp prog prog.orig", "objcopy --compress-debug-sections=zlib-gnu prog"}, llvmObj: "prog.orig"},
 	{name: "O2-build-id-dir", cflags: "-O2 -gdwarf-5", ldflags: "-Wl,--build-id", debugDir: "dbg", post: []string{
 		`id=$(readelf -n prog | sed -n 's/.*Build ID: *//p'); d=dbg/.build-id/$(echo $id | cut -c1-2); mkdir -p $d; objcopy --only-keep-debug prog $d/$(echo $id | cut -c3-).debug`,
@@ -78,148 +80,136 @@ var compilers = []struct{ name, cc, cxx, dwp, lld string }{
 
 var symbolizers = []string{"llvm-symbolizer-19", "llvm-symbolizer-22"}
 
-var (
-	buildOnce sync.Once
-	fixtures  []fixture
-	buildErr  error
-	buildDir  string
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
-
-// requireTool skips (or, under CI=true, fails) when an LLVM tool is missing.
-func requireTool(t testing.TB, name string) bool {
-	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("required tool %s not found (CI=true)", name)
-		}
-		t.Logf("SKIPPING checks that need %s: not on PATH", name)
-		return false
-	}
-	return true
-}
-
-// buildMatrix compiles every (compiler, config) once per test run.
+// buildMatrix compiles every (compiler, config) of the matrix through
+// testenv.Cached: once, and again only when a source, a build command or a
+// tool changes. A missing tool skips the tests that need the matrix (fails
+// them under CI=true).
 func buildMatrix(t *testing.T) []fixture {
 	t.Helper()
-	buildOnce.Do(func() {
-		src, err := filepath.Abs("testdata/src")
+	var inputs []string
+	tool := map[string]string{} // name -> path
+	for _, c := range compilers {
+		for _, name := range []string{c.cc, c.cxx, c.dwp, c.lld} {
+			tool[name] = testenv.Tool(t, name)
+			inputs = append(inputs, testenv.Version(t, name))
+		}
+	}
+	for _, name := range []string{"objcopy", "strip", "readelf"} {
+		inputs = append(inputs, testenv.Version(t, name))
+	}
+	// The sources, copied into the fixture directory: src/ for the matrix
+	// and tiny.c beside it for the 32-bit builds.
+	sources := map[string][]byte{}
+	for _, f := range []string{"src/main.cc", "src/lib.c", "src/util.h", "tiny.c"} {
+		data, err := os.ReadFile(filepath.Join("testdata", f))
 		if err != nil {
-			buildErr = err
-			return
+			t.Fatal(err)
 		}
-		if buildDir, err = os.MkdirTemp("", "elfsym-matrix-"); err != nil {
-			buildErr = err
-			return
-		}
-		if err := os.Symlink(src, filepath.Join(buildDir, "src")); err != nil {
-			buildErr = err
-			return
-		}
-		type job struct {
-			dir string
-			fx  fixture
-			sh  string
-		}
-		var jobs []job
-		for _, c := range compilers {
-			if _, err := exec.LookPath(c.cxx); err != nil {
-				if os.Getenv("CI") == "true" {
-					buildErr = fmt.Errorf("%s not found (CI=true)", c.cxx)
-					return
-				}
-				t.Logf("SKIPPING %s builds: %s not on PATH", c.name, c.cxx)
-				continue
+		sources[f] = data
+		inputs = append(inputs, f, string(data))
+	}
+	type job struct {
+		sub string // directory of the build, under the fixture directory
+		fx  fixture
+		sh  string
+	}
+	var jobs []job
+	// Compiled in $PWD, the build directory; recorded as $FINAL.
+	const prefixMap = `-fdebug-prefix-map="$PWD=$FINAL"`
+	for _, c := range compilers {
+		for _, m := range matrix {
+			ld := strings.ReplaceAll(m.ldflags, "-fuse-ld=lld", "-fuse-ld="+tool[c.lld])
+			sh := fmt.Sprintf("%[1]s %[3]s %[5]s -c ../src/main.cc -o main.o\n%[2]s %[3]s %[5]s -c ../src/lib.c -o lib.o\n%[1]s %[3]s %[4]s main.o lib.o -o prog\n",
+				c.cxx, c.cc, m.cflags, ld, prefixMap)
+			for _, p := range m.post {
+				sh += strings.ReplaceAll(p, "$DWP", c.dwp) + "\n"
 			}
-			for _, m := range matrix {
-				name := c.name + "/" + m.name
-				dir := filepath.Join(buildDir, c.name+"-"+m.name)
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					buildErr = err
-					return
-				}
-				ld := strings.ReplaceAll(m.ldflags, "-fuse-ld=lld", "-fuse-ld="+lookPath(c.lld))
-				sh := fmt.Sprintf("set -e\n%[1]s %[3]s -c ../src/main.cc -o main.o\n%[2]s %[3]s -c ../src/lib.c -o lib.o\n%[1]s %[3]s %[4]s main.o lib.o -o prog\n",
-					c.cxx, c.cc, m.cflags, ld)
-				for _, p := range m.post {
-					sh += strings.ReplaceAll(p, "$DWP", c.dwp) + "\n"
-				}
-				fx := fixture{name: name, path: filepath.Join(dir, "prog"), llvmObj: filepath.Join(dir, "prog")}
-				if m.llvmObj != "" {
-					fx.llvmObj = filepath.Join(dir, m.llvmObj)
-				}
-				if m.debugDir != "" {
-					dd := filepath.Join(dir, m.debugDir)
-					fx.opts = &Options{DebugFileDirectories: []string{dd}}
-					fx.symFlags = []string{"--debug-file-directory=" + dd}
-				}
-				jobs = append(jobs, job{dir, fx, sh})
+			fx := fixture{name: c.name + "/" + m.name, path: "prog", llvmObj: "prog"}
+			if m.llvmObj != "" {
+				fx.llvmObj = m.llvmObj
 			}
+			if m.debugDir != "" {
+				fx.opts = &Options{DebugFileDirectories: []string{m.debugDir}}
+				fx.symFlags = []string{"--debug-file-directory=" + m.debugDir}
+			}
+			jobs = append(jobs, job{c.name + "-" + m.name, fx, sh})
 		}
 		// 32-bit builds of the freestanding tiny.c (no libc needed).
-		for _, c := range compilers {
-			if _, err := exec.LookPath(c.cc); err != nil {
-				continue
+		for _, v := range []string{"4", "5"} {
+			sh := fmt.Sprintf("%s -m32 -O2 -gdwarf-%s %s -nostdlib -static -fno-pie -o prog ../src/../tiny.c\n", c.cc, v, prefixMap)
+			jobs = append(jobs, job{c.name + "-m32-dwarf" + v, fixture{name: c.name + "/m32-dwarf" + v, path: "prog", llvmObj: "prog"}, sh})
+		}
+	}
+	for _, j := range jobs {
+		inputs = append(inputs, j.sub, j.sh)
+	}
+	dir := testenv.Cached(t, "elfsym-matrix", inputs, func(tmp string) error {
+		// Compilation directories (which locate the .dwo files of split
+		// units) must name where the fixtures end up: testenv.Cached
+		// builds in <root>/<name>.tmp-* and renames that to <root>/<name>.
+		name, _, ok := strings.Cut(filepath.Base(tmp), ".tmp-")
+		if !ok {
+			return fmt.Errorf("unexpected build directory %s", tmp)
+		}
+		final := filepath.Join(filepath.Dir(tmp), name)
+		for f, data := range sources {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(tmp, f)), 0o755); err != nil {
+				return err
 			}
-			for _, v := range []string{"4", "5"} {
-				name := c.name + "/m32-dwarf" + v
-				dir := filepath.Join(buildDir, c.name+"-m32-dwarf"+v)
-				if err := os.MkdirAll(dir, 0o755); err != nil {
-					buildErr = err
-					return
-				}
-				sh := fmt.Sprintf("set -e\n%s -m32 -O2 -gdwarf-%s -nostdlib -static -fno-pie -o prog ../src/../tiny.c\n", c.cc, v)
-				p := filepath.Join(dir, "prog")
-				jobs = append(jobs, job{dir, fixture{name: name, path: p, llvmObj: p}, sh})
+			if err := os.WriteFile(filepath.Join(tmp, f), data, 0o644); err != nil {
+				return err
 			}
 		}
-		var mu sync.Mutex
+		errs := make([]error, len(jobs))
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, max(1, runtime.NumCPU()))
-		for _, j := range jobs {
+		for i, j := range jobs {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				cmd := exec.Command("sh", "-c", j.sh)
-				cmd.Dir = j.dir
-				out, err := cmd.CombinedOutput()
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					t.Errorf("build %s: %v\n%s", j.fx.name, err, out)
+				d := filepath.Join(tmp, j.sub)
+				if err := os.MkdirAll(d, 0o755); err != nil {
+					errs[i] = err
 					return
 				}
-				fixtures = append(fixtures, j.fx)
+				cmd := exec.Command("sh", "-ec", j.sh)
+				cmd.Dir = d
+				cmd.Env = append(os.Environ(), "PWD="+d, "FINAL="+filepath.Join(final, j.sub))
+				if out, err := cmd.CombinedOutput(); err != nil {
+					errs[i] = fmt.Errorf("build %s: %v\n%s", j.fx.name, err, out)
+				}
 			}()
 		}
 		wg.Wait()
-		// Committed fixtures (see testdata/tiny.c).
-		for _, f := range []string{"tiny.elf", "tiny-dwarf4-zlib.elf", "fuzz-seed-dwarf5.elf", "fuzz-seed-dwarf4-zlib.elf"} {
-			p := filepath.Join(filepath.Dir(src), f)
-			fixtures = append(fixtures, fixture{name: "testdata/" + f, path: p, llvmObj: p})
+		if err := errors.Join(errs...); err != nil {
+			return err
 		}
-		sort.Slice(fixtures, func(i, j int) bool { return fixtures[i].name < fixtures[j].name })
+		return os.WriteFile(filepath.Join(tmp, "built-for"), []byte(final), 0o644)
 	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	if got, err := os.ReadFile(filepath.Join(dir, "built-for")); err != nil || string(got) != dir {
+		t.Fatalf("fixtures in %s were built for %q (%v): testenv.Cached no longer renames <name>.tmp-* to <name>", dir, got, err)
 	}
-	return fixtures
-}
-
-func lookPath(name string) string {
-	if p, err := exec.LookPath(name); err == nil {
-		return p
+	var fxs []fixture
+	for _, j := range jobs {
+		fx := j.fx
+		d := filepath.Join(dir, j.sub)
+		fx.path, fx.llvmObj = filepath.Join(d, fx.path), filepath.Join(d, fx.llvmObj)
+		if fx.opts != nil {
+			dd := filepath.Join(d, fx.opts.DebugFileDirectories[0])
+			fx.opts = &Options{DebugFileDirectories: []string{dd}}
+			fx.symFlags = []string{"--debug-file-directory=" + dd}
+		}
+		fxs = append(fxs, fx)
 	}
-	return name
+	// Committed fixtures (see testdata/tiny.c).
+	for _, f := range []string{"tiny.elf", "tiny-dwarf4-zlib.elf", "fuzz-seed-dwarf5.elf", "fuzz-seed-dwarf4-zlib.elf"} {
+		p := filepath.Join("testdata", f)
+		fxs = append(fxs, fixture{name: "testdata/" + f, path: p, llvmObj: p})
+	}
+	sort.Slice(fxs, func(i, j int) bool { return fxs[i].name < fxs[j].name })
+	return fxs
 }
 
 // instructionAddrs returns the start address of every instruction in the
@@ -365,14 +355,8 @@ func frameDiff(got Frame, want llvmFrame) string {
 //     use. Such a frame is accepted when LLVM's name is the symbol's name.
 func TestDifferential(t *testing.T) {
 	fxs := buildMatrix(t)
-	var tools []string
 	for _, s := range symbolizers {
-		if requireTool(t, s) {
-			tools = append(tools, s)
-		}
-	}
-	if len(tools) == 0 {
-		t.Skip("SKIPPING: no llvm-symbolizer")
+		testenv.Tool(t, s)
 	}
 	for _, fx := range fxs {
 		t.Run(fx.name, func(t *testing.T) {
@@ -396,7 +380,7 @@ func TestDifferential(t *testing.T) {
 				}
 				got[i] = fr
 			}
-			for _, tool := range tools {
+			for _, tool := range symbolizers {
 				want := runSymbolizer(t, tool, fx.llvmObj, addrs, fx.symFlags)
 				bad, overrides := 0, 0
 				for i, a := range addrs {

@@ -23,8 +23,8 @@ import (
 // implements it.
 type Symbolizer interface {
 	// Path names the ELF file. Convert reads its ELF and program headers
-	// there, unless the Symbolizer has them already (Machine and
-	// LoadSegments methods, as *elfsym.Binary has).
+	// there, unless the Symbolizer has them already (an ELF() *elf.File
+	// method, as *elfsym.Binary has).
 	Path() string
 	// BuildID is the GNU build id, nil if none.
 	BuildID() []byte
@@ -171,12 +171,19 @@ type textBinary struct {
 
 func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 	name := bin.Path()
-	machine, loads, err := elfHeaders(bin)
+	ef, closeELF, err := elfHeaders(bin)
 	if err != nil {
 		return nil, &ConvertError{File: name, Msg: "Not an ELF file", Err: err}
 	}
-	if machine != elf.EM_X86_64 && machine != elf.EM_386 {
-		return nil, &ConvertError{File: name, Msg: fmt.Sprintf("Unsupported target: %v", machine)}
+	defer closeELF()
+	if ef.Machine != elf.EM_X86_64 && ef.Machine != elf.EM_386 {
+		return nil, &ConvertError{File: name, Msg: fmt.Sprintf("Unsupported target: %v", ef.Machine)}
+	}
+	var loads []*elf.Prog
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_LOAD {
+			loads = append(loads, p)
+		}
 	}
 	tb := &textBinary{buildID: bin.BuildID()}
 	if release <= 16 {
@@ -202,28 +209,18 @@ func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 	return tb, nil
 }
 
-// elfHeaders returns the binary's e_machine and PT_LOAD segments (file
-// order): from an *elfsym.Binary as it was opened, from the file otherwise
-// (Symbolizers of tests).
-func elfHeaders(bin Symbolizer) (elf.Machine, []elfsym.Segment, error) {
-	if h, ok := bin.(interface {
-		Machine() elf.Machine
-		LoadSegments() []elfsym.Segment
-	}); ok {
-		return h.Machine(), h.LoadSegments(), nil
+// elfHeaders returns the binary's parsed ELF headers: from an
+// *elfsym.Binary as it was opened, from the file otherwise (Symbolizers of
+// tests). The returned func releases what elfHeaders opened.
+func elfHeaders(bin Symbolizer) (*elf.File, func(), error) {
+	if h, ok := bin.(interface{ ELF() *elf.File }); ok {
+		return h.ELF(), func() {}, nil
 	}
 	f, err := elf.Open(bin.Path())
 	if err != nil {
-		return 0, nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
-	var loads []elfsym.Segment
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD {
-			loads = append(loads, elfsym.Segment{Vaddr: p.Vaddr, Flags: p.Flags})
-		}
-	}
-	return f.Machine, loads, nil
+	return f, func() { f.Close() }, nil
 }
 
 // textSegment is the profiled binary's segment in a raw profile: PCs in
