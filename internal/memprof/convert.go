@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 )
 
@@ -223,7 +224,7 @@ func profiledSegment(in *RawProfile, bin Symbolizer, tb *textBinary, release int
 		ok = ok && slices.Contains(rawVersionsAccepted(release), dv)
 	}
 	if !ok {
-		return textSegment{}, &ConvertError{File: in.Name, Err: ErrUnsupportedVersion,
+		return textSegment{}, &ConvertError{File: in.Name, Err: decode.ErrUnsupportedVersion,
 			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, rawVersionsAccepted(release))}
 	}
 	seg := textSegment{adjust: release > 16}

@@ -1,9 +1,5 @@
 package memprof
 
-import "math/bits"
-
-func bitsMul64(a, b uint64) (uint64, uint64) { return bits.Mul64(a, b) }
-
 // Merge folds b into m with the rule of LLVM's MemInfoBlock::Merge
 // (MemProfData.inc), used for a stack id seen in several dumps: totals add,
 // minima and maxima combine, the lifetime-overlap and same-CPU counters

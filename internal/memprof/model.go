@@ -6,7 +6,7 @@
 // file) live in package instrprof, which serializes the Profile defined here.
 //
 // Security: ReadRaw is meant for untrusted input. Malformed files yield a
-// *FormatError naming the file, section and offset; it never panics and
+// *decode.Error naming the file, section and offset; it never panics and
 // checks every count against the bytes that remain before allocating.
 // Convert trusts the profiled binary only as far as the Symbolizer does.
 package memprof

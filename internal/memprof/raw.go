@@ -9,6 +9,8 @@ import (
 	"os"
 	"slices"
 	"sort"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // Raw profile layout (compiler-rt memprof runtime, MemProfData.inc). All
@@ -284,8 +286,8 @@ func OpenRawSorted(paths []string) ([]*RawProfile, error) {
 //
 // It applies the checks of LLVM's RawMemProfReader and more: every count is
 // checked against the bytes that remain before anything is allocated, and
-// errors are *FormatError values naming the file, the section and the
-// offset.
+// errors are *decode.Error values (Format "memprof") naming the file, the
+// section and the offset in the file, wrapping one of the decode sentinels.
 func ReadRaw(name string, data []byte) (*RawProfile, error) {
 	p := &RawProfile{Name: name}
 	if len(data) < 8 || binary.LittleEndian.Uint64(data) != RawMagic {
@@ -293,10 +295,10 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		if len(data) >= 8 {
 			found = fmt.Sprintf("%#x", binary.LittleEndian.Uint64(data))
 		}
-		return nil, formatErr(name, "header", 0, ErrBadMagic, "want magic %#x, found %s", RawMagic, found)
+		return nil, rawError(name, "header", 0, decode.ErrBadMagic, "want magic %#x, found %s", RawMagic, found)
 	}
 	if len(data) < rawHeaderSize {
-		return nil, formatErr(name, "header", 0, ErrTruncated, "need %d bytes, have %d", rawHeaderSize, len(data))
+		return nil, rawError(name, "header", 0, decode.ErrTruncated, "need %d bytes, have %d", rawHeaderSize, len(data))
 	}
 	// MIBs are merged by stack id: mibAt[j] is the MIB of stack j + 1, and
 	// orphans (ids without a stack) the MIBs of ids no stack has.
@@ -309,12 +311,12 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		}
 		if len(p.Versions) > 0 {
 			if len(d.segments) != len(p.Segments) {
-				return nil, formatErr(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset), ErrMalformed,
+				return nil, rawError(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset), decode.ErrMalformed,
 					"memprof raw profile has different segment information: %d segments, first dump has %d", len(d.segments), len(p.Segments))
 			}
 			for i := range d.segments {
 				if !d.segments[i].equal(p.Segments[i]) {
-					return nil, formatErr(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset)+8, ErrMalformed,
+					return nil, rawError(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset)+8, decode.ErrMalformed,
 						"memprof raw profile has different segment information: segment %d is [%#x, %#x) offset %#x id %s, first dump has [%#x, %#x) offset %#x id %s",
 						i, d.segments[i].Start, d.segments[i].End, d.segments[i].Offset, d.segments[i].BuildIDString(d.hdr.Version),
 						p.Segments[i].Start, p.Segments[i].End, p.Segments[i].Offset, p.Segments[i].BuildIDString(p.Version))
@@ -337,7 +339,7 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 				pcs := d.stacks[i]
 				if j, ok := p.stackIdx.get(id); ok {
 					if old := p.stacks[j]; !slices.Equal(old, pcs) {
-						return nil, formatErr(name, "stack section", d.stackOffsets[i], ErrMalformed,
+						return nil, rawError(name, "stack section", d.stackOffsets[i], decode.ErrMalformed,
 							"memprof raw profile got different call stack for same id %d: %d PCs %s, earlier dump has %d PCs %s",
 							id, len(pcs), shortPCs(pcs), len(old), shortPCs(old))
 					}
@@ -477,30 +479,35 @@ type dump struct {
 	index        *idIndex // stackIDs index of an id
 }
 
+// rawError is the *decode.Error of a check made outside a cursor's reads.
+func rawError(name, section string, off int64, kind error, format string, args ...any) error {
+	return &decode.Error{Format: "memprof", File: name, Section: section, Offset: off, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
 // readDump decodes the dump that starts at file offset off.
 func readDump(name string, data []byte, off int) (*dump, error) {
 	rest := len(data) - off
 	if rest < rawHeaderSize {
-		return nil, formatErr(name, "header", int64(off), ErrTruncated, "need %d bytes, have %d", rawHeaderSize, rest)
+		return nil, rawError(name, "header", int64(off), decode.ErrTruncated, "need %d bytes, have %d", rawHeaderSize, rest)
 	}
-	c := cursor{name: name, section: "header", data: data[:off+rawHeaderSize], off: off}
+	c := decode.NewCursor("memprof", name, "header", data[:off+rawHeaderSize], off)
 	var d dump
 	h := &d.hdr
-	h.Magic = c.u64()
-	h.Version = c.u64()
-	h.TotalSize = c.u64()
-	h.SegmentOffset = c.u64()
-	h.MIBOffset = c.u64()
-	h.StackOffset = c.u64()
+	h.Magic = c.U64()
+	h.Version = c.U64()
+	h.TotalSize = c.U64()
+	h.SegmentOffset = c.U64()
+	h.MIBOffset = c.U64()
+	h.StackOffset = c.U64()
 	if h.Magic != RawMagic {
-		return nil, formatErr(name, "header", int64(off), ErrBadMagic, "want magic %#x, found %#x", RawMagic, h.Magic)
+		return nil, c.Errorf(int64(off), decode.ErrBadMagic, "want magic %#x, found %#x", RawMagic, h.Magic)
 	}
 	if h.Version < minRawVersion || h.Version > maxRawVersion {
-		return nil, formatErr(name, "header", int64(off)+8, ErrUnsupportedVersion,
+		return nil, c.Errorf(int64(off)+8, decode.ErrUnsupportedVersion,
 			"unsupported version %d (supported: %d to %d)", h.Version, minRawVersion, maxRawVersion)
 	}
 	if h.TotalSize < rawHeaderSize || h.TotalSize > uint64(rest) {
-		return nil, formatErr(name, "header", int64(off)+16, ErrMalformed,
+		return nil, c.Errorf(int64(off)+16, decode.ErrMalformed,
 			"TotalSize %d: want between %d and the %d bytes left in the file", h.TotalSize, rawHeaderSize, rest)
 	}
 	end := off + int(h.TotalSize)
@@ -510,7 +517,7 @@ func readDump(name string, data []byte, off int) (*dump, error) {
 		at   int
 	}{{"SegmentOffset", h.SegmentOffset, 24}, {"MIBOffset", h.MIBOffset, 32}, {"StackOffset", h.StackOffset, 40}} {
 		if s.v < rawHeaderSize || s.v > h.TotalSize-8 {
-			return nil, formatErr(name, "header", int64(off+s.at), ErrMalformed,
+			return nil, c.Errorf(int64(off+s.at), decode.ErrMalformed,
 				"%s %d: want between %d and %d (TotalSize %d minus 8)", s.name, s.v, rawHeaderSize, h.TotalSize-8, h.TotalSize)
 		}
 	}
@@ -528,32 +535,32 @@ func readDump(name string, data []byte, off int) (*dump, error) {
 }
 
 func readSegments(name string, data []byte, off int, version uint64) ([]SegmentEntry, error) {
-	c := cursor{name: name, section: "segment section", data: data, off: off}
+	c := decode.NewCursor("memprof", name, "segment section", data, off)
 	size := segmentSizeV3
 	if version < 3 {
 		size = segmentSizeV1
 	}
-	n := c.count(size)
-	if c.err != nil {
-		return nil, c.err
+	n := c.Count(size, "segment count")
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	segs := make([]SegmentEntry, n)
 	for i := range segs {
 		s := &segs[i]
-		s.Start = c.u64()
-		s.End = c.u64()
-		s.Offset = c.u64()
+		s.Start = c.U64()
+		s.End = c.U64()
+		s.Offset = c.U64()
 		if version >= 3 {
-			at := c.off
-			s.BuildIDSize = c.u64()
-			if s.BuildIDSize > buildIDMaxSize && c.err == nil {
-				return nil, formatErr(name, "segment section", int64(at), ErrMalformed,
+			at := c.Off()
+			s.BuildIDSize = c.U64()
+			if s.BuildIDSize > buildIDMaxSize && c.Err() == nil {
+				return nil, c.Errorf(int64(at), decode.ErrMalformed,
 					"segment %d: BuildIdSize %d, want at most %d", i, s.BuildIDSize, buildIDMaxSize)
 			}
 		}
-		copy(s.BuildID[:], c.bytes(buildIDMaxSize))
+		copy(s.BuildID[:], c.Bytes(buildIDMaxSize))
 	}
-	return segs, c.err
+	return segs, c.Err()
 }
 
 func mibSize(version uint64) int {
@@ -568,51 +575,51 @@ func mibSize(version uint64) int {
 }
 
 func readMIBs(name string, data []byte, off int, version uint64) ([]MIBEntry, error) {
-	c := cursor{name: name, section: "MIB section", data: data, off: off}
+	c := decode.NewCursor("memprof", name, "MIB section", data, off)
 	size := mibSize(version)
-	n := c.count(8 + size)
-	if c.err != nil {
-		return nil, c.err
+	n := c.Count(8+size, "MIB count")
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	mibs := make([]MIBEntry, n)
+	width := rawHistogramV4Size
+	if version >= 5 {
+		width = rawHistogramV5Size
+	}
 	for i := range mibs {
 		e := &mibs[i]
 		m := &e.Info
-		// count() and the check at the end of each iteration guarantee
+		// Count and the check at the end of each iteration guarantee
 		// the fixed part of this entry.
-		decodeMIB(c.data[c.off:c.off+8+size], version, e)
-		c.off += 8 + size
+		decodeMIB(c.Bytes(uint64(8+size)), version, e)
 		if version >= 4 && m.AccessHistogramSize > 0 {
-			at := c.off - 12 // AccessHistogramSize
-			width := rawHistogramV4Size
-			if version >= 5 {
-				width = rawHistogramV5Size
-			}
-			if uint64(m.AccessHistogramSize)*uint64(width) > uint64(len(c.data)-c.off) {
-				return nil, formatErr(name, "MIB section", int64(at), ErrTruncated,
+			at := c.Off() - 12 // AccessHistogramSize
+			need := uint64(m.AccessHistogramSize) * uint64(width)
+			if need > uint64(c.Remaining()) {
+				return nil, c.Errorf(int64(at), decode.ErrTruncated,
 					"MIB %d (stack id %d): AccessHistogramSize %d needs %d bytes, have %d",
-					i, e.StackID, m.AccessHistogramSize, uint64(m.AccessHistogramSize)*uint64(width), len(c.data)-c.off)
+					i, e.StackID, m.AccessHistogramSize, need, c.Remaining())
 			}
+			b := c.Bytes(need)
 			m.Histogram = make([]uint64, m.AccessHistogramSize)
-			for j := range m.Histogram {
-				if width == rawHistogramV5Size {
-					m.Histogram[j] = DecodeHistogramCount(c.u16())
-				} else {
-					m.Histogram[j] = c.u64()
+			if width == rawHistogramV5Size {
+				for j := range m.Histogram {
+					m.Histogram[j] = DecodeHistogramCount(binary.LittleEndian.Uint16(b[2*j:]))
+				}
+			} else {
+				for j := range m.Histogram {
+					m.Histogram[j] = binary.LittleEndian.Uint64(b[8*j:])
 				}
 			}
-			if c.err != nil {
-				return nil, c.err
-			}
 		}
-		// The runtime's packing keeps MIB entries contiguous; count()
+		// The runtime's packing keeps MIB entries contiguous; Count
 		// bounded n by the fixed part, histograms are checked above.
-		if i+1 < len(mibs) && len(c.data)-c.off < 8+size {
-			return nil, formatErr(name, "MIB section", int64(c.off), ErrTruncated,
-				"MIB %d of %d: need %d bytes, have %d", i+1, n, 8+size, len(c.data)-c.off)
+		if i+1 < len(mibs) && c.Remaining() < 8+size {
+			return nil, c.Errorf(int64(c.Off()), decode.ErrTruncated,
+				"MIB %d of %d: need %d bytes, have %d", i+1, n, 8+size, c.Remaining())
 		}
 	}
-	return mibs, nil
+	return mibs, c.Err()
 }
 
 // decodeMIB decodes the stack id and fixed MIB fields of raw version
@@ -659,10 +666,10 @@ func decodeMIB(b []byte, version uint64, e *MIBEntry) {
 }
 
 func readStacks(name string, data []byte, off int, d *dump) error {
-	c := cursor{name: name, section: "stack section", data: data, off: off}
-	n := c.count(16)
-	if c.err != nil {
-		return c.err
+	c := decode.NewCursor("memprof", name, "stack section", data, off)
+	n := c.Count(16, "stack count")
+	if c.Err() != nil {
+		return c.Err()
 	}
 	d.stackIDs = make([]uint64, 0, n)
 	d.stacks = make([][]uint64, 0, n)
@@ -671,15 +678,15 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 	d.index = index
 	var slab []uint64
 	for i := 0; i < n; i++ {
-		at := c.off
-		id := c.u64()
-		npc := c.u64()
-		if c.err != nil {
-			return c.err
+		at := c.Off()
+		id := c.U64()
+		npc := c.U64()
+		if c.Err() != nil {
+			return c.Err()
 		}
-		if npc > uint64(len(c.data)-c.off)/8 {
-			return formatErr(name, "stack section", int64(at+8), ErrTruncated,
-				"stack %d (id %d): %d PCs need %d bytes, have %d", i, id, npc, npc*8, len(c.data)-c.off)
+		if npc > uint64(c.Remaining())/8 {
+			return c.Errorf(int64(at+8), decode.ErrTruncated,
+				"stack %d (id %d): %d PCs need %d bytes, have %d", i, id, npc, npc*8, c.Remaining())
 		}
 		// PCs are carved from shared chunks: one allocation per few
 		// thousand stacks instead of one per stack.
@@ -688,11 +695,10 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 		}
 		pcs := slab[:npc:npc]
 		slab = slab[npc:]
-		b := c.data[c.off : c.off+8*len(pcs)] // checked above
+		b := c.Bytes(8 * npc) // checked above
 		for j := range pcs {
 			pcs[j] = binary.LittleEndian.Uint64(b[8*j:])
 		}
-		c.off += len(b)
 		// A repeated id within one dump replaces the earlier list, as
 		// LLVM's Items[StackId] = CallStack does.
 		if k, ok := index.get(id); ok {
@@ -704,5 +710,5 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 		d.stacks = append(d.stacks, pcs)
 		d.stackOffsets = append(d.stackOffsets, int64(at))
 	}
-	return c.err
+	return c.Err()
 }

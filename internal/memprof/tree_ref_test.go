@@ -2,6 +2,8 @@ package memprof
 
 import (
 	"fmt"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // This file keeps the original per-context conversion (one reader result
@@ -99,7 +101,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 		}
 	}
 	if len(kept) == 0 {
-		return nil, &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
+		return nil, &ConvertError{File: in.Name, Err: decode.ErrMalformed, Msg: "no entries in callstack map after symbolization"}
 	}
 	r.stacks = len(kept)
 	r.names = symName
@@ -132,7 +134,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 	for _, mib := range in.MIBs {
 		if !kept[mib.StackID] {
 			if _, ok := in.Stack(mib.StackID); !ok {
-				return nil, &ConvertError{File: in.Name, Err: ErrMalformed,
+				return nil, &ConvertError{File: in.Name, Err: decode.ErrMalformed,
 					Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
 			}
 			continue // every PC discarded: LLVM erases the MIB too
