@@ -127,8 +127,8 @@ func readSchema(c *decode.Cursor) []memprof.Meta {
 	if c.Err() != nil {
 		return nil
 	}
-	if n > uint64(maxMeta) {
-		c.FailAt(int64(at), decode.ErrMalformed, "memprof schema invalid: %d fields, at most %d known", n, maxMeta)
+	if n > uint64(memprof.MaxMeta) {
+		c.FailAt(int64(at), decode.ErrMalformed, "memprof schema invalid: %d fields, at most %d known", n, memprof.MaxMeta)
 		return nil
 	}
 	s := make([]memprof.Meta, n)
@@ -138,7 +138,7 @@ func readSchema(c *decode.Cursor) []memprof.Meta {
 		if c.Err() != nil {
 			return nil
 		}
-		if t == 0 || t > uint64(maxMeta) {
+		if !memprof.Meta(t).Valid() {
 			c.FailAt(int64(at), decode.ErrMalformed, "memprof schema invalid: unknown field tag %d", t)
 			return nil
 		}
@@ -340,7 +340,7 @@ func (f *File) readRecords(name string, data []byte, payload, table uint64, vers
 			var a memprof.AllocationInfo
 			a.CallStack = rr.readStack(c, version)
 			for _, m := range f.Schema {
-				if metaWidth[m] == 4 {
+				if m.Width() == 4 {
 					a.Info.SetField(m, uint64(c.U32()))
 				} else {
 					a.Info.SetField(m, c.U64())

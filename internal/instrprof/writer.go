@@ -73,7 +73,7 @@ func (o WriteOptions) Validate() error {
 
 func (o WriteOptions) schema() []memprof.Meta {
 	if o.MemProfVersion <= 1 || o.FullSchema {
-		return FullSchema(o.LLVMRelease)
+		return memprof.KnownFields(o.LLVMRelease)
 	}
 	return HotColdSchema
 }

@@ -45,9 +45,9 @@ func (f *File) WriteYAML(w io.Writer) error {
 // tag order). A nil summary omits the summary comment document.
 func WriteYAMLSchema(w io.Writer, p *memprof.Profile, schema []memprof.Meta, sum *MemProfSummary) error {
 	bw := bufio.NewWriter(w)
-	var present [maxMeta + 1]bool
+	var present [memprof.MaxMeta + 1]bool
 	for _, m := range schema {
-		if m >= 1 && m <= maxMeta {
+		if m.Valid() {
 			present[m] = true
 		}
 	}
@@ -78,9 +78,9 @@ func WriteYAMLSchema(w io.Writer, p *memprof.Profile, schema []memprof.Meta, sum
 					frames("          ", a.CallStack)
 				}
 				bw.WriteString("        MemInfoBlock:\n")
-				for m := memprof.Meta(1); m <= maxMeta; m++ {
+				for m := memprof.Meta(1); m <= memprof.MaxMeta; m++ {
 					if present[m] {
-						fmt.Fprintf(bw, "          %s%d\n", padKey(MetaName(m)), a.Info.Field(m))
+						fmt.Fprintf(bw, "          %s%d\n", padKey(m.String()), a.Info.Field(m))
 					}
 				}
 			}
@@ -390,7 +390,7 @@ func (y *yamlReader) allocSites(n *yaml.Node, r *memprof.Record) error {
 				}
 				for j := 0; j+1 < len(v.Content); j += 2 {
 					mk, mv := v.Content[j], v.Content[j+1]
-					m := metaByName(mk.Value)
+					m := memprof.MetaByName(mk.Value)
 					if m == 0 {
 						return y.errf(mk, "Key is not a valid validation event")
 					}
@@ -463,13 +463,4 @@ func (y *yamlReader) callSites(n *yaml.Node, r *memprof.Record) error {
 		r.CallSites = append(r.CallSites, c)
 	}
 	return nil
-}
-
-func metaByName(s string) memprof.Meta {
-	for m := memprof.Meta(1); m <= maxMeta; m++ {
-		if MetaName(m) == s {
-			return m
-		}
-	}
-	return 0
 }

@@ -24,7 +24,8 @@ import (
 //	         v1/v2: u64 Start, End, Offset, u8[32] BuildId            (56 bytes)
 //	         v3+:   u64 Start, End, Offset, BuildIdSize, u8[32] BuildId (64 bytes)
 //	MIB:     u64 N, N × (u64 StackId, MemInfoBlock, histogram)
-//	         MemInfoBlock is packed: 100 bytes (v1), 132 (v2, v3), 144 (v4, v5);
+//	         MemInfoBlock is packed (mibfields.go): 100 bytes (v1), 132 (v2,
+//	         v3), 144 (v4, v5), each a prefix of the next;
 //	         histogram: AccessHistogramSize × u64 (v4) or × u16 encoded (v5)
 //	stack:   u64 N, N × (u64 StackId, u64 NumPCs, NumPCs × u64 PC)
 const (
@@ -35,9 +36,6 @@ const (
 	segmentSizeV1      = 56
 	segmentSizeV3      = 64
 	buildIDMaxSize     = 32
-	mibSizeV1          = 100
-	mibSizeV2          = 132
-	mibSizeV4          = 144
 	minRawVersion      = 1
 	maxRawVersion      = 5
 	rawHistogramV4Size = 8
@@ -563,20 +561,9 @@ func readSegments(name string, data []byte, off int, version uint64) ([]SegmentE
 	return segs, c.Err()
 }
 
-func mibSize(version uint64) int {
-	switch {
-	case version == 1:
-		return mibSizeV1
-	case version <= 3:
-		return mibSizeV2
-	default:
-		return mibSizeV4
-	}
-}
-
 func readMIBs(name string, data []byte, off int, version uint64) ([]MIBEntry, error) {
 	c := decode.NewCursor("memprof", name, "MIB section", data, off)
-	size := mibSize(version)
+	size := rawMIBSize[version]
 	n := c.Count(8+size, "MIB count")
 	if c.Err() != nil {
 		return nil, c.Err()
@@ -591,9 +578,9 @@ func readMIBs(name string, data []byte, off int, version uint64) ([]MIBEntry, er
 		m := &e.Info
 		// Count and the check at the end of each iteration guarantee
 		// the fixed part of this entry.
-		decodeMIB(c.Bytes(uint64(8+size)), version, e)
+		decodeMIB(c.Bytes(uint64(8+size)), e)
 		if version >= 4 && m.AccessHistogramSize > 0 {
-			at := c.Off() - 12 // AccessHistogramSize
+			at := c.Off() - size + MetaAccessHistogramSize.PackedOffset()
 			need := uint64(m.AccessHistogramSize) * uint64(width)
 			if need > uint64(c.Remaining()) {
 				return nil, c.Errorf(int64(at), decode.ErrTruncated,
@@ -622,47 +609,19 @@ func readMIBs(name string, data []byte, off int, version uint64) ([]MIBEntry, er
 	return mibs, c.Err()
 }
 
-// decodeMIB decodes the stack id and fixed MIB fields of raw version
-// version from b, which holds exactly 8+mibSize(version) bytes (the
-// runtime's packed MemInfoBlock layout).
-func decodeMIB(b []byte, version uint64, e *MIBEntry) {
-	le := binary.LittleEndian
-	_ = b[8+mibSizeV1-1]
-	e.StackID = le.Uint64(b[0:])
-	m := &e.Info
-	m.AllocCount = le.Uint32(b[8:])
-	m.TotalAccessCount = le.Uint64(b[12:])
-	m.MinAccessCount = le.Uint64(b[20:])
-	m.MaxAccessCount = le.Uint64(b[28:])
-	m.TotalSize = le.Uint64(b[36:])
-	m.MinSize = le.Uint32(b[44:])
-	m.MaxSize = le.Uint32(b[48:])
-	m.AllocTimestamp = le.Uint32(b[52:])
-	m.DeallocTimestamp = le.Uint32(b[56:])
-	m.TotalLifetime = le.Uint64(b[60:])
-	m.MinLifetime = le.Uint32(b[68:])
-	m.MaxLifetime = le.Uint32(b[72:])
-	m.AllocCpuId = le.Uint32(b[76:])
-	m.DeallocCpuId = le.Uint32(b[80:])
-	m.NumMigratedCpu = le.Uint32(b[84:])
-	m.NumLifetimeOverlaps = le.Uint32(b[88:])
-	m.NumSameAllocCpu = le.Uint32(b[92:])
-	m.NumSameDeallocCpu = le.Uint32(b[96:])
-	m.DataTypeId = le.Uint64(b[100:])
-	if version >= 2 {
-		_ = b[8+mibSizeV2-1]
-		m.TotalAccessDensity = le.Uint64(b[108:])
-		m.MinAccessDensity = le.Uint32(b[116:])
-		m.MaxAccessDensity = le.Uint32(b[120:])
-		m.TotalLifetimeAccessDensity = le.Uint64(b[124:])
-		m.MinLifetimeAccessDensity = le.Uint32(b[132:])
-		m.MaxLifetimeAccessDensity = le.Uint32(b[136:])
+// decodeMIB decodes a raw MIB entry, the stack id and the packed
+// MemInfoBlock of the entry's raw version: b holds exactly 8 +
+// rawMIBSize[version] bytes. Older versions have a prefix of the packed
+// fields; the others stay zero.
+func decodeMIB(b []byte, e *MIBEntry) {
+	e.StackID = binary.LittleEndian.Uint64(b)
+	if len(b) == 8+PackedMIBSize {
+		e.Info.getPacked((*[PackedMIBSize]byte)(b[8:]))
+		return
 	}
-	if version >= 4 {
-		_ = b[8+mibSizeV4-1]
-		m.AccessHistogramSize = le.Uint32(b[140:])
-		m.AccessHistogram = le.Uint64(b[144:])
-	}
+	var t [PackedMIBSize]byte
+	copy(t[:], b[8:])
+	e.Info.getPacked(&t)
 }
 
 func readStacks(name string, data []byte, off int, d *dump) error {
