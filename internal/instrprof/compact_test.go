@@ -13,7 +13,7 @@ import (
 
 // TestCompactConformance: a raw profile converted by memprof.Converter and
 // written from its dense form (MarshalCompact, what tools/merge does)
-// equals llvm-profdata-N merge of the raw profile, and equals Marshal of
+// equals llvm-profdata-N merge of the raw profile, and equals marshal of
 // the expanded Profile.
 func TestCompactConformance(t *testing.T) {
 	for _, release := range []int{16, 19, 22} {
@@ -50,17 +50,17 @@ func TestCompactConformance(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := MarshalCompact(c, opts)
+				got, err := marshalCompact(c, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				compareIndexed(t, got, want)
-				viaProfile, err := Marshal(c.Profile(), opts)
+				viaProfile, err := marshal(c.Profile(), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(viaProfile, got) {
-					t.Errorf("%s: Marshal(Compact.Profile()) differs from MarshalCompact", src)
+					t.Errorf("%s: marshal(Compact.Profile()) differs from MarshalCompact", src)
 				}
 				dir := t.TempDir()
 				if err := WriteCompactFile(filepath.Join(dir, "out.profdata"), c, opts); err != nil {

@@ -201,7 +201,7 @@ func TestConformanceRaw(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							got, err := Marshal(f.ProfileForWrite(r.release), v.opts)
+							got, err := marshal(f.profileForWrite(r.release), v.opts)
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -269,7 +269,7 @@ func TestConformanceYAML(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := Marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
+				got, err := marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
 				if err != nil {
 					t.Fatal(err)
 				}

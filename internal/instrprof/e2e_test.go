@@ -56,7 +56,7 @@ func TestConformanceConvert(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							got, err := Marshal(p, opts)
+							got, err := marshal(p, opts)
 							if err != nil {
 								t.Fatal(err)
 							}

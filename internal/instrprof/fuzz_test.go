@@ -72,9 +72,9 @@ func FuzzRead(f *testing.F) {
 		if file.MemProfVersion <= 1 {
 			opts = WriteOptions{LLVMRelease: 19, IndexVersion: 12, MemProfVersion: file.MemProfVersion}
 		}
-		out, err := Marshal(file.Profile, opts)
+		out, err := marshal(file.Profile, opts)
 		if err != nil {
-			t.Fatalf("Marshal of a decoded profile: %v", err)
+			t.Fatalf("marshal of a decoded profile: %v", err)
 		}
 		again, err := Read("re-encoded", out)
 		if err != nil {

@@ -111,16 +111,16 @@ func TestFixtures(t *testing.T) {
 			}
 			checkGolden(t, filepath.Join("testdata", fx.file+".string"), []byte(f.String()))
 
-			got, err := Marshal(f.ProfileForWrite(fx.opts.LLVMRelease), fx.opts)
+			got, err := marshal(f.profileForWrite(fx.opts.LLVMRelease), fx.opts)
 			if err != nil {
-				t.Fatalf("Marshal: %v", err)
+				t.Fatalf("marshal: %v", err)
 			}
 			compareIndexed(t, got, data)
 
 			// Decode → encode → decode gives the same dump.
 			f2, err := Read("rewritten", got)
 			if err != nil {
-				t.Fatalf("Read(Marshal): %v", err)
+				t.Fatalf("Read(marshal): %v", err)
 			}
 			zeroHistogramPointers(f.Profile)
 			if a, b := f2.String(), f.String(); a != b {
@@ -283,7 +283,7 @@ func TestYAMLToIndexed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
+		got, err := marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +311,7 @@ func TestYAMLToIndexed(t *testing.T) {
 
 func mustMarshal(t *testing.T, p *memprof.Profile, o WriteOptions) []byte {
 	t.Helper()
-	b, err := Marshal(p, o)
+	b, err := marshal(p, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ type File struct {
 	frameKeys, stackKeys []uint64 // V0–V2 table keys, parallel to Profile.Frames/CallStacks
 }
 
-// ProfileForWrite returns a shallow copy of f.Profile whose Records (and,
+// profileForWrite returns a shallow copy of f.Profile whose Records (and,
 // for V2 files of LLVM 20+, Frames and CallStacks) are permuted into an
 // insertion order that makes Write with the file's options reproduce the
 // on-disk hash tables. For tables of fewer than 47 entries that is the
@@ -74,7 +74,7 @@ type File struct {
 // tables are filled in DenseMap iteration order, which Write recomputes;
 // their order here is one whose DenseMap order reproduces the table (see
 // denseInsertionOrder).
-func (f *File) ProfileForWrite(release int) *memprof.Profile {
+func (f *File) profileForWrite(release int) *memprof.Profile {
 	if f.Profile == nil {
 		return nil
 	}
@@ -165,7 +165,7 @@ func Open(name string) (*File, error) {
 // Errors are *decode.Error values (Format "instrprof", Offset absolute in
 // the file) wrapping decode.ErrBadMagic, ErrUnsupportedVersion,
 // ErrTruncated or ErrMalformed. MemProf records are returned in on-disk
-// order (the order llvm-profdata show prints); use ProfileForWrite to
+// order (the order llvm-profdata show prints); use profileForWrite to
 // re-write the file byte for byte.
 func Read(name string, data []byte) (*File, error) {
 	cur := decode.NewCursor("instrprof", name, "header", data, 0)

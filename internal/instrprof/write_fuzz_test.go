@@ -60,7 +60,7 @@ var shapeOptions = []WriteOptions{{16, 9, 0, false}, {19, 12, 0, false}, {19, 12
 
 // FuzzWriteShapes: for profiles of any shape, the writer's bytes do not
 // depend on the number of workers or on how items are cut into chunks and
-// batches, Write streams what Marshal returns, and Read reads the records
+// batches, Write streams what marshal returns, and Read reads the records
 // back.
 func FuzzWriteShapes(f *testing.F) {
 	f.Add([]byte{})
@@ -72,12 +72,12 @@ func FuzzWriteShapes(f *testing.F) {
 		for _, o := range shapeOptions {
 			name := fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion)
 			forceWorkers, batchSize, chunkMin = 1, 256<<10, 64<<10
-			want, err := Marshal(p, o)
+			want, err := marshal(p, o)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			forceWorkers, batchSize, chunkMin = 3, 40, 16
-			got, err := Marshal(p, o)
+			got, err := marshal(p, o)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -90,7 +90,7 @@ func FuzzWriteShapes(f *testing.F) {
 			}
 			file, err := Read("fuzz", want)
 			if err != nil {
-				t.Fatalf("%s: reading what Marshal wrote: %v", name, err)
+				t.Fatalf("%s: reading what marshal wrote: %v", name, err)
 			}
 			if w, g := recordSet(withoutCallees(p, o)), recordSet(file.Profile); !slices.Equal(w, g) {
 				t.Fatalf("%s: records changed in the round trip:\n%q\n%q", name, w, g)

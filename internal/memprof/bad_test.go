@@ -26,15 +26,15 @@ func smallRaw() *RawProfile {
 			{StackID: 2, Info: MemInfoBlock{AllocCount: 3, TotalSize: 30, TotalLifetime: 5, AllocCpuId: 1, DeallocCpuId: 1}},
 		},
 	}
-	p.SetStack(1, []uint64{0x2839cf, 0x2aea4f})
-	p.SetStack(2, []uint64{0x2839d0, 0x2aea50, 0x7f0000001234})
+	p.setStack(1, []uint64{0x2839cf, 0x2aea4f})
+	p.setStack(2, []uint64{0x2839d0, 0x2aea50, 0x7f0000001234})
 	return p
 }
 
 func smallRawBytes(t testing.TB) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := smallRaw().WriteRaw(&b, 4); err != nil {
+	if err := smallRaw().writeRaw(&b, 4); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -90,11 +90,11 @@ func TestReadRawBadInput(t *testing.T) {
 	other := smallRaw()
 	other.Segments[0].End++
 	var otherBytes bytes.Buffer
-	other.WriteRaw(&otherBytes, 4)
+	other.writeRaw(&otherBytes, 4)
 	diffStack := smallRaw()
-	diffStack.SetStack(2, []uint64{0x2839d0, 0x99})
+	diffStack.setStack(2, []uint64{0x2839d0, 0x99})
 	var diffStackBytes bytes.Buffer
-	diffStack.WriteRaw(&diffStackBytes, 4)
+	diffStack.writeRaw(&diffStackBytes, 4)
 
 	tests := []struct {
 		name string
@@ -173,12 +173,12 @@ func TestMultiDumpMerge(t *testing.T) {
 	s1, _ := b.Stack(1)
 	s2, _ := b.Stack(2)
 	b.StackIDs, b.stacks, b.stackIdx = nil, nil, nil
-	b.SetStack(3, []uint64{0x2839d8})
-	b.SetStack(2, s2)
-	b.SetStack(1, s1)
+	b.setStack(3, []uint64{0x2839d8})
+	b.setStack(2, s2)
+	b.setStack(1, s1)
 	var buf bytes.Buffer
-	a.WriteRaw(&buf, 4)
-	b.WriteRaw(&buf, 4)
+	a.writeRaw(&buf, 4)
+	b.writeRaw(&buf, 4)
 	p, err := ReadRaw("multi", buf.Bytes())
 	if err != nil {
 		t.Fatal(err)

@@ -53,12 +53,6 @@ type ConvertOptions struct {
 	Workers int
 }
 
-// LLVMDefaultNumThreads is the --num-threads llvm-profdata merge picks
-// when none is given: min(cores, (inputs+1)/2), at least 1.
-func LLVMDefaultNumThreads(inputs, cores int) int {
-	return max(1, min(cores, (inputs+1)/2))
-}
-
 func (o ConvertOptions) release() int {
 	if o.LLVMRelease == 0 {
 		return 19

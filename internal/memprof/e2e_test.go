@@ -16,7 +16,7 @@ import (
 
 // TestConvertIndexedMatchesLLVMProfdata checks the converter's whole output
 // (records, and the Frames/CallStacks order the V0–V2 tables depend on)
-// through the indexed writer: Convert + instrprof.Marshal must give the
+// through the indexed writer: Convert + instrprof.Write must give the
 // bytes of `llvm-profdata-N merge RAW... --profiled-binary BIN` (default
 // versions; one input, and two inputs with one writer context).
 //
@@ -130,10 +130,11 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 				if c.version >= 0 {
 					opts.MemProfVersion = c.version
 				}
-				got, err := instrprof.Marshal(p, opts)
-				if err != nil {
+				var buf bytes.Buffer
+				if err := instrprof.Write(&buf, p, opts); err != nil {
 					t.Fatal(err)
 				}
+				got := buf.Bytes()
 				if !bytes.Equal(got, want) {
 					i := 0
 					for i < len(got) && i < len(want) && got[i] == want[i] {

@@ -7,7 +7,7 @@ import (
 )
 
 // FuzzReadRaw checks that ReadRaw never panics and that whatever it
-// accepts re-encodes (WriteRaw) to a file that decodes to the same profile.
+// accepts re-encodes (writeRaw) to a file that decodes to the same profile.
 func FuzzReadRaw(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join(rawDir, "*.memprofraw"))
 	for _, name := range files {

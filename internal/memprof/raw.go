@@ -8,7 +8,6 @@ import (
 	"math/bits"
 	"os"
 	"slices"
-	"sort"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
@@ -116,8 +115,7 @@ type RawProfile struct {
 	MIBs []MIBEntry
 	// StackIDs lists the distinct stack ids in first-seen file order.
 	// llvm-profdata visits them in the iteration order of its DenseMap
-	// instead; see StackMapOrder. Stack returns their PCs; SetStack adds
-	// stacks to a profile built in memory.
+	// instead; see stackMapOrder. Stack returns their PCs.
 	StackIDs []uint64
 
 	stacks   [][]uint64 // PCs of StackIDs[i], leaf first
@@ -213,11 +211,9 @@ func (p *RawProfile) Stack(id uint64) ([]uint64, bool) {
 	return p.stacks[i], true
 }
 
-// NumStacks is the number of distinct stacks.
-func (p *RawProfile) NumStacks() int { return len(p.StackIDs) }
-
-// SetStack sets the PCs of stack id, appending id to StackIDs if new.
-func (p *RawProfile) SetStack(id uint64, pcs []uint64) {
+// setStack sets the PCs of stack id, appending id to StackIDs if new: for
+// profiles built in memory.
+func (p *RawProfile) setStack(id uint64, pcs []uint64) {
 	idx := p.index()
 	p.mibStack = nil
 	if i, ok := idx.get(id); ok {
@@ -260,22 +256,6 @@ func OpenRaw(path string) (*RawProfile, error) {
 		return nil, err
 	}
 	return ReadRaw(path, data)
-}
-
-// OpenRawSorted opens the raw profiles at paths in byte-wise path order,
-// the canonical input order for Convert, and returns them in that order.
-func OpenRawSorted(paths []string) ([]*RawProfile, error) {
-	sorted := append([]string(nil), paths...)
-	sort.Strings(sorted)
-	out := make([]*RawProfile, 0, len(sorted))
-	for _, p := range sorted {
-		r, err := OpenRaw(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 // ReadRaw decodes a raw MemProf profile (raw versions 1–5, one or more
@@ -381,7 +361,9 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 	return p, nil
 }
 
-// stackMapOrder is StackMapOrder as StackIDs indexes.
+// stackMapOrder returns the iteration order of LLVM's merged raw stack map
+// for llvmRelease, the order in which llvm-profdata symbolizes stacks, as
+// StackIDs indexes.
 func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
 	m := NewDenseMapOrder(llvmRelease)
 	if len(p.dumpStackIDs) == 0 {
@@ -408,34 +390,6 @@ func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
 		}
 	}
 	return m.values()
-}
-
-// StackMapOrder returns the iteration order of LLVM's merged raw stack map
-// for llvmRelease: the order in which llvm-profdata symbolizes stacks.
-func (p *RawProfile) StackMapOrder(llvmRelease int) []uint64 {
-	m := NewDenseMapOrder(llvmRelease)
-	for i, ids := range p.dumpStackIDs {
-		if i == 0 {
-			for _, id := range ids {
-				m.Insert(id)
-			}
-			continue
-		}
-		d := NewDenseMapOrder(llvmRelease)
-		for _, id := range ids {
-			d.Insert(id)
-		}
-		for _, id := range d.Keys() {
-			m.Insert(id)
-		}
-	}
-	if len(p.dumpStackIDs) == 0 {
-		// A profile built in memory (not read): use StackIDs.
-		for _, id := range p.StackIDs {
-			m.Insert(id)
-		}
-	}
-	return m.Keys()
 }
 
 func dedupe(ids []uint64) []uint64 {

@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// WriteRaw writes p as a single raw dump of the given raw version (1–5), laid
+// writeRaw writes p as a single raw dump of the given raw version (1–5), laid
 // out as the compiler-rt runtime lays it out (section sizes rounded up to 8,
 // v5 MIB section reserved as roundup8(8+N×152) + roundup8(2×ΣHistogram)),
 // with zero padding. MIBs are written in p.MIBs order and stacks in
@@ -15,9 +15,9 @@ import (
 // Fields a version lacks are dropped; v5 histogram counters are encoded
 // (lossy above 4095, see EncodeHistogramCount). Concatenating the output
 // of several calls with the same segments gives a multi-dump file.
-func (p *RawProfile) WriteRaw(w io.Writer, version uint64) error {
+func (p *RawProfile) writeRaw(w io.Writer, version uint64) error {
 	if version < minRawVersion || version > maxRawVersion {
-		return fmt.Errorf("memprof: WriteRaw: unsupported raw version %d", version)
+		return fmt.Errorf("memprof: writeRaw: unsupported raw version %d", version)
 	}
 	segSize := segmentSizeV3
 	if version < 3 {

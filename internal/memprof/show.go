@@ -27,16 +27,6 @@ func ShowRaw(w io.Writer, raw *RawProfile, bin Symbolizer, opts ConvertOptions) 
 	return writeShowText(w, raw, p, kept, release)
 }
 
-// WriteShowText writes the llvm-profdata show --memory dump of a converted
-// single-input profile. numStacks is the NumStackOffsets line (stacks kept
-// after symbolization); ShowRaw computes it.
-func WriteShowText(w io.Writer, raw *RawProfile, p *Profile, numStacks int, llvmRelease int) error {
-	if llvmRelease == 0 {
-		llvmRelease = 19
-	}
-	return writeShowText(w, raw, p, numStacks, llvmRelease)
-}
-
 func writeShowText(out io.Writer, raw *RawProfile, p *Profile, numStacks, release int) error {
 	records, names := p.Records, p.SymbolNames
 	w := bufio.NewWriter(out)

@@ -141,7 +141,7 @@ func lineDiff(want, got string) string {
 	return "(no difference)"
 }
 
-// TestShowRewrittenRaw re-encodes generated profiles with WriteRaw in other
+// TestShowRewrittenRaw re-encodes generated profiles with writeRaw in other
 // raw versions (v3 and v4 for LLVM 19; v3, v4, v5 for LLVM 22) and checks
 // llvm-profdata reads our files exactly as we do.
 func TestShowRewrittenRaw(t *testing.T) {
@@ -161,7 +161,7 @@ func TestShowRewrittenRaw(t *testing.T) {
 						t.Fatal(err)
 					}
 					var buf bytes.Buffer
-					if err := raw.WriteRaw(&buf, v); err != nil {
+					if err := raw.writeRaw(&buf, v); err != nil {
 						t.Fatal(err)
 					}
 					path := filepath.Join(t.TempDir(), "rewritten.memprofraw")

@@ -54,7 +54,10 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 
 	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
 	// map; PCs are symbolized the first time that walk meets them.
-	order := in.StackMapOrder(release)
+	var order []uint64
+	for _, i := range in.stackMapOrder(release) {
+		order = append(order, in.StackIDs[i])
+	}
 	pcIndex := map[uint64]int{}
 	var pcs []uint64
 	for _, id := range order {
