@@ -9,6 +9,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // TestCompactConformance: a raw profile converted by memprof.Converter and
@@ -18,7 +19,7 @@ import (
 func TestCompactConformance(t *testing.T) {
 	for _, release := range []int{16, 19, 22} {
 		t.Run(fmt.Sprintf("llvm%d", release), func(t *testing.T) {
-			profdata := needTool(t, fmt.Sprintf("llvm-profdata-%d", release))
+			profdata := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", release))
 			opts, err := Defaults(release)
 			if err != nil {
 				t.Fatal(err)

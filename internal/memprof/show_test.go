@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // histPointer matches the AccessHistogram line, whose value LLVM prints as
@@ -70,7 +71,7 @@ func TestShowMatchesLLVMProfdata(t *testing.T) {
 func testShow(t *testing.T, backend string, c showCase) {
 	{
 		t.Run(fmt.Sprintf("%s/llvm%d/%s", backend, c.release, c.raw), func(t *testing.T) {
-			tool := requireTool(t, fmt.Sprintf("llvm-profdata-%d", c.release))
+			tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", c.release))
 			rawPath, binPath := fixture(t, c.raw), fixture(t, c.bin)
 			want, llvmErr := exec.Command(tool, "show", "--memory", rawPath, "--profiled-binary", binPath).Output()
 			raw, err := OpenRaw(rawPath)
@@ -154,7 +155,7 @@ func TestShowRewrittenRaw(t *testing.T) {
 			for _, v := range versions {
 				src := fmt.Sprintf(src, release)
 				t.Run(fmt.Sprintf("llvm%d/%s/v%d", release, src, v), func(t *testing.T) {
-					tool := requireTool(t, fmt.Sprintf("llvm-profdata-%d", release))
+					tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", release))
 					bin := fixture(t, strings.Replace(strings.TrimSuffix(src, ".memprofraw"), "-dump", "", 1))
 					raw, err := OpenRaw(fixture(t, src))
 					if err != nil {
