@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -19,12 +20,12 @@ import (
 // -large names a bench/memprof work directory (workload binary plus
 // raw/*.memprofraw, e.g. out/bench/memprof). BenchmarkMarshalLarge converts
 // its inputs once per release, as tools/merge does, and then measures only
-// Marshal. Without -large it uses syntheticProfile, which has the same shape.
+// marshal. Without -large it uses syntheticProfile, which has the same shape.
 //
 //	go test -run '^$' -bench MarshalLarge ./internal/instrprof
 //	go test -run '^$' -bench MarshalLarge -cpuprofile cpu.out ./internal/instrprof -large $PWD/out/bench/memprof
 //
-// cpu-ns/op (process CPU time per Marshal, GC included) is steadier than
+// cpu-ns/op (process CPU time per marshal, GC included) is steadier than
 // ns/op on a loaded machine.
 var largeDir = flag.String("large", "", "bench/memprof work directory for BenchmarkMarshalLarge (default: synthetic profile)")
 
@@ -101,9 +102,14 @@ func openLarge(tb testing.TB) ([]*memprof.RawProfile, *elfsym.Binary) {
 	if err != nil || len(paths) == 0 {
 		tb.Fatalf("-large %s: no raw/*.memprofraw (%v)", *largeDir, err)
 	}
-	raws, err := memprof.OpenRawSorted(paths)
-	if err != nil {
-		tb.Fatal(err)
+	slices.Sort(paths) // the canonical input order
+	var raws []*memprof.RawProfile
+	for _, p := range paths {
+		r, err := memprof.OpenRaw(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		raws = append(raws, r)
 	}
 	bin, err := elfsym.Open(filepath.Join(*largeDir, "workload"), &elfsym.Options{DWARFOnly: true})
 	if err != nil {
@@ -210,7 +216,7 @@ func BenchmarkMarshalLarge(b *testing.B) {
 			var n int
 			cpu0 := cpuTime()
 			for b.Loop() {
-				out, err := Marshal(p, o)
+				out, err := marshal(p, o)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -223,7 +229,7 @@ func BenchmarkMarshalLarge(b *testing.B) {
 	}
 }
 
-// syntheticDigests are the SHA-256 digests of Marshal's output for
+// syntheticDigests are the SHA-256 digests of marshal's output for
 // syntheticProfile(20000, 4000, 12), computed with the map-based writer
 // this package had before its dense-index rewrite (commit 025adb2), whose
 // output matched llvm-profdata byte for byte. They guard the faster code
@@ -239,7 +245,7 @@ func TestMarshalSyntheticDigest(t *testing.T) {
 	p := syntheticProfile(20000, 4000, 12)
 	for _, o := range largeOptions {
 		name := fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion)
-		out, err := Marshal(p, o)
+		out, err := marshal(p, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +255,7 @@ func TestMarshalSyntheticDigest(t *testing.T) {
 	}
 }
 
-// TestMarshalLargeDigest logs the digests of Marshal's output for the
+// TestMarshalLargeDigest logs the digests of marshal's output for the
 // -large inputs, to compare across changes.
 func TestMarshalLargeDigest(t *testing.T) {
 	if *largeDir == "" {
@@ -257,7 +263,7 @@ func TestMarshalLargeDigest(t *testing.T) {
 	}
 	for _, o := range largeOptions {
 		p := largeProfile(t, o.LLVMRelease)
-		out, err := Marshal(p, o)
+		out, err := marshal(p, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +273,7 @@ func TestMarshalLargeDigest(t *testing.T) {
 
 // BenchmarkEmitLarge measures what follows indexing (plan, then the bytes;
 // with -large, of the dense form tools/merge writes),
-// in memory as Marshal does ("mem") and streamed as Write and WriteFile do
+// in memory as marshal does ("mem") and streamed as Write and WriteFile do
 // ("stream", to a writer that only counts).
 func BenchmarkEmitLarge(b *testing.B) {
 	for _, o := range largeOptions {
@@ -313,7 +319,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // TestWorkersSameBytes checks that the writer's output does not depend on
-// how many goroutines fill it, in memory (Marshal) or streamed (Write, and
+// how many goroutines fill it, in memory (marshal) or streamed (Write, and
 // WriteFile, which writes by position), on
 // a profile large enough to be cut into many chunks and batches.
 func TestWorkersSameBytes(t *testing.T) {
@@ -324,7 +330,7 @@ func TestWorkersSameBytes(t *testing.T) {
 		var want []byte
 		for _, w := range []int{1, 2, 3, 8} {
 			forceWorkers = w
-			got, err := Marshal(p, o)
+			got, err := marshal(p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -339,17 +345,17 @@ func TestWorkersSameBytes(t *testing.T) {
 				}
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("%s: Marshal with %d workers differs from 1 worker", name, w)
+				t.Errorf("%s: marshal with %d workers differs from 1 worker", name, w)
 			}
 			if !bytes.Equal(sb.Bytes(), want) {
-				t.Errorf("%s: Write with %d workers differs from Marshal with 1 worker", name, w)
+				t.Errorf("%s: Write with %d workers differs from marshal with 1 worker", name, w)
 			}
 			out := filepath.Join(t.TempDir(), "out.profdata")
 			if err := WriteFile(out, p, o); err != nil {
 				t.Fatal(err)
 			}
 			if f, err := os.ReadFile(out); err != nil || !bytes.Equal(f, want) {
-				t.Errorf("%s: WriteFile with %d workers differs from Marshal with 1 worker (%v)", name, w, err)
+				t.Errorf("%s: WriteFile with %d workers differs from marshal with 1 worker (%v)", name, w, err)
 			}
 		}
 	}

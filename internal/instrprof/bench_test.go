@@ -41,7 +41,7 @@ func BenchmarkWrite(b *testing.B) {
 	p := benchProfile(10000)
 	for _, o := range []WriteOptions{{19, 12, 0, false}, {19, 12, 2, false}, {22, 13, 3, false}, {22, 13, 4, false}} {
 		b.Run(fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion), func(b *testing.B) {
-			out, err := Marshal(p, o)
+			out, err := marshal(p, o)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func BenchmarkWrite(b *testing.B) {
 func BenchmarkRead(b *testing.B) {
 	p := benchProfile(10000)
 	for _, o := range []WriteOptions{{19, 12, 0, false}, {22, 13, 3, false}} {
-		data, err := Marshal(p, o)
+		data, err := marshal(p, o)
 		if err != nil {
 			b.Fatal(err)
 		}

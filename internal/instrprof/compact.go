@@ -19,9 +19,9 @@ func WriteCompactFile(name string, c *memprof.Compact, opts WriteOptions) error 
 	return writeFileAtomic(name, 0o644, func(w io.Writer) error { return streamWith(w, pl.emit) })
 }
 
-// MarshalCompact is Marshal for a profile in dense form: the same bytes as
-// Marshal(c.Profile(), opts).
-func MarshalCompact(c *memprof.Compact, opts WriteOptions) ([]byte, error) {
+// marshalCompact is marshal for a profile in dense form: the same bytes as
+// marshal(c.Profile(), opts).
+func marshalCompact(c *memprof.Compact, opts WriteOptions) ([]byte, error) {
 	pl, err := planForCompact(c, opts)
 	if err != nil {
 		return nil, err

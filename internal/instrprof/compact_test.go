@@ -9,16 +9,17 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // TestCompactConformance: a raw profile converted by memprof.Converter and
 // written from its dense form (MarshalCompact, what tools/merge does)
-// equals llvm-profdata-N merge of the raw profile, and equals Marshal of
+// equals llvm-profdata-N merge of the raw profile, and equals marshal of
 // the expanded Profile.
 func TestCompactConformance(t *testing.T) {
 	for _, release := range []int{16, 19, 22} {
 		t.Run(fmt.Sprintf("llvm%d", release), func(t *testing.T) {
-			profdata := needTool(t, fmt.Sprintf("llvm-profdata-%d", release))
+			profdata := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", release))
 			opts, err := Defaults(release)
 			if err != nil {
 				t.Fatal(err)
@@ -50,17 +51,17 @@ func TestCompactConformance(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := MarshalCompact(c, opts)
+				got, err := marshalCompact(c, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				compareIndexed(t, got, want)
-				viaProfile, err := Marshal(c.Profile(), opts)
+				viaProfile, err := marshal(c.Profile(), opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(viaProfile, got) {
-					t.Errorf("%s: Marshal(Compact.Profile()) differs from MarshalCompact", src)
+					t.Errorf("%s: marshal(Compact.Profile()) differs from MarshalCompact", src)
 				}
 				dir := t.TempDir()
 				if err := WriteCompactFile(filepath.Join(dir, "out.profdata"), c, opts); err != nil {

@@ -16,16 +16,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-var (
-	workDir   string // per-run scratch directory, created by TestMain
-	buildMu   sync.Mutex
-	buildDone = map[string]*builtProgram{}
-)
+var workDir string // per-run scratch directory, created by TestMain
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "instrprof-test-")
@@ -39,85 +37,56 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not found on PATH; it is required when CI=true", name)
-		}
-		t.Skipf("SKIPPING LLVM CONFORMANCE TEST: %s not found on PATH (install clang/llvm 16, 19, 22 and lld-19)", name)
-	}
-	return p
-}
-
 type builtProgram struct {
 	bin, raw string
-	err      error
 }
 
 // buildProgram compiles testdata/<src> with the build command on its first
 // line (clang++-N → clang++-release, plus extra flags), runs it with the
-// MemProf runtime and returns the binary and raw profile, once per test run.
+// MemProf runtime and returns the binary and raw profile. They are built
+// through testenv.Cached, keyed by the source, the command and the
+// compiler and linker versions, so once for every test run that sees them.
 func buildProgram(t *testing.T, src string, release int, variant string, extra ...string) *builtProgram {
 	t.Helper()
-	cxx := needTool(t, fmt.Sprintf("clang++-%d", release))
-	needTool(t, "ld.lld-19")
-	key := fmt.Sprintf("%s.%d%s", strings.TrimSuffix(src, ".cc"), release, variant)
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if b, ok := buildDone[key]; ok {
-		if b.err != nil {
-			t.Fatal(b.err)
-		}
-		return b
+	cxx := testenv.Tool(t, fmt.Sprintf("clang++-%d", release))
+	name := fmt.Sprintf("%s.%d%s", strings.TrimSuffix(src, ".cc"), release, variant)
+	data, err := os.ReadFile(filepath.Join("testdata", src))
+	if err != nil {
+		t.Fatal(err)
 	}
-	b := &builtProgram{bin: filepath.Join(workDir, key)}
-	buildDone[key] = b
-	b.err = func() error {
-		srcPath, err := filepath.Abs(filepath.Join("testdata", src))
-		if err != nil {
+	first, _, _ := strings.Cut(string(data), "\n")
+	args := strings.Fields(strings.TrimPrefix(first, "//"))
+	if len(args) < 3 || args[0] != "clang++-N" || args[len(args)-2] != "-o" {
+		t.Fatalf("%s: first line is not a clang++-N build command", src)
+	}
+	// The source is compiled in the fixture directory under its own name,
+	// so neither the command nor the debug info names a checkout.
+	cmdArgs := append(append(slices.Clone(args[1:len(args)-2]), extra...), "-o", name)
+	inputs := []string{src, string(data), strings.Join(cmdArgs, " "),
+		testenv.Version(t, filepath.Base(cxx)), testenv.Version(t, "ld.lld-19")}
+	dir := testenv.Cached(t, "instrprof-"+name, inputs, func(dir string) error {
+		if err := os.WriteFile(filepath.Join(dir, src), data, 0o644); err != nil {
 			return err
 		}
-		data, err := os.ReadFile(srcPath)
-		if err != nil {
-			return err
-		}
-		first, _, _ := strings.Cut(string(data), "\n")
-		args := strings.Fields(strings.TrimPrefix(first, "//"))
-		if len(args) < 3 || args[0] != "clang++-N" || args[len(args)-2] != "-o" {
-			return fmt.Errorf("%s: first line is not a clang++-N build command", src)
-		}
-		var cmdArgs []string
-		for _, a := range args[1 : len(args)-2] {
-			if a == src {
-				a = srcPath
-			}
-			cmdArgs = append(cmdArgs, a)
-		}
-		cmdArgs = append(cmdArgs, extra...)
-		cmdArgs = append(cmdArgs, "-o", b.bin)
-		if out, err := exec.Command(cxx, cmdArgs...).CombinedOutput(); err != nil {
+		cc := exec.Command(cxx, cmdArgs...)
+		cc.Dir = dir
+		if out, err := cc.CombinedOutput(); err != nil {
 			return fmt.Errorf("%s %s: %v\n%s", cxx, strings.Join(cmdArgs, " "), err, out)
 		}
-		logBase := b.bin + ".log"
-		cmd := exec.Command(b.bin)
-		cmd.Dir = workDir
-		cmd.Env = append(os.Environ(), "MEMPROF_OPTIONS=log_path="+logBase)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("running %s: %v\n%s", b.bin, err, out)
+		logBase := filepath.Join(dir, name+".log")
+		run := exec.Command(filepath.Join(dir, name))
+		run.Dir = dir
+		run.Env = append(os.Environ(), "MEMPROF_OPTIONS=log_path="+logBase)
+		if out, err := run.CombinedOutput(); err != nil {
+			return fmt.Errorf("running %s: %v\n%s", name, err, out)
 		}
 		m, _ := filepath.Glob(logBase + ".*")
 		if len(m) != 1 {
-			return fmt.Errorf("running %s: want one raw profile %s.*, found %v", b.bin, logBase, m)
+			return fmt.Errorf("running %s: want one raw profile %s.*, found %v", name, logBase, m)
 		}
-		b.raw = m[0]
-		return nil
-	}()
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b
+		return os.Rename(m[0], filepath.Join(dir, name+".memprofraw"))
+	})
+	return &builtProgram{bin: filepath.Join(dir, name), raw: filepath.Join(dir, name+".memprofraw")}
 }
 
 func runTool(t *testing.T, tool string, args ...string) []byte {
@@ -178,7 +147,7 @@ func TestConformanceRaw(t *testing.T) {
 	}
 	for _, r := range releases {
 		t.Run(fmt.Sprintf("llvm%d", r.release), func(t *testing.T) {
-			profdata := needTool(t, fmt.Sprintf("llvm-profdata-%d", r.release))
+			profdata := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", r.release))
 			for _, prog := range programs {
 				if r.release < prog.minRelease {
 					continue
@@ -201,7 +170,7 @@ func TestConformanceRaw(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							got, err := Marshal(f.ProfileForWrite(r.release), v.opts)
+							got, err := marshal(f.profileForWrite(r.release), v.opts)
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -217,7 +186,7 @@ func TestConformanceRaw(t *testing.T) {
 // TestConformanceYAML: WriteYAML equals llvm-profdata-22 show --memory, and
 // ReadYAML + Write of that YAML equals llvm-profdata-22 merge of it.
 func TestConformanceYAML(t *testing.T) {
-	profdata := needTool(t, "llvm-profdata-22")
+	profdata := testenv.Tool(t, "llvm-profdata-22")
 	var inputs []string
 	for _, src := range []string{"memprog.cc", "many.cc"} {
 		b := buildProgram(t, src, 22, "")
@@ -269,7 +238,7 @@ func TestConformanceYAML(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := Marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
+				got, err := marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -328,7 +297,7 @@ func syntheticYAML(n int) []byte {
 // synthetic profile (many records, shared frames, callee GUIDs) and prints
 // exactly what WriteYAML prints for it.
 func TestConformanceReadsOurs(t *testing.T) {
-	profdata := needTool(t, "llvm-profdata-22")
+	profdata := testenv.Tool(t, "llvm-profdata-22")
 	p := benchProfile(300)
 	for i, r := range p.Records {
 		for j := range r.CallSites {

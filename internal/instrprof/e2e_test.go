@@ -9,6 +9,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // TestConformanceConvert is the end-to-end check: raw profile + binary →
@@ -19,7 +20,7 @@ func TestConformanceConvert(t *testing.T) {
 	for _, release := range []int{16, 19, 22} {
 		versions := map[int][]int{16: {0}, 19: {0, 1, 2, 3}, 22: {2, 3, 4}}[release]
 		t.Run(fmt.Sprintf("llvm%d", release), func(t *testing.T) {
-			profdata := needTool(t, fmt.Sprintf("llvm-profdata-%d", release))
+			profdata := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", release))
 			for _, prog := range []struct {
 				src, variant string
 				extra        []string
@@ -56,7 +57,7 @@ func TestConformanceConvert(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							got, err := Marshal(p, opts)
+							got, err := marshal(p, opts)
 							if err != nil {
 								t.Fatal(err)
 							}

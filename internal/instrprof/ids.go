@@ -28,16 +28,6 @@ func FrameID(release int, f memprof.Frame) uint64 {
 	return truncatedBLAKE3(b[:])
 }
 
-// CallStackID returns LLVM's memprof::CallStackId of a stack given as frame
-// ids, leaf first: the first 8 bytes of BLAKE3 over the ids as u64s.
-func CallStackID(frameIDs []uint64) uint64 {
-	b := make([]byte, 8*len(frameIDs))
-	for i, id := range frameIDs {
-		binary.LittleEndian.PutUint64(b[8*i:], id)
-	}
-	return truncatedBLAKE3(b)
-}
-
 func truncatedBLAKE3(b []byte) uint64 {
 	sum := blake3.Sum256(b)
 	return binary.LittleEndian.Uint64(sum[:8])

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -110,16 +111,16 @@ func TestFixtures(t *testing.T) {
 			}
 			checkGolden(t, filepath.Join("testdata", fx.file+".string"), []byte(f.String()))
 
-			got, err := Marshal(f.ProfileForWrite(fx.opts.LLVMRelease), fx.opts)
+			got, err := marshal(f.profileForWrite(fx.opts.LLVMRelease), fx.opts)
 			if err != nil {
-				t.Fatalf("Marshal: %v", err)
+				t.Fatalf("marshal: %v", err)
 			}
 			compareIndexed(t, got, data)
 
 			// Decode → encode → decode gives the same dump.
 			f2, err := Read("rewritten", got)
 			if err != nil {
-				t.Fatalf("Read(Marshal): %v", err)
+				t.Fatalf("Read(marshal): %v", err)
 			}
 			zeroHistogramPointers(f.Profile)
 			if a, b := f2.String(), f.String(); a != b {
@@ -282,7 +283,7 @@ func TestYAMLToIndexed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := Marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
+		got, err := marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -310,7 +311,7 @@ func TestYAMLToIndexed(t *testing.T) {
 
 func mustMarshal(t *testing.T, p *memprof.Profile, o WriteOptions) []byte {
 	t.Helper()
-	b, err := Marshal(p, o)
+	b, err := marshal(p, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,11 +326,19 @@ func TestReadYAMLErrors(t *testing.T) {
 		{"bad MIB key", "---\nHeapProfileRecords:\n  - GUID: 0x1\n    AllocSites:\n      - Callstack: []\n        MemInfoBlock:\n          Bogus: 1\n", "Key is not a valid validation event"},
 		{"missing frame key", "---\nHeapProfileRecords:\n  - GUID: 0x1\n    CallSites:\n      - Frames:\n        - { Function: 0x2, LineOffset: 1 }\n", "missing required key 'Column'"},
 		{"no GUID", "---\nHeapProfileRecords:\n  - CallSites: []\n", "missing required key 'GUID'"},
+		{"syntax", "---\nHeapProfileRecords:\n  - GUID: [\n", "YAML at offset"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadYAML("x.yaml", []byte(tc.in))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("ReadYAML error = %v, want %q", err, tc.want)
+			}
+			var de *decode.Error
+			if !errors.As(err, &de) || de.File != "x.yaml" || de.Section != "YAML" || !errors.Is(err, decode.ErrMalformed) && !errors.Is(err, decode.ErrTruncated) {
+				t.Errorf("ReadYAML error %v is not a YAML *decode.Error naming x.yaml", err)
+			}
+			if tc.name == "bad hex" && de != nil && de.Offset != int64(strings.Index(tc.in, "0xZZ")) {
+				t.Errorf("bad hex: offset %d, want %d", de.Offset, strings.Index(tc.in, "0xZZ"))
 			}
 		})
 	}
@@ -402,22 +411,22 @@ func TestReadErrors(t *testing.T) {
 		is   error
 		want string
 	}{
-		{"empty", nil, ErrTruncated, "header at offset 0x0"},
-		{"bad magic", mod(0, 0), ErrBadMagic, "bad magic"},
-		{"index version", mod(8, 99), ErrUnsupportedVersion, "unsupported index version 99"},
-		{"truncated header", good[:30], ErrTruncated, "header at offset 0x18"},
-		{"memprof version", mod(0x220, 7), ErrUnsupportedVersion, "MemProf version 7 not supported"},
-		{"schema", mod(0x240, 99), ErrMalformed, "memprof schema invalid"},
-		{"truncated", good[:len(good)-40], ErrTruncated, "memprof record table"},
-		{"huge table", mod(len(good)-0x78, 0, 0, 0, 0, 0, 0, 0, 0x40), ErrMalformed, ""},
+		{"empty", nil, decode.ErrTruncated, "header at offset 0x0"},
+		{"bad magic", mod(0, 0), decode.ErrBadMagic, "bad magic"},
+		{"index version", mod(8, 99), decode.ErrUnsupportedVersion, "unsupported index version 99"},
+		{"truncated header", good[:30], decode.ErrTruncated, "header at offset 0x18"},
+		{"memprof version", mod(0x220, 7), decode.ErrUnsupportedVersion, "MemProf version 7 not supported"},
+		{"schema", mod(0x240, 99), decode.ErrMalformed, "memprof schema invalid"},
+		{"truncated", good[:len(good)-40], decode.ErrTruncated, "memprof record table"},
+		{"huge table", mod(len(good)-0x78, 0, 0, 0, 0, 0, 0, 0, 0x40), decode.ErrMalformed, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Read("bad.profdata", tc.data)
 			if err == nil {
 				t.Fatal("Read succeeded")
 			}
-			var de *DecodeError
-			if !errors.As(err, &de) || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.profdata") {
+			var de *decode.Error
+			if !errors.As(err, &de) || de.Format != "instrprof" || de.File != "bad.profdata" || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "bad.profdata") {
 				t.Errorf("Read error = %v, want %v containing %q", err, tc.is, tc.want)
 			}
 		})

@@ -4,28 +4,29 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
 // readMemProf decodes the MemProf section at Header.MemProfOffset.
 func (f *File) readMemProf(name string, data []byte) error {
-	c := &cursor{name: name, data: data, end: len(data), section: "memprof header"}
-	c.seek(f.Header.MemProfOffset, "memprof offset")
-	start := c.off
-	first := c.u64("memprof version")
-	if c.err != nil {
-		return c.err
+	cur := decode.NewCursor("instrprof", name, "memprof header", data, 0)
+	c := &cur
+	c.Seek(f.Header.MemProfOffset)
+	start := c.Off()
+	first := c.U64()
+	if c.Err() != nil {
+		return c.Err()
 	}
 	version := int(first)
 	switch {
 	case first >= 1 && first <= 4:
 	case first >= 24: // V0 has no version word; this is RecordTableOffset
 		version = 0
-		c.off = start
+		c.Seek(uint64(start))
 	default:
-		c.off = start
-		c.fail(ErrUnsupportedVersion, "MemProf version %d not supported; requires version between 0 and 4, inclusive", first)
-		return c.err
+		c.FailAt(int64(start), decode.ErrUnsupportedVersion, "MemProf version %d not supported; requires version between 0 and 4, inclusive", first)
+		return c.Err()
 	}
 	f.MemProfVersion = version
 	p := &memprof.Profile{}
@@ -38,13 +39,13 @@ func (f *File) readMemProf(name string, data []byte) error {
 		}
 		var offs [5]uint64
 		for i := range n {
-			offs[i] = c.u64("memprof header")
+			offs[i] = c.U64()
 		}
 		f.Schema = readSchema(c)
-		if c.err != nil {
-			return c.err
+		if c.Err() != nil {
+			return c.Err()
 		}
-		recPayload := uint64(c.off)
+		recPayload := uint64(c.Off())
 		recTable, framePayload, frameTable := offs[0], offs[1], offs[2]
 		frames, err := readFrameTable(name, data, framePayload, frameTable)
 		if err != nil {
@@ -65,35 +66,34 @@ func (f *File) readMemProf(name string, data []byte) error {
 		}
 		return f.readRecords(name, data, recPayload, recTable, version, recordResolver{frames: byID, stacks: stacks})
 	case 3, 4:
-		csPayload := c.u64("call stack payload offset")
-		recPayload := c.u64("record payload offset")
-		recTable := c.u64("record table offset")
+		csPayload := c.U64()
+		recPayload := c.U64()
+		recTable := c.U64()
 		if version == 4 {
-			f.DataAccessProfOffset = c.u64("data access profile offset")
-			c.section = "memprof summary"
-			nf := c.u32("summary field count")
-			if c.err == nil && nf < 6 {
-				c.off -= 4
-				c.fail(ErrMalformed, "memprof summary has %d fields, want at least 6", nf)
+			f.DataAccessProfOffset = c.U64()
+			c.Section = "memprof summary"
+			nf := c.U32()
+			if c.Err() == nil && nf < 6 {
+				c.FailAt(int64(c.Off()-4), decode.ErrMalformed, "memprof summary has %d fields, want at least 6", nf)
 			}
 			var v [6]uint64
 			for i := range v {
-				v[i] = c.u64("summary field")
+				v[i] = c.U64()
 			}
-			if c.err == nil {
-				c.bytes(8*uint64(nf-6), "summary field")
+			if c.Err() == nil {
+				c.Bytes(8 * uint64(nf-6))
 			}
 			f.MemProfSummary = &MemProfSummary{v[0], v[1], v[2], v[3], v[4], v[5]}
 		}
 		f.Schema = readSchema(c)
-		if c.err != nil {
-			return c.err
+		if c.Err() != nil {
+			return c.Err()
 		}
-		c.section = "memprof frame array"
-		framesStart := uint64(c.off)
+		c.Section = "memprof frame array"
+		framesStart := uint64(c.Off())
 		if csPayload < framesStart || recPayload < csPayload || recTable < recPayload || recTable > uint64(len(data)) {
-			c.fail(ErrMalformed, "inconsistent offsets: frames %#x, call stacks %#x, record payload %#x, record table %#x", framesStart, csPayload, recPayload, recTable)
-			return c.err
+			c.Fail(decode.ErrMalformed, "inconsistent offsets: frames %#x, call stacks %#x, record payload %#x, record table %#x", framesStart, csPayload, recPayload, recTable)
+			return c.Err()
 		}
 		nFrames := (csPayload - framesStart) / frameSize
 		frames := make([]memprof.Frame, nFrames)
@@ -120,28 +120,26 @@ func getFrame(b []byte) memprof.Frame {
 	}
 }
 
-func readSchema(c *cursor) []memprof.Meta {
-	c.section = "memprof schema"
-	at := c.off
-	n := c.u64("schema size")
-	if c.err != nil {
+func readSchema(c *decode.Cursor) []memprof.Meta {
+	c.Section = "memprof schema"
+	at := c.Off()
+	n := c.U64()
+	if c.Err() != nil {
 		return nil
 	}
-	if n > uint64(maxMeta) {
-		c.off = at
-		c.fail(ErrMalformed, "memprof schema invalid: %d fields, at most %d known", n, maxMeta)
+	if n > uint64(memprof.MaxMeta) {
+		c.FailAt(int64(at), decode.ErrMalformed, "memprof schema invalid: %d fields, at most %d known", n, memprof.MaxMeta)
 		return nil
 	}
 	s := make([]memprof.Meta, n)
 	for i := range s {
-		at := c.off
-		t := c.u64("schema tag")
-		if c.err != nil {
+		at := c.Off()
+		t := c.U64()
+		if c.Err() != nil {
 			return nil
 		}
-		if t == 0 || t > uint64(maxMeta) {
-			c.off = at
-			c.fail(ErrMalformed, "memprof schema invalid: unknown field tag %d", t)
+		if !memprof.Meta(t).Valid() {
+			c.FailAt(int64(at), decode.ErrMalformed, "memprof schema invalid: unknown field tag %d", t)
 			return nil
 		}
 		s[i] = memprof.Meta(t)
@@ -163,7 +161,7 @@ func readFrameTable(name string, data []byte, payload, table uint64) ([]idFrame,
 	out := make([]idFrame, len(entries))
 	for i, e := range entries {
 		if len(e.key) != 8 || len(e.data) != frameSize {
-			return nil, &DecodeError{Name: name, Section: sec, Offset: int64(e.off), Msg: "frame entry must have an 8-byte key and 17-byte data", Err: ErrMalformed}
+			return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "frame entry must have an 8-byte key and 17-byte data", Err: decode.ErrMalformed}
 		}
 		out[i] = idFrame{binary.LittleEndian.Uint64(e.key), getFrame(e.data)}
 	}
@@ -179,14 +177,14 @@ func (f *File) readStackTable(name string, data []byte, payload, table uint64, f
 	stacks := make(map[uint64][]memprof.Frame, len(entries))
 	for _, e := range entries {
 		if len(e.data)%8 != 0 {
-			return nil, &DecodeError{Name: name, Section: sec, Offset: int64(e.off), Msg: "call stack data length is not a multiple of 8", Err: ErrMalformed}
+			return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "call stack data length is not a multiple of 8", Err: decode.ErrMalformed}
 		}
 		fs := make([]memprof.Frame, len(e.data)/8)
 		for i := range fs {
 			id := binary.LittleEndian.Uint64(e.data[8*i:])
 			fr, ok := frames[id]
 			if !ok {
-				return nil, &DecodeError{Name: name, Section: sec, Offset: int64(e.off), Msg: fmt.Sprintf("unknown frame id %#x", id), Err: ErrMalformed}
+				return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: fmt.Sprintf("unknown frame id %#x", id), Err: decode.ErrMalformed}
 			}
 			fs[i] = fr
 		}
@@ -221,42 +219,40 @@ const (
 )
 
 // readStack reads one stack reference from c.
-func (rr *recordResolver) readStack(c *cursor, version int) []memprof.Frame {
+func (rr *recordResolver) readStack(c *decode.Cursor, version int) []memprof.Frame {
 	switch version {
 	case 0, 1:
-		n := c.count(8, "frame count")
-		if c.err != nil {
+		n := c.Count(8, "frame count")
+		if c.Err() != nil {
 			return nil
 		}
 		fs := make([]memprof.Frame, n)
 		for i := range fs {
-			at := c.off
-			id := c.u64("frame id")
+			at := c.Off()
+			id := c.U64()
 			fr, ok := rr.frames[id]
 			if !ok {
-				c.off = at
-				c.fail(ErrMalformed, "unknown frame id %#x", id)
+				c.FailAt(int64(at), decode.ErrMalformed, "unknown frame id %#x", id)
 				return nil
 			}
 			fs[i] = fr
 		}
 		return fs
 	case 2:
-		at := c.off
-		id := c.u64("call stack id")
-		if c.err != nil {
+		at := c.Off()
+		id := c.U64()
+		if c.Err() != nil {
 			return nil
 		}
 		fs, ok := rr.stacks[id]
 		if !ok {
-			c.off = at
-			c.fail(ErrMalformed, "unknown call stack id %#x", id)
+			c.FailAt(int64(at), decode.ErrMalformed, "unknown call stack id %#x", id)
 		}
 		return fs
 	default:
-		at := c.off
-		l := c.u32("linear call stack id")
-		if c.err != nil {
+		at := c.Off()
+		l := c.U32()
+		if c.Err() != nil {
 			return nil
 		}
 		if fs, ok := rr.decoded[l]; ok {
@@ -267,8 +263,7 @@ func (rr *recordResolver) readStack(c *cursor, version int) []memprof.Frame {
 			msg = "call stacks expand to more frames than the radix array can plausibly hold"
 		}
 		if msg != "" {
-			c.off = at
-			c.fail(ErrMalformed, "linear call stack id %d: %s", l, msg)
+			c.FailAt(int64(at), decode.ErrMalformed, "linear call stack id %d: %s", l, msg)
 			return nil
 		}
 		rr.budget -= len(fs)
@@ -324,10 +319,11 @@ func (f *File) readRecords(name string, data []byte, payload, table uint64, vers
 	mib := schemaSize(f.Schema)
 	for _, e := range entries {
 		if len(e.key) != 8 {
-			return &DecodeError{Name: name, Section: sec, Offset: int64(e.off), Msg: "record key must be 8 bytes", Err: ErrMalformed}
+			return &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "record key must be 8 bytes", Err: decode.ErrMalformed}
 		}
 		dataOff := e.off + len(e.key) + 24
-		c := &cursor{name: name, data: data, off: dataOff, end: dataOff + len(e.data), section: sec}
+		cur := decode.NewCursor("instrprof", name, sec, data[:dataOff+len(e.data)], dataOff)
+		c := &cur
 		r := &memprof.Record{GUID: binary.LittleEndian.Uint64(e.key)}
 		refMin := 8
 		switch version {
@@ -336,46 +332,46 @@ func (f *File) readRecords(name string, data []byte, payload, table uint64, vers
 		case 3, 4:
 			refMin = 4
 		}
-		na := c.count(refMin+mib, "alloc site count")
-		if c.err == nil {
+		na := c.Count(refMin+mib, "alloc site count")
+		if c.Err() == nil {
 			r.AllocSites = make([]memprof.AllocationInfo, 0, na)
 		}
 		for range na {
 			var a memprof.AllocationInfo
 			a.CallStack = rr.readStack(c, version)
 			for _, m := range f.Schema {
-				if metaWidth[m] == 4 {
-					a.Info.SetField(m, uint64(c.u32("mib field")))
+				if m.Width() == 4 {
+					a.Info.SetField(m, uint64(c.U32()))
 				} else {
-					a.Info.SetField(m, c.u64("mib field"))
+					a.Info.SetField(m, c.U64())
 				}
 			}
-			if c.err != nil {
-				return c.err
+			if c.Err() != nil {
+				return c.Err()
 			}
 			r.AllocSites = append(r.AllocSites, a)
 		}
-		nc := c.count(refMin, "call site count")
+		nc := c.Count(refMin, "call site count")
 		for range nc {
 			var cs memprof.CallSite
 			cs.Frames = rr.readStack(c, version)
 			if version >= 4 {
-				ng := c.count(8, "callee GUID count")
+				ng := c.Count(8, "callee GUID count")
 				for range ng {
-					cs.CalleeGUIDs = append(cs.CalleeGUIDs, c.u64("callee GUID"))
+					cs.CalleeGUIDs = append(cs.CalleeGUIDs, c.U64())
 				}
 			}
-			if c.err != nil {
-				return c.err
+			if c.Err() != nil {
+				return c.Err()
 			}
 			r.CallSites = append(r.CallSites, cs)
 		}
-		if c.err != nil {
-			return c.err
+		if c.Err() != nil {
+			return c.Err()
 		}
-		if c.remaining() != 0 {
-			c.fail(ErrMalformed, "%d unread bytes at the end of record %#x", c.remaining(), r.GUID)
-			return c.err
+		if c.Remaining() != 0 {
+			c.Fail(decode.ErrMalformed, "%d unread bytes at the end of record %#x", c.Remaining(), r.GUID)
+			return c.Err()
 		}
 		f.Profile.Records = append(f.Profile.Records, r)
 	}

@@ -390,8 +390,9 @@ func (p *plan) putRecord(b []byte, i int) {
 
 // mibWriter serializes MemInfoBlocks as PortableMemInfoBlocks of a schema:
 // its fields in schema order, each at its natural width. The schemas
-// llvm-profdata writes (a full schema, tags 1..n, and the hot/cold four)
-// have straight-line encoders; any other schema goes field by field.
+// llvm-profdata writes (a full schema, tags 1..n, a prefix of memprof's
+// packed layout, and the hot/cold four) have straight-line encoders; any
+// other schema goes field by field.
 type mibWriter struct {
 	schema []memprof.Meta
 	size   int
@@ -404,13 +405,10 @@ const (
 	mibHotCold // HotColdSchema
 )
 
-// fullMIBSize is the size of a MemInfoBlock with every tag 1..maxMeta.
-const fullMIBSize = 144
-
 func newMIBWriter(schema []memprof.Meta) mibWriter {
 	w := mibWriter{schema: schema, size: schemaSize(schema), kind: mibPrefix}
 	for i, m := range schema {
-		if m != memprof.Meta(i+1) || m > maxMeta {
+		if m != memprof.Meta(i+1) || !m.Valid() {
 			w.kind = mibGeneric
 		}
 	}
@@ -430,55 +428,27 @@ func (w *mibWriter) put(b []byte, m *memprof.MemInfoBlock) {
 		le.PutUint64(b[12:], m.TotalLifetime)
 		le.PutUint64(b[20:], m.TotalLifetimeAccessDensity)
 	case mibPrefix:
-		var t [fullMIBSize]byte
-		putFullMIB(&t, m)
+		var t [memprof.PackedMIBSize]byte
+		m.PutPacked(&t)
+		clear(t[accessHistogramOff : accessHistogramOff+8]) // see WriteOptions: the pointer LLVM writes is meaningless
 		copy(b, t[:w.size])
 	default:
 		n := 0
 		for _, f := range w.schema {
 			v := m.Field(f)
 			if f == memprof.MetaAccessHistogram {
-				v = 0 // see WriteOptions: the pointer LLVM writes is meaningless
+				v = 0 // see WriteOptions
 			}
-			if metaWidth[f] == 4 {
+			if f.Width() == 4 {
 				le.PutUint32(b[n:], uint32(v))
 			} else {
 				le.PutUint64(b[n:], v)
 			}
-			n += metaWidth[f]
+			n += f.Width()
 		}
 	}
 }
 
-// putFullMIB writes tags 1..27 in order (MIBEntryDef.inc); AccessHistogram
-// (27) is written as 0, see WriteOptions.
-func putFullMIB(t *[fullMIBSize]byte, m *memprof.MemInfoBlock) {
-	b := t[:]
-	le.PutUint32(b[0:], m.AllocCount)
-	le.PutUint64(b[4:], m.TotalAccessCount)
-	le.PutUint64(b[12:], m.MinAccessCount)
-	le.PutUint64(b[20:], m.MaxAccessCount)
-	le.PutUint64(b[28:], m.TotalSize)
-	le.PutUint32(b[36:], m.MinSize)
-	le.PutUint32(b[40:], m.MaxSize)
-	le.PutUint32(b[44:], m.AllocTimestamp)
-	le.PutUint32(b[48:], m.DeallocTimestamp)
-	le.PutUint64(b[52:], m.TotalLifetime)
-	le.PutUint32(b[60:], m.MinLifetime)
-	le.PutUint32(b[64:], m.MaxLifetime)
-	le.PutUint32(b[68:], m.AllocCpuId)
-	le.PutUint32(b[72:], m.DeallocCpuId)
-	le.PutUint32(b[76:], m.NumMigratedCpu)
-	le.PutUint32(b[80:], m.NumLifetimeOverlaps)
-	le.PutUint32(b[84:], m.NumSameAllocCpu)
-	le.PutUint32(b[88:], m.NumSameDeallocCpu)
-	le.PutUint64(b[92:], m.DataTypeId)
-	le.PutUint64(b[100:], m.TotalAccessDensity)
-	le.PutUint32(b[108:], m.MinAccessDensity)
-	le.PutUint32(b[112:], m.MaxAccessDensity)
-	le.PutUint64(b[116:], m.TotalLifetimeAccessDensity)
-	le.PutUint32(b[124:], m.MinLifetimeAccessDensity)
-	le.PutUint32(b[128:], m.MaxLifetimeAccessDensity)
-	le.PutUint32(b[132:], m.AccessHistogramSize)
-	le.PutUint64(b[136:], 0)
-}
+// accessHistogramOff is where the AccessHistogram pointer lies in a packed
+// MemInfoBlock.
+var accessHistogramOff = memprof.MetaAccessHistogram.PackedOffset()

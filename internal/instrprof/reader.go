@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -65,7 +66,7 @@ type File struct {
 	frameKeys, stackKeys []uint64 // V0–V2 table keys, parallel to Profile.Frames/CallStacks
 }
 
-// ProfileForWrite returns a shallow copy of f.Profile whose Records (and,
+// profileForWrite returns a shallow copy of f.Profile whose Records (and,
 // for V2 files of LLVM 20+, Frames and CallStacks) are permuted into an
 // insertion order that makes Write with the file's options reproduce the
 // on-disk hash tables. For tables of fewer than 47 entries that is the
@@ -73,7 +74,7 @@ type File struct {
 // tables are filled in DenseMap iteration order, which Write recomputes;
 // their order here is one whose DenseMap order reproduces the table (see
 // denseInsertionOrder).
-func (f *File) ProfileForWrite(release int) *memprof.Profile {
+func (f *File) profileForWrite(release int) *memprof.Profile {
 	if f.Profile == nil {
 		return nil
 	}
@@ -161,64 +162,63 @@ func Open(name string) (*File, error) {
 }
 
 // Read decodes an indexed profile. name is used in error messages only.
-// Errors are *DecodeError values wrapping ErrBadMagic,
-// ErrUnsupportedVersion, ErrTruncated or ErrMalformed. MemProf records are
-// returned in on-disk order (the order llvm-profdata show prints); use
-// ProfileForWrite to re-write the file byte for byte.
+// Errors are *decode.Error values (Format "instrprof", Offset absolute in
+// the file) wrapping decode.ErrBadMagic, ErrUnsupportedVersion,
+// ErrTruncated or ErrMalformed. MemProf records are returned in on-disk
+// order (the order llvm-profdata show prints); use profileForWrite to
+// re-write the file byte for byte.
 func Read(name string, data []byte) (*File, error) {
-	c := &cursor{name: name, data: data, end: len(data), section: "header"}
+	cur := decode.NewCursor("instrprof", name, "header", data, 0)
+	c := &cur
 	f := &File{MemProfVersion: -1}
 	h := &f.Header
 	if len(data) < 8 {
-		c.fail(ErrTruncated, "truncated header (need 8 bytes, have %d)", len(data))
-		return nil, c.err
+		c.Fail(decode.ErrTruncated, "truncated header (need 8 bytes, have %d)", len(data))
+		return nil, c.Err()
 	}
-	h.Magic = c.u64("magic")
+	h.Magic = c.U64()
 	if h.Magic != Magic {
-		c.off = 0
-		c.fail(ErrBadMagic, "bad magic %#x, want %#x", h.Magic, uint64(Magic))
-		return nil, c.err
+		c.FailAt(0, decode.ErrBadMagic, "bad magic %#x, want %#x", h.Magic, uint64(Magic))
+		return nil, c.Err()
 	}
-	h.Version = c.u64("version")
+	h.Version = c.U64()
 	v := h.IndexVersion()
 	if v < 1 || v > 13 {
-		c.off = 8
-		c.fail(ErrUnsupportedVersion, "unsupported index version %d (want 1..13)", v)
-		return nil, c.err
+		c.FailAt(8, decode.ErrUnsupportedVersion, "unsupported index version %d (want 1..13)", v)
+		return nil, c.Err()
 	}
-	h.Unused = c.u64("header")
-	h.HashType = c.u64("header")
-	h.HashOffset = c.u64("header")
+	h.Unused = c.U64()
+	h.HashType = c.U64()
+	h.HashOffset = c.U64()
 	if v >= 8 {
-		h.MemProfOffset = c.u64("header")
+		h.MemProfOffset = c.U64()
 	}
 	if v >= 9 {
-		h.BinaryIdOffset = c.u64("header")
+		h.BinaryIdOffset = c.U64()
 	}
 	if v >= 10 {
-		h.TemporalProfTracesOffset = c.u64("header")
+		h.TemporalProfTracesOffset = c.U64()
 	}
 	if v >= 12 {
-		h.VTableNamesOffset = c.u64("header")
+		h.VTableNamesOffset = c.U64()
 	}
-	if c.err != nil {
-		return nil, c.err
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	if h.HashType != 0 {
-		c.off = 24
-		c.fail(ErrMalformed, "unsupported hash type %d (want 0 = MD5)", h.HashType)
-		return nil, c.err
+		c.FailAt(24, decode.ErrMalformed, "unsupported hash type %d (want 0 = MD5)", h.HashType)
+		return nil, c.Err()
 	}
 	if v >= 4 {
-		c.section = "profile summary"
+		c.Section = "profile summary"
 		f.Summary = readSummary(c)
 		if h.Version&variantCSIR != 0 {
-			c.section = "context-sensitive profile summary"
+			c.Section = "context-sensitive profile summary"
 			s := readSummary(c)
 			f.CSSummary = &s
 		}
-		if c.err != nil {
-			return nil, c.err
+		if c.Err() != nil {
+			return nil, c.Err()
 		}
 	}
 	var err error
@@ -231,57 +231,58 @@ func Read(name string, data []byte) (*File, error) {
 		}
 	}
 	if v >= 9 && h.BinaryIdOffset != 0 {
-		c.section = "binary ids"
-		c.seek(h.BinaryIdOffset, "binary id offset")
-		size := c.u64("binary id section size")
-		body := &cursor{name: name, data: data, off: c.off, section: "binary ids"}
-		if size > uint64(c.remaining()) {
-			c.fail(ErrTruncated, "truncated binary id section (need %d bytes, have %d)", size, c.remaining())
-			return nil, c.err
+		c.Section = "binary ids"
+		c.Seek(h.BinaryIdOffset)
+		size := c.U64()
+		if c.Err() == nil && size > uint64(c.Remaining()) {
+			c.Fail(decode.ErrTruncated, "truncated binary id section (need %d bytes, have %d)", size, c.Remaining())
 		}
-		body.end = c.off + int(size)
-		for body.err == nil && body.remaining() > 0 {
-			n := body.u64("binary id length")
-			id := body.bytes(n, "binary id")
-			if body.err == nil {
+		if c.Err() != nil {
+			return nil, c.Err()
+		}
+		body := decode.NewCursor("instrprof", name, "binary ids", data[:c.Off()+int(size)], c.Off())
+		for body.Err() == nil && body.Remaining() > 0 {
+			n := body.U64()
+			id := body.Bytes(n)
+			if body.Err() == nil {
 				f.BinaryIDs = append(f.BinaryIDs, id)
-				body.bytes(uint64((8-n%8)%8), "binary id padding")
+				body.Bytes(uint64((8 - n%8) % 8))
 			}
 		}
-		if body.err != nil {
-			return nil, body.err
+		if body.Err() != nil {
+			return nil, body.Err()
 		}
 	}
 	if v >= 12 && h.VTableNamesOffset != 0 {
-		c.section = "vtable names"
-		c.seek(h.VTableNamesOffset, "vtable names offset")
-		n := c.u64("vtable names length")
-		f.VTableNames = c.bytes(n, "vtable names")
+		c.Section = "vtable names"
+		c.Seek(h.VTableNamesOffset)
+		n := c.U64()
+		f.VTableNames = c.Bytes(n)
 	}
-	if c.err != nil {
-		return nil, c.err
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	return f, nil
 }
 
-func readSummary(c *cursor) ProfileSummary {
+func readSummary(c *decode.Cursor) ProfileSummary {
 	var s ProfileSummary
-	nf := c.count(8, "summary field count")
-	ne := c.count(24, "summary entry count")
-	if c.err != nil {
+	nf := c.Count(8, "summary field count")
+	ne := c.Count(24, "summary entry count")
+	if c.Err() != nil {
 		return s
 	}
-	if nf*8+ne*24 > c.remaining() {
-		c.fail(ErrTruncated, "truncated profile summary (need %d bytes, have %d)", nf*8+ne*24, c.remaining())
+	if nf*8+ne*24 > c.Remaining() {
+		c.Fail(decode.ErrTruncated, "truncated profile summary (need %d bytes, have %d)", nf*8+ne*24, c.Remaining())
 		return s
 	}
 	s.Fields = make([]uint64, nf)
 	for i := range s.Fields {
-		s.Fields[i] = c.u64("summary field")
+		s.Fields[i] = c.U64()
 	}
 	s.Entries = make([]SummaryEntry, ne)
 	for i := range s.Entries {
-		s.Entries[i] = SummaryEntry{c.u64("cutoff"), c.u64("min count"), c.u64("num counts")}
+		s.Entries[i] = SummaryEntry{c.U64(), c.U64(), c.U64()}
 	}
 	return s
 }
@@ -289,40 +290,37 @@ func readSummary(c *cursor) ProfileSummary {
 // readFunctionTable validates the function table's bucket array and
 // returns its entry count.
 func readFunctionTable(name string, data []byte, tableOff uint64) (uint64, error) {
-	c := &cursor{name: name, data: data, end: len(data), section: "function table"}
-	c.seek(tableOff, "hash table offset")
-	nb, ne := tableHeader(c)
-	if c.err != nil {
-		return 0, c.err
+	c := decode.NewCursor("instrprof", name, "function table", data, 0)
+	c.Seek(tableOff)
+	nb, ne := tableHeader(&c)
+	if c.Err() != nil {
+		return 0, c.Err()
 	}
 	for range nb {
-		at := c.off
-		o := c.u64("bucket offset")
+		at := c.Off()
+		o := c.U64()
 		if o != 0 && o >= tableOff {
-			c.off = at
-			c.fail(ErrMalformed, "bucket offset %#x is not before the table at %#x", o, tableOff)
+			c.FailAt(int64(at), decode.ErrMalformed, "bucket offset %#x is not before the table at %#x", o, tableOff)
 		}
 	}
-	return ne, c.err
+	return ne, c.Err()
 }
 
 // tableHeader reads NumBuckets and NumEntries of an on-disk hash table and
 // checks that the bucket array fits.
-func tableHeader(c *cursor) (numBuckets, numEntries uint64) {
-	at := c.off
-	numBuckets = c.u64("bucket count")
-	numEntries = c.u64("entry count")
-	if c.err != nil {
+func tableHeader(c *decode.Cursor) (numBuckets, numEntries uint64) {
+	at := c.Off()
+	numBuckets = c.U64()
+	numEntries = c.U64()
+	if c.Err() != nil {
 		return 0, 0
 	}
 	if numBuckets == 0 || numBuckets&(numBuckets-1) != 0 {
-		c.off = at
-		c.fail(ErrMalformed, "bucket count %d is not a power of two", numBuckets)
+		c.FailAt(int64(at), decode.ErrMalformed, "bucket count %d is not a power of two", numBuckets)
 		return 0, 0
 	}
-	if numBuckets > uint64(c.remaining()/8) {
-		c.off = at
-		c.fail(ErrTruncated, "truncated bucket array (need %d buckets, have room for %d)", numBuckets, c.remaining()/8)
+	if numBuckets > uint64(c.Remaining()/8) {
+		c.FailAt(int64(at), decode.ErrTruncated, "truncated bucket array (need %d buckets, have room for %d)", numBuckets, c.Remaining()/8)
 		return 0, 0
 	}
 	return numBuckets, numEntries
@@ -341,64 +339,61 @@ type odEntry struct {
 // keyLen says whether the trait writes a key length (the call-stack table
 // writes only the data length and an 8-byte key).
 func readTable(name string, data []byte, section string, payload, tableOff uint64, keyLen bool) ([]odEntry, error) {
-	c := &cursor{name: name, data: data, end: len(data), section: section}
-	c.seek(tableOff, "table offset")
-	nb, ne := tableHeader(c)
-	if c.err != nil {
-		return nil, c.err
+	c := decode.NewCursor("instrprof", name, section, data, 0)
+	c.Seek(tableOff)
+	nb, ne := tableHeader(&c)
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	if payload > tableOff {
-		c.fail(ErrMalformed, "payload offset %#x is after the table at %#x", payload, tableOff)
-		return nil, c.err
+		c.Fail(decode.ErrMalformed, "payload offset %#x is after the table at %#x", payload, tableOff)
+		return nil, c.Err()
 	}
 	// Each item needs at least 2+8+8+8 bytes of payload.
 	if ne > (tableOff-payload)/18 {
-		c.off -= 8
-		c.fail(ErrMalformed, "entry count %d does not fit in a %d-byte payload", ne, tableOff-payload)
-		return nil, c.err
+		c.FailAt(int64(c.Off()-8), decode.ErrMalformed, "entry count %d does not fit in a %d-byte payload", ne, tableOff-payload)
+		return nil, c.Err()
 	}
 	entries := make([]odEntry, 0, ne)
-	p := &cursor{name: name, data: data, end: int(tableOff), section: section}
+	p := decode.NewCursor("instrprof", name, section, data[:tableOff], 0)
 	for range nb {
-		at := c.off
-		o := c.u64("bucket offset")
-		if c.err != nil {
-			return nil, c.err
+		at := c.Off()
+		o := c.U64()
+		if c.Err() != nil {
+			return nil, c.Err()
 		}
 		if o == 0 {
 			continue
 		}
 		if o < payload || o >= tableOff {
-			c.off = at
-			c.fail(ErrMalformed, "bucket offset %#x outside the payload [%#x, %#x)", o, payload, tableOff)
-			return nil, c.err
+			c.FailAt(int64(at), decode.ErrMalformed, "bucket offset %#x outside the payload [%#x, %#x)", o, payload, tableOff)
+			return nil, c.Err()
 		}
-		p.off = int(o)
-		n := p.u16("bucket item count")
+		p.Seek(o)
+		n := p.U16()
 		for range n {
-			e := odEntry{off: p.off}
-			e.hash = p.u64("item hash")
+			e := odEntry{off: p.Off()}
+			e.hash = p.U64()
 			kl := uint64(8)
 			if keyLen {
-				kl = p.u64("key length")
+				kl = p.U64()
 			}
-			dl := p.u64("data length")
-			e.key = p.bytes(kl, "key")
-			e.data = p.bytes(dl, "data")
-			if p.err != nil {
-				return nil, p.err
+			dl := p.U64()
+			e.key = p.Bytes(kl)
+			e.data = p.Bytes(dl)
+			if p.Err() != nil {
+				return nil, p.Err()
 			}
 			if uint64(len(entries)) >= ne {
-				p.off = e.off
-				p.fail(ErrMalformed, "more items than the table's entry count %d", ne)
-				return nil, p.err
+				p.FailAt(int64(e.off), decode.ErrMalformed, "more items than the table's entry count %d", ne)
+				return nil, p.Err()
 			}
 			entries = append(entries, e)
 		}
 	}
 	if uint64(len(entries)) != ne {
-		c.fail(ErrMalformed, "table holds %d items, header says %d", len(entries), ne)
-		return nil, c.err
+		c.Fail(decode.ErrMalformed, "table holds %d items, header says %d", len(entries), ne)
+		return nil, c.Err()
 	}
 	return entries, nil
 }

@@ -25,7 +25,7 @@ func (f *File) String() string {
 	fmt.Fprintf(&b, "MemProf: V%d\n", f.MemProfVersion)
 	names := make([]string, len(f.Schema))
 	for i, m := range f.Schema {
-		names[i] = MetaName(m)
+		names[i] = m.String()
 	}
 	fmt.Fprintf(&b, "Schema: %s\n", strings.Join(names, " "))
 	if s := f.MemProfSummary; s != nil {
@@ -57,7 +57,7 @@ func writeRecords(b *strings.Builder, p *memprof.Profile, schema []memprof.Meta)
 			}
 			b.WriteString("   ")
 			for _, m := range schema {
-				fmt.Fprintf(b, " %s=%d", MetaName(m), a.Info.Field(m))
+				fmt.Fprintf(b, " %s=%d", m, a.Info.Field(m))
 			}
 			b.WriteString("\n")
 		}

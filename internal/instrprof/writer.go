@@ -63,7 +63,7 @@ func (o WriteOptions) Validate() error {
 
 func (o WriteOptions) schema() []memprof.Meta {
 	if o.MemProfVersion <= 1 || o.FullSchema {
-		return FullSchema(o.LLVMRelease)
+		return memprof.KnownFields(o.LLVMRelease)
 	}
 	return HotColdSchema
 }
@@ -108,8 +108,8 @@ func WriteFile(name string, p *memprof.Profile, opts WriteOptions) error {
 	return writeFileAtomic(name, 0o644, func(w io.Writer) error { return streamWith(w, pl.emit) })
 }
 
-// Marshal returns the bytes Write would write.
-func Marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
+// marshal returns the bytes Write would write.
+func marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
 	pl, err := planFor(p, opts)
 	if err != nil {
 		return nil, err

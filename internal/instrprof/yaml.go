@@ -2,11 +2,14 @@ package instrprof
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"gopkg.in/yaml.v3"
 )
@@ -42,9 +45,9 @@ func (f *File) WriteYAML(w io.Writer) error {
 // tag order). A nil summary omits the summary comment document.
 func WriteYAMLSchema(w io.Writer, p *memprof.Profile, schema []memprof.Meta, sum *MemProfSummary) error {
 	bw := bufio.NewWriter(w)
-	var present [maxMeta + 1]bool
+	var present [memprof.MaxMeta + 1]bool
 	for _, m := range schema {
-		if m >= 1 && m <= maxMeta {
+		if m.Valid() {
 			present[m] = true
 		}
 	}
@@ -75,9 +78,9 @@ func WriteYAMLSchema(w io.Writer, p *memprof.Profile, schema []memprof.Meta, sum
 					frames("          ", a.CallStack)
 				}
 				bw.WriteString("        MemInfoBlock:\n")
-				for m := memprof.Meta(1); m <= maxMeta; m++ {
+				for m := memprof.Meta(1); m <= memprof.MaxMeta; m++ {
 					if present[m] {
-						fmt.Fprintf(bw, "          %s%d\n", padKey(MetaName(m)), a.Info.Field(m))
+						fmt.Fprintf(bw, "          %s%d\n", padKey(m.String()), a.Info.Field(m))
 					}
 				}
 			}
@@ -128,7 +131,10 @@ func GUID(name string) uint64 {
 // first record of a repeated GUID wins, as in LLVM); Frames and CallStacks
 // get the order in which LLVM's YAML reader registers them, so Write
 // reproduces llvm-profdata's output for the same YAML. The data-access
-// profile part is accepted and ignored.
+// profile part is accepted and ignored. Errors are *decode.Error values
+// (Section "YAML", Offset the byte offset of the offending node) wrapping
+// decode.ErrMalformed, or decode.ErrTruncated for an input without a
+// document.
 func ReadYAML(name string, data []byte) (*memprof.Profile, error) {
 	// llvm-profdata show prints the summary as a comment-only document
 	// first; like LLVM, skip documents without content.
@@ -138,15 +144,15 @@ func ReadYAML(name string, data []byte) (*memprof.Profile, error) {
 		doc = yaml.Node{}
 		if err := dec.Decode(&doc); err != nil {
 			if err == io.EOF {
-				return nil, fmt.Errorf("instrprof: %s: empty YAML document", name)
+				return nil, &decode.Error{Format: "instrprof", File: name, Section: "YAML", Offset: int64(len(data)), Msg: "empty YAML document", Err: decode.ErrTruncated}
 			}
-			return nil, fmt.Errorf("instrprof: %s: %v", name, err)
+			return nil, yamlSyntaxError(name, data, err)
 		}
 		if len(doc.Content) > 0 && !(doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
 			break
 		}
 	}
-	y := &yamlReader{name: name, prof: &memprof.Profile{}, frameSeen: map[frameKey]bool{}, stackSeen: map[string]bool{}, recSeen: map[uint64]bool{}}
+	y := &yamlReader{name: name, data: data, prof: &memprof.Profile{}, frameSeen: map[frameKey]bool{}, stackSeen: map[string]bool{}, recSeen: map[uint64]bool{}}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
@@ -171,14 +177,47 @@ func ReadYAML(name string, data []byte) (*memprof.Profile, error) {
 
 type yamlReader struct {
 	name      string
+	data      []byte
 	prof      *memprof.Profile
 	frameSeen map[frameKey]bool
 	stackSeen map[string]bool
 	recSeen   map[uint64]bool
 }
 
+// errf returns the *decode.Error of a problem at node n: Section "YAML",
+// Offset the node's byte offset, the message prefixed with its line and
+// column.
 func (y *yamlReader) errf(n *yaml.Node, format string, args ...any) error {
-	return fmt.Errorf("instrprof: %s:%d:%d: %s", y.name, n.Line, n.Column, fmt.Sprintf(format, args...))
+	return &decode.Error{Format: "instrprof", File: y.name, Section: "YAML", Offset: lineOffset(y.data, n.Line, n.Column),
+		Msg: fmt.Sprintf("line %d column %d: %s", n.Line, n.Column, fmt.Sprintf(format, args...)), Err: decode.ErrMalformed}
+}
+
+var yamlErrorLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// yamlSyntaxError turns an error of the YAML parser ("yaml: line N: ...")
+// into a *decode.Error at the start of that line.
+func yamlSyntaxError(name string, data []byte, err error) error {
+	msg := err.Error()
+	line := 0
+	if m := yamlErrorLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = fmt.Sprintf("line %d: %s", line, msg[len(m[0]):])
+	}
+	return &decode.Error{Format: "instrprof", File: name, Section: "YAML", Offset: lineOffset(data, line, 1), Msg: msg, Err: decode.ErrMalformed}
+}
+
+// lineOffset returns the byte offset of 1-based line and column in data
+// (clamped to data).
+func lineOffset(data []byte, line, column int) int64 {
+	off := 0
+	for l := 1; l < line && off < len(data); l++ {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			return int64(len(data))
+		}
+		off += i + 1
+	}
+	return int64(min(off+max(column-1, 0), len(data)))
 }
 
 func (y *yamlReader) records(n *yaml.Node) error {
@@ -351,7 +390,7 @@ func (y *yamlReader) allocSites(n *yaml.Node, r *memprof.Record) error {
 				}
 				for j := 0; j+1 < len(v.Content); j += 2 {
 					mk, mv := v.Content[j], v.Content[j+1]
-					m := metaByName(mk.Value)
+					m := memprof.MetaByName(mk.Value)
 					if m == 0 {
 						return y.errf(mk, "Key is not a valid validation event")
 					}
@@ -424,13 +463,4 @@ func (y *yamlReader) callSites(n *yaml.Node, r *memprof.Record) error {
 		r.CallSites = append(r.CallSites, c)
 	}
 	return nil
-}
-
-func metaByName(s string) memprof.Meta {
-	for m := memprof.Meta(1); m <= maxMeta; m++ {
-		if MetaName(m) == s {
-			return m
-		}
-	}
-	return 0
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // smallRaw builds a small v4 profile: one segment, two MIBs (one with a
@@ -24,15 +26,15 @@ func smallRaw() *RawProfile {
 			{StackID: 2, Info: MemInfoBlock{AllocCount: 3, TotalSize: 30, TotalLifetime: 5, AllocCpuId: 1, DeallocCpuId: 1}},
 		},
 	}
-	p.SetStack(1, []uint64{0x2839cf, 0x2aea4f})
-	p.SetStack(2, []uint64{0x2839d0, 0x2aea50, 0x7f0000001234})
+	p.setStack(1, []uint64{0x2839cf, 0x2aea4f})
+	p.setStack(2, []uint64{0x2839d0, 0x2aea50, 0x7f0000001234})
 	return p
 }
 
 func smallRawBytes(t testing.TB) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := smallRaw().WriteRaw(&b, 4); err != nil {
+	if err := smallRaw().writeRaw(&b, 4); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -88,11 +90,11 @@ func TestReadRawBadInput(t *testing.T) {
 	other := smallRaw()
 	other.Segments[0].End++
 	var otherBytes bytes.Buffer
-	other.WriteRaw(&otherBytes, 4)
+	other.writeRaw(&otherBytes, 4)
 	diffStack := smallRaw()
-	diffStack.SetStack(2, []uint64{0x2839d0, 0x99})
+	diffStack.setStack(2, []uint64{0x2839d0, 0x99})
 	var diffStackBytes bytes.Buffer
-	diffStack.WriteRaw(&diffStackBytes, 4)
+	diffStack.writeRaw(&diffStackBytes, 4)
 
 	tests := []struct {
 		name string
@@ -100,27 +102,27 @@ func TestReadRawBadInput(t *testing.T) {
 		kind error
 		want []string
 	}{
-		{"empty", nil, ErrBadMagic, []string{"header at offset 0x0", "shorter than 8 bytes"}},
-		{"short", good[:7], ErrBadMagic, []string{"shorter than 8 bytes"}},
-		{"bad magic", put64(good, 0, 0x1234), ErrBadMagic, []string{"want magic 0xff6d70726f667281, found 0x1234"}},
-		{"magic only", good[:8], ErrTruncated, []string{"need 48 bytes, have 8"}},
-		{"version 0", put64(good, 8, 0), ErrUnsupportedVersion, []string{"offset 0x8", "unsupported version 0"}},
-		{"version 6", put64(good, 8, 6), ErrUnsupportedVersion, []string{"unsupported version 6 (supported: 1 to 5)"}},
-		{"total size too big", put64(good, 16, smallSize+8), ErrMalformed, []string{"offset 0x10", "TotalSize 552", "544 bytes left"}},
-		{"total size zero", put64(good, 16, 0), ErrMalformed, []string{"TotalSize 0"}},
-		{"trailing bytes", append(append([]byte(nil), good...), 1, 2, 3, 4, 5, 6, 7, 8), ErrTruncated, []string{"offset 0x220", "need 48 bytes, have 8"}},
-		{"second dump bad magic", append(append([]byte(nil), good...), make([]byte, 48)...), ErrBadMagic, []string{"offset 0x220", "found 0x0"}},
-		{"MIB offset past end", put64(good, 32, smallSize), ErrMalformed, []string{"offset 0x20", "MIBOffset 544"}},
-		{"segment count 2^40", put64(good, smallSegOff, 1<<40), ErrTruncated, []string{"segment section at offset 0x30", "1099511627776 entries of at least 64 bytes"}},
-		{"MIB count 2^40", put64(good, smallMIBOff, 1<<40), ErrTruncated, []string{"MIB section at offset 0x78", "1099511627776 entries"}},
-		{"MIB count 2^64-1", put64(good, smallMIBOff, ^uint64(0)), ErrTruncated, []string{"more than 2^64"}},
-		{"MIB count one too many", put64(good, smallMIBOff, 3), ErrTruncated, []string{"MIB section"}},
-		{"histogram size huge", put32(good, smallHistOff, 1<<31), ErrTruncated, []string{"AccessHistogramSize 2147483648 needs 17179869184 bytes"}},
-		{"build id size 33", put64(good, smallSegOff+8+24, 33), ErrMalformed, []string{"BuildIdSize 33, want at most 32"}},
-		{"stack count 2^40", put64(good, smallStackOff, 1<<40), ErrTruncated, []string{"stack section at offset 0x1d0"}},
-		{"NumPCs 2^40", put64(good, smallStackOff+16, 1<<40), ErrTruncated, []string{"stack section", "1099511627776 PCs"}},
-		{"different segments", append(append([]byte(nil), good...), otherBytes.Bytes()...), ErrMalformed, []string{"memprof raw profile has different segment information", "0x2aeda1"}},
-		{"different call stack", append(append([]byte(nil), good...), diffStackBytes.Bytes()...), ErrMalformed, []string{"memprof raw profile got different call stack for same id 2"}},
+		{"empty", nil, decode.ErrBadMagic, []string{"header at offset 0x0", "shorter than 8 bytes"}},
+		{"short", good[:7], decode.ErrBadMagic, []string{"shorter than 8 bytes"}},
+		{"bad magic", put64(good, 0, 0x1234), decode.ErrBadMagic, []string{"want magic 0xff6d70726f667281, found 0x1234"}},
+		{"magic only", good[:8], decode.ErrTruncated, []string{"need 48 bytes, have 8"}},
+		{"version 0", put64(good, 8, 0), decode.ErrUnsupportedVersion, []string{"offset 0x8", "unsupported version 0"}},
+		{"version 6", put64(good, 8, 6), decode.ErrUnsupportedVersion, []string{"unsupported version 6 (supported: 1 to 5)"}},
+		{"total size too big", put64(good, 16, smallSize+8), decode.ErrMalformed, []string{"offset 0x10", "TotalSize 552", "544 bytes left"}},
+		{"total size zero", put64(good, 16, 0), decode.ErrMalformed, []string{"TotalSize 0"}},
+		{"trailing bytes", append(append([]byte(nil), good...), 1, 2, 3, 4, 5, 6, 7, 8), decode.ErrTruncated, []string{"offset 0x220", "need 48 bytes, have 8"}},
+		{"second dump bad magic", append(append([]byte(nil), good...), make([]byte, 48)...), decode.ErrBadMagic, []string{"offset 0x220", "found 0x0"}},
+		{"MIB offset past end", put64(good, 32, smallSize), decode.ErrMalformed, []string{"offset 0x20", "MIBOffset 544"}},
+		{"segment count 2^40", put64(good, smallSegOff, 1<<40), decode.ErrTruncated, []string{"segment section at offset 0x30", "segment count 1099511627776 needs at least 70368744177664 bytes"}},
+		{"MIB count 2^40", put64(good, smallMIBOff, 1<<40), decode.ErrTruncated, []string{"MIB section at offset 0x78", "MIB count 1099511627776"}},
+		{"MIB count 2^64-1", put64(good, smallMIBOff, ^uint64(0)), decode.ErrTruncated, []string{"2^64 or more"}},
+		{"MIB count one too many", put64(good, smallMIBOff, 3), decode.ErrTruncated, []string{"MIB section"}},
+		{"histogram size huge", put32(good, smallHistOff, 1<<31), decode.ErrTruncated, []string{"AccessHistogramSize 2147483648 needs 17179869184 bytes"}},
+		{"build id size 33", put64(good, smallSegOff+8+24, 33), decode.ErrMalformed, []string{"BuildIdSize 33, want at most 32"}},
+		{"stack count 2^40", put64(good, smallStackOff, 1<<40), decode.ErrTruncated, []string{"stack section at offset 0x1d0"}},
+		{"NumPCs 2^40", put64(good, smallStackOff+16, 1<<40), decode.ErrTruncated, []string{"stack section", "1099511627776 PCs"}},
+		{"different segments", append(append([]byte(nil), good...), otherBytes.Bytes()...), decode.ErrMalformed, []string{"memprof raw profile has different segment information", "0x2aeda1"}},
+		{"different call stack", append(append([]byte(nil), good...), diffStackBytes.Bytes()...), decode.ErrMalformed, []string{"memprof raw profile got different call stack for same id 2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,9 +133,9 @@ func TestReadRawBadInput(t *testing.T) {
 			if !errors.Is(err, tt.kind) {
 				t.Errorf("error %q is not %v", err, tt.kind)
 			}
-			var fe *FormatError
-			if !errors.As(err, &fe) || fe.File != "bad.memprofraw" {
-				t.Errorf("error %q is not a *FormatError naming the file", err)
+			var fe *decode.Error
+			if !errors.As(err, &fe) || fe.File != "bad.memprofraw" || fe.Format != "memprof" {
+				t.Errorf("error %q is not a memprof *decode.Error naming the file", err)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
@@ -171,12 +173,12 @@ func TestMultiDumpMerge(t *testing.T) {
 	s1, _ := b.Stack(1)
 	s2, _ := b.Stack(2)
 	b.StackIDs, b.stacks, b.stackIdx = nil, nil, nil
-	b.SetStack(3, []uint64{0x2839d8})
-	b.SetStack(2, s2)
-	b.SetStack(1, s1)
+	b.setStack(3, []uint64{0x2839d8})
+	b.setStack(2, s2)
+	b.setStack(1, s1)
 	var buf bytes.Buffer
-	a.WriteRaw(&buf, 4)
-	b.WriteRaw(&buf, 4)
+	a.writeRaw(&buf, 4)
+	b.writeRaw(&buf, 4)
 	p, err := ReadRaw("multi", buf.Bytes())
 	if err != nil {
 		t.Fatal(err)

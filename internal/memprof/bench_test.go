@@ -26,7 +26,7 @@ func syntheticRaw(n, depth, hist int) *RawProfile {
 		for j := range pcs {
 			pcs[j] = 0x200000 + uint64(r.Intn(1<<16))*16
 		}
-		p.SetStack(id, pcs)
+		p.setStack(id, pcs)
 		m := MemInfoBlock{AllocCount: uint32(1 + r.Intn(100)), TotalSize: uint64(r.Intn(1 << 20)), AccessHistogramSize: uint32(hist)}
 		for k := 0; k < hist; k++ {
 			m.Histogram = append(m.Histogram, uint64(r.Intn(300)))
@@ -40,7 +40,7 @@ func BenchmarkReadRaw(b *testing.B) {
 	for _, v := range []uint64{3, 4, 5} {
 		b.Run("v"+string(rune('0'+v)), func(b *testing.B) {
 			var buf bytes.Buffer
-			if err := syntheticRaw(8000, 16, 32).WriteRaw(&buf, v); err != nil {
+			if err := syntheticRaw(8000, 16, 32).writeRaw(&buf, v); err != nil {
 				b.Fatal(err)
 			}
 			data := buf.Bytes()
@@ -60,11 +60,11 @@ func BenchmarkReadRaw(b *testing.B) {
 func BenchmarkWriteRaw(b *testing.B) {
 	p := syntheticRaw(8000, 16, 32)
 	var buf bytes.Buffer
-	p.WriteRaw(&buf, 4)
+	p.writeRaw(&buf, 4)
 	b.SetBytes(int64(buf.Len()))
 	for b.Loop() {
 		buf.Reset()
-		if err := p.WriteRaw(&buf, 4); err != nil {
+		if err := p.writeRaw(&buf, 4); err != nil {
 			b.Fatal(err)
 		}
 	}

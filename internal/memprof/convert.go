@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
@@ -53,12 +54,6 @@ type ConvertOptions struct {
 	// Workers bounds the symbolization goroutines (0: GOMAXPROCS). The
 	// result does not depend on it.
 	Workers int
-}
-
-// LLVMDefaultNumThreads is the --num-threads llvm-profdata merge picks
-// when none is given: min(cores, (inputs+1)/2), at least 1.
-func LLVMDefaultNumThreads(inputs, cores int) int {
-	return max(1, min(cores, (inputs+1)/2))
 }
 
 func (o ConvertOptions) release() int {
@@ -241,7 +236,7 @@ func profiledSegment(in *RawProfile, bin Symbolizer, tb *textBinary, release int
 		ok = ok && slices.Contains(rawVersionsAccepted(release), dv)
 	}
 	if !ok {
-		return textSegment{}, &ConvertError{File: in.Name, Err: ErrUnsupportedVersion,
+		return textSegment{}, &ConvertError{File: in.Name, Err: decode.ErrUnsupportedVersion,
 			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, rawVersionsAccepted(release))}
 	}
 	seg := textSegment{adjust: release > 16}

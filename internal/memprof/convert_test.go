@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 )
 
@@ -24,11 +25,11 @@ func TestConvertErrors(t *testing.T) {
 			[]string{"No matching executable segments"}},
 		{"PIE with LLVM 16", 16, "app-llvm16-pie-a.memprofraw", "app-llvm16-pie", nil,
 			[]string{"app-llvm16-pie", "Unsupported position independent code"}},
-		{"raw v2 with LLVM 19", 19, "app-llvm16-nopie-a.memprofraw", "app-llvm16-nopie", ErrUnsupportedVersion,
+		{"raw v2 with LLVM 19", 19, "app-llvm16-nopie-a.memprofraw", "app-llvm16-nopie", decode.ErrUnsupportedVersion,
 			[]string{"raw version 2 is not read by llvm-profdata 19"}},
-		{"raw v4 with LLVM 16", 16, "app-llvm19-nopie-a.memprofraw", "app-llvm19-nopie", ErrUnsupportedVersion,
+		{"raw v4 with LLVM 16", 16, "app-llvm19-nopie-a.memprofraw", "app-llvm19-nopie", decode.ErrUnsupportedVersion,
 			[]string{"raw version 4 is not read by llvm-profdata 16"}},
-		{"raw v5 with LLVM 19", 19, "app-llvm22-nopie-a.memprofraw", "app-llvm22-nopie", ErrUnsupportedVersion,
+		{"raw v5 with LLVM 19", 19, "app-llvm22-nopie-a.memprofraw", "app-llvm22-nopie", decode.ErrUnsupportedVersion,
 			[]string{"raw version 5"}},
 	}
 	for _, tt := range tests {
@@ -74,7 +75,7 @@ func TestConvertNothingSymbolized(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie")}, ConvertOptions{LLVMRelease: 16})
-	if err == nil || !strings.Contains(err.Error(), "no entries in callstack map after symbolization") || !errors.Is(err, ErrMalformed) {
+	if err == nil || !strings.Contains(err.Error(), "no entries in callstack map after symbolization") || !errors.Is(err, decode.ErrMalformed) {
 		t.Errorf("Convert error = %v, want no entries in callstack map", err)
 	}
 	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie")}, ConvertOptions{LLVMRelease: 22})

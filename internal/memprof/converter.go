@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
 )
 
@@ -281,12 +282,12 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 		}
 	}
 	if p.kept == 0 {
-		return nil, &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
+		return nil, &ConvertError{File: in.Name, Err: decode.ErrMalformed, Msg: "no entries in callstack map after symbolization"}
 	}
 	mibStack := in.mibStacks()
 	for i, j := range mibStack {
 		if j < 0 {
-			return nil, &ConvertError{File: in.Name, Err: ErrMalformed,
+			return nil, &ConvertError{File: in.Name, Err: decode.ErrMalformed,
 				Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", in.MIBs[i].StackID)}
 		}
 	}

@@ -12,18 +12,21 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // TestConvertIndexedMatchesLLVMProfdata checks the converter's whole output
 // (records, and the Frames/CallStacks order the V0–V2 tables depend on)
-// through the indexed writer: Convert + instrprof.Marshal must give the
+// through the indexed writer: Convert + instrprof.Write must give the
 // bytes of `llvm-profdata-N merge RAW... --profiled-binary BIN` (default
 // versions; one input, and two inputs with one writer context).
 //
 // Profiles with access histograms are left out: LLVM 19 writes a heap
 // pointer into V0 files for them.
 func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
-	dir := memprof.FixtureDirForTest(t)
+	testenv.Tool(t, "clang++-19")
+	dir := memproftest.Fixtures(t)
 	for _, release := range []int{16, 19, 22} {
 		raw := func(in string) string {
 			return filepath.Join(dir, fmt.Sprintf("app-llvm%d-nopie-%s.memprofraw", release, in))
@@ -86,13 +89,7 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 			}
 			name := fmt.Sprintf("llvm%d/%d-inputs-j%d-v%d/%s", release, len(inputs), c.threads, c.version, filepath.Base(inputs[0]))
 			t.Run(name, func(t *testing.T) {
-				tool := fmt.Sprintf("llvm-profdata-%d", release)
-				if _, err := exec.LookPath(tool); err != nil {
-					if os.Getenv("CI") == "true" {
-						t.Fatalf("%s missing", tool)
-					}
-					t.Skipf("SKIP: %s not found", tool)
-				}
+				tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", release))
 				out := filepath.Join(t.TempDir(), "want.profdata")
 				args := append([]string{"merge", fmt.Sprintf("--num-threads=%d", c.threads)}, inputs...)
 				args = append(args, "--profiled-binary", bin, "-o", out)
@@ -130,10 +127,11 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 				if c.version >= 0 {
 					opts.MemProfVersion = c.version
 				}
-				got, err := instrprof.Marshal(p, opts)
-				if err != nil {
+				var buf bytes.Buffer
+				if err := instrprof.Write(&buf, p, opts); err != nil {
 					t.Fatal(err)
 				}
+				got := buf.Bytes()
 				if !bytes.Equal(got, want) {
 					i := 0
 					for i < len(got) && i < len(want) && got[i] == want[i] {

@@ -8,79 +8,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-// Tests that need real programs build them once per test run with
-// testdata/memprof/gen.sh (clang 16, 19, 22 + their memprof runtimes).
+// Tests that need real programs use testdata/memprof/gen.sh's outputs
+// (clang 16, 19, 22 + their memprof runtimes), built once for every test
+// package and run by memproftest.
 
-var (
-	fixtureOnce sync.Once
-	fixtureDir  string
-	fixtureErr  error
-)
-
-func requireTool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s not found on PATH (required under CI=true)", name)
-		}
-		t.Skipf("SKIP: %s not found on PATH; install it to run this test", name)
-	}
-	return p
-}
-
-// fixtures returns the directory gen.sh filled, building it on first use.
 func fixtures(t testing.TB) string {
 	t.Helper()
-	requireTool(t, "clang++-19")
-	fixtureOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "memprof-fixtures-")
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		fixtureDir = dir
-		cmd := exec.Command("bash", "../../testdata/memprof/gen.sh", dir)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			fixtureErr = fmt.Errorf("gen.sh: %v\n%s", err, out)
-		}
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	return fixtureDir
+	testenv.Tool(t, "clang++-19")
+	return memproftest.Fixtures(t)
 }
 
 func fixture(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(fixtures(t), name)
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("fixture %s missing: %v", name, err)
-		}
-		t.Skipf("SKIP: fixture %s not built (compiler missing?)", name)
-	}
-	return p
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if fixtureDir != "" {
-		os.RemoveAll(fixtureDir)
-	}
-	os.Exit(code)
+	testenv.Tool(t, "clang++-19")
+	return memproftest.Fixture(t, name)
 }
 
 // llvmSymbolizer implements Symbolizer with llvm-symbolizer's JSON output,
@@ -97,7 +49,7 @@ type llvmSymbolizer struct {
 
 func newLLVMSymbolizer(t testing.TB, bin string) *llvmSymbolizer {
 	t.Helper()
-	tool := requireTool(t, "llvm-symbolizer-19")
+	tool := testenv.Tool(t, "llvm-symbolizer-19")
 	s := &llvmSymbolizer{path: bin, buildID: readBuildID(t, bin)}
 	s.cmd = exec.Command(tool, "--inlining", "--functions=linkage", "--no-demangle", "--output-style=JSON", "--obj="+bin)
 	var err error
@@ -193,7 +145,3 @@ func readBuildID(t testing.TB, bin string) []byte {
 	}
 	return nil
 }
-
-// FixtureDirForTest exposes the gen.sh output directory to the external test
-// package (e2e_test.go).
-func FixtureDirForTest(t testing.TB) string { return fixtures(t) }

@@ -60,7 +60,7 @@ func foldRaw(i int, version uint64) *RawProfile {
 		for j := range pcs {
 			pcs[j] = 0x200000 + uint64(pr.Intn(300))*4
 		}
-		p.SetStack(id, pcs)
+		p.setStack(id, pcs)
 		p.MIBs = append(p.MIBs, MIBEntry{StackID: id, Info: MemInfoBlock{AllocCount: uint32(i*100 + s), TotalSize: uint64(id)}})
 	}
 	return p

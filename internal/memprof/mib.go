@@ -1,9 +1,5 @@
 package memprof
 
-import "math/bits"
-
-func bitsMul64(a, b uint64) (uint64, uint64) { return bits.Mul64(a, b) }
-
 // Merge folds b into m with the rule of LLVM's MemInfoBlock::Merge
 // (MemProfData.inc), used for a stack id seen in several dumps: totals add,
 // minima and maxima combine, the lifetime-overlap and same-CPU counters
@@ -12,22 +8,7 @@ func bitsMul64(a, b uint64) (uint64, uint64) { return bits.Mul64(a, b) }
 // kept and the shorter is added into it element-wise. Counters wrap modulo
 // their width as in LLVM.
 func (m *MemInfoBlock) Merge(b *MemInfoBlock) {
-	m.AllocCount += b.AllocCount
-	m.TotalAccessCount += b.TotalAccessCount
-	m.MinAccessCount = min(m.MinAccessCount, b.MinAccessCount)
-	m.MaxAccessCount = max(m.MaxAccessCount, b.MaxAccessCount)
-	m.TotalSize += b.TotalSize
-	m.MinSize = min(m.MinSize, b.MinSize)
-	m.MaxSize = max(m.MaxSize, b.MaxSize)
-	m.TotalLifetime += b.TotalLifetime
-	m.MinLifetime = min(m.MinLifetime, b.MinLifetime)
-	m.MaxLifetime = max(m.MaxLifetime, b.MaxLifetime)
-	m.TotalAccessDensity += b.TotalAccessDensity
-	m.MinAccessDensity = min(m.MinAccessDensity, b.MinAccessDensity)
-	m.MaxAccessDensity = max(m.MaxAccessDensity, b.MaxAccessDensity)
-	m.TotalLifetimeAccessDensity += b.TotalLifetimeAccessDensity
-	m.MinLifetimeAccessDensity = min(m.MinLifetimeAccessDensity, b.MinLifetimeAccessDensity)
-	m.MaxLifetimeAccessDensity = max(m.MaxLifetimeAccessDensity, b.MaxLifetimeAccessDensity)
+	m.mergeCounters(b) // the totals, minima and maxima of mibFields
 	if b.AllocTimestamp < m.DeallocTimestamp {
 		m.NumLifetimeOverlaps++
 	}

@@ -6,7 +6,7 @@
 // file) live in package instrprof, which serializes the Profile defined here.
 //
 // Security: ReadRaw is meant for untrusted input. Malformed files yield a
-// *FormatError naming the file, section and offset; it never panics and
+// *decode.Error naming the file, section and offset; it never panics and
 // checks every count against the bytes that remain before allocating.
 // Convert trusts the profiled binary only as far as the Symbolizer does.
 package memprof
@@ -19,72 +19,8 @@ package memprof
 // The indexed schema is a list of these tags.
 type Meta uint64
 
-const (
-	MetaAllocCount                 Meta = 1
-	MetaTotalAccessCount           Meta = 2
-	MetaMinAccessCount             Meta = 3
-	MetaMaxAccessCount             Meta = 4
-	MetaTotalSize                  Meta = 5
-	MetaMinSize                    Meta = 6
-	MetaMaxSize                    Meta = 7
-	MetaAllocTimestamp             Meta = 8
-	MetaDeallocTimestamp           Meta = 9
-	MetaTotalLifetime              Meta = 10
-	MetaMinLifetime                Meta = 11
-	MetaMaxLifetime                Meta = 12
-	MetaAllocCpuId                 Meta = 13
-	MetaDeallocCpuId               Meta = 14
-	MetaNumMigratedCpu             Meta = 15
-	MetaNumLifetimeOverlaps        Meta = 16
-	MetaNumSameAllocCpu            Meta = 17
-	MetaNumSameDeallocCpu          Meta = 18
-	MetaDataTypeId                 Meta = 19
-	MetaTotalAccessDensity         Meta = 20
-	MetaMinAccessDensity           Meta = 21
-	MetaMaxAccessDensity           Meta = 22
-	MetaTotalLifetimeAccessDensity Meta = 23
-	MetaMinLifetimeAccessDensity   Meta = 24
-	MetaMaxLifetimeAccessDensity   Meta = 25
-	MetaAccessHistogramSize        Meta = 26
-	MetaAccessHistogram            Meta = 27
-)
-
-// MemInfoBlock is the statistics block of one allocation context, the union
-// of every raw/indexed version's fields (LLVM's MemInfoBlock /
-// PortableMemInfoBlock). Fields a version lacks are zero.
-type MemInfoBlock struct {
-	AllocCount                 uint32
-	TotalAccessCount           uint64
-	MinAccessCount             uint64
-	MaxAccessCount             uint64
-	TotalSize                  uint64
-	MinSize                    uint32
-	MaxSize                    uint32
-	AllocTimestamp             uint32
-	DeallocTimestamp           uint32
-	TotalLifetime              uint64
-	MinLifetime                uint32
-	MaxLifetime                uint32
-	AllocCpuId                 uint32
-	DeallocCpuId               uint32
-	NumMigratedCpu             uint32
-	NumLifetimeOverlaps        uint32
-	NumSameAllocCpu            uint32
-	NumSameDeallocCpu          uint32
-	DataTypeId                 uint64
-	TotalAccessDensity         uint64
-	MinAccessDensity           uint32
-	MaxAccessDensity           uint32
-	TotalLifetimeAccessDensity uint64
-	MinLifetimeAccessDensity   uint32
-	MaxLifetimeAccessDensity   uint32
-	AccessHistogramSize        uint32
-	// AccessHistogram is the raw field 27 as found on disk (a runtime heap
-	// pointer in raw files; meaningless). Writers decide what to emit.
-	AccessHistogram uint64
-	// Histogram holds the decoded access-histogram counters (raw v4/v5).
-	Histogram []uint64
-}
+// The tags (MetaAllocCount ... MaxMeta) and MemInfoBlock are generated from
+// the field table in mibfields.go into mib_gen.go.
 
 // Frame is one symbolized frame of a call stack (LLVM memprof::Frame).
 type Frame struct {

@@ -8,7 +8,8 @@ import (
 	"math/bits"
 	"os"
 	"slices"
-	"sort"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // Raw profile layout (compiler-rt memprof runtime, MemProfData.inc). All
@@ -22,7 +23,8 @@ import (
 //	         v1/v2: u64 Start, End, Offset, u8[32] BuildId            (56 bytes)
 //	         v3+:   u64 Start, End, Offset, BuildIdSize, u8[32] BuildId (64 bytes)
 //	MIB:     u64 N, N × (u64 StackId, MemInfoBlock, histogram)
-//	         MemInfoBlock is packed: 100 bytes (v1), 132 (v2, v3), 144 (v4, v5);
+//	         MemInfoBlock is packed (mibfields.go): 100 bytes (v1), 132 (v2,
+//	         v3), 144 (v4, v5), each a prefix of the next;
 //	         histogram: AccessHistogramSize × u64 (v4) or × u16 encoded (v5)
 //	stack:   u64 N, N × (u64 StackId, u64 NumPCs, NumPCs × u64 PC)
 const (
@@ -33,9 +35,6 @@ const (
 	segmentSizeV1      = 56
 	segmentSizeV3      = 64
 	buildIDMaxSize     = 32
-	mibSizeV1          = 100
-	mibSizeV2          = 132
-	mibSizeV4          = 144
 	minRawVersion      = 1
 	maxRawVersion      = 5
 	rawHistogramV4Size = 8
@@ -116,8 +115,7 @@ type RawProfile struct {
 	MIBs []MIBEntry
 	// StackIDs lists the distinct stack ids in first-seen file order.
 	// llvm-profdata visits them in the iteration order of its DenseMap
-	// instead; see StackMapOrder. Stack returns their PCs; SetStack adds
-	// stacks to a profile built in memory.
+	// instead; see stackMapOrder. Stack returns their PCs.
 	StackIDs []uint64
 
 	stacks   [][]uint64 // PCs of StackIDs[i], leaf first
@@ -213,11 +211,9 @@ func (p *RawProfile) Stack(id uint64) ([]uint64, bool) {
 	return p.stacks[i], true
 }
 
-// NumStacks is the number of distinct stacks.
-func (p *RawProfile) NumStacks() int { return len(p.StackIDs) }
-
-// SetStack sets the PCs of stack id, appending id to StackIDs if new.
-func (p *RawProfile) SetStack(id uint64, pcs []uint64) {
+// setStack sets the PCs of stack id, appending id to StackIDs if new: for
+// profiles built in memory.
+func (p *RawProfile) setStack(id uint64, pcs []uint64) {
 	idx := p.index()
 	p.mibStack = nil
 	if i, ok := idx.get(id); ok {
@@ -262,30 +258,14 @@ func OpenRaw(path string) (*RawProfile, error) {
 	return ReadRaw(path, data)
 }
 
-// OpenRawSorted opens the raw profiles at paths in byte-wise path order,
-// the canonical input order for Convert, and returns them in that order.
-func OpenRawSorted(paths []string) ([]*RawProfile, error) {
-	sorted := append([]string(nil), paths...)
-	sort.Strings(sorted)
-	out := make([]*RawProfile, 0, len(sorted))
-	for _, p := range sorted {
-		r, err := OpenRaw(p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
 // ReadRaw decodes a raw MemProf profile (raw versions 1–5, one or more
 // dumps). name is used in error messages only. The result does not refer
 // to data, which the caller may reuse.
 //
 // It applies the checks of LLVM's RawMemProfReader and more: every count is
 // checked against the bytes that remain before anything is allocated, and
-// errors are *FormatError values naming the file, the section and the
-// offset.
+// errors are *decode.Error values (Format "memprof") naming the file, the
+// section and the offset in the file, wrapping one of the decode sentinels.
 func ReadRaw(name string, data []byte) (*RawProfile, error) {
 	p := &RawProfile{Name: name}
 	if len(data) < 8 || binary.LittleEndian.Uint64(data) != RawMagic {
@@ -293,10 +273,10 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		if len(data) >= 8 {
 			found = fmt.Sprintf("%#x", binary.LittleEndian.Uint64(data))
 		}
-		return nil, formatErr(name, "header", 0, ErrBadMagic, "want magic %#x, found %s", RawMagic, found)
+		return nil, rawError(name, "header", 0, decode.ErrBadMagic, "want magic %#x, found %s", RawMagic, found)
 	}
 	if len(data) < rawHeaderSize {
-		return nil, formatErr(name, "header", 0, ErrTruncated, "need %d bytes, have %d", rawHeaderSize, len(data))
+		return nil, rawError(name, "header", 0, decode.ErrTruncated, "need %d bytes, have %d", rawHeaderSize, len(data))
 	}
 	// MIBs are merged by stack id: mibAt[j] is the MIB of stack j + 1, and
 	// orphans (ids without a stack) the MIBs of ids no stack has.
@@ -309,12 +289,12 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		}
 		if len(p.Versions) > 0 {
 			if len(d.segments) != len(p.Segments) {
-				return nil, formatErr(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset), ErrMalformed,
+				return nil, rawError(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset), decode.ErrMalformed,
 					"memprof raw profile has different segment information: %d segments, first dump has %d", len(d.segments), len(p.Segments))
 			}
 			for i := range d.segments {
 				if !d.segments[i].equal(p.Segments[i]) {
-					return nil, formatErr(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset)+8, ErrMalformed,
+					return nil, rawError(name, "segment section", int64(off)+int64(d.hdr.SegmentOffset)+8, decode.ErrMalformed,
 						"memprof raw profile has different segment information: segment %d is [%#x, %#x) offset %#x id %s, first dump has [%#x, %#x) offset %#x id %s",
 						i, d.segments[i].Start, d.segments[i].End, d.segments[i].Offset, d.segments[i].BuildIDString(d.hdr.Version),
 						p.Segments[i].Start, p.Segments[i].End, p.Segments[i].Offset, p.Segments[i].BuildIDString(p.Version))
@@ -337,7 +317,7 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 				pcs := d.stacks[i]
 				if j, ok := p.stackIdx.get(id); ok {
 					if old := p.stacks[j]; !slices.Equal(old, pcs) {
-						return nil, formatErr(name, "stack section", d.stackOffsets[i], ErrMalformed,
+						return nil, rawError(name, "stack section", d.stackOffsets[i], decode.ErrMalformed,
 							"memprof raw profile got different call stack for same id %d: %d PCs %s, earlier dump has %d PCs %s",
 							id, len(pcs), shortPCs(pcs), len(old), shortPCs(old))
 					}
@@ -381,7 +361,9 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 	return p, nil
 }
 
-// stackMapOrder is StackMapOrder as StackIDs indexes.
+// stackMapOrder returns the iteration order of LLVM's merged raw stack map
+// for llvmRelease, the order in which llvm-profdata symbolizes stacks, as
+// StackIDs indexes.
 func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
 	m := NewDenseMapOrder(llvmRelease)
 	if len(p.dumpStackIDs) == 0 {
@@ -408,34 +390,6 @@ func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
 		}
 	}
 	return m.values()
-}
-
-// StackMapOrder returns the iteration order of LLVM's merged raw stack map
-// for llvmRelease: the order in which llvm-profdata symbolizes stacks.
-func (p *RawProfile) StackMapOrder(llvmRelease int) []uint64 {
-	m := NewDenseMapOrder(llvmRelease)
-	for i, ids := range p.dumpStackIDs {
-		if i == 0 {
-			for _, id := range ids {
-				m.Insert(id)
-			}
-			continue
-		}
-		d := NewDenseMapOrder(llvmRelease)
-		for _, id := range ids {
-			d.Insert(id)
-		}
-		for _, id := range d.Keys() {
-			m.Insert(id)
-		}
-	}
-	if len(p.dumpStackIDs) == 0 {
-		// A profile built in memory (not read): use StackIDs.
-		for _, id := range p.StackIDs {
-			m.Insert(id)
-		}
-	}
-	return m.Keys()
 }
 
 func dedupe(ids []uint64) []uint64 {
@@ -477,30 +431,35 @@ type dump struct {
 	index        *idIndex // stackIDs index of an id
 }
 
+// rawError is the *decode.Error of a check made outside a cursor's reads.
+func rawError(name, section string, off int64, kind error, format string, args ...any) error {
+	return &decode.Error{Format: "memprof", File: name, Section: section, Offset: off, Msg: fmt.Sprintf(format, args...), Err: kind}
+}
+
 // readDump decodes the dump that starts at file offset off.
 func readDump(name string, data []byte, off int) (*dump, error) {
 	rest := len(data) - off
 	if rest < rawHeaderSize {
-		return nil, formatErr(name, "header", int64(off), ErrTruncated, "need %d bytes, have %d", rawHeaderSize, rest)
+		return nil, rawError(name, "header", int64(off), decode.ErrTruncated, "need %d bytes, have %d", rawHeaderSize, rest)
 	}
-	c := cursor{name: name, section: "header", data: data[:off+rawHeaderSize], off: off}
+	c := decode.NewCursor("memprof", name, "header", data[:off+rawHeaderSize], off)
 	var d dump
 	h := &d.hdr
-	h.Magic = c.u64()
-	h.Version = c.u64()
-	h.TotalSize = c.u64()
-	h.SegmentOffset = c.u64()
-	h.MIBOffset = c.u64()
-	h.StackOffset = c.u64()
+	h.Magic = c.U64()
+	h.Version = c.U64()
+	h.TotalSize = c.U64()
+	h.SegmentOffset = c.U64()
+	h.MIBOffset = c.U64()
+	h.StackOffset = c.U64()
 	if h.Magic != RawMagic {
-		return nil, formatErr(name, "header", int64(off), ErrBadMagic, "want magic %#x, found %#x", RawMagic, h.Magic)
+		return nil, c.Errorf(int64(off), decode.ErrBadMagic, "want magic %#x, found %#x", RawMagic, h.Magic)
 	}
 	if h.Version < minRawVersion || h.Version > maxRawVersion {
-		return nil, formatErr(name, "header", int64(off)+8, ErrUnsupportedVersion,
+		return nil, c.Errorf(int64(off)+8, decode.ErrUnsupportedVersion,
 			"unsupported version %d (supported: %d to %d)", h.Version, minRawVersion, maxRawVersion)
 	}
 	if h.TotalSize < rawHeaderSize || h.TotalSize > uint64(rest) {
-		return nil, formatErr(name, "header", int64(off)+16, ErrMalformed,
+		return nil, c.Errorf(int64(off)+16, decode.ErrMalformed,
 			"TotalSize %d: want between %d and the %d bytes left in the file", h.TotalSize, rawHeaderSize, rest)
 	}
 	end := off + int(h.TotalSize)
@@ -510,7 +469,7 @@ func readDump(name string, data []byte, off int) (*dump, error) {
 		at   int
 	}{{"SegmentOffset", h.SegmentOffset, 24}, {"MIBOffset", h.MIBOffset, 32}, {"StackOffset", h.StackOffset, 40}} {
 		if s.v < rawHeaderSize || s.v > h.TotalSize-8 {
-			return nil, formatErr(name, "header", int64(off+s.at), ErrMalformed,
+			return nil, c.Errorf(int64(off+s.at), decode.ErrMalformed,
 				"%s %d: want between %d and %d (TotalSize %d minus 8)", s.name, s.v, rawHeaderSize, h.TotalSize-8, h.TotalSize)
 		}
 	}
@@ -528,141 +487,102 @@ func readDump(name string, data []byte, off int) (*dump, error) {
 }
 
 func readSegments(name string, data []byte, off int, version uint64) ([]SegmentEntry, error) {
-	c := cursor{name: name, section: "segment section", data: data, off: off}
+	c := decode.NewCursor("memprof", name, "segment section", data, off)
 	size := segmentSizeV3
 	if version < 3 {
 		size = segmentSizeV1
 	}
-	n := c.count(size)
-	if c.err != nil {
-		return nil, c.err
+	n := c.Count(size, "segment count")
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	segs := make([]SegmentEntry, n)
 	for i := range segs {
 		s := &segs[i]
-		s.Start = c.u64()
-		s.End = c.u64()
-		s.Offset = c.u64()
+		s.Start = c.U64()
+		s.End = c.U64()
+		s.Offset = c.U64()
 		if version >= 3 {
-			at := c.off
-			s.BuildIDSize = c.u64()
-			if s.BuildIDSize > buildIDMaxSize && c.err == nil {
-				return nil, formatErr(name, "segment section", int64(at), ErrMalformed,
+			at := c.Off()
+			s.BuildIDSize = c.U64()
+			if s.BuildIDSize > buildIDMaxSize && c.Err() == nil {
+				return nil, c.Errorf(int64(at), decode.ErrMalformed,
 					"segment %d: BuildIdSize %d, want at most %d", i, s.BuildIDSize, buildIDMaxSize)
 			}
 		}
-		copy(s.BuildID[:], c.bytes(buildIDMaxSize))
+		copy(s.BuildID[:], c.Bytes(buildIDMaxSize))
 	}
-	return segs, c.err
-}
-
-func mibSize(version uint64) int {
-	switch {
-	case version == 1:
-		return mibSizeV1
-	case version <= 3:
-		return mibSizeV2
-	default:
-		return mibSizeV4
-	}
+	return segs, c.Err()
 }
 
 func readMIBs(name string, data []byte, off int, version uint64) ([]MIBEntry, error) {
-	c := cursor{name: name, section: "MIB section", data: data, off: off}
-	size := mibSize(version)
-	n := c.count(8 + size)
-	if c.err != nil {
-		return nil, c.err
+	c := decode.NewCursor("memprof", name, "MIB section", data, off)
+	size := rawMIBSize[version]
+	n := c.Count(8+size, "MIB count")
+	if c.Err() != nil {
+		return nil, c.Err()
 	}
 	mibs := make([]MIBEntry, n)
+	width := rawHistogramV4Size
+	if version >= 5 {
+		width = rawHistogramV5Size
+	}
 	for i := range mibs {
 		e := &mibs[i]
 		m := &e.Info
-		// count() and the check at the end of each iteration guarantee
+		// Count and the check at the end of each iteration guarantee
 		// the fixed part of this entry.
-		decodeMIB(c.data[c.off:c.off+8+size], version, e)
-		c.off += 8 + size
+		decodeMIB(c.Bytes(uint64(8+size)), e)
 		if version >= 4 && m.AccessHistogramSize > 0 {
-			at := c.off - 12 // AccessHistogramSize
-			width := rawHistogramV4Size
-			if version >= 5 {
-				width = rawHistogramV5Size
-			}
-			if uint64(m.AccessHistogramSize)*uint64(width) > uint64(len(c.data)-c.off) {
-				return nil, formatErr(name, "MIB section", int64(at), ErrTruncated,
+			at := c.Off() - size + MetaAccessHistogramSize.PackedOffset()
+			need := uint64(m.AccessHistogramSize) * uint64(width)
+			if need > uint64(c.Remaining()) {
+				return nil, c.Errorf(int64(at), decode.ErrTruncated,
 					"MIB %d (stack id %d): AccessHistogramSize %d needs %d bytes, have %d",
-					i, e.StackID, m.AccessHistogramSize, uint64(m.AccessHistogramSize)*uint64(width), len(c.data)-c.off)
+					i, e.StackID, m.AccessHistogramSize, need, c.Remaining())
 			}
+			b := c.Bytes(need)
 			m.Histogram = make([]uint64, m.AccessHistogramSize)
-			for j := range m.Histogram {
-				if width == rawHistogramV5Size {
-					m.Histogram[j] = DecodeHistogramCount(c.u16())
-				} else {
-					m.Histogram[j] = c.u64()
+			if width == rawHistogramV5Size {
+				for j := range m.Histogram {
+					m.Histogram[j] = DecodeHistogramCount(binary.LittleEndian.Uint16(b[2*j:]))
+				}
+			} else {
+				for j := range m.Histogram {
+					m.Histogram[j] = binary.LittleEndian.Uint64(b[8*j:])
 				}
 			}
-			if c.err != nil {
-				return nil, c.err
-			}
 		}
-		// The runtime's packing keeps MIB entries contiguous; count()
+		// The runtime's packing keeps MIB entries contiguous; Count
 		// bounded n by the fixed part, histograms are checked above.
-		if i+1 < len(mibs) && len(c.data)-c.off < 8+size {
-			return nil, formatErr(name, "MIB section", int64(c.off), ErrTruncated,
-				"MIB %d of %d: need %d bytes, have %d", i+1, n, 8+size, len(c.data)-c.off)
+		if i+1 < len(mibs) && c.Remaining() < 8+size {
+			return nil, c.Errorf(int64(c.Off()), decode.ErrTruncated,
+				"MIB %d of %d: need %d bytes, have %d", i+1, n, 8+size, c.Remaining())
 		}
 	}
-	return mibs, nil
+	return mibs, c.Err()
 }
 
-// decodeMIB decodes the stack id and fixed MIB fields of raw version
-// version from b, which holds exactly 8+mibSize(version) bytes (the
-// runtime's packed MemInfoBlock layout).
-func decodeMIB(b []byte, version uint64, e *MIBEntry) {
-	le := binary.LittleEndian
-	_ = b[8+mibSizeV1-1]
-	e.StackID = le.Uint64(b[0:])
-	m := &e.Info
-	m.AllocCount = le.Uint32(b[8:])
-	m.TotalAccessCount = le.Uint64(b[12:])
-	m.MinAccessCount = le.Uint64(b[20:])
-	m.MaxAccessCount = le.Uint64(b[28:])
-	m.TotalSize = le.Uint64(b[36:])
-	m.MinSize = le.Uint32(b[44:])
-	m.MaxSize = le.Uint32(b[48:])
-	m.AllocTimestamp = le.Uint32(b[52:])
-	m.DeallocTimestamp = le.Uint32(b[56:])
-	m.TotalLifetime = le.Uint64(b[60:])
-	m.MinLifetime = le.Uint32(b[68:])
-	m.MaxLifetime = le.Uint32(b[72:])
-	m.AllocCpuId = le.Uint32(b[76:])
-	m.DeallocCpuId = le.Uint32(b[80:])
-	m.NumMigratedCpu = le.Uint32(b[84:])
-	m.NumLifetimeOverlaps = le.Uint32(b[88:])
-	m.NumSameAllocCpu = le.Uint32(b[92:])
-	m.NumSameDeallocCpu = le.Uint32(b[96:])
-	m.DataTypeId = le.Uint64(b[100:])
-	if version >= 2 {
-		_ = b[8+mibSizeV2-1]
-		m.TotalAccessDensity = le.Uint64(b[108:])
-		m.MinAccessDensity = le.Uint32(b[116:])
-		m.MaxAccessDensity = le.Uint32(b[120:])
-		m.TotalLifetimeAccessDensity = le.Uint64(b[124:])
-		m.MinLifetimeAccessDensity = le.Uint32(b[132:])
-		m.MaxLifetimeAccessDensity = le.Uint32(b[136:])
+// decodeMIB decodes a raw MIB entry, the stack id and the packed
+// MemInfoBlock of the entry's raw version: b holds exactly 8 +
+// rawMIBSize[version] bytes. Older versions have a prefix of the packed
+// fields; the others stay zero.
+func decodeMIB(b []byte, e *MIBEntry) {
+	e.StackID = binary.LittleEndian.Uint64(b)
+	if len(b) == 8+PackedMIBSize {
+		e.Info.getPacked((*[PackedMIBSize]byte)(b[8:]))
+		return
 	}
-	if version >= 4 {
-		_ = b[8+mibSizeV4-1]
-		m.AccessHistogramSize = le.Uint32(b[140:])
-		m.AccessHistogram = le.Uint64(b[144:])
-	}
+	var t [PackedMIBSize]byte
+	copy(t[:], b[8:])
+	e.Info.getPacked(&t)
 }
 
 func readStacks(name string, data []byte, off int, d *dump) error {
-	c := cursor{name: name, section: "stack section", data: data, off: off}
-	n := c.count(16)
-	if c.err != nil {
-		return c.err
+	c := decode.NewCursor("memprof", name, "stack section", data, off)
+	n := c.Count(16, "stack count")
+	if c.Err() != nil {
+		return c.Err()
 	}
 	d.stackIDs = make([]uint64, 0, n)
 	d.stacks = make([][]uint64, 0, n)
@@ -671,15 +591,15 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 	d.index = index
 	var slab []uint64
 	for i := 0; i < n; i++ {
-		at := c.off
-		id := c.u64()
-		npc := c.u64()
-		if c.err != nil {
-			return c.err
+		at := c.Off()
+		id := c.U64()
+		npc := c.U64()
+		if c.Err() != nil {
+			return c.Err()
 		}
-		if npc > uint64(len(c.data)-c.off)/8 {
-			return formatErr(name, "stack section", int64(at+8), ErrTruncated,
-				"stack %d (id %d): %d PCs need %d bytes, have %d", i, id, npc, npc*8, len(c.data)-c.off)
+		if npc > uint64(c.Remaining())/8 {
+			return c.Errorf(int64(at+8), decode.ErrTruncated,
+				"stack %d (id %d): %d PCs need %d bytes, have %d", i, id, npc, npc*8, c.Remaining())
 		}
 		// PCs are carved from shared chunks: one allocation per few
 		// thousand stacks instead of one per stack.
@@ -688,11 +608,10 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 		}
 		pcs := slab[:npc:npc]
 		slab = slab[npc:]
-		b := c.data[c.off : c.off+8*len(pcs)] // checked above
+		b := c.Bytes(8 * npc) // checked above
 		for j := range pcs {
 			pcs[j] = binary.LittleEndian.Uint64(b[8*j:])
 		}
-		c.off += len(b)
 		// A repeated id within one dump replaces the earlier list, as
 		// LLVM's Items[StackId] = CallStack does.
 		if k, ok := index.get(id); ok {
@@ -704,5 +623,5 @@ func readStacks(name string, data []byte, off int, d *dump) error {
 		d.stacks = append(d.stacks, pcs)
 		d.stackOffsets = append(d.stackOffsets, int64(at))
 	}
-	return c.err
+	return c.Err()
 }

@@ -23,7 +23,7 @@ func TestSyntheticFixtures(t *testing.T) {
 	}
 	for _, v := range []uint64{1, 3} {
 		var b bytes.Buffer
-		if err := p.WriteRaw(&b, v); err != nil {
+		if err := p.writeRaw(&b, v); err != nil {
 			t.Fatal(err)
 		}
 		name := filepath.Join(rawDir, "v"+string(rune('0'+v))+"-synthetic.memprofraw")
@@ -70,9 +70,9 @@ func TestReadRawFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			if p.Version != f.version || len(p.Versions) != f.dumps || len(p.Segments) != f.segments ||
-				len(p.MIBs) != f.mibs || p.NumStacks() != f.stacks || len(p.StackIDs) != f.stacks {
-				t.Errorf("got version %d, %d dumps, %d segments, %d MIBs, %d stacks (%d ids); want %d, %d, %d, %d, %d",
-					p.Version, len(p.Versions), len(p.Segments), len(p.MIBs), p.NumStacks(), len(p.StackIDs),
+				len(p.MIBs) != f.mibs || len(p.StackIDs) != f.stacks {
+				t.Errorf("got version %d, %d dumps, %d segments, %d MIBs, %d stacks; want %d, %d, %d, %d, %d",
+					p.Version, len(p.Versions), len(p.Segments), len(p.MIBs), len(p.StackIDs),
 					f.version, f.dumps, f.segments, f.mibs, f.stacks)
 			}
 			if got := p.Segments[0].BuildIDString(p.Version); got != f.firstBuildID {
@@ -117,13 +117,13 @@ func TestRawRoundTrip(t *testing.T) {
 			checkRoundTrip(t, p)
 			if f.dumps == 1 {
 				var b bytes.Buffer
-				if err := p.WriteRaw(&b, p.Version); err != nil {
+				if err := p.writeRaw(&b, p.Version); err != nil {
 					t.Fatal(err)
 				}
 				if f.version < 5 && !bytes.Equal(b.Bytes(), data) {
 					// v5 padding is not zeroed by the runtime; older
 					// versions must come back byte for byte.
-					t.Errorf("WriteRaw(ReadRaw(file)) differs from the file")
+					t.Errorf("writeRaw(ReadRaw(file)) differs from the file")
 				}
 			}
 		})
@@ -133,12 +133,12 @@ func TestRawRoundTrip(t *testing.T) {
 func checkRoundTrip(t testing.TB, p *RawProfile) {
 	t.Helper()
 	var b bytes.Buffer
-	if err := p.WriteRaw(&b, p.Version); err != nil {
+	if err := p.writeRaw(&b, p.Version); err != nil {
 		t.Fatal(err)
 	}
 	q, err := ReadRaw("rewritten", b.Bytes())
 	if err != nil {
-		t.Fatalf("re-reading WriteRaw output: %v", err)
+		t.Fatalf("re-reading writeRaw output: %v", err)
 	}
 	if !reflect.DeepEqual(p.Segments, q.Segments) {
 		t.Errorf("segments differ after round trip")

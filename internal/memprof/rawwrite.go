@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// WriteRaw writes p as a single raw dump of the given raw version (1–5), laid
+// writeRaw writes p as a single raw dump of the given raw version (1–5), laid
 // out as the compiler-rt runtime lays it out (section sizes rounded up to 8,
 // v5 MIB section reserved as roundup8(8+N×152) + roundup8(2×ΣHistogram)),
 // with zero padding. MIBs are written in p.MIBs order and stacks in
@@ -15,9 +15,9 @@ import (
 // Fields a version lacks are dropped; v5 histogram counters are encoded
 // (lossy above 4095, see EncodeHistogramCount). Concatenating the output
 // of several calls with the same segments gives a multi-dump file.
-func (p *RawProfile) WriteRaw(w io.Writer, version uint64) error {
+func (p *RawProfile) writeRaw(w io.Writer, version uint64) error {
 	if version < minRawVersion || version > maxRawVersion {
-		return fmt.Errorf("memprof: WriteRaw: unsupported raw version %d", version)
+		return fmt.Errorf("memprof: writeRaw: unsupported raw version %d", version)
 	}
 	segSize := segmentSizeV3
 	if version < 3 {
@@ -25,7 +25,7 @@ func (p *RawProfile) WriteRaw(w io.Writer, version uint64) error {
 	}
 	segBytes := 8 + len(p.Segments)*segSize
 
-	mibFixed := 8 + mibSize(version)
+	mibFixed := 8 + rawMIBSize[version]
 	mibBytes := 8 + len(p.MIBs)*mibFixed
 	var histCount int
 	if version >= 4 {
@@ -81,40 +81,15 @@ func (p *RawProfile) WriteRaw(w io.Writer, version uint64) error {
 
 	mibStart := len(buf)
 	buf = le.AppendUint64(buf, uint64(len(p.MIBs)))
+	var packed [PackedMIBSize]byte
 	for i := range p.MIBs {
 		e := &p.MIBs[i]
-		m := &e.Info
+		m := e.Info
+		m.AccessHistogramSize = uint32(len(m.Histogram))
+		m.PutPacked(&packed)
 		buf = le.AppendUint64(buf, e.StackID)
-		buf = le.AppendUint32(buf, m.AllocCount)
-		buf = le.AppendUint64(buf, m.TotalAccessCount)
-		buf = le.AppendUint64(buf, m.MinAccessCount)
-		buf = le.AppendUint64(buf, m.MaxAccessCount)
-		buf = le.AppendUint64(buf, m.TotalSize)
-		buf = le.AppendUint32(buf, m.MinSize)
-		buf = le.AppendUint32(buf, m.MaxSize)
-		buf = le.AppendUint32(buf, m.AllocTimestamp)
-		buf = le.AppendUint32(buf, m.DeallocTimestamp)
-		buf = le.AppendUint64(buf, m.TotalLifetime)
-		buf = le.AppendUint32(buf, m.MinLifetime)
-		buf = le.AppendUint32(buf, m.MaxLifetime)
-		buf = le.AppendUint32(buf, m.AllocCpuId)
-		buf = le.AppendUint32(buf, m.DeallocCpuId)
-		buf = le.AppendUint32(buf, m.NumMigratedCpu)
-		buf = le.AppendUint32(buf, m.NumLifetimeOverlaps)
-		buf = le.AppendUint32(buf, m.NumSameAllocCpu)
-		buf = le.AppendUint32(buf, m.NumSameDeallocCpu)
-		buf = le.AppendUint64(buf, m.DataTypeId)
-		if version >= 2 {
-			buf = le.AppendUint64(buf, m.TotalAccessDensity)
-			buf = le.AppendUint32(buf, m.MinAccessDensity)
-			buf = le.AppendUint32(buf, m.MaxAccessDensity)
-			buf = le.AppendUint64(buf, m.TotalLifetimeAccessDensity)
-			buf = le.AppendUint32(buf, m.MinLifetimeAccessDensity)
-			buf = le.AppendUint32(buf, m.MaxLifetimeAccessDensity)
-		}
+		buf = append(buf, packed[:rawMIBSize[version]]...)
 		if version >= 4 {
-			buf = le.AppendUint32(buf, uint32(len(m.Histogram)))
-			buf = le.AppendUint64(buf, m.AccessHistogram)
 			for _, c := range m.Histogram {
 				if version == 5 {
 					buf = le.AppendUint16(buf, EncodeHistogramCount(c))

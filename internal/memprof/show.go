@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-
-	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // ShowRaw converts one raw profile like Convert and writes the text dump of
@@ -27,16 +25,6 @@ func ShowRaw(w io.Writer, raw *RawProfile, bin Symbolizer, opts ConvertOptions) 
 		return err
 	}
 	return writeShowText(w, raw, p, kept, release)
-}
-
-// WriteShowText writes the llvm-profdata show --memory dump of a converted
-// single-input profile. numStacks is the NumStackOffsets line (stacks kept
-// after symbolization); ShowRaw computes it.
-func WriteShowText(w io.Writer, raw *RawProfile, p *Profile, numStacks int, llvmRelease int) error {
-	if llvmRelease == 0 {
-		llvmRelease = llvmrelease.Default
-	}
-	return writeShowText(w, raw, p, numStacks, llvmRelease)
 }
 
 func writeShowText(out io.Writer, raw *RawProfile, p *Profile, numStacks, release int) error {
@@ -104,11 +92,7 @@ func writeFrameYAML(w io.Writer, f Frame, names map[uint64]string) {
 
 func writeMIBYAML(w io.Writer, m *MemInfoBlock, release int) {
 	fmt.Fprintf(w, "      MemInfoBlock:\n")
-	last := MetaAccessHistogram
-	if release <= 18 {
-		last = MetaMaxLifetimeAccessDensity
-	}
-	for t := MetaAllocCount; t <= last; t++ {
+	for _, t := range KnownFields(release) {
 		fmt.Fprintf(w, "        %s: %d\n", t, m.Field(t))
 	}
 	if release > 18 && m.AccessHistogramSize > 0 {
@@ -169,165 +153,4 @@ func allocType(m *MemInfoBlock) allocKind {
 		return allocCold
 	}
 	return allocNotCold
-}
-
-var metaNames = [...]string{
-	MetaAllocCount:                 "AllocCount",
-	MetaTotalAccessCount:           "TotalAccessCount",
-	MetaMinAccessCount:             "MinAccessCount",
-	MetaMaxAccessCount:             "MaxAccessCount",
-	MetaTotalSize:                  "TotalSize",
-	MetaMinSize:                    "MinSize",
-	MetaMaxSize:                    "MaxSize",
-	MetaAllocTimestamp:             "AllocTimestamp",
-	MetaDeallocTimestamp:           "DeallocTimestamp",
-	MetaTotalLifetime:              "TotalLifetime",
-	MetaMinLifetime:                "MinLifetime",
-	MetaMaxLifetime:                "MaxLifetime",
-	MetaAllocCpuId:                 "AllocCpuId",
-	MetaDeallocCpuId:               "DeallocCpuId",
-	MetaNumMigratedCpu:             "NumMigratedCpu",
-	MetaNumLifetimeOverlaps:        "NumLifetimeOverlaps",
-	MetaNumSameAllocCpu:            "NumSameAllocCpu",
-	MetaNumSameDeallocCpu:          "NumSameDeallocCpu",
-	MetaDataTypeId:                 "DataTypeId",
-	MetaTotalAccessDensity:         "TotalAccessDensity",
-	MetaMinAccessDensity:           "MinAccessDensity",
-	MetaMaxAccessDensity:           "MaxAccessDensity",
-	MetaTotalLifetimeAccessDensity: "TotalLifetimeAccessDensity",
-	MetaMinLifetimeAccessDensity:   "MinLifetimeAccessDensity",
-	MetaMaxLifetimeAccessDensity:   "MaxLifetimeAccessDensity",
-	MetaAccessHistogramSize:        "AccessHistogramSize",
-	MetaAccessHistogram:            "AccessHistogram",
-}
-
-// String returns LLVM's field name (MIBEntryDef.inc).
-func (t Meta) String() string {
-	if int(t) < len(metaNames) && metaNames[t] != "" {
-		return metaNames[t]
-	}
-	return fmt.Sprintf("Meta(%d)", uint64(t))
-}
-
-// SetField stores v into field t, truncated to the field's width (no-op
-// for an unknown tag). It is the inverse of Field.
-func (b *MemInfoBlock) SetField(t Meta, v uint64) {
-	switch t {
-	case MetaAllocCount:
-		b.AllocCount = uint32(v)
-	case MetaTotalAccessCount:
-		b.TotalAccessCount = v
-	case MetaMinAccessCount:
-		b.MinAccessCount = v
-	case MetaMaxAccessCount:
-		b.MaxAccessCount = v
-	case MetaTotalSize:
-		b.TotalSize = v
-	case MetaMinSize:
-		b.MinSize = uint32(v)
-	case MetaMaxSize:
-		b.MaxSize = uint32(v)
-	case MetaAllocTimestamp:
-		b.AllocTimestamp = uint32(v)
-	case MetaDeallocTimestamp:
-		b.DeallocTimestamp = uint32(v)
-	case MetaTotalLifetime:
-		b.TotalLifetime = v
-	case MetaMinLifetime:
-		b.MinLifetime = uint32(v)
-	case MetaMaxLifetime:
-		b.MaxLifetime = uint32(v)
-	case MetaAllocCpuId:
-		b.AllocCpuId = uint32(v)
-	case MetaDeallocCpuId:
-		b.DeallocCpuId = uint32(v)
-	case MetaNumMigratedCpu:
-		b.NumMigratedCpu = uint32(v)
-	case MetaNumLifetimeOverlaps:
-		b.NumLifetimeOverlaps = uint32(v)
-	case MetaNumSameAllocCpu:
-		b.NumSameAllocCpu = uint32(v)
-	case MetaNumSameDeallocCpu:
-		b.NumSameDeallocCpu = uint32(v)
-	case MetaDataTypeId:
-		b.DataTypeId = v
-	case MetaTotalAccessDensity:
-		b.TotalAccessDensity = v
-	case MetaMinAccessDensity:
-		b.MinAccessDensity = uint32(v)
-	case MetaMaxAccessDensity:
-		b.MaxAccessDensity = uint32(v)
-	case MetaTotalLifetimeAccessDensity:
-		b.TotalLifetimeAccessDensity = v
-	case MetaMinLifetimeAccessDensity:
-		b.MinLifetimeAccessDensity = uint32(v)
-	case MetaMaxLifetimeAccessDensity:
-		b.MaxLifetimeAccessDensity = uint32(v)
-	case MetaAccessHistogramSize:
-		b.AccessHistogramSize = uint32(v)
-	case MetaAccessHistogram:
-		b.AccessHistogram = v
-	}
-}
-
-// Field returns the value of field t widened to uint64 (0 for an unknown
-// tag).
-func (m *MemInfoBlock) Field(t Meta) uint64 {
-	switch t {
-	case MetaAllocCount:
-		return uint64(m.AllocCount)
-	case MetaTotalAccessCount:
-		return m.TotalAccessCount
-	case MetaMinAccessCount:
-		return m.MinAccessCount
-	case MetaMaxAccessCount:
-		return m.MaxAccessCount
-	case MetaTotalSize:
-		return m.TotalSize
-	case MetaMinSize:
-		return uint64(m.MinSize)
-	case MetaMaxSize:
-		return uint64(m.MaxSize)
-	case MetaAllocTimestamp:
-		return uint64(m.AllocTimestamp)
-	case MetaDeallocTimestamp:
-		return uint64(m.DeallocTimestamp)
-	case MetaTotalLifetime:
-		return m.TotalLifetime
-	case MetaMinLifetime:
-		return uint64(m.MinLifetime)
-	case MetaMaxLifetime:
-		return uint64(m.MaxLifetime)
-	case MetaAllocCpuId:
-		return uint64(m.AllocCpuId)
-	case MetaDeallocCpuId:
-		return uint64(m.DeallocCpuId)
-	case MetaNumMigratedCpu:
-		return uint64(m.NumMigratedCpu)
-	case MetaNumLifetimeOverlaps:
-		return uint64(m.NumLifetimeOverlaps)
-	case MetaNumSameAllocCpu:
-		return uint64(m.NumSameAllocCpu)
-	case MetaNumSameDeallocCpu:
-		return uint64(m.NumSameDeallocCpu)
-	case MetaDataTypeId:
-		return m.DataTypeId
-	case MetaTotalAccessDensity:
-		return m.TotalAccessDensity
-	case MetaMinAccessDensity:
-		return uint64(m.MinAccessDensity)
-	case MetaMaxAccessDensity:
-		return uint64(m.MaxAccessDensity)
-	case MetaTotalLifetimeAccessDensity:
-		return m.TotalLifetimeAccessDensity
-	case MetaMinLifetimeAccessDensity:
-		return uint64(m.MinLifetimeAccessDensity)
-	case MetaMaxLifetimeAccessDensity:
-		return uint64(m.MaxLifetimeAccessDensity)
-	case MetaAccessHistogramSize:
-		return uint64(m.AccessHistogramSize)
-	case MetaAccessHistogram:
-		return m.AccessHistogram
-	}
-	return 0
 }

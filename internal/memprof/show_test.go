@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // histPointer matches the AccessHistogram line, whose value LLVM prints as
@@ -70,7 +71,7 @@ func TestShowMatchesLLVMProfdata(t *testing.T) {
 func testShow(t *testing.T, backend string, c showCase) {
 	{
 		t.Run(fmt.Sprintf("%s/llvm%d/%s", backend, c.release, c.raw), func(t *testing.T) {
-			tool := requireTool(t, fmt.Sprintf("llvm-profdata-%d", c.release))
+			tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", c.release))
 			rawPath, binPath := fixture(t, c.raw), fixture(t, c.bin)
 			want, llvmErr := exec.Command(tool, "show", "--memory", rawPath, "--profiled-binary", binPath).Output()
 			raw, err := OpenRaw(rawPath)
@@ -141,7 +142,7 @@ func lineDiff(want, got string) string {
 	return "(no difference)"
 }
 
-// TestShowRewrittenRaw re-encodes generated profiles with WriteRaw in other
+// TestShowRewrittenRaw re-encodes generated profiles with writeRaw in other
 // raw versions (v3 and v4 for LLVM 19; v3, v4, v5 for LLVM 22) and checks
 // llvm-profdata reads our files exactly as we do.
 func TestShowRewrittenRaw(t *testing.T) {
@@ -154,14 +155,14 @@ func TestShowRewrittenRaw(t *testing.T) {
 			for _, v := range versions {
 				src := fmt.Sprintf(src, release)
 				t.Run(fmt.Sprintf("llvm%d/%s/v%d", release, src, v), func(t *testing.T) {
-					tool := requireTool(t, fmt.Sprintf("llvm-profdata-%d", release))
+					tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", release))
 					bin := fixture(t, strings.Replace(strings.TrimSuffix(src, ".memprofraw"), "-dump", "", 1))
 					raw, err := OpenRaw(fixture(t, src))
 					if err != nil {
 						t.Fatal(err)
 					}
 					var buf bytes.Buffer
-					if err := raw.WriteRaw(&buf, v); err != nil {
+					if err := raw.writeRaw(&buf, v); err != nil {
 						t.Fatal(err)
 					}
 					path := filepath.Join(t.TempDir(), "rewritten.memprofraw")

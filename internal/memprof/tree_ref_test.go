@@ -2,6 +2,8 @@ package memprof
 
 import (
 	"fmt"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 // This file keeps the original per-context conversion (one reader result
@@ -52,7 +54,10 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 
 	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
 	// map; PCs are symbolized the first time that walk meets them.
-	order := in.StackMapOrder(release)
+	var order []uint64
+	for _, i := range in.stackMapOrder(release) {
+		order = append(order, in.StackIDs[i])
+	}
 	pcIndex := map[uint64]int{}
 	var pcs []uint64
 	for _, id := range order {
@@ -99,7 +104,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 		}
 	}
 	if len(kept) == 0 {
-		return nil, &ConvertError{File: in.Name, Err: ErrMalformed, Msg: "no entries in callstack map after symbolization"}
+		return nil, &ConvertError{File: in.Name, Err: decode.ErrMalformed, Msg: "no entries in callstack map after symbolization"}
 	}
 	r.stacks = len(kept)
 	r.names = symName
@@ -132,7 +137,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 	for _, mib := range in.MIBs {
 		if !kept[mib.StackID] {
 			if _, ok := in.Stack(mib.StackID); !ok {
-				return nil, &ConvertError{File: in.Name, Err: ErrMalformed,
+				return nil, &ConvertError{File: in.Name, Err: decode.ErrMalformed,
 					Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", mib.StackID)}
 			}
 			continue // every PC discarded: LLVM erases the MIB too

@@ -177,11 +177,11 @@ func TestRawAndYAMLInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := instrprof.Marshal(mergeProfiles([]*memprof.Profile{conv, yp}), w)
-	if err != nil {
+	var want bytes.Buffer
+	if err := instrprof.Write(&want, mergeProfiles([]*memprof.Profile{conv, yp}), w); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, want) {
+	if !bytes.Equal(got, want.Bytes()) {
 		t.Errorf("raw + YAML inputs: output differs from the converted raw profile merged with the YAML profile")
 	}
 	rawBytes, _ := os.ReadFile(filepath.Join(tmp, "raw.profdata"))

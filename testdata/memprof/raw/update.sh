@@ -7,7 +7,7 @@
 #   v5-llvm22-pie.memprofraw   app-llvm22-pie-a      raw v5, PIE
 #   v5-llvm22-hist.memprofraw  hist-llvm22           raw v5, u16 histograms
 # Synthetic (no installed runtime writes raw v1 or v3), re-encoded from
-# v4-llvm19-2dumps.memprofraw by internal/memprof's WriteRaw:
+# v4-llvm19-2dumps.memprofraw by internal/memprof's writeRaw:
 #   v1-synthetic.memprofraw, v3-synthetic.memprofraw
 #   (cd internal/memprof && go test -run TestSyntheticFixtures -update)
 # The binaries are not committed (about 1 MB each); tests that symbolize
