@@ -145,13 +145,8 @@ func buildMatrix(t *testing.T) []fixture {
 	}
 	dir := testenv.Cached(t, "elfsym-matrix", inputs, func(tmp string) error {
 		// Compilation directories (which locate the .dwo files of split
-		// units) must name where the fixtures end up: testenv.Cached
-		// builds in <root>/<name>.tmp-* and renames that to <root>/<name>.
-		name, _, ok := strings.Cut(filepath.Base(tmp), ".tmp-")
-		if !ok {
-			return fmt.Errorf("unexpected build directory %s", tmp)
-		}
-		final := filepath.Join(filepath.Dir(tmp), name)
+		// units) must name where the fixtures end up.
+		final := testenv.FinalDir(tmp)
 		for f, data := range sources {
 			if err := os.MkdirAll(filepath.Dir(filepath.Join(tmp, f)), 0o755); err != nil {
 				return err

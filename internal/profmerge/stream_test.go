@@ -11,7 +11,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
-	"github.com/rules-pgo/rules_pgo/internal/testenv"
+	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 )
 
 // fixtures returns the MemProf fixtures of testdata/memprof/gen.sh (the
@@ -19,7 +19,7 @@ import (
 // with the other packages that use them.
 func fixtures(t *testing.T) string {
 	t.Helper()
-	return testenv.Script(t, "memprof-gen", []string{"clang++-16", "clang++-19", "clang++-22"}, "../../testdata/memprof/gen.sh")
+	return memproftest.Fixtures(t)
 }
 
 // TestStreamingBadInputRestart: raw inputs are folded in FoldOrder of the

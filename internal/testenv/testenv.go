@@ -109,6 +109,14 @@ func Cached(t testing.TB, key string, inputs []string, build func(dir string) er
 	return r.dir
 }
 
+// FinalDir returns the directory that the temporary directory Cached hands
+// to build becomes: for builds whose outputs record where they live (the
+// compilation directory of split DWARF, for one).
+func FinalDir(tmp string) string {
+	name, _, _ := strings.Cut(filepath.Base(tmp), ".tmp-")
+	return filepath.Join(filepath.Dir(tmp), name)
+}
+
 func buildCached(name string, build func(dir string) error) result {
 	root, err := CacheRoot()
 	if err != nil {
@@ -148,38 +156,4 @@ func Version(t testing.TB, tool string) string {
 	}
 	first, _, _ := strings.Cut(string(out), "\n")
 	return first
-}
-
-// Script returns the directory that `bash script DIR args...` fills,
-// built once through Cached under key. It is keyed by the contents of the
-// regular files beside script (the script and the sources it builds),
-// args, and the versions of tools, each of which must be installed (Tool).
-func Script(t testing.TB, key string, tools []string, script string, args ...string) string {
-	t.Helper()
-	inputs := append([]string{}, args...)
-	for _, tool := range tools {
-		inputs = append(inputs, Version(t, tool))
-	}
-	dir := filepath.Dir(script)
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, e.Name(), string(b))
-	}
-	return Cached(t, key, inputs, func(out string) error {
-		b, err := exec.Command("bash", append([]string{script, out}, args...)...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("%s: %v\n%s", script, err, b)
-		}
-		return nil
-	})
 }

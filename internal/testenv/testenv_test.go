@@ -14,7 +14,14 @@ func TestCached(t *testing.T) {
 		builds++
 		return os.WriteFile(filepath.Join(dir, "out"), []byte("x"), 0o644)
 	}
-	a := Cached(t, "fx", []string{"v1"}, build)
+	var final string
+	a := Cached(t, "fx", []string{"v1"}, func(dir string) error {
+		final = FinalDir(dir)
+		return build(dir)
+	})
+	if final != a {
+		t.Errorf("FinalDir = %s, want %s", final, a)
+	}
 	b := Cached(t, "fx", []string{"v1"}, build)
 	c := Cached(t, "fx", []string{"v2"}, build)
 	if a != b || a == c || builds != 2 {
@@ -31,28 +38,5 @@ func TestCached(t *testing.T) {
 	root, _ := CacheRoot()
 	if m, _ := filepath.Glob(filepath.Join(root, "bad*")); len(m) != 0 {
 		t.Errorf("a failed build left %v", m)
-	}
-}
-
-func TestScript(t *testing.T) {
-	t.Setenv("RULES_PGO_TEST_CACHE", t.TempDir())
-	src := t.TempDir()
-	script := filepath.Join(src, "gen.sh")
-	write := func(body string) {
-		if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(`echo "$2" > "$1/out"`)
-	a := Script(t, "sc", []string{"bash"}, script, "x")
-	if b, err := os.ReadFile(filepath.Join(a, "out")); err != nil || string(b) != "x\n" {
-		t.Fatalf("out = %q, %v", b, err)
-	}
-	if b := Script(t, "sc", []string{"bash"}, script, "x"); b != a {
-		t.Errorf("same script and args: %s, then %s", a, b)
-	}
-	write(`echo "$2$2" > "$1/out"`)
-	if c := Script(t, "sc", []string{"bash"}, script, "x"); c == a {
-		t.Errorf("a changed script reused %s", a)
 	}
 }

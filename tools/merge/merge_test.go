@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -34,7 +35,7 @@ func fixtures(t *testing.T) string {
 	for _, v := range []string{"16", "19", "22"} {
 		testenv.Tool(t, "llvm-profdata-"+v)
 	}
-	return testenv.Script(t, "memprof-gen", []string{"clang++-16", "clang++-19", "clang++-22"}, "../../testdata/memprof/gen.sh")
+	return memproftest.Fixtures(t)
 }
 
 // runTool runs the merge tool with args; it returns stdout, stderr and the
