@@ -29,20 +29,15 @@ type Binary struct {
 
 	buildID []byte
 
-	dw       *dwarfFile // nil without DWARF
-	spans    []unitSpan // sorted, non-overlapping address -> unit
-	syms     []symbol   // functions of .symtab or .dynsym, sorted
+	dw       *dwarfFile   // nil without DWARF
+	spans    []unitSpan   // sorted, non-overlapping address -> unit
+	syms     *SymbolTable // .symtab or .dynsym, for the symbol-table fallback
 	warnOnce sync.Map
 }
 
 type unitSpan struct {
 	lo, hi uint64
 	u      *unit
-}
-
-type symbol struct {
-	addr, size uint64
-	name       string
 }
 
 // Open opens the ELF file at path and indexes its debug information: the
@@ -192,7 +187,7 @@ func (b *Binary) warn(key, msg string) {
 func (b *Binary) init(data []byte) error {
 	ef := b.ef
 	b.buildID = findBuildID(ef, data)
-	b.syms = readSymbols(ef)
+	b.syms, _ = ReadSymbolTable(ef) // unreadable: no fallback, as LLVM
 
 	dwPath, dwEF, dwData := b.path, ef, data
 	if findSection(ef, ".debug_info") == nil {
@@ -498,8 +493,8 @@ func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
 			ok = lt.rowFrame(addr, &f)
 		}
 		if !b.opts.DWARFOnly {
-			if s, found := b.symbolAt(addr); found {
-				f.Name, f.LinkageName, ok = s.name, s.name, true
+			if s, found := b.syms.Lookup(addr); found {
+				f.Name, f.LinkageName, ok = s.Name, s.Name, true
 			}
 		}
 		if !ok {
@@ -554,42 +549,11 @@ func (lt *lineTable) rowFrame(addr uint64, f *Frame) bool {
 }
 
 func (b *Binary) symtabFrames(addr uint64) ([]Frame, error) {
-	s, ok := b.symbolAt(addr)
+	s, ok := b.syms.Lookup(addr)
 	if !ok {
 		return nil, ErrUnknownPC
 	}
-	return []Frame{{Name: s.name, LinkageName: s.name, StartAddress: s.addr}}, nil
-}
-
-func (b *Binary) symbolAt(addr uint64) (symbol, bool) {
-	s := b.syms
-	i := sort.Search(len(s), func(i int) bool { return s[i].addr > addr }) - 1
-	if i < 0 {
-		return symbol{}, false
-	}
-	if s[i].size != 0 && addr >= s[i].addr+s[i].size {
-		return symbol{}, false
-	}
-	return s[i], true
-}
-
-func readSymbols(ef *elf.File) []symbol {
-	syms, err := ef.Symbols()
-	if err != nil || len(syms) == 0 {
-		syms, _ = ef.DynamicSymbols()
-	}
-	var out []symbol
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) != elf.STT_FUNC && elf.ST_TYPE(s.Info) != elf.STT_GNU_IFUNC {
-			continue
-		}
-		if s.Section == elf.SHN_UNDEF || s.Name == "" {
-			continue
-		}
-		out = append(out, symbol{addr: s.Value, size: s.Size, name: s.Name})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].addr < out[j].addr })
-	return out
+	return []Frame{{Name: s.Name, LinkageName: s.Name, StartAddress: s.Addr}}, nil
 }
 
 func findSection(ef *elf.File, name string) *elf.Section {

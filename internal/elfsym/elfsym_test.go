@@ -280,8 +280,9 @@ func symbolizeSome(b *Binary) error {
 		addrs = append(addrs, s.lo, s.lo+(s.hi-s.lo)/2, s.hi-1)
 	}
 	addrs = addrs[:min(len(addrs), 300)]
-	for _, s := range b.syms[:min(len(b.syms), 100)] {
-		addrs = append(addrs, s.addr)
+	syms := b.syms.Symbols()
+	for _, s := range syms[:min(len(syms), 100)] {
+		addrs = append(addrs, s.Addr)
 	}
 	for _, a := range addrs {
 		fr, err := b.Symbolize(a)

@@ -223,16 +223,18 @@ func seedDWARF(version uint16, addrSize int) (info, abbrev, line, rnglists []byt
 }
 
 // seedSymtab returns .symtab and .strtab with one function symbol f.
+// seedSymtab returns a symbol table holding f, defined in section 1 (an
+// SHN_ABS symbol would be skipped, as LLVM skips it).
 func seedSymtab(class elf.Class) (symtab, strtab []byte) {
 	var b bytes.Buffer
 	le := binary.LittleEndian
 	info := elf.ST_INFO(elf.STB_GLOBAL, elf.STT_FUNC)
 	if class == elf.ELFCLASS64 {
 		binary.Write(&b, le, elf.Sym64{})
-		binary.Write(&b, le, elf.Sym64{Name: 1, Info: info, Shndx: uint16(elf.SHN_ABS), Value: 0x1000, Size: 0x20})
+		binary.Write(&b, le, elf.Sym64{Name: 1, Info: info, Shndx: 1, Value: 0x1000, Size: 0x20})
 	} else {
 		binary.Write(&b, le, elf.Sym32{})
-		binary.Write(&b, le, elf.Sym32{Name: 1, Info: info, Shndx: uint16(elf.SHN_ABS), Value: 0x1000, Size: 0x20})
+		binary.Write(&b, le, elf.Sym32{Name: 1, Info: info, Shndx: 1, Value: 0x1000, Size: 0x20})
 	}
 	return b.Bytes(), []byte("\x00f\x00")
 }

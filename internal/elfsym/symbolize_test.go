@@ -413,8 +413,8 @@ func compareFrames(b *Binary, addr uint64, g []Frame, w []llvmFrame) (diff strin
 		if k == len(g)-1 {
 			if s, ok := cliSymbol(b, addr, w[k]); ok {
 				g2 := g[k]
-				g2.LinkageName = s.name
-				g2.StartAddress = s.addr
+				g2.LinkageName = s.Name
+				g2.StartAddress = s.Addr
 				if g2.File == "" {
 					// The CLI also names the STT_FILE symbol's file
 					// for a symbol-table-only frame.
@@ -434,31 +434,33 @@ func compareFrames(b *Binary, addr uint64, g []Frame, w []llvmFrame) (diff strin
 // cliSymbol finds the symbol llvm-symbolizer's CLI may have taken the
 // outermost frame's name and start address from: one named as the frame,
 // starting at its StartAddress, covering addr (size 0 covers what follows).
-func cliSymbol(b *Binary, addr uint64, w llvmFrame) (symbol, bool) {
+func cliSymbol(b *Binary, addr uint64, w llvmFrame) (Symbol, bool) {
 	start, err := strconv.ParseUint(strings.TrimPrefix(w.StartAddress, "0x"), 16, 64)
 	if err != nil {
-		return symbol{}, false
+		return Symbol{}, false
 	}
 	all := b.allSymbolsForTest()
 	for _, s := range all {
-		if s.name == w.FunctionName && s.addr == start && s.addr <= addr && (s.size == 0 || addr < s.addr+s.size) {
+		if s.Name == w.FunctionName && s.Addr == start && s.Addr <= addr && (s.Size == 0 || addr < s.Addr+s.Size) {
 			return s, true
 		}
 	}
-	return symbol{}, false
+	return Symbol{}, false
 }
 
-var allSyms sync.Map // *Binary -> []symbol
+var allSyms sync.Map // *Binary -> []Symbol
 
-func (b *Binary) allSymbolsForTest() []symbol {
+// allSymbolsForTest returns every defined, named symbol, several per
+// address included (unlike SymbolTable, which keeps one).
+func (b *Binary) allSymbolsForTest() []Symbol {
 	if v, ok := allSyms.Load(b); ok {
-		return v.([]symbol)
+		return v.([]Symbol)
 	}
-	var out []symbol
+	var out []Symbol
 	syms, _ := b.ef.Symbols()
 	for _, s := range syms {
 		if s.Name != "" && s.Section != elf.SHN_UNDEF {
-			out = append(out, symbol{addr: s.Value, size: s.Size, name: s.Name})
+			out = append(out, Symbol{Addr: s.Value, Size: s.Size, Name: s.Name})
 		}
 	}
 	allSyms.Store(b, out)
