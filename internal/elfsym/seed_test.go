@@ -222,9 +222,8 @@ func seedDWARF(version uint16, addrSize int) (info, abbrev, line, rnglists []byt
 	return info, abbrev, line, rnglists
 }
 
-// seedSymtab returns .symtab and .strtab with one function symbol f.
-// seedSymtab returns a symbol table holding f, defined in section 1 (an
-// SHN_ABS symbol would be skipped, as LLVM skips it).
+// seedSymtab returns .symtab and .strtab with one function symbol f,
+// defined in section 1 (an SHN_ABS symbol would be skipped, as LLVM skips it).
 func seedSymtab(class elf.Class) (symtab, strtab []byte) {
 	var b bytes.Buffer
 	le := binary.LittleEndian
