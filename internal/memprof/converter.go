@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
+	"github.com/rules-pgo/rules_pgo/internal/hashtab"
 )
 
 // Converter folds raw profiles into one profile, one input at a time, the
@@ -65,10 +65,9 @@ type Converter struct {
 	// created).
 	stackOff    []int32
 	stackFrames []int32
-	stackHash   []uint64
-	stackStamp  []int32  // last input whose run lists the stack
-	stackTab    []uint64 // open addressing: hash high 32 bits << 32 | stack+1; 0 empty
-	pcStack     []int32  // pc id -> its inline chain as a call stack + 1 (call sites)
+	stackTab    hashtab.Index // stack s is entry s, hashed by hashIDs
+	stackStamp  []int32       // last input whose run lists the stack
+	pcStack     []int32       // pc id -> its inline chain as a call stack + 1 (call sites)
 
 	records  []uint64 // GUIDs, in creation order
 	recIndex map[uint64]int32
@@ -258,7 +257,7 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 			if seg.adjust && pc > seg.start && pc <= seg.end {
 				pc = pc + c.tb.preferredText - seg.start
 			}
-			flat = append(flat, local.index(pc))
+			flat = append(flat, local.number(pc))
 		}
 	}
 	addrs := local.addrs
@@ -576,64 +575,24 @@ func (b *fidBits) has(fid int32) bool {
 	return b.chunks[fid>>18].Load()[fid>>6&4095].Load()&(1<<(fid&63)) != 0
 }
 
-// touch: hash tables are cleared right after make although make returns
-// zeroed memory. A large allocation may be fresh from the kernel, and the
-// first access of a probe is a read: the kernel maps its zero page, and the
-// write that follows costs a second, copy-on-write fault with a TLB
-// shootdown (perf on this project's VMs: 7% of a merge's CPU). Writing
-// first takes one fault per page.
-
-// addrTable numbers distinct addresses in order of first index call:
-// open addressing, cheaper than a Go map for this key.
+// addrTable numbers distinct addresses in order of first index call.
 type addrTable struct {
-	slots []addrSlot
-	addrs []uint64 // index -> address
-	shift uint
+	index hashtab.Map // address -> index
+	addrs []uint64    // index -> address
 }
 
-type addrSlot struct {
-	addr uint64
-	k    int32 // index + 1; 0: empty
-}
-
-func (t *addrTable) index(addr uint64) int32 {
-	if 2*(len(t.addrs)+1) > len(t.slots) {
-		t.grow()
+func (t *addrTable) number(addr uint64) int32 {
+	k, found := t.index.Put(addr, int32(len(t.addrs)))
+	if !found {
+		t.addrs = append(t.addrs, addr)
 	}
-	mask := uint64(len(t.slots) - 1)
-	for b := (addr * 0x9e3779b97f4a7c15) >> t.shift; ; b = (b + 1) & mask {
-		e := &t.slots[b]
-		if e.k == 0 {
-			k := int32(len(t.addrs))
-			*e = addrSlot{addr, k + 1}
-			t.addrs = append(t.addrs, addr)
-			return k
-		}
-		if e.addr == addr {
-			return e.k - 1
-		}
-	}
+	return k
 }
 
 // reset empties t, keeping its memory.
 func (t *addrTable) reset() {
-	clear(t.slots)
+	t.index.Reset()
 	t.addrs = t.addrs[:0]
-}
-
-func (t *addrTable) grow() {
-	size := max(1<<12, 2*len(t.slots))
-	t.slots = make([]addrSlot, size)
-	clear(t.slots) // see touch
-	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	mask := uint64(size - 1)
-	for i, addr := range t.addrs {
-		b := (addr * 0x9e3779b97f4a7c15) >> t.shift
-		for t.slots[b].k != 0 {
-			b = (b + 1) & mask
-		}
-		t.slots[b] = addrSlot{addr, int32(i) + 1}
-	}
 }
 
 // hashIDs hashes a frame-id sequence for the call-stack table.
@@ -813,49 +772,19 @@ func (c *Converter) place(fid int32, p *Prepared) {
 // stack returns the call stack with frame ids key, creating it if new,
 // and notes its use by input cur.
 func (c *Converter) stack(key []int32, h uint64, cur int32, run *[]int32) int32 {
-	mask := uint64(len(c.stackTab) - 1)
-	tag := h &^ 0xffffffff
-	b := h & mask
-	if len(c.stackTab) > 0 {
-		for ; c.stackTab[b] != 0; b = (b + 1) & mask {
-			if e := c.stackTab[b]; e&^0xffffffff == tag {
-				s := int32(uint32(e)) - 1
-				if slices.Equal(c.stackFrames[c.stackOff[s]:c.stackOff[s+1]], key) {
-					c.note(s, cur, run)
-					return s
-				}
-			}
+	p := c.stackTab.Probe(h)
+	for s := p.Next(); s >= 0; s = p.Next() {
+		if slices.Equal(c.stackFrames[c.stackOff[s]:c.stackOff[s+1]], key) {
+			c.note(s, cur, run)
+			return s
 		}
 	}
-	s := int32(len(c.stackHash))
+	s := c.stackTab.Add(&p)
 	c.stackFrames = append(c.stackFrames, key...)
 	c.stackOff = append(c.stackOff, int32(len(c.stackFrames)))
-	c.stackHash = append(c.stackHash, h)
 	c.stackStamp = append(c.stackStamp, 0)
-	if 2*len(c.stackHash) > len(c.stackTab) {
-		c.growStacks()
-	} else {
-		c.stackTab[b] = tag | uint64(s+1)
-	}
 	c.note(s, cur, run)
 	return s
-}
-
-func (c *Converter) growStacks() {
-	size := max(1<<14, 4*len(c.stackTab))
-	for size < 2*len(c.stackHash) {
-		size *= 2
-	}
-	c.stackTab = make([]uint64, size)
-	clear(c.stackTab) // see touch
-	mask := uint64(size - 1)
-	for s, h := range c.stackHash {
-		b := h & mask
-		for c.stackTab[b] != 0 {
-			b = (b + 1) & mask
-		}
-		c.stackTab[b] = h&^0xffffffff | uint64(s+1)
-	}
 }
 
 // note records that input cur uses stack s: it joins cur's run on first

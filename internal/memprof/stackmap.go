@@ -1,0 +1,72 @@
+package memprof
+
+import (
+	"github.com/rules-pgo/rules_pgo/internal/densemap"
+	"github.com/rules-pgo/rules_pgo/internal/hashtab"
+)
+
+// idIndex maps stack ids to their index in a RawProfile's StackIDs (or a
+// dump's stack ids).
+type idIndex struct{ m hashtab.Map }
+
+func newIDIndex(hint int) *idIndex {
+	t := &idIndex{}
+	t.m.Reserve(hint)
+	return t
+}
+
+func (t *idIndex) get(id uint64) (int32, bool) { return t.m.Get(id) }
+
+// set maps id to v, replacing an earlier value.
+func (t *idIndex) set(id uint64, v int32) { t.m.Set(id, v) }
+
+// index returns the map from stack id to StackIDs index.
+func (p *RawProfile) index() *idIndex {
+	if p.stackIdx == nil || p.stackIdx.m.Len() != len(p.StackIDs) {
+		p.stackIdx = newIDIndex(len(p.StackIDs))
+		for i, id := range p.StackIDs {
+			p.stackIdx.set(id, int32(i))
+		}
+	}
+	return p.stackIdx
+}
+
+// stackMapOrder returns the iteration order of LLVM's merged raw stack map
+// (a DenseMap) as StackIDs indexes: RawMemProfReader inserts the first
+// dump's stack map whole and then, for each later dump, that dump's own
+// map in its iteration order, an id already present keeping its entry.
+func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
+	m := densemap.New(llvmRelease)
+	if len(p.dumpStackIDs) == 0 {
+		// A profile built in memory (not read): use StackIDs.
+		for i, id := range p.StackIDs {
+			m.Insert(id, int32(i))
+		}
+		return m.Values()
+	}
+	idx := p.index()
+	for i, ids := range p.dumpStackIDs {
+		if i == 0 {
+			for j, id := range ids { // the first dump's ids are StackIDs[:len(ids)]
+				m.Insert(id, int32(j))
+			}
+			continue
+		}
+		for _, k := range densemap.Order(llvmRelease, ids) {
+			v, _ := idx.get(ids[k])
+			m.Insert(ids[k], v)
+		}
+	}
+	return m.Values()
+}
+
+// StackMapOrder returns the iteration order of LLVM's merged raw stack map
+// for llvmRelease: the order in which llvm-profdata symbolizes stacks.
+func (p *RawProfile) StackMapOrder(llvmRelease int) []uint64 {
+	order := p.stackMapOrder(llvmRelease)
+	out := make([]uint64, len(order))
+	for i, j := range order {
+		out[i] = p.StackIDs[j]
+	}
+	return out
+}
