@@ -5,10 +5,12 @@
 //
 //   - Index numbers distinct keys that the caller stores (call stacks as
 //     runs of a shared frame array, frames, slices): the table holds only
-//     the hashes, and the caller compares candidates itself.
-//   - Map maps uint64 keys to int32 values with key and value in the slot:
-//     one cache line per probe, for the lookups made once per address or
-//     stack id of a raw profile.
+//     the hashes, and a callback compares candidates with the key.
+//   - Map maps uint64 keys to int32 values with key and value in the slot,
+//     for the lookups made once per address or stack id of a raw profile.
+//     It stays beside Index for speed: a probe reads one slot, not a slot
+//     and the caller's key array, which halves the CPU time of numbering
+//     addresses (BenchmarkNumber).
 //
 // Both use linear probing over a power-of-two slot array kept at most half
 // full (a full Index grows fourfold, a Map twofold), the first slot chosen
@@ -40,27 +42,27 @@ func slotsFor(n, min int) (size int, shift uint) {
 }
 
 // Index numbers distinct keys in insertion order: entry i is the i-th key
-// added. The caller keeps the keys and a 64-bit hash of each; the table
+// added. The caller keeps the keys and hashes each to 64 bits; the table
 // keeps the hashes and, in each slot, 32 bits derived from the hash beside
-// the entry number, so that a probe rarely hands back an entry whose key
+// the entry number, so that eq is rarely called for an entry whose key
 // does not match. The zero value is an empty Index.
 //
-// A lookup is a Probe: Next returns the candidate entries one by one, the
-// caller compares each with its key, and when Next returns -1 the key is
-// absent and Add may add it at the slot where the probe stopped:
+// Find looks a key up, calling back to compare it with candidates; a key
+// it does not find can be added at the slot it returns:
 //
-//	p := t.Probe(h)
-//	for i := p.Next(); i >= 0; i = p.Next() {
-//		if equal(key, keys[i]) {
-//			return i
-//		}
+//	i, slot := t.Find(h, func(i int32) bool { return equal(key, keys[i]) })
+//	if i < 0 {
+//		keys = append(keys, key)
+//		i = t.Add(h, slot)
 //	}
-//	keys = append(keys, key)
-//	return t.Add(&p)
+//
+// (A Probe object whose Next returned the candidates one by one, with no
+// callback, was tried: its state lives in memory, and the MemProf
+// converter's call-stack lookups took half as long again.)
 type Index struct {
 	slots  []uint64 // tag | entry+1; 0: empty
 	hashes []uint64 // entry -> hash
-	shift  uint
+	bits   uint     // len(slots) is 1<<bits; 0 while slots is empty
 }
 
 // minIndexSlots is the slot count of an Index's first allocation.
@@ -71,46 +73,35 @@ const minIndexSlots = 64
 // product's top bits make).
 func tag(h uint64) uint64 { return (h ^ h>>32) << 32 }
 
-// Probe is a lookup of one hash in an Index. It is valid until the next
-// Add to the Index.
-type Probe struct {
-	slots  []uint64
-	b      uint64
-	tag, h uint64
-}
-
-// Probe starts a lookup of hash h.
-func (t *Index) Probe(h uint64) Probe {
-	if t.slots == nil {
-		t.Reserve(0)
+// Find returns the entry with hash h for which eq reports true, or -1 and
+// the slot where Add puts a new entry with that hash. eq is called only
+// for entries whose hash may be h.
+func (t *Index) Find(h uint64, eq func(entry int32) bool) (int32, int) {
+	if len(t.slots) == 0 {
+		return -1, 0
 	}
-	return Probe{slots: t.slots, b: (h * fib) >> t.shift, tag: tag(h), h: h}
-}
-
-// Next returns the next entry on the probe path whose hash may equal the
-// probed one, or -1 when the path ends: no entry further has that hash.
-func (p *Probe) Next() int32 {
-	for {
-		e := p.slots[p.b]
+	mask := uint64(len(t.slots) - 1)
+	tg := tag(h)
+	for b := (h * fib) >> (64 - t.bits); ; b = (b + 1) & mask {
+		e := t.slots[b]
 		if e == 0 {
-			return -1
+			return -1, int(b)
 		}
-		p.b = (p.b + 1) & uint64(len(p.slots)-1)
-		if e&^0xffffffff == p.tag {
-			return int32(uint32(e)) - 1
+		if e&^0xffffffff == tg && eq(int32(uint32(e))-1) {
+			return int32(uint32(e)) - 1, int(b)
 		}
 	}
 }
 
-// Add adds an entry with p's hash, after p.Next returned -1, and returns
-// its number (the previous Len).
-func (t *Index) Add(p *Probe) int32 {
+// Add adds an entry with hash h at slot, which Find returned with -1 for
+// h (no Add since), and returns the entry's number (the previous Len).
+func (t *Index) Add(h uint64, slot int) int32 {
 	i := int32(len(t.hashes))
-	t.hashes = append(t.hashes, p.h)
+	t.hashes = append(t.hashes, h)
 	if 2*len(t.hashes) > len(t.slots) {
 		t.Reserve(2 * len(t.slots)) // four times the slots: fewer rehashes
 	} else {
-		t.slots[p.b] = p.tag | uint64(i+1)
+		t.slots[slot] = tag(h) | uint64(i+1)
 	}
 	return i
 }
@@ -123,21 +114,21 @@ func (t *Index) Len() int { return len(t.hashes) }
 func (t *Index) Reserve(n int) {
 	size, shift := slotsFor(n, minIndexSlots)
 	if size > len(t.slots) {
-		t.rehash(size, shift)
+		t.rehash(size, 64-shift)
 	}
 	if n > cap(t.hashes) {
 		t.hashes = append(make([]uint64, 0, n), t.hashes...)
 	}
 }
 
-// rehash reallocates to size slots and reinserts every entry.
-func (t *Index) rehash(size int, shift uint) {
+// rehash reallocates to size (1<<bits) slots and reinserts every entry.
+func (t *Index) rehash(size int, bits uint) {
 	t.slots = make([]uint64, size)
 	clear(t.slots) // see Touch in the package doc
-	t.shift = shift
+	t.bits = bits
 	mask := uint64(size - 1)
 	for i, h := range t.hashes {
-		b := (h * fib) >> shift
+		b := (h * fib) >> (64 - bits)
 		for t.slots[b] != 0 {
 			b = (b + 1) & mask
 		}
@@ -182,31 +173,30 @@ func (m *Map) Get(k uint64) (int32, bool) {
 }
 
 // Set maps k to v, replacing an earlier value.
-func (m *Map) Set(k uint64, v int32) { m.claim(k).val = v }
-
-// Put returns k's value and true if k is present; otherwise it maps k to v
-// and returns v and false.
-func (m *Map) Put(k uint64, v int32) (int32, bool) {
-	n := m.n
-	e := m.claim(k)
-	if m.n == n {
-		return e.val, true
-	}
-	e.val = v
-	return v, false
-}
-
-// claim returns k's slot, taking one (value zero) if k is absent.
-func (m *Map) claim(k uint64) *mapSlot {
+func (m *Map) Set(k uint64, v int32) {
 	if 2*(m.n+1) > len(m.slots) {
 		m.Reserve(m.n + 1)
 	}
 	e := m.slot(k)
 	if !e.used {
-		*e = mapSlot{key: k, used: true}
 		m.n++
 	}
-	return e
+	*e = mapSlot{key: k, val: v, used: true}
+}
+
+// Put returns k's value and true if k is present; otherwise it maps k to v
+// and returns v and false.
+func (m *Map) Put(k uint64, v int32) (int32, bool) {
+	if 2*(m.n+1) > len(m.slots) {
+		m.Reserve(m.n + 1)
+	}
+	e := m.slot(k)
+	if e.used {
+		return e.val, true
+	}
+	*e = mapSlot{key: k, val: v, used: true}
+	m.n++
+	return v, false
 }
 
 // Len is the number of keys.

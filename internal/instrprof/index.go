@@ -133,13 +133,12 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 // FrameID (BLAKE3 from LLVM 20) is computed once per distinct frame.
 func (ix *indexed) addFrame(f memprof.Frame) int32 {
 	k := keyOf(f)
-	p := ix.keyTab.Probe(k.hash())
-	for i := p.Next(); i >= 0; i = p.Next() {
-		if ix.keys[i] == k {
-			return ix.keyFrame[i]
-		}
+	h := k.hash()
+	i, slot := ix.keyTab.Find(h, func(i int32) bool { return ix.keys[i] == k })
+	if i >= 0 {
+		return ix.keyFrame[i]
 	}
-	ix.keyTab.Add(&p)
+	ix.keyTab.Add(h, slot)
 	ix.keys = append(ix.keys, k)
 	id := FrameID(ix.release, f)
 	fr, ok := ix.idFrame[id]
@@ -164,14 +163,12 @@ func (ix *indexed) addStack(fs []memprof.Frame) int32 {
 		return ix.addStackFrames(fs)
 	}
 	addr, n := sliceAddr(fs), int32(len(fs))
-	p := ix.bySlice.Probe(uint64(addr))
-	for i := p.Next(); i >= 0; i = p.Next() {
-		if e := ix.slices[i]; e.addr == addr && e.n == n {
-			return e.stack
-		}
+	i, slot := ix.bySlice.Find(uint64(addr), func(i int32) bool { return ix.slices[i].addr == addr && ix.slices[i].n == n })
+	if i >= 0 {
+		return ix.slices[i].stack
 	}
 	s := ix.addStackFrames(fs)
-	ix.bySlice.Add(&p)
+	ix.bySlice.Add(uint64(addr), slot)
 	ix.slices = append(ix.slices, sliceKey{addr: addr, n: n, stack: s})
 	return s
 }
@@ -197,13 +194,11 @@ func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 	}
 	ix.scratch = sc
 	h ^= h >> 32
-	p := ix.stackTab.Probe(h)
-	for s := p.Next(); s >= 0; s = p.Next() {
-		if slices.Equal(ix.stack(s), sc) {
-			return s
-		}
+	s, slot := ix.stackTab.Find(h, func(s int32) bool { return slices.Equal(ix.stack(s), sc) })
+	if s >= 0 {
+		return s
 	}
-	s := ix.stackTab.Add(&p)
+	s = ix.stackTab.Add(h, slot)
 	ix.stackFrames = append(ix.stackFrames, sc...)
 	ix.stackOff = append(ix.stackOff, int32(len(ix.stackFrames)))
 	return s
