@@ -103,9 +103,9 @@ func addrs(n, distinct int) []uint64 {
 }
 
 // BenchmarkNumber numbers 2,000,000 addresses (200,000 distinct), as the
-// MemProf converter does per input: Map, with the key in the slot, takes
-// about half the CPU time of Index, which reads the key from the caller's
-// array.
+// MemProf converter does per input. Index, which reads the key from the
+// caller's array, takes about a quarter more CPU time than Map, with the
+// key in the slot.
 func BenchmarkNumber(b *testing.B) {
 	in := addrs(2_000_000, 200_000)
 	b.Run("Map", func(b *testing.B) {
