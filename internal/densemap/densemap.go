@@ -21,27 +21,21 @@
 // and asserts on them; Map keeps occupancy apart and accepts them.
 package densemap
 
-// Map is an emulated llvm::DenseMap<uint64_t, T> whose values are int32
-// (typically an index into the caller's data). The zero value is not
-// usable; call New.
+// Map is an emulated llvm::DenseMap<uint64_t, T> over a key array the
+// caller keeps: entry i is keys[i], and iteration yields indexes into keys.
+// A bucket is 4 bytes (an index), as small as the emulation can make it:
+// the V0–V2 writers order a million frame and stack ids this way.
 type Map struct {
 	newHash bool
-	buckets []bucket
+	keys    []uint64
+	buckets []int32 // index into keys + 1; 0: empty
 	entries int
 }
 
-// bucket is one bucket: key, value and occupancy side by side, so that a
-// probe touches one cache line.
-type bucket struct {
-	key  uint64
-	val  int32
-	used bool
-}
-
-// New returns an empty map emulating LLVM release llvmRelease (e.g. 16,
-// 19, 22).
-func New(llvmRelease int) *Map {
-	return &Map{newHash: llvmRelease >= 19}
+// New returns an empty map over keys emulating LLVM release llvmRelease
+// (e.g. 16, 19, 22).
+func New(llvmRelease int, keys []uint64) *Map {
+	return &Map{newHash: llvmRelease >= 19, keys: keys}
 }
 
 func (m *Map) hash(k uint64) uint32 {
@@ -53,18 +47,14 @@ func (m *Map) hash(k uint64) uint32 {
 	return uint32(x)
 }
 
-// lookup returns the bucket holding k (found) or the empty bucket an
-// insertion of k would use. The map has buckets.
-func (m *Map) lookup(k uint64) (int, bool) {
+// lookup returns the bucket holding key k or the empty bucket an insertion
+// of k would use. The map has buckets.
+func (m *Map) lookup(k uint64) int {
 	mask := len(m.buckets) - 1
 	b := int(m.hash(k)) & mask
 	for probe := 1; ; probe++ {
-		e := &m.buckets[b]
-		if !e.used {
-			return b, false
-		}
-		if e.key == k {
-			return b, true
+		if e := m.buckets[b]; e == 0 || m.keys[e-1] == k {
+			return b
 		}
 		b = (b + probe) & mask
 	}
@@ -73,20 +63,18 @@ func (m *Map) lookup(k uint64) (int, bool) {
 // Len is the number of keys.
 func (m *Map) Len() int { return m.entries }
 
-// Insert adds k with value v if k is absent (DenseMap::insert; a present
-// key keeps its value) and reports whether it was added.
-func (m *Map) Insert(k uint64, v int32) bool {
+// Insert adds keys[i] if no equal key is present (DenseMap::insert) and
+// reports whether it was added.
+func (m *Map) Insert(i int32) bool {
+	k := m.keys[i]
 	n := len(m.buckets)
-	if n > 0 {
-		if _, ok := m.lookup(k); ok {
-			return false
-		}
+	if n > 0 && m.buckets[m.lookup(k)] != 0 {
+		return false
 	}
 	if (m.entries+1)*4 >= n*3 {
 		m.grow(n * 2)
 	}
-	b, _ := m.lookup(k)
-	m.buckets[b] = bucket{key: k, val: v, used: true}
+	m.buckets[m.lookup(k)] = i + 1
 	m.entries++
 	return true
 }
@@ -99,22 +87,22 @@ func (m *Map) grow(atLeast int) {
 		n *= 2
 	}
 	old := m.buckets
-	m.buckets = make([]bucket, n)
+	m.buckets = make([]int32, n)
 	clear(m.buckets) // write before the first read: see hashtab's package doc
-	for i := range old {
-		if old[i].used {
-			b, _ := m.lookup(old[i].key)
-			m.buckets[b] = old[i]
+	for _, e := range old {
+		if e != 0 {
+			m.buckets[m.lookup(m.keys[e-1])] = e
 		}
 	}
 }
 
-// Values returns the values in iteration (bucket) order.
-func (m *Map) Values() []int32 {
+// Order returns the indexes of the keys present in iteration (bucket)
+// order.
+func (m *Map) Order() []int32 {
 	out := make([]int32, 0, m.entries)
-	for i := range m.buckets {
-		if m.buckets[i].used {
-			out = append(out, m.buckets[i].val)
+	for _, e := range m.buckets {
+		if e != 0 {
+			out = append(out, e-1)
 		}
 	}
 	return out
@@ -123,9 +111,9 @@ func (m *Map) Values() []int32 {
 // Order inserts keys in turn into a Map of llvmRelease and returns its
 // iteration order as indexes into keys (each key's first occurrence).
 func Order(llvmRelease int, keys []uint64) []int32 {
-	m := New(llvmRelease)
-	for i, k := range keys {
-		m.Insert(k, int32(i))
+	m := New(llvmRelease, keys)
+	for i := range keys {
+		m.Insert(int32(i))
 	}
-	return m.Values()
+	return m.Order()
 }

@@ -14,12 +14,14 @@ func TestIndex(t *testing.T) {
 	want := map[uint64]int32{}
 	hash := func(k uint64) uint64 { return k % 1000 } // many collisions
 	find := func(k uint64) int32 {
-		i, slot := ix.Find(hash(k), func(i int32) bool { return keys[i] == k })
-		if i >= 0 {
-			return i
+		p := ix.Probe(hash(k))
+		for p = p.Next(); p.Entry >= 0; p = p.Next() {
+			if keys[p.Entry] == k {
+				return p.Entry
+			}
 		}
 		keys = append(keys, k)
-		return ix.Add(hash(k), slot)
+		return ix.Add(hash(k), p)
 	}
 	for n := 0; n < 20000; n++ {
 		k := uint64(r.Intn(5000)) << uint(r.Intn(40))
@@ -40,11 +42,11 @@ func TestIndex(t *testing.T) {
 	pre.Reserve(1000)
 	size := len(pre.slots)
 	for k := range uint64(1000) {
-		i, slot := pre.Find(k*7, func(int32) bool { return true })
-		if i >= 0 {
+		p := pre.Probe(k * 7).Next()
+		if p.Entry >= 0 {
 			t.Fatalf("distinct hash %d found", k*7)
 		}
-		pre.Add(k*7, slot)
+		pre.Add(k*7, p)
 	}
 	if len(pre.slots) != size {
 		t.Errorf("Reserve(1000) then 1000 adds grew the table")
@@ -124,8 +126,11 @@ func BenchmarkNumber(b *testing.B) {
 			var t Index
 			var keys []uint64
 			for _, a := range in {
-				if i, slot := t.Find(a, func(i int32) bool { return keys[i] == a }); i < 0 {
-					t.Add(a, slot)
+				p := t.Probe(a)
+				for p = p.Next(); p.Entry >= 0 && keys[p.Entry] != a; p = p.Next() {
+				}
+				if p.Entry < 0 {
+					t.Add(a, p)
 					keys = append(keys, a)
 				}
 			}

@@ -83,6 +83,7 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 	}
 	ix.stackTab.Reserve(nAlloc + nCall)
 	ix.bySlice.Reserve(max(len(p.CallStacks), nAlloc))
+	ix.slices = make([]sliceKey, 0, max(len(p.CallStacks), nAlloc))
 	for _, f := range p.Frames {
 		ix.addFrame(f)
 	}
@@ -134,11 +135,13 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 func (ix *indexed) addFrame(f memprof.Frame) int32 {
 	k := keyOf(f)
 	h := k.hash()
-	i, slot := ix.keyTab.Find(h, func(i int32) bool { return ix.keys[i] == k })
-	if i >= 0 {
-		return ix.keyFrame[i]
+	p := ix.keyTab.Probe(h)
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if ix.keys[p.Entry] == k {
+			return ix.keyFrame[p.Entry]
+		}
 	}
-	ix.keyTab.Add(h, slot)
+	ix.keyTab.Add(h, p)
 	ix.keys = append(ix.keys, k)
 	id := FrameID(ix.release, f)
 	fr, ok := ix.idFrame[id]
@@ -163,12 +166,14 @@ func (ix *indexed) addStack(fs []memprof.Frame) int32 {
 		return ix.addStackFrames(fs)
 	}
 	addr, n := sliceAddr(fs), int32(len(fs))
-	i, slot := ix.bySlice.Find(uint64(addr), func(i int32) bool { return ix.slices[i].addr == addr && ix.slices[i].n == n })
-	if i >= 0 {
-		return ix.slices[i].stack
+	p := ix.bySlice.Probe(uint64(addr))
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if e := ix.slices[p.Entry]; e.addr == addr && e.n == n {
+			return e.stack
+		}
 	}
 	s := ix.addStackFrames(fs)
-	ix.bySlice.Add(uint64(addr), slot)
+	ix.bySlice.Add(uint64(addr), p)
 	ix.slices = append(ix.slices, sliceKey{addr: addr, n: n, stack: s})
 	return s
 }
@@ -194,11 +199,13 @@ func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 	}
 	ix.scratch = sc
 	h ^= h >> 32
-	s, slot := ix.stackTab.Find(h, func(s int32) bool { return slices.Equal(ix.stack(s), sc) })
-	if s >= 0 {
-		return s
+	p := ix.stackTab.Probe(h)
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if slices.Equal(ix.stack(p.Entry), sc) {
+			return p.Entry
+		}
 	}
-	s = ix.stackTab.Add(h, slot)
+	s := ix.stackTab.Add(h, p)
 	ix.stackFrames = append(ix.stackFrames, sc...)
 	ix.stackOff = append(ix.stackOff, int32(len(ix.stackFrames)))
 	return s
@@ -282,13 +289,13 @@ func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 // key's first occurrence). LLVM asserts on its two reserved keys (2^64−1,
 // 2^64−2); they cannot occur as hashes in practice and are left out.
 func denseOrder(release int, keys []uint64) []int32 {
-	m := densemap.New(release)
+	m := densemap.New(release, keys)
 	for i, k := range keys {
 		if k < ^uint64(0)-1 {
-			m.Insert(k, int32(i))
+			m.Insert(int32(i))
 		}
 	}
-	return m.Values()
+	return m.Order()
 }
 
 // indexCompact is index for a profile in dense form. Its frames and call

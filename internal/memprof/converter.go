@@ -834,14 +834,14 @@ func (c *Converter) place(fid int32, p *Prepared) {
 // stack returns the call stack with frame ids key, creating it if new,
 // and notes its use by input cur.
 func (c *Converter) stack(key []int32, h uint64, cur int32, run *[]int32) int32 {
-	s, slot := c.stackTab.Find(h, func(s int32) bool {
-		return slices.Equal(c.stackFrames[c.stackOff[s]:c.stackOff[s+1]], key)
-	})
-	if s >= 0 {
-		c.note(s, cur, run)
-		return s
+	p := c.stackTab.Probe(h)
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if s := p.Entry; slices.Equal(c.stackFrames[c.stackOff[s]:c.stackOff[s+1]], key) {
+			c.note(s, cur, run)
+			return s
+		}
 	}
-	s = c.stackTab.Add(h, slot)
+	s := c.stackTab.Add(h, p)
 	c.stackFrames = append(c.stackFrames, key...)
 	c.stackOff = append(c.stackOff, int32(len(c.stackFrames)))
 	c.stackStamp = append(c.stackStamp, 0)

@@ -36,28 +36,28 @@ func (p *RawProfile) index() *idIndex {
 // dump's stack map whole and then, for each later dump, that dump's own
 // map in its iteration order, an id already present keeping its entry.
 func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
-	m := densemap.New(llvmRelease)
+	m := densemap.New(llvmRelease, p.StackIDs)
 	if len(p.dumpStackIDs) == 0 {
 		// A profile built in memory (not read): use StackIDs.
-		for i, id := range p.StackIDs {
-			m.Insert(id, int32(i))
+		for i := range p.StackIDs {
+			m.Insert(int32(i))
 		}
-		return m.Values()
+		return m.Order()
 	}
 	idx := p.index()
 	for i, ids := range p.dumpStackIDs {
 		if i == 0 {
-			for j, id := range ids { // the first dump's ids are StackIDs[:len(ids)]
-				m.Insert(id, int32(j))
+			for j := range ids { // the first dump's ids are StackIDs[:len(ids)]
+				m.Insert(int32(j))
 			}
 			continue
 		}
 		for _, k := range densemap.Order(llvmRelease, ids) {
 			v, _ := idx.get(ids[k])
-			m.Insert(ids[k], v)
+			m.Insert(v)
 		}
 	}
-	return m.Values()
+	return m.Order()
 }
 
 // StackMapOrder returns the iteration order of LLVM's merged raw stack map
