@@ -637,18 +637,21 @@ func (b *fidBits) has(fid int32) bool {
 	return b.chunks[fid>>18].Load()[fid>>6&4095].Load()&(1<<(fid&63)) != 0
 }
 
-// addrTable numbers distinct addresses in order of first index call.
+// addrTable numbers distinct addresses in order of first number call.
 type addrTable struct {
-	index hashtab.Map // address -> index
-	addrs []uint64    // index -> address
+	index hashtab.Index // entry k is addrs[k], hashed as itself
+	addrs []uint64      // index -> address
 }
 
 func (t *addrTable) number(addr uint64) int32 {
-	k, found := t.index.Put(addr, int32(len(t.addrs)))
-	if !found {
-		t.addrs = append(t.addrs, addr)
+	p := t.index.Probe(addr)
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if t.addrs[p.Entry] == addr {
+			return p.Entry
+		}
 	}
-	return k
+	t.addrs = append(t.addrs, addr)
+	return t.index.Add(addr, p)
 }
 
 // reset empties t, keeping its memory.

@@ -7,22 +7,46 @@ import (
 
 // idIndex maps stack ids to their index in a RawProfile's StackIDs (or a
 // dump's stack ids).
-type idIndex struct{ m hashtab.Map }
+type idIndex struct {
+	index hashtab.Index // entry e is ids[e], hashed as itself
+	ids   []uint64
+	vals  []int32
+}
 
 func newIDIndex(hint int) *idIndex {
-	t := &idIndex{}
-	t.m.Reserve(hint)
+	t := &idIndex{ids: make([]uint64, 0, hint), vals: make([]int32, 0, hint)}
+	t.index.Reserve(hint)
 	return t
 }
 
-func (t *idIndex) get(id uint64) (int32, bool) { return t.m.Get(id) }
+func (t *idIndex) probe(id uint64) hashtab.Probe {
+	p := t.index.Probe(id)
+	for p = p.Next(); p.Entry >= 0 && t.ids[p.Entry] != id; p = p.Next() {
+	}
+	return p
+}
+
+func (t *idIndex) get(id uint64) (int32, bool) {
+	if p := t.probe(id); p.Entry >= 0 {
+		return t.vals[p.Entry], true
+	}
+	return -1, false
+}
 
 // set maps id to v, replacing an earlier value.
-func (t *idIndex) set(id uint64, v int32) { t.m.Set(id, v) }
+func (t *idIndex) set(id uint64, v int32) {
+	if p := t.probe(id); p.Entry >= 0 {
+		t.vals[p.Entry] = v
+	} else {
+		t.index.Add(id, p)
+		t.ids = append(t.ids, id)
+		t.vals = append(t.vals, v)
+	}
+}
 
 // index returns the map from stack id to StackIDs index.
 func (p *RawProfile) index() *idIndex {
-	if p.stackIdx == nil || p.stackIdx.m.Len() != len(p.StackIDs) {
+	if p.stackIdx == nil || p.stackIdx.index.Len() != len(p.StackIDs) {
 		p.stackIdx = newIDIndex(len(p.StackIDs))
 		for i, id := range p.StackIDs {
 			p.stackIdx.set(id, int32(i))
