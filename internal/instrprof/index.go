@@ -6,6 +6,8 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/rules-pgo/rules_pgo/internal/densemap"
+	"github.com/rules-pgo/rules_pgo/internal/hashtab"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -25,14 +27,14 @@ type indexed struct {
 	frameRuns   [][]int32 // per-input frame lists (Profile.FrameRuns)
 	stackRuns   [][]int32 // per-input stack lists (Profile.CallStackRuns)
 
-	keys       frameKeyTable
-	keyFrame   []int32          // key index → frame
-	idFrame    map[uint64]int32 // FrameId → frame
-	stackTab   []uint64         // open addressing over stacks: low 32 bits of the hash << 32 | stack+1; 0 empty
-	stackHash  []uint64         // stack → hash of its frames
-	stackShift uint
-	scratch    []int32
-	bySlice    sliceTable
+	keyTab   hashtab.Index    // key index k is entry k, hashed by frameKey.hash
+	keys     []frameKey       // key index → key
+	keyFrame []int32          // key index → frame
+	idFrame  map[uint64]int32 // FrameId → frame
+	stackTab hashtab.Index    // stack s is entry s, hashed by its frame indexes
+	scratch  []int32
+	bySlice  hashtab.Index // entry i is slices[i], hashed by its address
+	slices   []sliceKey
 }
 
 type idxRecord struct {
@@ -78,10 +80,10 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 		idFrame:     make(map[uint64]int32),
 		stackOff:    make([]int32, 1, nAlloc+nCall+1),
 		stackFrames: make([]int32, 0, nFrames+nCall),
-		stackHash:   make([]uint64, 0, nAlloc+nCall),
 	}
-	ix.growStacks(nAlloc + nCall)
-	ix.bySlice.grow(max(len(p.CallStacks), nAlloc))
+	ix.stackTab.Reserve(nAlloc + nCall)
+	ix.bySlice.Reserve(max(len(p.CallStacks), nAlloc))
+	ix.slices = make([]sliceKey, 0, max(len(p.CallStacks), nAlloc))
 	for _, f := range p.Frames {
 		ix.addFrame(f)
 	}
@@ -123,18 +125,24 @@ func index(p *memprof.Profile, release int) (*indexed, error) {
 			ir.calls[j] = idxCall{stack: ix.addStack(c.Frames), callees: c.CalleeGUIDs}
 		}
 	}
-	ix.keys = frameKeyTable{}
-	ix.stackTab, ix.scratch, ix.bySlice = nil, nil, sliceTable{}
+	ix.keyTab, ix.keys = hashtab.Index{}, nil
+	ix.stackTab, ix.scratch, ix.bySlice, ix.slices = hashtab.Index{}, nil, hashtab.Index{}, nil
 	return ix, nil
 }
 
 // addFrame returns the frame index of f's FrameId, adding it if new.
 // FrameID (BLAKE3 from LLVM 20) is computed once per distinct frame.
 func (ix *indexed) addFrame(f memprof.Frame) int32 {
-	k, added := ix.keys.add(keyOf(f))
-	if !added {
-		return ix.keyFrame[k]
+	k := keyOf(f)
+	h := k.hash()
+	p := ix.keyTab.Probe(h)
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if ix.keys[p.Entry] == k {
+			return ix.keyFrame[p.Entry]
+		}
 	}
+	ix.keyTab.Add(h, p)
+	ix.keys = append(ix.keys, k)
 	id := FrameID(ix.release, f)
 	fr, ok := ix.idFrame[id]
 	if !ok {
@@ -157,69 +165,29 @@ func (ix *indexed) addStack(fs []memprof.Frame) int32 {
 	if len(fs) == 0 {
 		return ix.addStackFrames(fs)
 	}
-	e := ix.bySlice.slot(fs)
-	if e.addr == 0 { // new slice: fill the empty slot
-		*e = sliceSlot{addr: sliceAddr(fs), n: int32(len(fs)), stack: ix.addStackFrames(fs)}
-		ix.bySlice.n++
+	addr, n := sliceAddr(fs), int32(len(fs))
+	p := ix.bySlice.Probe(uint64(addr))
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if e := ix.slices[p.Entry]; e.addr == addr && e.n == n {
+			return e.stack
+		}
 	}
-	return e.stack
+	s := ix.addStackFrames(fs)
+	ix.bySlice.Add(uint64(addr), p)
+	ix.slices = append(ix.slices, sliceKey{addr: addr, n: n, stack: s})
+	return s
 }
 
-// sliceTable maps stack slices, by the address of their first frame and
-// their length, to stacks. Addresses are stored as integers: the profile
-// keeps the slices alive while it is indexed, and the table stays noscan.
-type sliceTable struct {
-	slots []sliceSlot
-	n     int
-	shift uint
-}
-
-type sliceSlot struct {
-	addr  uintptr // 0: empty
+// sliceKey is a stack slice, by the address of its first frame and its
+// length, and its stack. The address is stored as an integer: the profile
+// keeps the slices alive while it is indexed, and the array stays noscan.
+type sliceKey struct {
+	addr  uintptr
 	n     int32
 	stack int32
 }
 
 func sliceAddr(fs []memprof.Frame) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(fs))) }
-
-// slot returns fs's slot, or the empty slot where it belongs; a caller
-// that fills it increments t.n.
-func (t *sliceTable) slot(fs []memprof.Frame) *sliceSlot {
-	if 2*(t.n+1) > len(t.slots) {
-		t.grow(t.n + 1)
-	}
-	return t.lookup(sliceAddr(fs), int32(len(fs)))
-}
-
-// grow resizes the table to hold at least n slices.
-func (t *sliceTable) grow(n int) {
-	size := 1 << 12
-	for size < 2*n {
-		size <<= 1
-	}
-	if size <= len(t.slots) {
-		return
-	}
-	old := t.slots
-	t.slots = make([]sliceSlot, size)
-	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	for _, e := range old {
-		if e.addr != 0 {
-			*t.lookup(e.addr, e.n) = e
-		}
-	}
-}
-
-func (t *sliceTable) lookup(addr uintptr, n int32) *sliceSlot {
-	mask := uint64(len(t.slots) - 1)
-	b := (uint64(addr) * 0x9e3779b97f4a7c15) >> t.shift
-	for ; t.slots[b].addr != 0; b = (b + 1) & mask {
-		if e := &t.slots[b]; e.addr == addr && e.n == n {
-			return e
-		}
-	}
-	return &t.slots[b]
-}
 
 func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 	sc := ix.scratch[:0]
@@ -231,101 +199,25 @@ func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 	}
 	ix.scratch = sc
 	h ^= h >> 32
-	mask := uint64(len(ix.stackTab) - 1)
-	tag := h << 32
-	for b := (h * 0xff51afd7ed558ccd) >> ix.stackShift; ; b = (b + 1) & mask {
-		e := ix.stackTab[b]
-		if e == 0 {
-			break
-		}
-		if e&^0xffffffff == tag {
-			if s := int32(e) - 1; slices.Equal(ix.stack(s), sc) {
-				return s
-			}
+	p := ix.stackTab.Probe(h)
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if slices.Equal(ix.stack(p.Entry), sc) {
+			return p.Entry
 		}
 	}
-	s := int32(ix.numStacks())
+	s := ix.stackTab.Add(h, p)
 	ix.stackFrames = append(ix.stackFrames, sc...)
 	ix.stackOff = append(ix.stackOff, int32(len(ix.stackFrames)))
-	ix.stackHash = append(ix.stackHash, h)
-	if 2*(int(s)+1) > len(ix.stackTab) {
-		ix.growStacks(2 * (int(s) + 1))
-	} else {
-		ix.insertStack(s)
-	}
 	return s
 }
 
-// growStacks resizes the stack table to at least 2n slots and reinserts
-// every stack.
-func (ix *indexed) growStacks(n int) {
-	size := 64
-	for size < 2*n {
-		size <<= 1
-	}
-	ix.stackTab = make([]uint64, size)
-	ix.stackShift = uint(64 - bits.TrailingZeros(uint(size)))
-	for s := range ix.numStacks() {
-		ix.insertStack(int32(s))
-	}
-}
-
-func (ix *indexed) insertStack(s int32) {
-	mask := uint64(len(ix.stackTab) - 1)
-	h := ix.stackHash[s]
-	b := (h * 0xff51afd7ed558ccd) >> ix.stackShift
-	for ix.stackTab[b] != 0 {
-		b = (b + 1) & mask
-	}
-	ix.stackTab[b] = h<<32 | uint64(s+1)
-}
-
-// frameKeyTable numbers distinct frame keys: an open-addressing set cheaper
-// than a Go map for this key (no generic struct hashing).
-type frameKeyTable struct {
-	keys  []frameKey
-	slots []int32 // key index+1, 0 empty
-	shift uint
-}
-
-func (t *frameKeyTable) hash(k frameKey) uint64 {
+// hash mixes a frame key's fields for the key table.
+func (k frameKey) hash() uint64 {
 	h := k.Function ^ bits.RotateLeft64((uint64(k.LineOffset)<<32|uint64(k.Column))*0xc2b2ae3d27d4eb4f, 29)
 	if k.Inline {
 		h = ^h
 	}
-	return (h * 0x9e3779b97f4a7c15) >> t.shift
-}
-
-// add returns k's index and whether it was new.
-func (t *frameKeyTable) add(k frameKey) (int32, bool) {
-	if 2*(len(t.keys)+1) > len(t.slots) {
-		t.grow()
-	}
-	mask := uint64(len(t.slots) - 1)
-	b := t.hash(k)
-	for ; t.slots[b] != 0; b = (b + 1) & mask {
-		if i := t.slots[b] - 1; t.keys[i] == k {
-			return i, false
-		}
-	}
-	i := int32(len(t.keys))
-	t.keys = append(t.keys, k)
-	t.slots[b] = i + 1
-	return i, true
-}
-
-func (t *frameKeyTable) grow() {
-	size := max(64, 2*len(t.slots))
-	t.slots = make([]int32, size)
-	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	mask := uint64(size - 1)
-	for i, k := range t.keys {
-		b := t.hash(k)
-		for t.slots[b] != 0 {
-			b = (b + 1) & mask
-		}
-		t.slots[b] = int32(i) + 1
-	}
+	return h
 }
 
 // stackIDs returns every stack's CallStackId (V2 only; V3+ need none).
@@ -392,6 +284,20 @@ func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 	return out
 }
 
+// denseOrder returns the iteration order of an llvm::DenseMap<uint64_t, T>
+// of release after inserting keys in turn, as indexes into keys (of each
+// key's first occurrence). LLVM asserts on its two reserved keys (2^64−1,
+// 2^64−2); they cannot occur as hashes in practice and are left out.
+func denseOrder(release int, keys []uint64) []int32 {
+	m := densemap.New(release, keys)
+	for i, k := range keys {
+		if k < ^uint64(0)-1 {
+			m.Insert(int32(i))
+		}
+	}
+	return m.Order()
+}
+
 // indexCompact is index for a profile in dense form. Its frames and call
 // stacks are already numbered and distinct; only FrameIds are computed.
 // Two frames with one FrameId (a hash collision, or LLVM 16's id ignoring
@@ -427,6 +333,6 @@ func indexCompact(c *memprof.Compact, release int) (*indexed, error) {
 			alloc: allocs[r.AllocStart:r.AllocEnd:r.AllocEnd],
 			calls: calls[r.CallStart:r.CallEnd:r.CallEnd]}
 	}
-	ix.keys = frameKeyTable{}
+	ix.keyTab, ix.keys = hashtab.Index{}, nil
 	return ix, nil
 }

@@ -70,17 +70,6 @@ func BenchmarkWriteRaw(b *testing.B) {
 	}
 }
 
-func BenchmarkDenseMapOrder(b *testing.B) {
-	keys := make([]uint64, 100000)
-	for i := range keys {
-		keys[i] = uint64(i)*0x9e3779b97f4a7c15 + 1
-	}
-	for b.Loop() {
-		DenseMapIterationOrder(19, keys)
-	}
-	b.ReportMetric(float64(len(keys)*b.N)/b.Elapsed().Seconds(), "keys/s")
-}
-
 // BenchmarkConvert converts the "b" run of app.cc (raw v4) with elfsym.
 func BenchmarkConvert(b *testing.B) {
 	dir := fixtures(b)

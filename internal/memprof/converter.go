@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
+	"github.com/rules-pgo/rules_pgo/internal/hashtab"
 )
 
 // Converter folds raw profiles into one profile, one input at a time, the
@@ -66,10 +66,9 @@ type Converter struct {
 	// created).
 	stackOff    []int32
 	stackFrames []int32
-	stackHash   []uint64
-	stackStamp  []int32  // last input whose run lists the stack
-	stackTab    []uint64 // open addressing: hash high 32 bits << 32 | stack+1; 0 empty
-	pcStack     []int32  // pc id -> its inline chain as a call stack + 1 (call sites)
+	stackTab    hashtab.Index // stack s is entry s, hashed by hashIDs
+	stackStamp  []int32       // last input whose run lists the stack
+	pcStack     []int32       // pc id -> its inline chain as a call stack + 1 (call sites)
 
 	records  []uint64 // GUIDs, in creation order
 	recIndex map[uint64]int32
@@ -222,22 +221,46 @@ func (c *Converter) Prepare(in *RawProfile) (*Prepared, error) { return c.prepar
 
 // prepare is Prepare; with needFirst it also finds Prepared.first, which
 // only a fold with full false (Convert with fewer threads than inputs)
-// reads.
+// reads. Its phases, in order:
+//
+//  1. numberPCs: each stack's PCs become local indexes (one per distinct
+//     address, in file order);
+//  2. resolvePCs: the addresses are symbolized, or found in the symbol
+//     table shared by all inputs, giving each its frame ids;
+//  3. checkStacks: RawMemProfReader's checks on what symbolization kept;
+//  4. orderFrames: the input's frames in LLVM's symbolization order
+//     (Prepared.frameRun) and its first kept frame (Prepared.first);
+//  5. collectMIBs: each kept MIB's call stack as frame ids, and the call
+//     sites its stack makes;
+//  6. setCallSites: the call sites, grouped by function, into Prepared.
 func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
-	release := c.release
-	seg, err := profiledSegment(in, c.bin, c.tb, release)
+	seg, err := profiledSegment(in, c.bin, c.tb, c.release)
 	if err != nil {
 		return nil, err
 	}
-
-	// Each stack's PCs become local indexes (distinct addresses, numbered
-	// in file order): stack j (a StackIDs index) is
-	// flat[spans[j].off:][:spans[j].n].
 	sc := prepScratchPool.Get()
 	if sc == nil {
 		sc = new(prepScratch)
 	}
 	defer sc.release()
+	sc.numberPCs(in, seg, c.tb.preferredText)
+	p := c.resolvePCs(sc)
+	mibStack, err := sc.checkStacks(in, p)
+	if err != nil {
+		return nil, err
+	}
+	c.orderFrames(in, sc, p, needFirst)
+	perFunc := sc.collectMIBs(in, mibStack, p)
+	p.setCallSites(perFunc)
+	return p, nil
+}
+
+// numberPCs reads in's stacks (their PCs moved, inside the profiled
+// segment seg, to the binary's preferred text address) and numbers their
+// distinct addresses in file order: local index k is address
+// sc.local.addrs[k]. Stack j (a StackIDs index) becomes the local indexes
+// sc.flat[sc.spans[j].off:][:sc.spans[j].n].
+func (sc *prepScratch) numberPCs(in *RawProfile, seg textSegment, preferredText uint64) {
 	spans := resize(sc.spans, len(in.StackIDs))
 	npc := 0
 	for _, st := range in.stacks {
@@ -257,25 +280,38 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 		spans[j] = prepSpan{int32(len(flat)), int32(len(stack))}
 		for _, pc := range stack {
 			if seg.adjust && pc > seg.start && pc <= seg.end {
-				pc = pc + c.tb.preferredText - seg.start
+				pc = pc + preferredText - seg.start
 			}
-			flat = append(flat, local.index(pc))
+			flat = append(flat, local.number(pc))
 		}
 	}
-	addrs := local.addrs
-	gid, pcs, frames, names := c.sym.resolve(addrs, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
 	sc.spans, sc.flat = spans, flat
-	lids := resize(sc.lids, len(gid)) // local index -> frame ids (nil: discarded)
-	sc.lids = lids
+}
+
+// resolvePCs looks up the local addresses (sc.local.addrs) in the shared
+// symbol table, symbolizing those no input met before. It sets sc.gid
+// (local index -> pc id) and sc.lids (local index -> frame ids, nil when
+// discarded) and returns the Prepared holding the table snapshots they
+// index.
+func (c *Converter) resolvePCs(sc *prepScratch) *Prepared {
+	release := c.release
+	gid, pcs, frames, names := c.sym.resolve(sc.local.addrs, func(addr uint64) pcInfo { return symbolize(c.bin, addr, release) }, c.workers)
+	lids := resize(sc.lids, len(gid))
 	for k, g := range gid {
 		lids[k] = pcs[g].ids
 	}
+	sc.gid, sc.lids = gid, lids
+	return &Prepared{pcs: pcs, frames: frames, names: names, first: -1}
+}
 
-	// The checks RawMemProfReader makes before anything reaches a writer.
-	p := &Prepared{pcs: pcs, frames: frames, names: names, first: -1}
-	for _, sp := range spans {
-		for _, k := range flat[sp.off : sp.off+sp.n] {
-			if lids[k] != nil {
+// checkStacks makes the checks RawMemProfReader makes before anything
+// reaches a writer: some stack keeps a frame after symbolization
+// (p.kept counts those stacks), and every MIB's stack exists. It returns
+// each MIB's stack as a StackIDs index.
+func (sc *prepScratch) checkStacks(in *RawProfile, p *Prepared) ([]int32, error) {
+	for _, sp := range sc.spans {
+		for _, k := range sc.flat[sp.off : sp.off+sp.n] {
+			if sc.lids[k] != nil {
 				p.kept++
 				break
 			}
@@ -291,80 +327,89 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 				Msg: fmt.Sprintf("memprof callstack record does not contain id: %d", in.MIBs[i].StackID)}
 		}
 	}
+	return mibStack, nil
+}
 
-	// Frames enter LLVM's IdToFrame in symbolization order: LLVM visits
-	// the stacks in the iteration order of its DenseMap over the raw stack
-	// map and symbolizes each address the first time it meets it. The walk
-	// stops once every address it must order has been met: all of them for
-	// LLVM < 20 (whose writers read each input's frame run), otherwise only
-	// those with a frame no folded input has placed yet (Fold places only
-	// those; frames placed later by an earlier input are skipped there) and,
-	// for the LLVM 22 drop emulation, the first kept address.
-	seen := resize(sc.seen, (len(frames)+63)/64)
-	met := resize(sc.met, len(addrs))
-	sc.seen, sc.met = seen, met
-	left := len(addrs)
-	if release >= 20 {
-		left = 0
-		for k, ids := range lids {
-			need := false
-			for _, fid := range ids {
-				need = need || !c.sym.placed.has(fid)
-			}
-			if need {
-				left++
-			} else {
-				met[k] = true // nothing to order
-			}
+// orderFrames sets p.frameRun, the input's frames in the order they enter
+// LLVM's IdToFrame, and, with needFirst, p.first. LLVM visits the stacks in
+// the iteration order of its DenseMap over the raw stack map and
+// symbolizes each address the first time it meets it.
+//
+// LLVM < 20, whose writers read each input's frame run, needs every
+// address ordered: orderAllFrames. Later releases need only the addresses
+// with a frame no folded input has placed yet (Fold places only those;
+// frames placed later by an earlier input are skipped there) and, for the
+// LLVM 22 drop emulation, the first kept address: walkStackMap stops once
+// it has met them.
+func (c *Converter) orderFrames(in *RawProfile, sc *prepScratch, p *Prepared, needFirst bool) {
+	sc.seen = resize(sc.seen, (len(p.frames)+63)/64)
+	if c.release < 20 {
+		sc.orderAllFrames(in.stackMapOrder(c.release), p, needFirst)
+		return
+	}
+	met := resize(sc.met, len(sc.local.addrs))
+	sc.met = met
+	left := 0
+	for k, ids := range sc.lids {
+		need := false
+		for _, fid := range ids {
+			need = need || !c.sym.placed.has(fid)
 		}
-		if needFirst {
-			left++ // until p.first is found
+		if need {
+			left++
+		} else {
+			met[k] = true // nothing to order
 		}
 	}
-	if release < 20 {
-		// Every address is ordered: find each one's first use from a
-		// sequential pass (the stack's rank in LLVM's order, then the
-		// position in the stack) instead of visiting stacks in that
-		// order, which reads flat at random.
-		order := in.stackMapOrder(release)
-		rank := resize(sc.rank, len(spans))
-		firstUse := resize(sc.firstUse, len(addrs))
-		byUse := resize(sc.byUse, len(addrs))
-		sc.rank, sc.firstUse, sc.byUse = rank, firstUse, byUse
-		for r, j := range order {
-			rank[j] = int32(r)
-		}
-		for k := range firstUse {
-			firstUse[k] = math.MaxUint64
-		}
-		for j, sp := range spans {
-			hi := uint64(rank[j]) << 32
-			for pos, k := range flat[sp.off : sp.off+sp.n] {
-				firstUse[k] = min(firstUse[k], hi|uint64(pos))
-			}
-		}
-		for k := range byUse {
-			byUse[k] = int32(k)
-		}
-		slices.SortFunc(byUse, func(a, b int32) int { return cmp.Compare(firstUse[a], firstUse[b]) })
-		for _, k := range byUse {
-			ids := lids[k]
-			if ids != nil && p.first < 0 && needFirst {
-				p.first = ids[0]
-			}
-			for _, fid := range ids {
-				if seen[fid/64]&(1<<(fid%64)) == 0 {
-					seen[fid/64] |= 1 << (fid % 64)
-					p.frameRun = append(p.frameRun, fid)
-				}
-			}
-		}
-		left = 0
+	if needFirst {
+		left++ // until p.first is found
 	}
-	var order []int32
 	if left > 0 {
-		order = in.stackMapOrder(release)
+		sc.walkStackMap(in.stackMapOrder(c.release), left, p, needFirst)
 	}
+}
+
+// orderAllFrames orders every address by its first use in the stack map
+// order (the stack's rank in order, then the position in the stack), found
+// from a sequential pass instead of visiting stacks in that order, which
+// reads flat at random.
+func (sc *prepScratch) orderAllFrames(order []int32, p *Prepared, needFirst bool) {
+	n := len(sc.local.addrs)
+	rank := resize(sc.rank, len(sc.spans))
+	firstUse := resize(sc.firstUse, n)
+	byUse := resize(sc.byUse, n)
+	sc.rank, sc.firstUse, sc.byUse = rank, firstUse, byUse
+	for r, j := range order {
+		rank[j] = int32(r)
+	}
+	for k := range firstUse {
+		firstUse[k] = math.MaxUint64
+	}
+	flat, lids, seen := sc.flat, sc.lids, sc.seen
+	for j, sp := range sc.spans {
+		hi := uint64(rank[j]) << 32
+		for pos, k := range flat[sp.off : sp.off+sp.n] {
+			firstUse[k] = min(firstUse[k], hi|uint64(pos))
+		}
+	}
+	for k := range byUse {
+		byUse[k] = int32(k)
+	}
+	slices.SortFunc(byUse, func(a, b int32) int { return cmp.Compare(firstUse[a], firstUse[b]) })
+	for _, k := range byUse {
+		ids := lids[k]
+		if ids != nil && p.first < 0 && needFirst {
+			p.first = ids[0]
+		}
+		addToRun(seen, p, ids)
+	}
+}
+
+// walkStackMap visits the stacks in order until left addresses not yet
+// met (sc.met) have been met, and p.first found when needFirst (it counts
+// in left).
+func (sc *prepScratch) walkStackMap(order []int32, left int, p *Prepared, needFirst bool) {
+	spans, flat, lids, met, seen := sc.spans, sc.flat, sc.lids, sc.met, sc.seen
 	for _, j := range order {
 		if left == 0 {
 			break
@@ -374,29 +419,38 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 			ids := lids[k]
 			if ids != nil && p.first < 0 && needFirst {
 				p.first = ids[0]
-				if release >= 20 {
-					left--
-				}
+				left--
 			}
 			if met[k] {
 				continue
 			}
 			met[k] = true
 			left--
-			for _, fid := range ids {
-				if seen[fid/64]&(1<<(fid%64)) == 0 {
-					seen[fid/64] |= 1 << (fid % 64)
-					p.frameRun = append(p.frameRun, fid)
-				}
-			}
+			addToRun(seen, p, ids)
 		}
 	}
+}
 
-	// Alloc sites per MIB, then call sites. Each PC is a call site of the
-	// functions of its frames, except the leaf frame of an allocation
-	// stack; functions are listed in first-occurrence order of (function,
-	// PC).
-	sites := resize(sc.sites, len(addrs))
+// addToRun appends the frame ids not yet in p.frameRun (seen, a bit set)
+// to it.
+func addToRun(seen []uint64, p *Prepared, ids []int32) {
+	for _, fid := range ids {
+		if seen[fid/64]&(1<<(fid%64)) == 0 {
+			seen[fid/64] |= 1 << (fid % 64)
+			p.frameRun = append(p.frameRun, fid)
+		}
+	}
+}
+
+// collectMIBs sets, for each MIB that keeps a frame (mibStack[i] is its
+// stack), its call stack as frame ids (p.keyOff, p.keys), the stack's hash
+// and its statistics; it returns the call sites, in Prepared.callGUID
+// order, as pc ids per function. Each PC is a call site of the functions
+// of its frames, except the leaf frame of an allocation stack; functions
+// are listed in first-occurrence order of (function, PC).
+func (sc *prepScratch) collectMIBs(in *RawProfile, mibStack []int32, p *Prepared) [][]int32 {
+	spans, flat, lids, gid, frames := sc.spans, sc.flat, sc.lids, sc.gid, p.frames
+	sites := resize(sc.sites, len(sc.local.addrs))
 	sc.sites = sites
 	funcIndex := map[uint64]int32{}
 	var perFunc [][]int32 // pc ids per function, in callGUID order
@@ -485,12 +539,17 @@ func (c *Converter) prepare(in *RawProfile, needFirst bool) (*Prepared, error) {
 		p.mibs = append(p.mibs, &in.MIBs[i].Info)
 	}
 	p.keys = keys
+	return perFunc
+}
+
+// setCallSites stores the call sites perFunc (pc ids per function, in
+// p.callGUID order) as p.callPCs and p.callOff.
+func (p *Prepared) setCallSites(perFunc [][]int32) {
 	p.callOff = make([]int32, 1, len(perFunc)+1)
 	for _, l := range perFunc {
 		p.callPCs = append(p.callPCs, l...)
 		p.callOff = append(p.callOff, int32(len(p.callPCs)))
 	}
-	return p, nil
 }
 
 // prepScratch is Prepare's scratch memory, recycled through
@@ -499,6 +558,7 @@ type prepScratch struct {
 	spans []prepSpan
 	flat  []int32
 	local addrTable
+	gid   []int32 // local index -> pc id (not recycled: resolve allocates it)
 	lids  [][]int32
 	seen  []uint64
 	met   []bool
@@ -525,6 +585,7 @@ var prepScratchPool freelist.List[*prepScratch]
 
 func (sc *prepScratch) release() {
 	clear(sc.lids) // no references into the symbol table
+	sc.gid = nil
 	prepScratchPool.Put(sc)
 }
 
@@ -577,64 +638,27 @@ func (b *fidBits) has(fid int32) bool {
 	return b.chunks[fid>>18].Load()[fid>>6&4095].Load()&(1<<(fid&63)) != 0
 }
 
-// touch: hash tables are cleared right after make although make returns
-// zeroed memory. A large allocation may be fresh from the kernel, and the
-// first access of a probe is a read: the kernel maps its zero page, and the
-// write that follows costs a second, copy-on-write fault with a TLB
-// shootdown (perf on this project's VMs: 7% of a merge's CPU). Writing
-// first takes one fault per page.
-
-// addrTable numbers distinct addresses in order of first index call:
-// open addressing, cheaper than a Go map for this key.
+// addrTable numbers distinct addresses in order of first number call.
 type addrTable struct {
-	slots []addrSlot
-	addrs []uint64 // index -> address
-	shift uint
+	index hashtab.Index // entry k is addrs[k], hashed as itself
+	addrs []uint64      // index -> address
 }
 
-type addrSlot struct {
-	addr uint64
-	k    int32 // index + 1; 0: empty
-}
-
-func (t *addrTable) index(addr uint64) int32 {
-	if 2*(len(t.addrs)+1) > len(t.slots) {
-		t.grow()
-	}
-	mask := uint64(len(t.slots) - 1)
-	for b := (addr * 0x9e3779b97f4a7c15) >> t.shift; ; b = (b + 1) & mask {
-		e := &t.slots[b]
-		if e.k == 0 {
-			k := int32(len(t.addrs))
-			*e = addrSlot{addr, k + 1}
-			t.addrs = append(t.addrs, addr)
-			return k
-		}
-		if e.addr == addr {
-			return e.k - 1
+func (t *addrTable) number(addr uint64) int32 {
+	p := t.index.Probe(addr)
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if t.addrs[p.Entry] == addr {
+			return p.Entry
 		}
 	}
+	t.addrs = append(t.addrs, addr)
+	return t.index.Add(addr, p)
 }
 
 // reset empties t, keeping its memory.
 func (t *addrTable) reset() {
-	clear(t.slots)
+	t.index.Reset()
 	t.addrs = t.addrs[:0]
-}
-
-func (t *addrTable) grow() {
-	size := max(1<<12, 2*len(t.slots))
-	t.slots = make([]addrSlot, size)
-	clear(t.slots) // see touch
-	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	mask := uint64(size - 1)
-	for i, addr := range t.addrs {
-		b := (addr * 0x9e3779b97f4a7c15) >> t.shift
-		for t.slots[b].k != 0 {
-			b = (b + 1) & mask
-		}
-		t.slots[b] = addrSlot{addr, int32(i) + 1}
-	}
 }
 
 // hashIDs hashes a frame-id sequence for the call-stack table.
@@ -814,49 +838,19 @@ func (c *Converter) place(fid int32, p *Prepared) {
 // stack returns the call stack with frame ids key, creating it if new,
 // and notes its use by input cur.
 func (c *Converter) stack(key []int32, h uint64, cur int32, run *[]int32) int32 {
-	mask := uint64(len(c.stackTab) - 1)
-	tag := h &^ 0xffffffff
-	b := h & mask
-	if len(c.stackTab) > 0 {
-		for ; c.stackTab[b] != 0; b = (b + 1) & mask {
-			if e := c.stackTab[b]; e&^0xffffffff == tag {
-				s := int32(uint32(e)) - 1
-				if slices.Equal(c.stackFrames[c.stackOff[s]:c.stackOff[s+1]], key) {
-					c.note(s, cur, run)
-					return s
-				}
-			}
+	p := c.stackTab.Probe(h)
+	for p = p.Next(); p.Entry >= 0; p = p.Next() {
+		if s := p.Entry; slices.Equal(c.stackFrames[c.stackOff[s]:c.stackOff[s+1]], key) {
+			c.note(s, cur, run)
+			return s
 		}
 	}
-	s := int32(len(c.stackHash))
+	s := c.stackTab.Add(h, p)
 	c.stackFrames = append(c.stackFrames, key...)
 	c.stackOff = append(c.stackOff, int32(len(c.stackFrames)))
-	c.stackHash = append(c.stackHash, h)
 	c.stackStamp = append(c.stackStamp, 0)
-	if 2*len(c.stackHash) > len(c.stackTab) {
-		c.growStacks()
-	} else {
-		c.stackTab[b] = tag | uint64(s+1)
-	}
 	c.note(s, cur, run)
 	return s
-}
-
-func (c *Converter) growStacks() {
-	size := max(1<<14, 4*len(c.stackTab))
-	for size < 2*len(c.stackHash) {
-		size *= 2
-	}
-	c.stackTab = make([]uint64, size)
-	clear(c.stackTab) // see touch
-	mask := uint64(size - 1)
-	for s, h := range c.stackHash {
-		b := h & mask
-		for c.stackTab[b] != 0 {
-			b = (b + 1) & mask
-		}
-		c.stackTab[b] = h&^0xffffffff | uint64(s+1)
-	}
 }
 
 // note records that input cur uses stack s: it joins cur's run on first

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"math/bits"
 	"os"
 	"slices"
 
@@ -127,79 +126,6 @@ type RawProfile struct {
 	// dumpStackIDs keeps each dump's stack ids in file order, so the
 	// DenseMap insertion order can be replayed for any LLVM release.
 	dumpStackIDs [][]uint64
-}
-
-// index returns the map from stack id to StackIDs index.
-func (p *RawProfile) index() *idIndex {
-	if p.stackIdx == nil || p.stackIdx.n != len(p.StackIDs) {
-		p.stackIdx = newIDIndex(len(p.StackIDs))
-		for i, id := range p.StackIDs {
-			p.stackIdx.set(id, int32(i))
-		}
-	}
-	return p.stackIdx
-}
-
-// idIndex maps stack ids to indexes: open addressing, cheaper than a Go
-// map for this key.
-type idIndex struct {
-	slots []idSlot
-	n     int
-	shift uint
-}
-
-type idSlot struct {
-	id uint64
-	v  int32 // value + 1; 0: empty
-}
-
-func newIDIndex(hint int) *idIndex {
-	t := &idIndex{}
-	t.resize(hint)
-	return t
-}
-
-func (t *idIndex) resize(n int) {
-	size := 16
-	for size < 2*n {
-		size *= 2
-	}
-	old := t.slots
-	t.slots = make([]idSlot, size)
-	clear(t.slots) // see touch in converter.go
-	t.shift = uint(64 - bits.TrailingZeros(uint(size)))
-	for _, e := range old {
-		if e.v != 0 {
-			*t.slot(e.id) = e
-		}
-	}
-}
-
-// slot returns id's slot, or the empty slot where it would go.
-func (t *idIndex) slot(id uint64) *idSlot {
-	mask := uint64(len(t.slots) - 1)
-	for b := (id * 0x9e3779b97f4a7c15) >> t.shift; ; b = (b + 1) & mask {
-		if e := &t.slots[b]; e.v == 0 || e.id == id {
-			return e
-		}
-	}
-}
-
-func (t *idIndex) get(id uint64) (int32, bool) {
-	e := t.slot(id)
-	return e.v - 1, e.v != 0
-}
-
-// set maps id to v, replacing an earlier value.
-func (t *idIndex) set(id uint64, v int32) {
-	if 2*(t.n+1) > len(t.slots) {
-		t.resize(t.n + 1)
-	}
-	e := t.slot(id)
-	if e.v == 0 {
-		t.n++
-	}
-	*e = idSlot{id, v + 1}
 }
 
 // Stack returns the PCs of stack id, leaf first.
@@ -359,37 +285,6 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		off += int(d.hdr.TotalSize)
 	}
 	return p, nil
-}
-
-// stackMapOrder returns the iteration order of LLVM's merged raw stack map
-// for llvmRelease, the order in which llvm-profdata symbolizes stacks, as
-// StackIDs indexes.
-func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
-	m := NewDenseMapOrder(llvmRelease)
-	if len(p.dumpStackIDs) == 0 {
-		for i, id := range p.StackIDs {
-			m.insertVal(id, int32(i))
-		}
-		return m.values()
-	}
-	idx := p.index()
-	for i, ids := range p.dumpStackIDs {
-		if i == 0 {
-			for j, id := range ids { // the first dump's ids are StackIDs[:len(ids)]
-				m.insertVal(id, int32(j))
-			}
-			continue
-		}
-		d := NewDenseMapOrder(llvmRelease)
-		for _, id := range ids {
-			d.Insert(id)
-		}
-		for _, id := range d.Keys() {
-			v, _ := idx.get(id)
-			m.insertVal(id, v)
-		}
-	}
-	return m.values()
 }
 
 func dedupe(ids []uint64) []uint64 {
