@@ -174,9 +174,10 @@ func (c *Cursor) Skip(n uint64) {
 	}
 }
 
-// U8 reads a byte.
+// U8 reads a byte. (After an error the offset is at the end, so the fast
+// path needs no look at err.)
 func (c *Cursor) U8() uint8 {
-	if off := c.off; off < len(c.data) && c.err == nil {
+	if off := c.off; off < len(c.data) {
 		c.off = off + 1
 		return c.data[off]
 	}
@@ -252,9 +253,9 @@ func (c *Cursor) UintN(n uint8) uint64 {
 	return 0
 }
 
-// Uleb reads an unsigned LEB128. The one-byte case is small enough to inline.
+// Uleb reads an unsigned LEB128, with a fast path for the one-byte case.
 func (c *Cursor) Uleb() uint64 {
-	if off := c.off; off < len(c.data) && c.data[off] < 0x80 && c.err == nil {
+	if off := c.off; off < len(c.data) && c.data[off] < 0x80 {
 		c.off = off + 1
 		return uint64(c.data[off])
 	}

@@ -70,7 +70,7 @@ func TestCursorErrors(t *testing.T) {
 			if got := e.Error(); !strings.Contains(got, tt.msg) {
 				t.Errorf("Error() = %q, want it to contain %q", got, tt.msg)
 			}
-			if c.U64() != 0 || c.Remaining() != 0 {
+			if c.U64() != 0 || c.U8() != 0 || c.Uleb() != 0 || c.Remaining() != 0 || !errors.Is(c.Err(), tt.kind) {
 				t.Error("reads after an error return data")
 			}
 		})
