@@ -40,8 +40,8 @@ func runProfgen(t *testing.T, tool, bin, trace string, extra ...string) profgenR
 		switch {
 		case strings.HasPrefix(l, "warning: "):
 			r.warnings = append(r.warnings, strings.TrimPrefix(l, "warning: "))
-		case strings.HasPrefix(l, "error: "):
-			r.err = strings.TrimPrefix(l, "error: ")
+		case strings.Contains(l, "error: "):
+			_, r.err, _ = strings.Cut(l, "error: ")
 		case l != "" && runErr != nil:
 			r.err += l
 		}

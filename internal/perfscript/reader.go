@@ -109,7 +109,7 @@ func DetectContent(name string, r io.Reader) (Content, error) {
 	if s.err != nil {
 		return 0, &decode.Error{Format: "perfscript", File: name, Section: "trace", Offset: s.next, Msg: s.err.Error(), Err: decode.ErrTruncated}
 	}
-	return 0, &decode.Error{Format: "perfscript", File: name, Section: "trace", Offset: s.next, Msg: "Invalid perf script input!", Err: decode.ErrMalformed}
+	return 0, &decode.Error{Format: "perfscript", File: name, Section: "trace", Offset: s.next, Msg: fmt.Sprintf("line %d: Invalid perf script input!", s.lineNo), Err: decode.ErrMalformed}
 }
 
 // isLBRSample: after trimming, the second of at most three space-separated
