@@ -43,6 +43,10 @@ type Binary struct {
 	// of each (parallel to code).
 	code []uint64
 	kind []instKind
+	// codeBits has a bit per byte address from codeLo: set at instruction
+	// starts (IsCode without a search).
+	codeBits []uint64
+	codeLo   uint64
 	// uncond holds the sorted addresses of calls, returns and direct
 	// unconditional jumps (llvm-profgen's UncondBranchAddrSet).
 	uncond []uint64
@@ -81,8 +85,8 @@ func (b *Binary) PreferredBase() uint64 { return b.PreferredTextSegmentAddresses
 // IsCode reports whether addr is the start of an instruction of the text
 // (llvm-profgen's addressIsCode).
 func (b *Binary) IsCode(addr uint64) bool {
-	_, ok := slices.BinarySearch(b.code, addr)
-	return ok
+	i := addr - b.codeLo
+	return i>>6 < uint64(len(b.codeBits)) && b.codeBits[i>>6]&(1<<(i&63)) != 0
 }
 
 func (b *Binary) kindOf(addr uint64) (instKind, bool) {
@@ -334,6 +338,14 @@ func (b *Binary) disassemble(f *elf.File) error {
 			code, kind = append(code, b.code[i]), append(kind, b.kind[i])
 		}
 		b.code, b.kind = code, kind
+	}
+	if n := len(b.code); n > 0 {
+		b.codeLo = b.code[0]
+		b.codeBits = make([]uint64, (b.code[n-1]-b.codeLo)/64+1)
+		for _, a := range b.code {
+			i := a - b.codeLo
+			b.codeBits[i>>6] |= 1 << (i & 63)
+		}
 	}
 	for i, k := range b.kind {
 		if k == instCall || k == instReturn || k == instUncondBranch {

@@ -18,7 +18,7 @@ import (
 // lbrTrace returns the path of ../shared/tools/lbr-trace (or $LBR_TRACE),
 // which records perf-script LBR and hybrid samples from a real run of an
 // x86-64 program under qemu-user.
-func lbrTrace(t *testing.T) string {
+func lbrTrace(t testing.TB) string {
 	t.Helper()
 	cands := []string{os.Getenv("LBR_TRACE")}
 	if p, err := exec.LookPath("lbr-trace"); err == nil {
@@ -71,7 +71,7 @@ var traceSpecs = []traceSpec{
 // buildPrograms compiles testdata's programs PIE and non-PIE and traces each
 // with lbr-trace, once per content of the sources, the commands, the
 // compilers and lbr-trace itself (testenv.Cached).
-func buildPrograms(t *testing.T) []program {
+func buildPrograms(t testing.TB) []program {
 	t.Helper()
 	tracer := lbrTrace(t)
 	tracerData, err := os.ReadFile(tracer)

@@ -71,7 +71,8 @@ type Profile struct {
 	CS bool
 	Counter
 	// Samples counts the sample lines llvm-profgen counted
-	// (NumTotalSample), Distinct the distinct aggregated samples.
+	// (NumTotalSample), Distinct the distinct aggregated samples of a
+	// hybrid trace.
 	Samples, Distinct uint64
 }
 
@@ -251,6 +252,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 	}
 	p.prof.Distinct = uint64(len(p.distinct))
 	p.summarize()
+	p.finish()
 	return p.prof, nil
 }
 
@@ -463,19 +465,40 @@ func (p *reader) extractCallstack() bool {
 	return len(p.stack) > 0 && !p.bin.prologEpilog[p.stack[0]]
 }
 
-// record aggregates the sample in p.stack and p.lbr with its repeat count:
-// computeCounterFromLBR, applied per sample (the counters are sums, so the
-// result equals llvm-profgen's aggregate-then-count), plus what the
-// warnings need.
+// record aggregates the sample in p.lbr with its repeat count, as
+// computeCounterFromLBR does, applied per sample rather than per distinct
+// sample (the counters are sums, so the result is the same). Every
+// fall-through pair (TO of an entry, FROM of the more recent one) is
+// counted, as warnInvalidRange needs them; the range counter is the subset
+// of them that are valid, taken in finish.
 func (p *reader) record(count uint64) {
+	if p.content == Hybrid {
+		p.noteDistinct()
+	}
+	c := &p.prof.Counter
+	end := uint64(0)
+	for _, e := range p.lbr {
+		if end != 0 {
+			p.fallThrough[Branch{e.Target, end}] += count
+		}
+		if p.bin.IsCode(e.Target) {
+			c.Branches[e] += count
+		}
+		end = e.Source
+	}
+}
+
+// noteDistinct counts distinct (stack, LBR) samples, the denominator of the
+// truncated-stack warning, by a 128-bit hash of each.
+func (p *reader) noteDistinct() {
 	var h maphash.Hash
 	h.SetSeed(p.seed)
-	var buf [16]byte
+	var buf [8]byte
 	put := func(v uint64) {
-		for i := 0; i < 8; i++ {
+		for i := range buf {
 			buf[i] = byte(v >> (8 * i))
 		}
-		h.Write(buf[:8])
+		h.Write(buf[:])
 	}
 	put(uint64(len(p.stack)))
 	for _, a := range p.stack {
@@ -488,20 +511,15 @@ func (p *reader) record(count uint64) {
 	k1 := h.Sum64()
 	h.WriteByte(0xa5)
 	p.distinct[[2]uint64{k1, h.Sum64()}] = struct{}{}
+}
 
-	c := &p.prof.Counter
-	end := uint64(0)
-	for _, e := range p.lbr {
-		if end != 0 {
-			p.fallThrough[Branch{e.Target, end}] += count
+// finish takes the range counter out of the fall-through pairs.
+func (p *reader) finish() {
+	b := p.bin
+	for r, n := range p.fallThrough {
+		if b.IsCode(r.Source) && b.IsCode(r.Target) && b.validFallThrough(r.Source, r.Target) {
+			p.prof.Ranges[r] = n
 		}
-		if p.bin.IsCode(e.Target) {
-			c.Branches[e] += count
-		}
-		if p.bin.IsCode(e.Target) && p.bin.IsCode(end) && p.bin.validFallThrough(e.Target, end) {
-			c.Ranges[Branch{e.Target, end}] += count
-		}
-		end = e.Source
 	}
 }
 
