@@ -203,3 +203,54 @@ func TestPIDFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestHybridSamples reads hybrid traces with their stacks through the
+// HybridSample hook: every sample's leaf is the newest branch's target,
+// the frames above it are calls of the binary or ExternalAddr, and the
+// warnings are llvm-profgen's parsing warnings (its unwinder's own come
+// later, from the unwinder).
+func TestHybridSamples(t *testing.T) {
+	for _, p := range buildPrograms(t) {
+		t.Run(p.name, func(t *testing.T) {
+			b, err := OpenBinary(p.bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(p.traces["hybrid"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var n, total uint64
+			var warnings []string
+			opts := Options{Warn: func(m string) { warnings = append(warnings, m) }, HybridSample: func(stack []uint64, lbr []Branch, count uint64) {
+				n++
+				total += count
+				if stack[0] != lbr[0].Target {
+					t.Errorf("leaf %#x, newest branch target %#x", stack[0], lbr[0].Target)
+				}
+				for _, a := range stack[1:] {
+					if k, ok := b.kindOf(a); a != ExternalAddr && (!ok || k != instCall) {
+						t.Errorf("frame %#x is not a call", a)
+					}
+				}
+			}}
+			prof, err := Parse(p.name, f, b, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !prof.CS || n == 0 || total != n || len(prof.Ranges) != 0 {
+				t.Errorf("CS %v, %d samples (total count %d), %d ranges", prof.CS, n, total, len(prof.Ranges))
+			}
+			if prof.Distinct == 0 || prof.Distinct > n {
+				t.Errorf("%d distinct samples of %d", prof.Distinct, n)
+			}
+			for _, tool := range profgens {
+				want := runProfgen(t, tool, p.bin, p.traces["hybrid"])
+				if len(want.warnings) < len(warnings) || !slices.Equal(want.warnings[:len(warnings)], warnings) {
+					t.Errorf("%s: warnings %q, ours %q (a prefix)", tool, want.warnings, warnings)
+				}
+			}
+		})
+	}
+}

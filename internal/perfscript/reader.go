@@ -45,6 +45,15 @@ type Options struct {
 	// MmapEvents, if not nil, receives the "Mmap: Binary ..." lines of
 	// --show-mmap-events.
 	MmapEvents io.Writer
+	// HybridSample, if not nil, receives every hybrid sample that
+	// llvm-profgen would aggregate for a context-sensitive profile (a
+	// hybrid trace without IgnoreStackSamples): the call stack leaf first,
+	// the leaf replaced by the target of the newest branch as llvm-profgen
+	// does, return addresses turned into call addresses, ExternalAddr for
+	// frames outside the binary; the LBR entries newest first; the repeat
+	// count. The slices are reused after the call returns. This is where a
+	// virtual unwinder plugs in; the Profile's counters then stay empty.
+	HybridSample func(stack []uint64, lbr []Branch, count uint64)
 }
 
 // Branch is one LBR entry after canonicalization: addresses outside the
@@ -219,18 +228,22 @@ func Parse(name string, r io.ReadSeeker, bin *Binary, opts Options) (*Profile, e
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if content == Hybrid && !opts.IgnoreStackSamples {
+	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil {
+		// Without an unwinder there is nothing to aggregate them into.
 		return nil, ErrContextSensitive
 	}
 	return parseContent(name, r, bin, opts, content)
 }
 
 func parseContent(name string, r io.Reader, bin *Binary, opts Options, content Content) (*Profile, error) {
+	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil {
+		return nil, ErrContextSensitive
+	}
 	p := &reader{
 		name: name, bin: bin, opts: opts, content: content,
 		s:                  newLineStream(r),
 		base:               bin.PreferredBase(),
-		prof:               &Profile{Content: content, Counter: *newCounter()},
+		prof:               &Profile{Content: content, Counter: *newCounter(), CS: content == Hybrid && !opts.IgnoreStackSamples},
 		invalidReturnAddrs: map[uint64]struct{}{},
 		fallThrough:        map[Branch]uint64{},
 		distinct:           map[[2]uint64]struct{}{},
@@ -252,7 +265,9 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 	}
 	p.prof.Distinct = uint64(len(p.distinct))
 	p.summarize()
-	p.finish()
+	if !p.prof.CS {
+		p.finish()
+	}
 	return p.prof, nil
 }
 
@@ -361,6 +376,13 @@ func (p *reader) parseHybridSample(count uint64) error {
 		return p.errorf(decode.ErrMalformed, "'Hybrid perf sample is corrupted, No LBR sample line")
 	}
 	if p.extractLBRStack() {
+		if !p.opts.IgnoreStackSamples {
+			p.stack[0] = p.lbr[0].Target
+			p.noteDistinct()
+			p.countFallThrough(count)
+			p.opts.HybridSample(p.stack, p.lbr, count)
+			return nil
+		}
 		// With IgnoreStackSamples the stack is dropped before aggregation.
 		p.stack = p.stack[:0]
 		p.record(count)
@@ -475,14 +497,22 @@ func (p *reader) record(count uint64) {
 	if p.content == Hybrid {
 		p.noteDistinct()
 	}
+	p.countFallThrough(count)
 	c := &p.prof.Counter
+	for _, e := range p.lbr {
+		if p.bin.IsCode(e.Target) {
+			c.Branches[e] += count
+		}
+	}
+}
+
+// countFallThrough counts the pairs (TO of an entry, FROM of the more
+// recent one) that warnInvalidRange checks.
+func (p *reader) countFallThrough(count uint64) {
 	end := uint64(0)
 	for _, e := range p.lbr {
 		if end != 0 {
 			p.fallThrough[Branch{e.Target, end}] += count
-		}
-		if p.bin.IsCode(e.Target) {
-			c.Branches[e] += count
 		}
 		end = e.Source
 	}
