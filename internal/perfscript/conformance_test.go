@@ -115,24 +115,15 @@ func compare(t *testing.T, tool string, want, got profgenResult) {
 }
 
 func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	n := 0
-	for i := 0; i < max(len(w), len(g)) && n < 10; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d: llvm %q ours %q\n", i+1, wl, gl)
-			n++
-		}
+	w, g := strings.SplitAfter(want, "\n"), strings.SplitAfter(got, "\n")
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
 	}
-	fmt.Fprintf(&b, "(%d lines from llvm, %d ours)", len(w), len(g))
-	return b.String()
+	at := func(l []string) string {
+		return strings.Join(l[i:min(i+3, len(l))], "")
+	}
+	return fmt.Sprintf("first difference at line %d (of %d from llvm, %d ours):\nllvm:\n%sours:\n%s", i+1, len(w), len(g), at(w), at(g))
 }
 
 // TestConformance compares Parse + WriteUnsymbolized with llvm-profgen 19

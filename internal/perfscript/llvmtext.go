@@ -35,17 +35,7 @@ func parseUint(s []byte, radix uint64) (uint64, bool) {
 	}
 	var v uint64
 	for _, c := range s {
-		var d uint64
-		switch {
-		case c >= '0' && c <= '9':
-			d = uint64(c - '0')
-		case c >= 'a' && c <= 'z':
-			d = uint64(c-'a') + 10
-		case c >= 'A' && c <= 'Z':
-			d = uint64(c-'A') + 10
-		default:
-			return 0, false
-		}
+		d := digitValue(c)
 		if d >= radix {
 			return 0, false
 		}
@@ -56,6 +46,20 @@ func parseUint(s []byte, radix uint64) (uint64, bool) {
 		}
 	}
 	return v, true
+}
+
+// digitValue is the value of c as a digit of any radix up to 36 (letters
+// in either case), or 36 for any other byte.
+func digitValue(c byte) uint64 {
+	switch {
+	case '0' <= c && c <= '9':
+		return uint64(c - '0')
+	case 'a' <= c && c <= 'z':
+		return uint64(c-'a') + 10
+	case 'A' <= c && c <= 'Z':
+		return uint64(c-'A') + 10
+	}
+	return 36
 }
 
 // parseAuto is getAsInteger with radix 0 (auto-sensed: 0x, 0b, 0o, a
