@@ -1,0 +1,434 @@
+package perfscript
+
+import (
+	"debug/dwarf"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+)
+
+// ExternalAddr is llvm-profgen's stand-in for every address outside the
+// profiled binary's code (its SpecialFrameAddr::ExternalAddr). In the
+// unsymbolized profile it is printed like any address, as an offset from
+// the base (1 − 0x1000 = fffffffffffff001 for a base of 0x1000).
+const ExternalAddr = 1
+
+// pageSize is llvm-profgen's hard-coded page size for segment alignment.
+const pageSize = 0x1000
+
+// Binary is what llvm-profgen's ProfiledBinary knows about the profiled
+// executable before symbolization: its executable segments, the start of
+// every instruction of its text sections (disassembled symbol by symbol,
+// as llvm-profgen does), which of them are calls, returns and branches,
+// and the function ranges of its DWARF.
+type Binary struct {
+	// Name is the file name of the binary (llvm-profgen matches mmap
+	// events against it, ignoring directories).
+	Name string
+	// PreferredTextSegmentAddresses and TextSegmentOffsets are the
+	// page-aligned p_vaddr and p_offset of each executable PT_LOAD.
+	PreferredTextSegmentAddresses []uint64
+	TextSegmentOffsets            []uint64
+	// FirstLoadableAddress is the page-aligned p_vaddr of the first PT_LOAD.
+	FirstLoadableAddress uint64
+
+	// code holds the sorted instruction start addresses; kind the class
+	// of each (parallel to code).
+	code []uint64
+	kind []instKind
+	// codeBits has a bit per byte address from codeLo: set at instruction
+	// starts (IsCode without a search).
+	codeBits []uint64
+	codeLo   uint64
+	// uncond holds the sorted addresses of calls, returns and direct
+	// unconditional jumps (llvm-profgen's UncondBranchAddrSet).
+	uncond []uint64
+	// funcs are the DWARF function ranges sorted by start; a start address
+	// appears once (the first DIE that had it).
+	funcs []FuncRange
+	// prologEpilog is llvm-profgen's PrologEpilogTracker set: the first two
+	// instructions of each function range and each return with the
+	// instruction before it.
+	prologEpilog map[uint64]bool
+	// InvalidInstructions counts the runs of undecodable bytes (llvm-profgen
+	// warns "Found N invalid instructions").
+	InvalidInstructions int
+}
+
+// FuncRange is one address range [Start, End) of a DWARF subprogram.
+type FuncRange struct {
+	Start, End uint64
+	Name       string
+}
+
+type instKind uint8
+
+const (
+	instOther instKind = iota
+	instCall
+	instReturn
+	instCondBranch   // conditional or indirect branch: a branch, not a barrier
+	instUncondBranch // direct unconditional jump
+)
+
+// PreferredBase is the preferred load address of the first executable
+// segment: the origin of the offsets in the unsymbolized profile.
+func (b *Binary) PreferredBase() uint64 { return b.PreferredTextSegmentAddresses[0] }
+
+// IsCode reports whether addr is the start of an instruction of the text
+// (llvm-profgen's addressIsCode).
+func (b *Binary) IsCode(addr uint64) bool {
+	i := addr - b.codeLo
+	return i>>6 < uint64(len(b.codeBits)) && b.codeBits[i>>6]&(1<<(i&63)) != 0
+}
+
+func (b *Binary) kindOf(addr uint64) (instKind, bool) {
+	i, ok := slices.BinarySearch(b.code, addr)
+	if !ok {
+		return 0, false
+	}
+	return b.kind[i], true
+}
+
+// isTransfer is llvm-profgen's addressIsTransfer: a branch, call or return.
+func (b *Binary) isTransfer(addr uint64) bool {
+	k, ok := b.kindOf(addr)
+	return ok && k != instOther
+}
+
+// rangeCrossUncondBranch reports whether a call, return or direct jump lies
+// in [start, end).
+func (b *Binary) rangeCrossUncondBranch(start, end uint64) bool {
+	if start >= end {
+		return false
+	}
+	i, _ := slices.BinarySearch(b.uncond, start)
+	return i < len(b.uncond) && b.uncond[i] < end
+}
+
+// validFallThrough is llvm-profgen's isValidFallThroughRange.
+func (b *Binary) validFallThrough(start, end uint64) bool {
+	return start <= end && !b.rangeCrossUncondBranch(start, end)
+}
+
+// callAddrFromFrameAddr turns a return address into the address of the
+// call before it, or 0 when the instruction before it is not a call.
+func (b *Binary) callAddrFromFrameAddr(addr uint64) uint64 {
+	if addr == ExternalAddr {
+		return ExternalAddr
+	}
+	i, _ := slices.BinarySearch(b.code, addr)
+	if i == 0 {
+		return 0
+	}
+	if prev := b.code[i-1]; prev != 0 && b.kind[i-1] == instCall {
+		return prev
+	}
+	return 0
+}
+
+// findFuncRange returns the function range containing addr.
+func (b *Binary) findFuncRange(addr uint64) *FuncRange {
+	i := sort.Search(len(b.funcs), func(i int) bool { return b.funcs[i].Start > addr })
+	if i == 0 {
+		return nil
+	}
+	if r := &b.funcs[i-1]; addr < r.End {
+		return r
+	}
+	return nil
+}
+
+// OpenBinary loads an x86-64 ELF executable as llvm-profgen does.
+func OpenBinary(path string) (*Binary, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
+	}
+	defer f.Close()
+	return newBinary(path, f)
+}
+
+func newBinary(path string, f *elf.File) (*Binary, error) {
+	bad := func(section string, format string, args ...any) error {
+		return &decode.Error{Format: "perfscript", File: path, Section: section, Msg: fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
+	}
+	if f.Machine != elf.EM_X86_64 {
+		return nil, bad("ELF header", "machine %v: only x86-64 is supported", f.Machine)
+	}
+	b := &Binary{Name: fileName(path)}
+	first := true
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_LOAD {
+			continue
+		}
+		if first {
+			b.FirstLoadableAddress = p.Vaddr &^ (pageSize - 1)
+			first = false
+		}
+		if p.Flags&elf.PF_X != 0 {
+			b.PreferredTextSegmentAddresses = append(b.PreferredTextSegmentAddresses, p.Vaddr&^(pageSize-1))
+			b.TextSegmentOffsets = append(b.TextSegmentOffsets, p.Off&^(pageSize-1))
+		}
+	}
+	if len(b.PreferredTextSegmentAddresses) == 0 {
+		return nil, bad("program headers", "no executable segment found")
+	}
+	if err := b.loadFunctions(f); err != nil {
+		return nil, bad(".debug_info", "%v", err)
+	}
+	if err := b.disassemble(f); err != nil {
+		return nil, bad(".text", "%v", err)
+	}
+	b.inferPrologEpilog()
+	return b, nil
+}
+
+// loadFunctions reads every DW_TAG_subprogram with a name (linkage or
+// short, through DW_AT_specification and DW_AT_abstract_origin) and
+// address ranges, dropping empty ranges and ranges below the preferred
+// base (loadSymbolsFromDWARFUnit). Split DWARF units are not followed.
+func (b *Binary) loadFunctions(f *elf.File) error {
+	d, err := f.DWARF()
+	if err != nil {
+		// No DWARF: no functions, as llvm-profgen with a warning.
+		return nil
+	}
+	seen := map[uint64]bool{}
+	r := d.Reader()
+	for {
+		e, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			break
+		}
+		if e.Tag != dwarf.TagSubprogram {
+			continue
+		}
+		name := dieName(d, e, 0)
+		if name == "" {
+			continue
+		}
+		ranges, err := d.Ranges(e)
+		if err != nil {
+			continue
+		}
+		for _, rg := range ranges {
+			if rg[1] <= rg[0] || rg[0] < b.PreferredBase() {
+				continue
+			}
+			if seen[rg[0]] {
+				continue
+			}
+			seen[rg[0]] = true
+			b.funcs = append(b.funcs, FuncRange{Start: rg[0], End: rg[1], Name: name})
+		}
+	}
+	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
+	return nil
+}
+
+// dieName is DWARFDie::getName(LinkageName): the linkage name, else the
+// short name, found on the DIE or the DIEs it refers to.
+func dieName(d *dwarf.Data, e *dwarf.Entry, depth int) string {
+	for _, a := range []dwarf.Attr{dwarf.Attr(0x2007), dwarf.AttrLinkageName, dwarf.AttrName} {
+		if s, ok := e.Val(a).(string); ok && s != "" {
+			return s
+		}
+	}
+	if depth > 8 {
+		return ""
+	}
+	for _, a := range []dwarf.Attr{dwarf.AttrSpecification, dwarf.AttrAbstractOrigin} {
+		off, ok := e.Val(a).(dwarf.Offset)
+		if !ok {
+			continue
+		}
+		r := d.Reader()
+		r.Seek(off)
+		if o, err := r.Next(); err == nil && o != nil {
+			if s := dieName(d, o, depth+1); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// disassemble decodes every text section but .plt symbol by symbol: from
+// each .symtab symbol of the section (sorted by address) to the next one,
+// as ProfiledBinary::dissassembleSymbol does. Bytes before the first
+// symbol are not decoded.
+func (b *Binary) disassemble(f *elf.File) error {
+	syms, err := f.Symbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		return err
+	}
+	bySection := map[elf.SectionIndex][]uint64{}
+	for _, s := range syms {
+		if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
+			continue
+		}
+		bySection[s.Section] = append(bySection[s.Section], s.Value)
+	}
+	invalid := 0
+	for i, sec := range f.Sections {
+		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Size == 0 || sec.Name == ".plt" || sec.Type == elf.SHT_NOBITS {
+			continue
+		}
+		data, err := sec.Data()
+		if err != nil {
+			return fmt.Errorf("section %s: %v", sec.Name, err)
+		}
+		addrs := bySection[elf.SectionIndex(i)]
+		slices.Sort(addrs)
+		addrs = slices.Compact(addrs)
+		end := sec.Addr + uint64(len(data))
+		for j, start := range addrs {
+			next := end
+			if j+1 < len(addrs) {
+				next = addrs[j+1]
+			}
+			run := uint64(0)
+			for a := start; a < next; {
+				if a < sec.Addr || a >= end {
+					break
+				}
+				size, kind, ok := decodeInst(data[a-sec.Addr:])
+				if ok {
+					b.code = append(b.code, a)
+					b.kind = append(b.kind, kind)
+					if run > 0 {
+						invalid++
+						run = 0
+					}
+				} else {
+					run += uint64(size)
+				}
+				a += uint64(size)
+			}
+			if run > 0 {
+				invalid++
+			}
+		}
+	}
+	b.InvalidInstructions = invalid
+	// Sections are laid out in ascending order in executables; sort anyway
+	// so that lookups stay correct for odd layouts.
+	if !slices.IsSorted(b.code) {
+		idx := make([]int, len(b.code))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(x, y int) bool { return b.code[idx[x]] < b.code[idx[y]] })
+		code, kind := make([]uint64, 0, len(idx)), make([]instKind, 0, len(idx))
+		for _, i := range idx {
+			if n := len(code); n > 0 && code[n-1] == b.code[i] {
+				continue
+			}
+			code, kind = append(code, b.code[i]), append(kind, b.kind[i])
+		}
+		b.code, b.kind = code, kind
+	}
+	if n := len(b.code); n > 0 {
+		b.codeLo = b.code[0]
+		b.codeBits = make([]uint64, (b.code[n-1]-b.codeLo)/64+1)
+		for _, a := range b.code {
+			i := a - b.codeLo
+			b.codeBits[i>>6] |= 1 << (i & 63)
+		}
+	}
+	for i, k := range b.kind {
+		if k == instCall || k == instReturn || k == instUncondBranch {
+			b.uncond = append(b.uncond, b.code[i])
+		}
+	}
+	return nil
+}
+
+// decodeInst returns the length and class of the instruction at the start
+// of code, with ok false for undecodable bytes (length 1).
+func decodeInst(code []byte) (size int, kind instKind, ok bool) {
+	// x86asm predates CET: ENDBR64/ENDBR32 are F3 0F 1E FA/FB.
+	if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
+		return 4, instOther, true
+	}
+	inst, err := x86asm.Decode(code, 64)
+	if err != nil || inst.Len == 0 {
+		return 1, instOther, false
+	}
+	return inst.Len, classify(&inst), true
+}
+
+// classify maps an instruction to LLVM's MCInstrDesc flags as llvm-profgen
+// uses them: isCall, isReturn, isBranch and isUnconditionalBranch (a
+// branch that is a barrier and not indirect: only direct JMP).
+func classify(inst *x86asm.Inst) instKind {
+	switch inst.Op {
+	case x86asm.CALL, x86asm.LCALL:
+		return instCall
+	case x86asm.RET, x86asm.LRET, x86asm.IRET, x86asm.IRETD, x86asm.IRETQ:
+		return instReturn
+	case x86asm.JMP:
+		if _, direct := inst.Args[0].(x86asm.Rel); direct {
+			return instUncondBranch
+		}
+		return instCondBranch
+	case x86asm.LJMP:
+		return instCondBranch
+	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE,
+		x86asm.JL, x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO,
+		x86asm.JP, x86asm.JS, x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ,
+		x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE, x86asm.XBEGIN:
+		return instCondBranch
+	}
+	return instOther
+}
+
+// inferPrologEpilog builds llvm-profgen's PrologEpilogTracker set: for each
+// function range start (ascending) the start and the instruction after the
+// first code address at or above it, stopping at the end of the code; for
+// each return, the return and the instruction before it.
+func (b *Binary) inferPrologEpilog() {
+	b.prologEpilog = map[uint64]bool{}
+	for _, fr := range b.funcs {
+		b.prologEpilog[fr.Start] = true
+		i, _ := slices.BinarySearch(b.code, fr.Start)
+		if i+1 >= len(b.code) {
+			break
+		}
+		b.prologEpilog[b.code[i+1]] = true
+	}
+	for i, k := range b.kind {
+		if k != instReturn {
+			continue
+		}
+		b.prologEpilog[b.code[i]] = true
+		if i > 0 {
+			b.prologEpilog[b.code[i-1]] = true
+		}
+	}
+}
+
+// fileName is llvm::sys::path::filename in the native (POSIX) style.
+func fileName(p string) string {
+	if p == "" {
+		return ""
+	}
+	if strings.Trim(p, "/") == "" {
+		return "/"
+	}
+	if strings.HasSuffix(p, "/") {
+		return "."
+	}
+	return p[strings.LastIndexByte(p, '/')+1:]
+}

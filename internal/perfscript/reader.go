@@ -1,0 +1,601 @@
+package perfscript
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"regexp"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+)
+
+// Content is the kind of samples a perf script holds.
+type Content int
+
+const (
+	// LBR samples: one line per sample, the LBR entries (AutoFDO input).
+	LBR Content = iota + 1
+	// Hybrid samples: call-stack lines, then the LBR line (CSSPGO input).
+	Hybrid
+)
+
+func (c Content) String() string {
+	switch c {
+	case LBR:
+		return "LBR"
+	case Hybrid:
+		return "hybrid"
+	}
+	return "unknown"
+}
+
+// Options are llvm-profgen's switches that change how a trace is read.
+type Options struct {
+	// PID, when HasPID, keeps only the mmap events of that process (--pid).
+	PID    int32
+	HasPID bool
+	// IgnoreStackSamples reads hybrid samples as LBR-only ones
+	// (--ignore-stack-samples): the profile is context-insensitive.
+	IgnoreStackSamples bool
+	// Warn receives each warning llvm-profgen would print, without its
+	// "warning: " prefix, in llvm-profgen's order. Nil drops them.
+	Warn func(msg string)
+	// MmapEvents, if not nil, receives the "Mmap: Binary ..." lines of
+	// --show-mmap-events.
+	MmapEvents io.Writer
+	// HybridSample, if not nil, receives every hybrid sample that
+	// llvm-profgen would aggregate for a context-sensitive profile (a
+	// hybrid trace without IgnoreStackSamples): the call stack leaf first,
+	// the leaf replaced by the target of the newest branch as llvm-profgen
+	// does, return addresses turned into call addresses, ExternalAddr for
+	// frames outside the binary; the LBR entries newest first; the repeat
+	// count. The slices are reused after the call returns. This is where a
+	// virtual unwinder plugs in; the Profile's counters then stay empty.
+	HybridSample func(stack []uint64, lbr []Branch, count uint64)
+}
+
+// Branch is one LBR entry after canonicalization: addresses outside the
+// binary's code are ExternalAddr.
+type Branch struct{ Source, Target uint64 }
+
+// Counter is llvm-profgen's SampleCounter: inclusive address ranges
+// [From, To] executed without a taken branch and taken branches
+// (From→To), each with its count. Addresses are canonical (link-time).
+type Counter struct {
+	Ranges   map[Branch]uint64
+	Branches map[Branch]uint64
+}
+
+func newCounter() *Counter {
+	return &Counter{Ranges: map[Branch]uint64{}, Branches: map[Branch]uint64{}}
+}
+
+// Profile is the aggregated, unsymbolized profile of a trace.
+type Profile struct {
+	Content Content
+	// CS is true for a context-sensitive profile (hybrid samples read
+	// with their stacks); Counter is then empty.
+	CS bool
+	Counter
+	// Samples counts the sample lines llvm-profgen counted
+	// (NumTotalSample), Distinct the distinct aggregated samples of a
+	// hybrid trace.
+	Samples, Distinct uint64
+}
+
+// ErrContextSensitive reports hybrid samples read with their stacks: the
+// context-sensitive aggregation needs the virtual unwinder, which this
+// package does not have yet.
+var ErrContextSensitive = errors.New("context-sensitive (hybrid) aggregation is not implemented: use IgnoreStackSamples")
+
+// DetectContent is llvm-profgen's checkPerfScriptType: it reads up to the
+// first LBR line and says whether call-stack lines precede it.
+func DetectContent(name string, r io.Reader) (Content, error) {
+	s := newLineStream(r)
+	for !s.eof {
+		if _, ok := parseUint(s.line, 10); ok {
+			s.advance()
+		}
+		frames := 0
+		for !s.eof {
+			if _, ok := parseUint(ltrim(s.line), 16); !ok {
+				break
+			}
+			frames++
+			s.advance()
+		}
+		if !s.eof {
+			if isLBRSample(s.line) {
+				if frames > 0 {
+					return Hybrid, nil
+				}
+				return LBR, nil
+			}
+			s.advance()
+		}
+	}
+	if s.err != nil {
+		return 0, &decode.Error{Format: "perfscript", File: name, Section: "trace", Offset: s.next, Msg: s.err.Error(), Err: decode.ErrTruncated}
+	}
+	return 0, &decode.Error{Format: "perfscript", File: name, Section: "trace", Offset: s.next, Msg: fmt.Sprintf("line %d: Invalid perf script input!", s.lineNo), Err: decode.ErrMalformed}
+}
+
+// isLBRSample: after trimming, the second of at most three space-separated
+// pieces starts with "0x" and contains '/'.
+func isLBRSample(line []byte) bool {
+	s := rtrim(ltrim(line))
+	var rec [3][]byte
+	n := 0
+	for split := 0; split < 2; split++ {
+		i := bytes.IndexByte(s, ' ')
+		if i < 0 {
+			break
+		}
+		if i > 0 {
+			rec[n] = s[:i]
+			n++
+		}
+		s = s[i+1:]
+	}
+	if len(s) > 0 {
+		rec[n] = s
+		n++
+	}
+	return n >= 2 && bytes.HasPrefix(rec[1], []byte("0x")) && bytes.IndexByte(rec[1], '/') >= 0
+}
+
+// isMMapEvent: at least 50 bytes, not starting with a digit, containing
+// PERF_RECORD_MMAP.
+func isMMapEvent(line []byte) bool {
+	if len(line) < 50 || (line[0] >= '0' && line[0] <= '9') {
+		return false
+	}
+	return bytes.Contains(line, []byte("PERF_RECORD_MMAP"))
+}
+
+var (
+	mmap2Re = regexp.MustCompile(`PERF_RECORD_MMAP2 (-?[0-9]+)/[0-9]+: \[(0x[a-f0-9]+)\((0x[a-f0-9]+)\) @ (0x[a-f0-9]+|0) .*\]: ([-a-z]+) (.*)`)
+	mmapRe  = regexp.MustCompile(`PERF_RECORD_MMAP (-?[0-9]+)/[0-9]+: \[(0x[a-f0-9]+)\((0x[a-f0-9]+)\) @ (0x[a-f0-9]+|0)\]: ([-a-z]+) (.*)`)
+)
+
+// MMapEvent is a parsed PERF_RECORD_MMAP or PERF_RECORD_MMAP2 line.
+type MMapEvent struct {
+	PID                   int32
+	Address, Size, Offset uint64
+	Prot, Path            string
+}
+
+// parseMMap is extractMMapEventForBinary's parsing half.
+func parseMMap(line []byte) (MMapEvent, bool) {
+	var m [][]byte
+	switch {
+	case bytes.Contains(line, []byte("PERF_RECORD_MMAP2 ")):
+		m = mmap2Re.FindSubmatch(line)
+	case bytes.Contains(line, []byte("PERF_RECORD_MMAP ")):
+		m = mmapRe.FindSubmatch(line)
+	}
+	if m == nil {
+		return MMapEvent{}, false
+	}
+	var e MMapEvent
+	pid, _ := parseInt(m[1])
+	e.PID = int32(pid)
+	e.Address, _ = parseAuto(m[2])
+	e.Size, _ = parseAuto(m[3])
+	e.Offset, _ = parseAuto(m[4])
+	e.Prot, e.Path = string(m[5]), string(m[6])
+	return e, true
+}
+
+// reader is one pass of PerfScriptReader over a trace.
+type reader struct {
+	name    string
+	bin     *Binary
+	opts    Options
+	content Content
+	s       *lineStream
+
+	base          uint64 // runtime address of the first executable segment
+	loadedByMMap  bool
+	missingWarned bool
+
+	prof *Profile
+	// For the warnings llvm-profgen prints after parsing.
+	numLeafExternalFrame uint64
+	invalidReturnAddrs   map[uint64]struct{}
+	fallThrough          map[Branch]uint64 // warnInvalidRange's ranges
+	distinct             map[[2]uint64]struct{}
+	seed                 maphash.Seed
+
+	// scratch
+	recs  [][]byte
+	lbr   []Branch
+	stack []uint64
+}
+
+// Parse reads a perf script and aggregates it into an unsymbolized
+// profile, as llvm-profgen --skip-symbolization does. It reads r twice
+// (the first pass detects the content, as llvm-profgen does), so r must be
+// seekable. Errors are *decode.Error with the line number in Msg and the
+// byte offset of the line in Offset; skipped lines are warnings.
+func Parse(name string, r io.ReadSeeker, bin *Binary, opts Options) (*Profile, error) {
+	content, err := DetectContent(name, r)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil {
+		// Without an unwinder there is nothing to aggregate them into.
+		return nil, ErrContextSensitive
+	}
+	return parseContent(name, r, bin, opts, content)
+}
+
+func parseContent(name string, r io.Reader, bin *Binary, opts Options, content Content) (*Profile, error) {
+	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil {
+		return nil, ErrContextSensitive
+	}
+	p := &reader{
+		name: name, bin: bin, opts: opts, content: content,
+		s:                  newLineStream(r),
+		base:               bin.PreferredBase(),
+		prof:               &Profile{Content: content, Counter: *newCounter(), CS: content == Hybrid && !opts.IgnoreStackSamples},
+		invalidReturnAddrs: map[uint64]struct{}{},
+		fallThrough:        map[Branch]uint64{},
+		distinct:           map[[2]uint64]struct{}{},
+		seed:               maphash.MakeSeed(),
+	}
+	for !p.s.eof {
+		if isMMapEvent(p.s.line) {
+			if err := p.parseMMapEvent(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := p.parseSample(); err != nil {
+			return nil, err
+		}
+	}
+	if p.s.err != nil {
+		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
+	}
+	p.prof.Distinct = uint64(len(p.distinct))
+	p.summarize()
+	if !p.prof.CS {
+		p.finish()
+	}
+	return p.prof, nil
+}
+
+func (p *reader) warn(format string, args ...any) {
+	if p.opts.Warn != nil {
+		p.opts.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// errorf returns a *decode.Error about the current line.
+func (p *reader) errorf(kind error, format string, args ...any) error {
+	return &decode.Error{Format: "perfscript", File: p.name, Section: "trace", Offset: p.s.off,
+		Msg: fmt.Sprintf("line %d: ", p.s.lineNo) + fmt.Sprintf(format, args...), Err: kind}
+}
+
+func (p *reader) canonical(addr uint64) uint64 { return addr - p.base + p.bin.PreferredBase() }
+
+func (p *reader) parseMMapEvent() error {
+	defer p.s.advance()
+	e, ok := parseMMap(p.s.line)
+	if !ok {
+		p.warn("Cannot parse mmap event: %s ", p.s.line)
+		return nil
+	}
+	if p.opts.MmapEvents != nil {
+		fmt.Fprintf(p.opts.MmapEvents, "Mmap: Binary %s loaded at %#x: \n", e.Path, e.Address)
+	}
+	if fileName(e.Path) != p.bin.Name {
+		return nil
+	}
+	return p.updateBinaryAddress(e)
+}
+
+// updateBinaryAddress applies an mmap event of the binary (PIE or not).
+func (p *reader) updateBinaryAddress(e MMapEvent) error {
+	if p.opts.HasPID && e.PID != p.opts.PID {
+		return nil
+	}
+	if e.Address == p.base {
+		p.loadedByMMap = true
+		return nil
+	}
+	b := p.bin
+	if e.Offset == b.TextSegmentOffsets[0] {
+		p.base = e.Address
+		p.loadedByMMap = true
+		return nil
+	}
+	offs := b.TextSegmentOffsets
+	i := 0
+	for i < len(offs) && offs[i] < e.Offset {
+		i++
+	}
+	if i < len(offs) && offs[i] == e.Offset {
+		if b.PreferredTextSegmentAddresses[i]-b.PreferredBase() != e.Address-p.base {
+			return p.errorf(decode.ErrMalformed, "Executable segments not loaded consecutively")
+		}
+		return nil
+	}
+	if i == 0 {
+		return p.errorf(decode.ErrMalformed, "File offset not found")
+	}
+	if e.Offset-offs[i-1] != e.Address-p.base {
+		return p.errorf(decode.ErrMalformed, "Segment not loaded by consecutive mmaps")
+	}
+	return nil
+}
+
+func (p *reader) warnIfMissingMMap() {
+	if !p.missingWarned && !p.loadedByMMap {
+		p.warn("No relevant mmap event is matched for %s, will use preferred address (%#x) as the base loading address!", p.bin.Name, p.bin.PreferredBase())
+		p.missingWarned = true
+	}
+}
+
+// parseSample is PerfScriptReader::parseSample: an optional repeat count
+// line, then one sample.
+func (p *reader) parseSample() error {
+	p.prof.Samples++
+	count := uint64(1)
+	if c, ok := parseUint(p.s.line, 10); ok {
+		count = c
+		p.s.advance()
+	}
+	if p.content == LBR {
+		if p.extractLBRStack() {
+			p.warnIfMissingMMap()
+			p.record(count)
+		}
+		return nil
+	}
+	return p.parseHybridSample(count)
+}
+
+// parseHybridSample is HybridPerfReader::parseSample.
+func (p *reader) parseHybridSample(count uint64) error {
+	s := p.s
+	if !p.extractCallstack() {
+		if !s.eof && bytes.HasPrefix(s.line, []byte(" 0x")) {
+			s.advance()
+		}
+		return nil
+	}
+	p.warnIfMissingMMap()
+	if s.eof || !bytes.HasPrefix(s.line, []byte(" 0x")) {
+		return p.errorf(decode.ErrMalformed, "'Hybrid perf sample is corrupted, No LBR sample line")
+	}
+	if p.extractLBRStack() {
+		if !p.opts.IgnoreStackSamples {
+			p.stack[0] = p.lbr[0].Target
+			p.noteDistinct()
+			p.countFallThrough(count)
+			p.opts.HybridSample(p.stack, p.lbr, count)
+			return nil
+		}
+		// With IgnoreStackSamples the stack is dropped before aggregation.
+		p.stack = p.stack[:0]
+		p.record(count)
+	}
+	return nil
+}
+
+// extractLBRStack parses the current line's LBR entries into p.lbr and
+// advances; it reports whether any entry was kept.
+func (p *reader) extractLBRStack() bool {
+	s := p.s
+	p.lbr = p.lbr[:0]
+	p.recs = fields(p.recs[:0], rtrim(s.line))
+	recs := p.recs
+	i := 0
+	if len(recs) > 0 && bytes.IndexByte(recs[0], '/') < 0 {
+		if _, ok := parseUint(recs[0], 16); !ok {
+			p.warn("Invalid address in LBR record at line %d: %s", s.lineNo, s.line)
+			s.advance()
+			return false
+		}
+		i = 1
+	}
+	for ; i < len(recs); i++ {
+		tok := recs[i]
+		from, rest, ok := bytes.Cut(tok, []byte("/"))
+		var to []byte
+		if ok {
+			to, _, _ = bytes.Cut(rest, []byte("/"))
+		}
+		src, ok1 := parseUint(drop2(from), 16)
+		dst, ok2 := parseUint(drop2(to), 16)
+		if !ok || !ok1 || !ok2 {
+			p.warn("Invalid address in LBR record at line %d: %s", s.lineNo, s.line)
+			break
+		}
+		src, dst = p.canonical(src), p.canonical(dst)
+		srcIn, dstIn := p.bin.IsCode(src), p.bin.IsCode(dst)
+		if !srcIn {
+			src = ExternalAddr
+		}
+		if !dstIn {
+			dst = ExternalAddr
+		}
+		if !srcIn && !dstIn {
+			continue
+		}
+		p.lbr = append(p.lbr, Branch{src, dst})
+	}
+	s.advance()
+	return len(p.lbr) > 0
+}
+
+// drop2 is StringRef::substr(2): the "0x" prefix is dropped unchecked.
+func drop2(b []byte) []byte {
+	if len(b) < 2 {
+		return nil
+	}
+	return b[2:]
+}
+
+// extractCallstack parses the stack lines of a hybrid sample into p.stack
+// (leaf first; return addresses turned into call addresses) and skips to
+// the LBR line. It reports false for a line that is not a frame, an empty
+// stack, or a leaf in a prolog or epilog.
+func (p *reader) extractCallstack() bool {
+	s := p.s
+	p.stack = p.stack[:0]
+	for !s.eof && !bytes.HasPrefix(s.line, []byte(" 0x")) {
+		addr, ok := parseUint(ltrim(s.line), 16)
+		if !ok {
+			s.advance()
+			return false
+		}
+		s.advance()
+		addr = p.canonical(addr)
+		if !p.bin.IsCode(addr) {
+			if len(p.stack) == 0 {
+				p.numLeafExternalFrame++
+			}
+			if len(p.stack) == 0 || p.stack[len(p.stack)-1] != ExternalAddr {
+				p.stack = append(p.stack, ExternalAddr)
+			}
+			continue
+		}
+		if len(p.stack) > 0 {
+			call := p.bin.callAddrFromFrameAddr(addr)
+			if call == 0 {
+				p.invalidReturnAddrs[addr] = struct{}{}
+				break
+			}
+			addr = call
+		}
+		p.stack = append(p.stack, addr)
+	}
+	if n := len(p.stack); n > 1 && p.stack[n-1] == ExternalAddr {
+		p.stack = p.stack[:n-1]
+	}
+	for !s.eof && !bytes.HasPrefix(s.line, []byte(" 0x")) {
+		s.advance()
+	}
+	return len(p.stack) > 0 && !p.bin.prologEpilog[p.stack[0]]
+}
+
+// record aggregates the sample in p.lbr with its repeat count, as
+// computeCounterFromLBR does, applied per sample rather than per distinct
+// sample (the counters are sums, so the result is the same). Every
+// fall-through pair (TO of an entry, FROM of the more recent one) is
+// counted, as warnInvalidRange needs them; the range counter is the subset
+// of them that are valid, taken in finish.
+func (p *reader) record(count uint64) {
+	if p.content == Hybrid {
+		p.noteDistinct()
+	}
+	p.countFallThrough(count)
+	c := &p.prof.Counter
+	for _, e := range p.lbr {
+		if p.bin.IsCode(e.Target) {
+			c.Branches[e] += count
+		}
+	}
+}
+
+// countFallThrough counts the pairs (TO of an entry, FROM of the more
+// recent one) that warnInvalidRange checks.
+func (p *reader) countFallThrough(count uint64) {
+	end := uint64(0)
+	for _, e := range p.lbr {
+		if end != 0 {
+			p.fallThrough[Branch{e.Target, end}] += count
+		}
+		end = e.Source
+	}
+}
+
+// noteDistinct counts distinct (stack, LBR) samples, the denominator of the
+// truncated-stack warning, by a 128-bit hash of each.
+func (p *reader) noteDistinct() {
+	var h maphash.Hash
+	h.SetSeed(p.seed)
+	var buf [8]byte
+	put := func(v uint64) {
+		for i := range buf {
+			buf[i] = byte(v >> (8 * i))
+		}
+		h.Write(buf[:])
+	}
+	put(uint64(len(p.stack)))
+	for _, a := range p.stack {
+		put(a)
+	}
+	for _, e := range p.lbr {
+		put(e.Source)
+		put(e.Target)
+	}
+	k1 := h.Sum64()
+	h.WriteByte(0xa5)
+	p.distinct[[2]uint64{k1, h.Sum64()}] = struct{}{}
+}
+
+// finish takes the range counter out of the fall-through pairs.
+func (p *reader) finish() {
+	b := p.bin
+	for r, n := range p.fallThrough {
+		if b.IsCode(r.Source) && b.IsCode(r.Target) && b.validFallThrough(r.Source, r.Target) {
+			p.prof.Ranges[r] = n
+		}
+	}
+}
+
+// summarize emits the warnings llvm-profgen prints after parsing, in its
+// order (parsePerfTraces: leaf external frames, truncated stacks, invalid
+// ranges).
+func (p *reader) summarize() {
+	p.summary(p.numLeafExternalFrame, p.prof.Samples, "of samples have leaf external frame in call stack.")
+	p.summary(uint64(len(p.invalidReturnAddrs)), p.prof.Distinct, "of truncated stack samples due to invalid return address, likely caused by frame pointer omission.")
+	if len(p.fallThrough) == 0 {
+		p.warn("No samples in perf script!")
+		return
+	}
+	var total, notBoundary, unmatched, crossFunc, bogus uint64
+	b := p.bin
+	for r, n := range p.fallThrough {
+		start, end := r.Source, r.Target
+		total += n
+		if !b.IsCode(start) && !b.IsCode(end) {
+			continue
+		}
+		if !b.IsCode(start) || !b.isTransfer(end) {
+			notBoundary += n
+		}
+		fr := b.findFuncRange(start)
+		if fr == nil {
+			unmatched += n
+			continue
+		}
+		if end >= fr.End {
+			crossFunc += n
+		}
+		if b.IsCode(start) && b.IsCode(end) && !b.validFallThrough(start, end) {
+			bogus += n
+		}
+	}
+	p.summary(notBoundary, total, "of samples are from ranges that are not on instruction boundary.")
+	p.summary(unmatched, total, "of samples are from ranges that do not belong to any functions.")
+	p.summary(crossFunc, total, "of samples are from ranges that do cross function boundaries.")
+	p.summary(bogus, total, "of samples are from ranges that have range start after or too far from range end acrossing the unconditinal jmp.")
+}
+
+// summary is emitWarningSummary.
+func (p *reader) summary(num, total uint64, msg string) {
+	if num == 0 || total == 0 {
+		return
+	}
+	p.warn("%.2f%%(%d/%d) %s", float64(num)*100/float64(total), num, total, msg)
+}
