@@ -20,22 +20,11 @@ import (
 // x86-64 program under qemu-user.
 func lbrTrace(t testing.TB) string {
 	t.Helper()
-	cands := []string{os.Getenv("LBR_TRACE")}
-	if p, err := exec.LookPath("lbr-trace"); err == nil {
-		cands = append(cands, p)
+	testenv.Tool(t, "qemu-x86_64")
+	if p := os.Getenv("LBR_TRACE"); p != "" {
+		return p
 	}
-	cands = append(cands, "/work/shared/tools/lbr-trace")
-	for _, c := range cands {
-		if c == "" {
-			continue
-		}
-		if st, err := os.Stat(c); err == nil && !st.IsDir() {
-			testenv.Tool(t, "qemu-x86_64")
-			return c
-		}
-	}
-	testenv.Missing(t, "lbr-trace not found (set LBR_TRACE)")
-	return ""
+	return testenv.SharedFile(t, "tools/lbr-trace")
 }
 
 // program is one test binary with the traces recorded from its run.

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -56,6 +57,24 @@ func ToolOutput(t testing.TB, name string, args ...string) string {
 		t.Fatalf("%s %s: %v", name, strings.Join(args, " "), err)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// SharedFile returns the path of rel in the project's shared directory:
+// $RULES_PGO_SHARED when set, else ../shared beside the checkout (where
+// developers and CI have it). A missing file fails under CI=true and skips
+// otherwise.
+func SharedFile(t testing.TB, rel string) string {
+	t.Helper()
+	dir := os.Getenv("RULES_PGO_SHARED")
+	if dir == "" {
+		_, here, _, _ := runtime.Caller(0)
+		dir = filepath.Join(filepath.Dir(here), "..", "..", "..", "shared")
+	}
+	p := filepath.Join(dir, rel)
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, "%s not found (the shared directory belongs beside the checkout, or set RULES_PGO_SHARED)", p)
+	}
+	return p
 }
 
 // CacheRoot is where Cached keeps fixtures: $RULES_PGO_TEST_CACHE when set
