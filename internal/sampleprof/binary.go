@@ -261,8 +261,8 @@ var sectionNames = map[uint64]string{secProfSummary: "summary section", secNameT
 	secProfSymbolList: "symbol list section", secFuncOffsetTable: "function offset section",
 	secFuncMetadata: "function metadata section", secCSNameTable: "CS name table section", secLBRProfile: "profile section"}
 
-// ReadExtBinary reads an extensible binary profile (SPF_Ext_Binary).
-func ReadExtBinary(name string, data []byte) (*Profile, error) {
+// ReadSections reads the section table of an extensible binary profile.
+func ReadSections(name string, data []byte) ([]Section, error) {
 	c := decode.NewCursor(format, name, "header", data, 0)
 	if err := readMagic(&c, magicExt); err != nil {
 		return nil, err
@@ -275,6 +275,19 @@ func ReadExtBinary(name string, data []byte) (*Profile, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
+	return secs, nil
+}
+
+// ReadExtBinary reads an extensible binary profile (SPF_Ext_Binary).
+func ReadExtBinary(name string, data []byte) (*Profile, error) {
+	secs, err := ReadSections(name, data)
+	if err != nil {
+		return nil, err
+	}
+	// The header is the 10-byte magic, the 1-byte version, the count and
+	// the table.
+	n := len(secs)
+	tableEnd := 10 + 1 + 8 + 32*n
 	p := &Profile{}
 	r := binReader{p: p}
 	var attrs bool
@@ -288,7 +301,7 @@ func ReadExtBinary(name string, data []byte) (*Profile, error) {
 		}
 		if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {
 			return nil, &decode.Error{Format: format, File: name, Section: "section table",
-				Offset: int64(c.Off() - 32*(n-i)), Err: decode.ErrTruncated,
+				Offset: int64(tableEnd - 32*(n-i)), Err: decode.ErrTruncated,
 				Msg: fmt.Sprintf("%s at %#x size %#x lies outside the file (%#x bytes)", secName, s.Offset, s.Size, len(data))}
 		}
 		if s.Flags&secFlagComp != 0 {

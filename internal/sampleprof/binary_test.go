@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -11,6 +12,25 @@ import (
 // for p, whose record order follows libstdc++'s unordered_map iteration
 // (spec §3.9), which this package does not emulate.
 func metadataOrderMatters(p *Profile) bool { return p.ProbeBased || p.CS || p.PreInlined }
+
+// sameOutsideMetadata reports whether two extbinary files have the same
+// size and section table and differ only inside the FuncMetadata section.
+func sameOutsideMetadata(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	p, err := ReadSections("a", a)
+	if err != nil {
+		return false
+	}
+	var lo, hi uint64
+	for _, s := range p {
+		if s.Type == secFuncMetadata {
+			lo, hi = s.Offset, s.Offset+s.Size
+		}
+	}
+	return bytes.Equal(a[:lo], b[:lo]) && bytes.Equal(a[hi:], b[hi:])
+}
 
 type binCase struct {
 	name  string
@@ -62,7 +82,7 @@ func TestExtBinaryConformance(t *testing.T) {
 				total++
 				if bytes.Equal(got, want) {
 					exact++
-				} else if !metadataOrderMatters(p) {
+				} else if !metadataOrderMatters(p) || !sameOutsideMetadata(got, want) {
 					t.Errorf("%s %s LLVM %d: extbinary differs\nours %x\nllvm %x", filepath.Base(file), bc.name, rel, got, want)
 					continue
 				}
@@ -98,4 +118,120 @@ func TestExtBinaryConformance(t *testing.T) {
 		}
 	}
 	t.Logf("extbinary: %d of %d outputs byte-identical, %d equal after reading (FuncMetadata order)", exact, total, semantic)
+}
+
+func TestRawBinaryConformance(t *testing.T) {
+	var exact, total int
+	for _, file := range textCorpus(t)[:20] {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range []int{16, 22} {
+			p, err := ReadText(file, data, TextOptions{LLVM: rel})
+			if err != nil {
+				continue
+			}
+			want, ok := llvmMerge(t, rel, file, "--binary")
+			got, err := p.AppendBinary(nil)
+			if !ok {
+				if err == nil && !hasVTables(p) {
+					t.Errorf("%s LLVM %d: llvm-profdata fails to write raw binary, we do not", filepath.Base(file), rel)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s LLVM %d: %v", filepath.Base(file), rel, err)
+				continue
+			}
+			total++
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s LLVM %d: raw binary differs\nours %x\nllvm %x", filepath.Base(file), rel, got, want)
+				continue
+			}
+			exact++
+			back, err := ReadBinary("llvm", want)
+			if err != nil {
+				continue // line offsets LLVM cannot read back either
+			}
+			if a, b := back.AppendText(nil, TextWriteOptions{LLVM: rel}), p.AppendText(nil, TextWriteOptions{LLVM: 16}); !bytes.Equal(a, b) {
+				t.Errorf("%s LLVM %d: raw binary reads back as\n%s\nwant\n%s", filepath.Base(file), rel, a, b)
+			}
+		}
+	}
+	t.Logf("raw binary: %d of %d byte-identical", exact, total)
+}
+
+func hasVTables(p *Profile) bool {
+	var walk func(fs *FunctionSamples) bool
+	walk = func(fs *FunctionSamples) bool {
+		if len(fs.VTables) > 0 {
+			return true
+		}
+		for _, c := range fs.Callsites {
+			if walk(c.Callee) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fs := range p.Funcs {
+		if walk(fs) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCompressedAndSymbolList: zlib streams are Go's, not zlib's, so
+// compressed sections are compared after decompression (reading), and the
+// rest of the file byte for byte when nothing is compressed.
+func TestCompressedAndSymbolList(t *testing.T) {
+	dir := t.TempDir()
+	syms := filepath.Join(dir, "syms.txt")
+	os.WriteFile(syms, []byte("main\nfoo\nbar\n"), 0o644)
+	file := "testdata/text/basic.txt"
+	data, _ := os.ReadFile(file)
+	for _, rel := range releases {
+		p, err := ReadText(file, data, TextOptions{LLVM: rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SymbolList = []string{"bar", "foo", "main"}
+		want, ok := llvmMerge(t, rel, file, "--extbinary", "--prof-sym-list="+syms)
+		if !ok {
+			t.Fatalf("llvm-profdata-%d --prof-sym-list failed", rel)
+		}
+		got, _ := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+		if !bytes.Equal(got, want) {
+			t.Errorf("LLVM %d symbol list: differs\nours %x\nllvm %x", rel, got, want)
+		}
+		for _, args := range [][]string{{"--compress-all-sections"}, {"--compress-all-sections", "--prof-sym-list=" + syms}} {
+			want, ok := llvmMerge(t, rel, file, append([]string{"--extbinary"}, args...)...)
+			if !ok {
+				t.Fatalf("llvm-profdata-%d %v failed", rel, args)
+			}
+			theirs, err := ReadExtBinary("llvm", want)
+			if err != nil {
+				t.Fatalf("LLVM %d %v: %v", rel, args, err)
+			}
+			got, _ := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel, CompressAll: true})
+			ours, err := ReadExtBinary("ours", got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := theirs.AppendText(nil, TextWriteOptions{}), ours.AppendText(nil, TextWriteOptions{}); !bytes.Equal(a, b) {
+				t.Errorf("LLVM %d %v: reads as\n%s\nwant\n%s", rel, args, b, a)
+			}
+			if len(args) == 2 && !slices.Equal(theirs.SymbolList, p.SymbolList) {
+				t.Errorf("LLVM %d: symbol list %q", rel, theirs.SymbolList)
+			}
+			// LLVM reads ours.
+			tmp := filepath.Join(t.TempDir(), "ours.prof")
+			os.WriteFile(tmp, got, 0o644)
+			if txt, ok := llvmMerge(t, rel, tmp, "--text"); !ok || !bytes.Equal(txt, data) {
+				t.Errorf("LLVM %d cannot read our compressed profile: %s", rel, txt)
+			}
+		}
+	}
 }

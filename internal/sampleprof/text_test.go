@@ -45,7 +45,7 @@ func textCorpus(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for i := range 24 {
+	for i := range 12 {
 		r := rand.New(rand.NewSource(int64(i)))
 		name := filepath.Join(dir, fmt.Sprintf("gen%02d.txt", i))
 		kind := genKind(i % 4)
