@@ -284,10 +284,10 @@ func ReadExtBinary(name string, data []byte) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The header is the 10-byte magic, the 1-byte version, the count and
+	// The header is the 9-byte magic, the 1-byte version, the count and
 	// the table.
 	n := len(secs)
-	tableEnd := 10 + 1 + 8 + 32*n
+	tableEnd := 9 + 1 + 8 + 32*n
 	p := &Profile{}
 	r := binReader{p: p}
 	var attrs bool
