@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
@@ -32,13 +33,13 @@ import (
 
 // Read reads a sample profile in any encoding, detected from its first
 // bytes (LLVM's order: extbinary, raw binary, text).
-func Read(name string, data []byte, opts TextOptions) (*Profile, error) {
+func Read(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	c := decode.NewCursor(format, name, "header", data, 0)
 	switch magic := c.Uleb(); {
 	case c.Err() == nil && magic == magicExt:
-		return ReadExtBinary(name, data)
+		return ReadExtBinary(name, data, opts)
 	case c.Err() == nil && magic == magicRaw:
-		return ReadBinary(name, data)
+		return ReadBinary(name, data, opts)
 	}
 	return ReadText(name, data, opts)
 }
@@ -50,6 +51,15 @@ type binReader struct {
 	ctxs     [][]Frame
 	vtables  bool
 	overflow bool
+	// md5Strings: MD5 names become decimal strings (LLVM 16).
+	md5Strings bool
+}
+
+func (r *binReader) md5Name(h uint64) FunctionID {
+	if r.md5Strings {
+		return Name(strconv.FormatUint(h, 10))
+	}
+	return HashID(h)
 }
 
 func (r *binReader) num(max uint64, what string) uint64 {
@@ -217,7 +227,7 @@ func (r *binReader) finish(name string) (*Profile, error) {
 }
 
 // ReadBinary reads a raw binary profile (SPF_Binary).
-func ReadBinary(name string, data []byte) (*Profile, error) {
+func ReadBinary(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	r := binReader{c: decode.NewCursor(format, name, "header", data, 0), p: &Profile{}}
 	if err := readMagic(&r.c, magicRaw); err != nil {
 		return nil, err
@@ -279,7 +289,10 @@ func ReadSections(name string, data []byte) ([]Section, error) {
 }
 
 // ReadExtBinary reads an extensible binary profile (SPF_Ext_Binary).
-func ReadExtBinary(name string, data []byte) (*Profile, error) {
+//
+// LLVM 16 (opts.LLVM) holds MD5 names as their decimal strings, which then
+// sort as strings; later releases keep them as numbers.
+func ReadExtBinary(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	secs, err := ReadSections(name, data)
 	if err != nil {
 		return nil, err
@@ -289,7 +302,7 @@ func ReadExtBinary(name string, data []byte) (*Profile, error) {
 	n := len(secs)
 	tableEnd := 9 + 1 + 8 + 32*n
 	p := &Profile{}
-	r := binReader{p: p}
+	r := binReader{p: p, md5Strings: opts.llvm() == 16}
 	var attrs bool
 	for i, s := range secs {
 		if s.Size == 0 {
@@ -401,7 +414,7 @@ func (r *binReader) nameTable(flags uint64) {
 		n := r.count(1, "MD5 names")
 		r.names = make([]FunctionID, 0, n)
 		for i := 0; i < n && r.c.Err() == nil; i++ {
-			r.names = append(r.names, HashID(r.c.Uleb()))
+			r.names = append(r.names, r.md5Name(r.c.Uleb()))
 		}
 		return
 	default:
@@ -411,7 +424,7 @@ func (r *binReader) nameTable(flags uint64) {
 	n := r.count(8, "MD5 names")
 	r.names = make([]FunctionID, 0, n)
 	for i := 0; i < n && r.c.Err() == nil; i++ {
-		r.names = append(r.names, HashID(r.c.U64()))
+		r.names = append(r.names, r.md5Name(r.c.U64()))
 	}
 }
 

@@ -55,7 +55,7 @@ func TestExtBinaryConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rel := range releases {
-			p, err := ReadText(file, data, TextOptions{LLVM: rel})
+			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
 			if err != nil {
 				continue
 			}
@@ -87,7 +87,7 @@ func TestExtBinaryConformance(t *testing.T) {
 					continue
 				}
 				// Both read back to the same profile.
-				theirs, err := ReadExtBinary("llvm", want)
+				theirs, err := ReadExtBinary("llvm", want, ReadOptions{LLVM: rel})
 				if err != nil {
 					// LLVM writes some files it cannot read back (line
 					// offsets over 0xffff, CS profiles in the split
@@ -100,7 +100,7 @@ func TestExtBinaryConformance(t *testing.T) {
 					t.Errorf("%s %s LLVM %d: reading llvm's: %v", filepath.Base(file), bc.name, rel, err)
 					continue
 				}
-				ours, err := ReadExtBinary("ours", got)
+				ours, err := ReadExtBinary("ours", got, ReadOptions{LLVM: rel})
 				if err != nil {
 					t.Errorf("%s %s LLVM %d: reading ours: %v", filepath.Base(file), bc.name, rel, err)
 					continue
@@ -128,7 +128,7 @@ func TestRawBinaryConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rel := range []int{16, 22} {
-			p, err := ReadText(file, data, TextOptions{LLVM: rel})
+			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
 			if err != nil {
 				continue
 			}
@@ -150,7 +150,7 @@ func TestRawBinaryConformance(t *testing.T) {
 				continue
 			}
 			exact++
-			back, err := ReadBinary("llvm", want)
+			back, err := ReadBinary("llvm", want, ReadOptions{LLVM: rel})
 			if err != nil {
 				continue // line offsets LLVM cannot read back either
 			}
@@ -193,7 +193,7 @@ func TestCompressedAndSymbolList(t *testing.T) {
 	file := "testdata/text/basic.txt"
 	data, _ := os.ReadFile(file)
 	for _, rel := range releases {
-		p, err := ReadText(file, data, TextOptions{LLVM: rel})
+		p, err := ReadText(file, data, ReadOptions{LLVM: rel})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,12 +211,12 @@ func TestCompressedAndSymbolList(t *testing.T) {
 			if !ok {
 				t.Fatalf("llvm-profdata-%d %v failed", rel, args)
 			}
-			theirs, err := ReadExtBinary("llvm", want)
+			theirs, err := ReadExtBinary("llvm", want, ReadOptions{LLVM: rel})
 			if err != nil {
 				t.Fatalf("LLVM %d %v: %v", rel, args, err)
 			}
 			got, _ := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel, CompressAll: true})
-			ours, err := ReadExtBinary("ours", got)
+			ours, err := ReadExtBinary("ours", got, ReadOptions{LLVM: rel})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,7 +32,7 @@ func FuzzReadText(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ReadText("fuzz", data, TextOptions{})
+		p, err := ReadText("fuzz", data, ReadOptions{})
 		if err != nil {
 			checkDecodeError(t, err)
 			return
@@ -50,7 +50,7 @@ func FuzzReadText(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, err := ReadExtBinary("ext", ext)
+		q, err := ReadExtBinary("ext", ext, ReadOptions{})
 		if err != nil {
 			if !hasIllegalOffsets(p) && !isMixed(p) {
 				t.Fatalf("reading our extbinary: %v\n%s", err, txt)
@@ -116,7 +116,7 @@ func FuzzReadExtBinary(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		p, err := ReadText(s, b, TextOptions{})
+		p, err := ReadText(s, b, ReadOptions{})
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -129,7 +129,7 @@ func FuzzReadExtBinary(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := Read("fuzz", data, TextOptions{})
+		p, err := Read("fuzz", data, ReadOptions{})
 		if err != nil {
 			checkDecodeError(t, err)
 			return
@@ -144,7 +144,7 @@ func FuzzReadExtBinary(f *testing.F) {
 // TestMalformedBinary: located errors for lying headers.
 func TestMalformedBinary(t *testing.T) {
 	data, _ := os.ReadFile("testdata/text/basic.txt")
-	p, err := ReadText("basic.txt", data, TextOptions{})
+	p, err := ReadText("basic.txt", data, ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestMalformedBinary(t *testing.T) {
 		{"raw truncated", raw[:len(raw)-3], decode.ErrTruncated, ""},
 		{"huge count", append(bytes.Clone(raw[:11]), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), decode.ErrTruncated, ""},
 	} {
-		_, err := Read("bad.prof", tc.data, TextOptions{})
+		_, err := Read("bad.prof", tc.data, ReadOptions{})
 		var de *decode.Error
 		if !errors.As(err, &de) || !errors.Is(err, tc.want) || !bytes.Contains([]byte(err.Error()), []byte(tc.msg)) || de.File != "bad.prof" {
 			t.Errorf("%s: error %v, want %v with %q", tc.name, err, tc.want, tc.msg)

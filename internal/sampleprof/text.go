@@ -123,8 +123,8 @@ func (s sref) trim() sref {
 	return bytes.Trim(s, " \t\n\v\f\r")
 }
 
-// TextOptions select the grammar of one LLVM release.
-type TextOptions struct {
+// ReadOptions select the reader of one LLVM release.
+type ReadOptions struct {
 	// LLVM is the release whose reader to follow: 16, 19 or 22 (0 means
 	// 22). Vtable lines and !Flat are read by 22 only (16 and 19 read a
 	// `vtables` line as an inlinee); 16 lets a repeated header replace the
@@ -132,7 +132,7 @@ type TextOptions struct {
 	LLVM int
 }
 
-func (o TextOptions) llvm() int {
+func (o ReadOptions) llvm() int {
 	if o.LLVM == 0 {
 		return 22
 	}
@@ -162,7 +162,7 @@ type parsedLine struct {
 }
 
 // ReadText reads a text profile. name is the file name errors carry.
-func ReadText(name string, data []byte, opts TextOptions) (*Profile, error) {
+func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	rel := opts.llvm()
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		data = data[:i] // LLVM's line iterator stops at a NUL

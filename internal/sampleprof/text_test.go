@@ -46,7 +46,7 @@ func textCorpus(t *testing.T) []string {
 	}
 	dir := t.TempDir()
 	for i := range 12 {
-		r := rand.New(rand.NewSource(int64(i)))
+		r := newRand(int64(i))
 		name := filepath.Join(dir, fmt.Sprintf("gen%02d.txt", i))
 		kind := genKind(i % 4)
 		if err := os.WriteFile(name, genText(r, kind), 0o644); err != nil {
@@ -143,7 +143,7 @@ func TestTextConformance(t *testing.T) {
 		}
 		for _, rel := range releases {
 			want, ok := llvmMerge(t, rel, file, "--text")
-			p, err := ReadText(file, data, TextOptions{LLVM: rel})
+			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
 			if !ok {
 				if err == nil {
 					t.Errorf("%s: llvm-profdata-%d fails, we read it", filepath.Base(file), rel)
@@ -169,7 +169,7 @@ func TestTextErrors(t *testing.T) {
 		{"f:x:1\n", "line 1: expected"},
 		{"g:1:1\nf:1:1\n 1: 10 a:1 \n", "line 3"},
 	} {
-		_, err := ReadText("in.txt", []byte(tc.in), TextOptions{})
+		_, err := ReadText("in.txt", []byte(tc.in), ReadOptions{})
 		var de *decode.Error
 		if !errors.As(err, &de) || !errors.Is(err, decode.ErrMalformed) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%q: error %v, want a *decode.Error with %q", tc.in, err, tc.msg)
@@ -197,3 +197,5 @@ func sortedNames(p *Profile) []string {
 	sort.Strings(s)
 	return s
 }
+
+func newRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
