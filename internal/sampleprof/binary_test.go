@@ -163,9 +163,14 @@ func TestRawBinaryConformance(t *testing.T) {
 }
 
 func hasVTables(p *Profile) bool {
+	return anyFunction(p, func(fs *FunctionSamples) bool { return len(fs.VTables) > 0 })
+}
+
+// anyFunction reports whether pred holds for a function or inlinee of p.
+func anyFunction(p *Profile, pred func(*FunctionSamples) bool) bool {
 	var walk func(fs *FunctionSamples) bool
 	walk = func(fs *FunctionSamples) bool {
-		if len(fs.VTables) > 0 {
+		if pred(fs) {
 			return true
 		}
 		for _, c := range fs.Callsites {

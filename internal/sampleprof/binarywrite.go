@@ -244,6 +244,9 @@ type secHdr struct {
 // CS or preinlined profiles) equal LLVM's in every other byte and read
 // back to the same profile.
 func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
+	if (o.VTables || o.SplitLayout) && o.LLVM != 0 && o.LLVM < 22 {
+		return b, ErrUnsupported // no reader before LLVM 22 knows them
+	}
 	w := binWriter{p: p, opts: o, vtables: o.VTables}
 	start := len(b)
 	b = appendUleb(b, magicExt)

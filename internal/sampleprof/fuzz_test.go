@@ -67,8 +67,12 @@ func FuzzReadText(f *testing.F) {
 // hasIllegalOffsets: line offsets over 0xffff are written and not read
 // back, as in LLVM.
 func hasIllegalOffsets(p *Profile) bool {
-	var walk func(fs *FunctionSamples) bool
-	walk = func(fs *FunctionSamples) bool {
+	return anyFunction(p, func(fs *FunctionSamples) bool {
+		for _, f := range fs.Context {
+			if f.Loc.Line > 0xffff {
+				return true
+			}
+		}
 		for _, b := range fs.Body {
 			if b.Loc.Line > 0xffff {
 				return true
@@ -79,24 +83,8 @@ func hasIllegalOffsets(p *Profile) bool {
 				return true
 			}
 		}
-		for _, c := range fs.Callsites {
-			if walk(c.Callee) {
-				return true
-			}
-		}
 		return false
-	}
-	for _, fs := range p.Funcs {
-		for _, f := range fs.Context {
-			if f.Loc.Line > 0xffff {
-				return true
-			}
-		}
-		if walk(fs) {
-			return true
-		}
-	}
-	return false
+	})
 }
 
 // isMixed: a CS profile with plain functions (LLVM asserts against it in

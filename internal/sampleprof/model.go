@@ -403,20 +403,24 @@ func (fs *FunctionSamples) BodyAt(loc LineLocation) *BodySample {
 		fs.Body = append(fs.Body, BodySample{Loc: loc})
 		return &fs.Body[n]
 	}
-	i, found := slices.BinarySearchFunc(fs.Body, loc, func(b BodySample, l LineLocation) int { return b.Loc.Compare(l) })
+	i, found := searchLoc(fs.Body, loc, func(b *BodySample) LineLocation { return b.Loc })
 	if !found {
 		fs.Body = slices.Insert(fs.Body, i, BodySample{Loc: loc})
 	}
 	return &fs.Body[i]
 }
 
+// searchLoc is a binary search of s, ordered by location.
+func searchLoc[T any](s []T, loc LineLocation, locOf func(*T) LineLocation) (int, bool) {
+	return slices.BinarySearchFunc(s, loc, func(e T, l LineLocation) int { return locOf(&e).Compare(l) })
+}
+
 // FindBody returns the body sample at loc or nil.
 func (fs *FunctionSamples) FindBody(loc LineLocation) *BodySample {
-	i, found := slices.BinarySearchFunc(fs.Body, loc, func(b BodySample, l LineLocation) int { return b.Loc.Compare(l) })
-	if !found {
-		return nil
+	if i, found := searchLoc(fs.Body, loc, func(b *BodySample) LineLocation { return b.Loc }); found {
+		return &fs.Body[i]
 	}
-	return &fs.Body[i]
+	return nil
 }
 
 // addCall adds to the call target f of b.
@@ -464,7 +468,7 @@ func (fs *FunctionSamples) CalleeAt(loc LineLocation, callee FunctionID) *Functi
 
 // VTablesAt returns the vtable counts at loc, creating them.
 func (fs *FunctionSamples) VTablesAt(loc LineLocation) *VTableSite {
-	i, found := slices.BinarySearchFunc(fs.VTables, loc, func(v VTableSite, l LineLocation) int { return v.Loc.Compare(l) })
+	i, found := searchLoc(fs.VTables, loc, vtableLoc)
 	if !found {
 		fs.VTables = slices.Insert(fs.VTables, i, VTableSite{Loc: loc})
 	}
@@ -473,12 +477,13 @@ func (fs *FunctionSamples) VTablesAt(loc LineLocation) *VTableSite {
 
 // FindVTables returns the vtable counts at loc or nil.
 func (fs *FunctionSamples) FindVTables(loc LineLocation) *VTableSite {
-	i, found := slices.BinarySearchFunc(fs.VTables, loc, func(v VTableSite, l LineLocation) int { return v.Loc.Compare(l) })
-	if !found {
-		return nil
+	if i, found := searchLoc(fs.VTables, loc, vtableLoc); found {
+		return &fs.VTables[i]
 	}
-	return &fs.VTables[i]
+	return nil
 }
+
+func vtableLoc(v *VTableSite) LineLocation { return v.Loc }
 
 // add adds to the count of type t; insert reports whether t was new.
 func (v *VTableSite) add(t FunctionID, n, w uint64, ovf *bool) (isNew bool) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -186,16 +185,6 @@ func TestTextErrors(t *testing.T) {
 			t.Errorf("%q: error at %s offset %d, want in.txt offset %d", tc.in, de.File, de.Offset, off)
 		}
 	}
-}
-
-// sortedNames is a test helper for semantic comparisons.
-func sortedNames(p *Profile) []string {
-	var s []string
-	for _, fs := range p.Funcs {
-		s = append(s, fs.ContextString())
-	}
-	sort.Strings(s)
-	return s
 }
 
 func newRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
