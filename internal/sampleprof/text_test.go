@@ -135,6 +135,8 @@ func genText(r *rand.Rand, kind genKind) []byte {
 }
 
 func TestTextConformance(t *testing.T) {
+	var same, bothFail int
+	defer func() { t.Logf("text: %d outputs identical, %d inputs rejected by both", same, bothFail) }()
 	for _, file := range textCorpus(t) {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -146,6 +148,8 @@ func TestTextConformance(t *testing.T) {
 			if !ok {
 				if err == nil {
 					t.Errorf("%s: llvm-profdata-%d fails, we read it", filepath.Base(file), rel)
+				} else {
+					bothFail++
 				}
 				continue
 			}
@@ -156,6 +160,8 @@ func TestTextConformance(t *testing.T) {
 			got := p.AppendText(nil, TextWriteOptions{LLVM: rel})
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s: LLVM %d text differs:\n--- ours\n%s--- llvm-profdata\n%s", filepath.Base(file), rel, got, want)
+			} else {
+				same++
 			}
 		}
 	}
