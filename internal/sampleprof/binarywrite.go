@@ -239,10 +239,8 @@ type secHdr struct {
 // LLVM 17.
 //
 // The FuncMetadata section lists functions in the order LLVM's
-// std::unordered_map iterates them; this writer lists them in
-// sortFuncProfiles order instead, so files with that section (probe-based,
-// CS or preinlined profiles) equal LLVM's in every other byte and read
-// back to the same profile.
+// std::unordered_map iterates them after llvm-profdata merge read p (see
+// metadataOrder).
 func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	if (o.VTables || o.SplitLayout) && o.LLVM != 0 && o.LLVM < 22 {
 		return b, ErrUnsupported // no reader before LLVM 22 knows them
@@ -408,7 +406,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		if !p.ProbeBased && !p.CS && !p.PreInlined {
 			return b
 		}
-		for _, fs := range sorted {
+		for _, fs := range p.metadataOrder(o.LLVM) {
 			b = w.appendMetadata(b, fs, true)
 		}
 		return b
@@ -475,4 +473,17 @@ func (w *binWriter) appendMetadata(b []byte, fs *FunctionSamples, top bool) []by
 		}
 	}
 	return b
+}
+
+// metadataOrder is the order of the FuncMetadata records: libstdc++'s
+// iteration order of llvm-profdata's profile map when p.Funcs is the order
+// the reader inserted them in, for non-CS profiles of LLVM 19 and 22
+// (keys are MD5 hashes of the names). CS profiles and LLVM 16 key the map
+// by LLVM's hash_combine, which is not reproduced: their records come in
+// sortFuncProfiles order, and equal LLVM's only as a set.
+func (p *Profile) metadataOrder(llvm int) []*FunctionSamples {
+	if p.CS || llvm == 16 {
+		return p.Sorted()
+	}
+	return stdMapOrder(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
 }
