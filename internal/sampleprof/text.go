@@ -155,6 +155,7 @@ type parsedLine struct {
 	loc        LineLocation
 	callee     sref
 	targets    []CallTarget // as parsed; a repeated name overwrites
+	targetIdx  map[string]int
 	types      []TypeCount
 	hash       uint64
 	attributes uint32
@@ -442,14 +443,31 @@ func parseBody(rest sref, pl *parsedLine) bool {
 	return true
 }
 
+// setTarget records a target of the line; a repeated one overwrites.
+// Lines with many targets index them, so a long line stays linear.
 func setTarget(pl *parsedLine, target sref, count uint64) {
-	for i := range pl.targets {
-		if !pl.targets[i].Func.isHash && pl.targets[i].Func.name == string(target) {
+	if pl.targetIdx != nil {
+		if i, ok := pl.targetIdx[string(target)]; ok {
 			pl.targets[i].Count = count
 			return
 		}
+	} else {
+		for i := range pl.targets {
+			if pl.targets[i].Func.name == string(target) {
+				pl.targets[i].Count = count
+				return
+			}
+		}
 	}
 	pl.targets = append(pl.targets, CallTarget{Func: Name(string(target)), Count: count})
+	if pl.targetIdx == nil && len(pl.targets) > 16 {
+		pl.targetIdx = make(map[string]int, len(pl.targets))
+		for i, t := range pl.targets {
+			pl.targetIdx[t.Func.name] = i
+		}
+	} else if pl.targetIdx != nil {
+		pl.targetIdx[string(target)] = len(pl.targets) - 1
+	}
 }
 
 // parseTypes is LLVM's parseTypeCountMap.
