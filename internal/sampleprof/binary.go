@@ -51,6 +51,7 @@ type binReader struct {
 	ctxs     [][]Frame
 	vtables  bool
 	overflow bool
+	calls    []CallTarget
 	// md5Strings: MD5 names become decimal strings (LLVM 16).
 	md5Strings bool
 }
@@ -121,10 +122,13 @@ func (r *binReader) body(fs *FunctionSamples, depth int) {
 		samples := r.c.Uleb()
 		calls := r.count(2, "call targets")
 		b := fs.BodyAt(loc)
+		r.calls = r.calls[:0]
 		for j := 0; j < calls && r.c.Err() == nil; j++ {
 			f := r.name()
-			b.addCall(f, r.c.Uleb(), 1, &r.overflow)
+			r.calls = append(r.calls, CallTarget{f, r.c.Uleb()})
 		}
+		slices.SortStableFunc(r.calls, func(x, y CallTarget) int { return x.Func.Compare(y.Func) })
+		b.addCalls(r.calls, 1, &r.overflow)
 		b.Samples, o = satMulAdd(b.Samples, samples, 1)
 		r.overflow = r.overflow || o
 	}

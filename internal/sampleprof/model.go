@@ -442,6 +442,48 @@ func (b *BodySample) addCall(f FunctionID, n, w uint64, ovf *bool) {
 	*ovf = *ovf || o
 }
 
+// addCalls adds targets (ordered by Func; a repeated one adds up) to b's
+// call targets: one merge, so that long lists stay linear.
+func (b *BodySample) addCalls(targets []CallTarget, w uint64, ovf *bool) {
+	if len(targets) <= 4 {
+		for _, c := range targets {
+			b.addCall(c.Func, c.Count, w, ovf)
+		}
+		return
+	}
+	out := make([]CallTarget, 0, len(b.Calls)+len(targets))
+	i, j := 0, 0
+	for i < len(b.Calls) || j < len(targets) {
+		var c int
+		switch {
+		case i == len(b.Calls):
+			c = 1
+		case j == len(targets):
+			c = -1
+		default:
+			c = b.Calls[i].Func.Compare(targets[j].Func)
+		}
+		switch {
+		case c < 0:
+			out = append(out, b.Calls[i])
+			i++
+		default:
+			t := CallTarget{Func: targets[j].Func}
+			if c == 0 {
+				t.Count = b.Calls[i].Count
+				i++
+			}
+			for ; j < len(targets) && targets[j].Func == t.Func; j++ {
+				var o bool
+				t.Count, o = satMulAdd(t.Count, targets[j].Count, w)
+				*ovf = *ovf || o
+			}
+			out = append(out, t)
+		}
+	}
+	b.Calls = out
+}
+
 // CalleeAt returns the inlinee profile of callee at loc, creating it.
 func (fs *FunctionSamples) CalleeAt(loc LineLocation, callee FunctionID) *FunctionSamples {
 	cmp := func(c Callsite, _ struct{}) int {
@@ -531,9 +573,7 @@ func (fs *FunctionSamples) merge(o *FunctionSamples, w uint64, ovf *bool) {
 	for i := range o.Body {
 		ob := &o.Body[i]
 		b := fs.BodyAt(ob.Loc)
-		for _, c := range ob.Calls {
-			b.addCall(c.Func, c.Count, w, ovf)
-		}
+		b.addCalls(ob.Calls, w, ovf)
 		var of bool
 		b.Samples, of = satMulAdd(b.Samples, ob.Samples, w)
 		*ovf = *ovf || of

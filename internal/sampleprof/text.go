@@ -3,6 +3,7 @@ package sampleprof
 import (
 	"bytes"
 	"fmt"
+	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
@@ -257,9 +258,8 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 			}
 		case lineBody:
 			b := top.BodyAt(pl.loc)
-			for _, t := range pl.targets {
-				b.addCall(t.Func, t.Count, 1, &overflow)
-			}
+			slices.SortFunc(pl.targets, func(x, y CallTarget) int { return x.Func.Compare(y.Func) })
+			b.addCalls(pl.targets, 1, &overflow)
 			var o bool
 			b.Samples, o = satMulAdd(b.Samples, pl.samples, 1)
 			overflow = overflow || o
