@@ -1,0 +1,245 @@
+package sampleprof
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// metadataOrderUnemulated reports whether LLVM writes a FuncMetadata
+// section for p whose record order this package does not reproduce: the
+// order follows libstdc++'s unordered_map iteration (spec §3.9) over keys
+// that are LLVM hash_combine values for CS profiles and LLVM 16.
+func metadataOrderUnemulated(p *Profile, rel int) bool {
+	return (p.CS || rel == 16) && (p.ProbeBased || p.CS || p.PreInlined)
+}
+
+// sameOutsideMetadata reports whether two extbinary files have the same
+// size and section table and differ only inside the FuncMetadata section.
+func sameOutsideMetadata(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	p, err := ReadSections("a", a)
+	if err != nil {
+		return false
+	}
+	var lo, hi uint64
+	for _, s := range p {
+		if s.Type == secFuncMetadata {
+			lo, hi = s.Offset, s.Offset+s.Size
+		}
+	}
+	return bytes.Equal(a[:lo], b[:lo]) && bytes.Equal(a[hi:], b[hi:])
+}
+
+type binCase struct {
+	name  string
+	args  []string
+	opts  BinaryOptions
+	since int
+}
+
+var extCases = []binCase{
+	{"default", []string{"--extbinary"}, BinaryOptions{}, 16},
+	{"md5", []string{"--extbinary", "--use-md5"}, BinaryOptions{UseMD5: true}, 16},
+	{"partial", []string{"--extbinary", "--gen-partial-profile"}, BinaryOptions{Partial: true}, 16},
+	{"split", []string{"--extbinary", "--split-layout"}, BinaryOptions{SplitLayout: true}, 22},
+	{"vtables", []string{"--extbinary", "--extbinary-write-vtable-type-prof"}, BinaryOptions{VTables: true}, 22},
+}
+
+func TestExtBinaryConformance(t *testing.T) {
+	var exact, semantic, total int
+	for _, file := range textCorpus(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range releases {
+			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+			if err != nil {
+				continue
+			}
+			for _, bc := range extCases {
+				if rel < bc.since {
+					continue
+				}
+				if rel == 16 && filepath.Base(file) == "empty_name.txt" {
+					// LLVM 16 keys its function offset table by a
+					// DenseMap whose empty key is the empty name.
+					continue
+				}
+				want, ok := llvmMerge(t, rel, file, bc.args...)
+				o := bc.opts
+				o.LLVM = rel
+				got, err := p.AppendExtBinary(nil, o)
+				if !ok {
+					continue
+				}
+				if err != nil {
+					t.Errorf("%s %s LLVM %d: %v", filepath.Base(file), bc.name, rel, err)
+					continue
+				}
+				total++
+				if bytes.Equal(got, want) {
+					exact++
+				} else if !metadataOrderUnemulated(p, rel) || !sameOutsideMetadata(got, want) {
+					t.Errorf("%s %s LLVM %d: extbinary differs\nours %x\nllvm %x", filepath.Base(file), bc.name, rel, got, want)
+					continue
+				}
+				// Both read back to the same profile.
+				theirs, err := ReadExtBinary("llvm", want, ReadOptions{LLVM: rel})
+				if err != nil {
+					// LLVM writes some files it cannot read back (line
+					// offsets over 0xffff, CS profiles in the split
+					// layout): then its reader must fail too.
+					tmp := filepath.Join(t.TempDir(), "llvm.prof")
+					os.WriteFile(tmp, want, 0o644)
+					if _, ok := llvmMerge(t, rel, tmp, "--text"); !ok {
+						continue
+					}
+					t.Errorf("%s %s LLVM %d: reading llvm's: %v", filepath.Base(file), bc.name, rel, err)
+					continue
+				}
+				ours, err := ReadExtBinary("ours", got, ReadOptions{LLVM: rel})
+				if err != nil {
+					t.Errorf("%s %s LLVM %d: reading ours: %v", filepath.Base(file), bc.name, rel, err)
+					continue
+				}
+				a := theirs.AppendText(nil, TextWriteOptions{LLVM: rel})
+				b := ours.AppendText(nil, TextWriteOptions{LLVM: rel})
+				if !bytes.Equal(a, b) {
+					t.Errorf("%s %s LLVM %d: read back differs:\n--- ours\n%s--- llvm\n%s", filepath.Base(file), bc.name, rel, b, a)
+					continue
+				}
+				if !bytes.Equal(got, want) {
+					semantic++
+				}
+			}
+		}
+	}
+	t.Logf("extbinary: %d of %d outputs byte-identical, %d equal after reading (FuncMetadata order)", exact, total, semantic)
+}
+
+func TestRawBinaryConformance(t *testing.T) {
+	var exact, total int
+	for _, file := range textCorpus(t)[:20] {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range []int{16, 22} {
+			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+			if err != nil {
+				continue
+			}
+			want, ok := llvmMerge(t, rel, file, "--binary")
+			got, err := p.AppendBinary(nil)
+			if !ok {
+				if err == nil && !hasVTables(p) {
+					t.Errorf("%s LLVM %d: llvm-profdata fails to write raw binary, we do not", filepath.Base(file), rel)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s LLVM %d: %v", filepath.Base(file), rel, err)
+				continue
+			}
+			total++
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s LLVM %d: raw binary differs\nours %x\nllvm %x", filepath.Base(file), rel, got, want)
+				continue
+			}
+			exact++
+			back, err := ReadBinary("llvm", want, ReadOptions{LLVM: rel})
+			if err != nil {
+				continue // line offsets LLVM cannot read back either
+			}
+			if a, b := back.AppendText(nil, TextWriteOptions{LLVM: rel}), p.AppendText(nil, TextWriteOptions{LLVM: 16}); !bytes.Equal(a, b) {
+				t.Errorf("%s LLVM %d: raw binary reads back as\n%s\nwant\n%s", filepath.Base(file), rel, a, b)
+			}
+		}
+	}
+	t.Logf("raw binary: %d of %d byte-identical", exact, total)
+}
+
+func hasVTables(p *Profile) bool {
+	return anyFunction(p, func(fs *FunctionSamples) bool { return len(fs.VTables) > 0 })
+}
+
+// anyFunction reports whether pred holds for a function or inlinee of p.
+func anyFunction(p *Profile, pred func(*FunctionSamples) bool) bool {
+	var walk func(fs *FunctionSamples) bool
+	walk = func(fs *FunctionSamples) bool {
+		if pred(fs) {
+			return true
+		}
+		for _, c := range fs.Callsites {
+			if walk(c.Callee) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fs := range p.Funcs {
+		if walk(fs) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCompressedAndSymbolList: zlib streams are Go's, not zlib's, so
+// compressed sections are compared after decompression (reading), and the
+// rest of the file byte for byte when nothing is compressed.
+func TestCompressedAndSymbolList(t *testing.T) {
+	dir := t.TempDir()
+	syms := filepath.Join(dir, "syms.txt")
+	os.WriteFile(syms, []byte("main\nfoo\nbar\n"), 0o644)
+	file := "testdata/text/basic.txt"
+	data, _ := os.ReadFile(file)
+	for _, rel := range releases {
+		p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.SymbolList = []string{"bar", "foo", "main"}
+		want, ok := llvmMerge(t, rel, file, "--extbinary", "--prof-sym-list="+syms)
+		if !ok {
+			t.Fatalf("llvm-profdata-%d --prof-sym-list failed", rel)
+		}
+		got, _ := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+		if !bytes.Equal(got, want) {
+			t.Errorf("LLVM %d symbol list: differs\nours %x\nllvm %x", rel, got, want)
+		}
+		for _, args := range [][]string{{"--compress-all-sections"}, {"--compress-all-sections", "--prof-sym-list=" + syms}} {
+			want, ok := llvmMerge(t, rel, file, append([]string{"--extbinary"}, args...)...)
+			if !ok {
+				t.Fatalf("llvm-profdata-%d %v failed", rel, args)
+			}
+			theirs, err := ReadExtBinary("llvm", want, ReadOptions{LLVM: rel})
+			if err != nil {
+				t.Fatalf("LLVM %d %v: %v", rel, args, err)
+			}
+			got, _ := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel, CompressAll: true})
+			ours, err := ReadExtBinary("ours", got, ReadOptions{LLVM: rel})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := theirs.AppendText(nil, TextWriteOptions{}), ours.AppendText(nil, TextWriteOptions{}); !bytes.Equal(a, b) {
+				t.Errorf("LLVM %d %v: reads as\n%s\nwant\n%s", rel, args, b, a)
+			}
+			if len(args) == 2 && !slices.Equal(theirs.SymbolList, p.SymbolList) {
+				t.Errorf("LLVM %d: symbol list %q", rel, theirs.SymbolList)
+			}
+			// LLVM reads ours.
+			tmp := filepath.Join(t.TempDir(), "ours.prof")
+			os.WriteFile(tmp, got, 0o644)
+			if txt, ok := llvmMerge(t, rel, tmp, "--text"); !ok || !bytes.Equal(txt, data) {
+				t.Errorf("LLVM %d cannot read our compressed profile: %s", rel, txt)
+			}
+		}
+	}
+}

@@ -1,0 +1,489 @@
+package sampleprof
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strings"
+)
+
+// BinaryOptions select what the binary writers emit; the fields mirror
+// llvm-profdata merge --sample flags.
+type BinaryOptions struct {
+	LLVM           int  // release written for (0 means 22)
+	UseMD5         bool // --use-md5: fixed-length MD5 name table
+	CompressAll    bool // --compress-all-sections (zlib)
+	Partial        bool // --gen-partial-profile
+	SplitLayout    bool // --split-layout (LLVM 22)
+	VTables        bool // -extbinary-write-vtable-type-prof (LLVM 22)
+	DropSymbolList bool // --drop-profile-symbol-list
+}
+
+// ErrUnsupported is returned for profiles an encoding cannot carry.
+var ErrUnsupported = errors.New("sampleprof: unsupported for this encoding")
+
+func appendUleb(b []byte, v uint64) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
+// Magic numbers and version (SPMagic, SPVersion).
+const (
+	magicRaw    = 0x5350524f463432ff
+	magicExt    = 0x5350524f46343204
+	spVersion   = 103
+	secFlagComp = 1
+	secFlagFlat = 2
+)
+
+// Section types.
+const (
+	secProfSummary     = 1
+	secNameTable       = 2
+	secProfSymbolList  = 3
+	secFuncOffsetTable = 4
+	secFuncMetadata    = 5
+	secCSNameTable     = 6
+	secLBRProfile      = 32
+)
+
+// Section-specific flags (the high 32 bits of Flags).
+const (
+	flagMD5Name         = 1 << 32
+	flagFixedLengthMD5  = 1 << 33
+	flagUniqSuffix      = 1 << 34
+	flagPartial         = 1 << 32
+	flagFullContext     = 1 << 33
+	flagFSDiscriminator = 1 << 34
+	flagIsPreInlined    = 1 << 36
+	flagHasVTableTypes  = 1 << 37
+	flagProbeBased      = 1 << 32
+	flagHasAttribute    = 1 << 33
+	flagOrdered         = 1 << 32
+)
+
+type binWriter struct {
+	p       *Profile
+	opts    BinaryOptions
+	names   map[FunctionID]uint64
+	ctxs    map[uint64][]ctxIdx
+	vtables bool
+}
+
+type ctxIdx struct {
+	frames []Frame
+	idx    uint64
+}
+
+func (w *binWriter) addName(f FunctionID) {
+	if _, ok := w.names[f]; !ok {
+		w.names[f] = 0
+	}
+}
+
+func (w *binWriter) addNames(fs *FunctionSamples) {
+	for i := range fs.Body {
+		for _, c := range fs.Body[i].Calls {
+			w.addName(c.Func)
+		}
+	}
+	for _, c := range fs.Callsites {
+		w.addName(c.Callee.Name)
+		w.addNames(c.Callee)
+	}
+	if w.vtables {
+		for _, v := range fs.VTables {
+			for _, t := range v.Types {
+				w.addName(t.Type)
+			}
+		}
+	}
+}
+
+// buildNameTable collects and numbers the names; it returns them sorted.
+func (w *binWriter) buildNameTable(funcs []*FunctionSamples) []FunctionID {
+	w.names = map[FunctionID]uint64{}
+	for _, fs := range funcs {
+		if fs.Context != nil {
+			for _, f := range fs.Context {
+				w.addName(f.Func)
+			}
+		} else {
+			w.addName(fs.Name)
+		}
+		w.addNames(fs)
+	}
+	sorted := make([]FunctionID, 0, len(w.names))
+	for f := range w.names {
+		sorted = append(sorted, f)
+	}
+	slices.SortFunc(sorted, FunctionID.Compare)
+	for i, f := range sorted {
+		w.names[f] = uint64(i)
+	}
+	return sorted
+}
+
+func (w *binWriter) ctxIndex(frames []Frame) uint64 {
+	for _, c := range w.ctxs[framesKey(frames)] {
+		if compareFrames(c.frames, frames) == 0 {
+			return c.idx
+		}
+	}
+	return 0
+}
+
+// appendContextIdx writes the name or CS-context index of a top-level or
+// nested profile.
+func (w *binWriter) appendContextIdx(b []byte, fs *FunctionSamples) []byte {
+	if fs.Context != nil {
+		return appendUleb(b, w.ctxIndex(fs.Context))
+	}
+	return appendUleb(b, w.names[fs.Name])
+}
+
+func (w *binWriter) appendBody(b []byte, fs *FunctionSamples, top bool) []byte {
+	if top {
+		b = w.appendContextIdx(b, fs)
+	} else {
+		b = appendUleb(b, w.names[fs.Name])
+	}
+	b = appendUleb(b, fs.TotalSamples)
+	b = appendUleb(b, uint64(len(fs.Body)))
+	for i := range fs.Body {
+		s := &fs.Body[i]
+		b = appendUleb(b, uint64(s.Loc.Line))
+		b = appendUleb(b, uint64(s.Loc.Disc))
+		b = appendUleb(b, s.Samples)
+		b = appendUleb(b, uint64(len(s.Calls)))
+		for _, c := range s.SortedCalls() {
+			b = appendUleb(b, w.names[c.Func])
+			b = appendUleb(b, c.Count)
+		}
+	}
+	b = appendUleb(b, uint64(len(fs.Callsites)))
+	for _, c := range fs.Callsites {
+		b = appendUleb(b, uint64(c.Loc.Line))
+		b = appendUleb(b, uint64(c.Loc.Disc))
+		b = w.appendBody(b, c.Callee, false)
+	}
+	if w.vtables {
+		b = appendUleb(b, uint64(len(fs.VTables)))
+		for _, v := range fs.VTables {
+			b = appendUleb(b, uint64(v.Loc.Line))
+			b = appendUleb(b, uint64(v.Loc.Disc))
+			b = appendUleb(b, uint64(len(v.Types)))
+			for _, t := range v.Types {
+				b = appendUleb(b, w.names[t.Type])
+				b = appendUleb(b, t.Count)
+			}
+		}
+	}
+	return b
+}
+
+func appendSummary(b []byte, s *Summary) []byte {
+	b = appendUleb(b, s.TotalCount)
+	b = appendUleb(b, s.MaxCount)
+	b = appendUleb(b, s.MaxFunctionCount)
+	b = appendUleb(b, s.NumCounts)
+	b = appendUleb(b, s.NumFunctions)
+	b = appendUleb(b, uint64(len(s.Detailed)))
+	for _, e := range s.Detailed {
+		b = appendUleb(b, e.Cutoff)
+		b = appendUleb(b, e.MinCount)
+		b = appendUleb(b, e.NumCounts)
+	}
+	return b
+}
+
+// AppendBinary appends p in the raw binary encoding (SPF_Binary), which
+// cannot carry CS or probe-based profiles.
+func (p *Profile) AppendBinary(b []byte) ([]byte, error) {
+	if p.CS || p.ProbeBased {
+		return b, ErrUnsupported
+	}
+	for _, fs := range p.Funcs {
+		if fs.Context != nil {
+			return b, ErrUnsupported
+		}
+	}
+	w := binWriter{p: p}
+	b = appendUleb(b, magicRaw)
+	b = appendUleb(b, spVersion)
+	b = appendSummary(b, p.ComputeSummary())
+	names := w.buildNameTable(p.Funcs)
+	b = appendUleb(b, uint64(len(names)))
+	for _, n := range names {
+		b = n.appendTo(b)
+		b = append(b, 0)
+	}
+	for _, fs := range p.Sorted() {
+		b = appendUleb(b, fs.HeadSamples)
+		b = w.appendBody(b, fs, true)
+	}
+	return b, nil
+}
+
+type secHdr struct {
+	typ, flags, off, size uint64
+}
+
+// AppendExtBinary appends p in the extensible binary encoding
+// (SPF_Ext_Binary), the default of llvm-profdata merge --sample since
+// LLVM 17.
+//
+// The FuncMetadata section lists functions in the order LLVM's
+// std::unordered_map iterates them after llvm-profdata merge read p (see
+// metadataOrder).
+func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
+	if (o.VTables || o.SplitLayout) && o.LLVM != 0 && o.LLVM < 22 {
+		return b, ErrUnsupported // no reader before LLVM 22 knows them
+	}
+	w := binWriter{p: p, opts: o, vtables: o.VTables}
+	start := len(b)
+	b = appendUleb(b, magicExt)
+	b = appendUleb(b, spVersion)
+	type layoutEntry struct{ typ, flags uint64 }
+	var layout []layoutEntry
+	if o.SplitLayout {
+		layout = []layoutEntry{{secProfSummary, 0}, {secNameTable, 0}, {secFuncOffsetTable, 0}, {secLBRProfile, 0},
+			{secFuncOffsetTable, secFlagFlat}, {secLBRProfile, secFlagFlat}, {secProfSymbolList, 0}, {secFuncMetadata, 0}}
+	} else {
+		layout = []layoutEntry{{secProfSummary, 0}, {secNameTable, 0}, {secCSNameTable, 0}, {secFuncOffsetTable, 0},
+			{secLBRProfile, 0}, {secProfSymbolList, 0}, {secFuncMetadata, 0}}
+	}
+	for i := range layout {
+		e := &layout[i]
+		if o.CompressAll {
+			e.flags |= secFlagComp
+		}
+		switch e.typ {
+		case secNameTable:
+			if o.UseMD5 {
+				e.flags |= flagMD5Name | flagFixedLengthMD5
+			}
+		case secProfSummary:
+			if o.Partial {
+				e.flags |= flagPartial
+			}
+			if p.CS {
+				e.flags |= flagFullContext
+			}
+			if p.PreInlined {
+				e.flags |= flagIsPreInlined
+			}
+			if p.FS {
+				e.flags |= flagFSDiscriminator
+			}
+			if o.VTables {
+				e.flags |= flagHasVTableTypes
+			}
+		case secFuncMetadata:
+			if p.ProbeBased {
+				e.flags |= flagProbeBased
+			}
+			if p.CS || p.PreInlined {
+				e.flags |= flagHasAttribute
+			}
+		case secFuncOffsetTable:
+			if p.CS {
+				e.flags |= flagOrdered
+			}
+		}
+	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(layout)))
+	hdrAt := len(b)
+	b = append(b, make([]byte, 32*len(layout))...)
+	hdrs := make([]secHdr, len(layout))
+
+	sorted := p.Sorted()
+	var offsets []funcOffset
+	var lbrStart int
+	writeSec := func(idx int, body func(b []byte) []byte) {
+		e := &layout[idx]
+		secStart := len(b)
+		if e.flags&secFlagComp != 0 {
+			raw := body(nil)
+			if len(raw) > 0 {
+				var z bytes.Buffer
+				zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+				zw.Write(raw)
+				zw.Close()
+				b = appendUleb(b, uint64(len(raw)))
+				b = appendUleb(b, uint64(z.Len()))
+				b = append(b, z.Bytes()...)
+			}
+		} else {
+			b = body(b)
+		}
+		hdrs[idx] = secHdr{e.typ, e.flags, uint64(secStart - start), uint64(len(b) - secStart)}
+	}
+	summary := func(b []byte) []byte { return appendSummary(b, p.ComputeSummary()) }
+	nameTable := func(b []byte) []byte {
+		names := w.buildNameTable(p.Funcs)
+		// LLVM 16 looks for ".__uniq." in MD5 profiles too.
+		if !o.UseMD5 || o.LLVM == 16 {
+			for _, n := range names {
+				if !n.isHash && strings.Contains(n.name, ".__uniq.") {
+					layout[1].flags |= flagUniqSuffix
+					break
+				}
+			}
+		}
+		b = appendUleb(b, uint64(len(names)))
+		for _, n := range names {
+			if o.UseMD5 {
+				b = binary.LittleEndian.AppendUint64(b, n.MD5())
+			} else {
+				b = n.appendTo(b)
+				b = append(b, 0)
+			}
+		}
+		return b
+	}
+	csNameTable := func(b []byte) []byte {
+		var ctxs []*FunctionSamples
+		for _, fs := range p.Funcs {
+			if fs.Context != nil {
+				ctxs = append(ctxs, fs)
+			}
+		}
+		slices.SortFunc(ctxs, func(x, y *FunctionSamples) int { return compareFrames(x.Context, y.Context) })
+		w.ctxs = map[uint64][]ctxIdx{}
+		b = appendUleb(b, uint64(len(ctxs)))
+		for i, fs := range ctxs {
+			k := framesKey(fs.Context)
+			w.ctxs[k] = append(w.ctxs[k], ctxIdx{fs.Context, uint64(i)})
+			b = appendUleb(b, uint64(len(fs.Context)))
+			for _, f := range fs.Context {
+				b = appendUleb(b, w.names[f.Func])
+				b = appendUleb(b, uint64(f.Loc.Line))
+				b = appendUleb(b, uint64(f.Loc.Disc))
+			}
+		}
+		return b
+	}
+	lbr := func(funcs []*FunctionSamples) func(b []byte) []byte {
+		return func(b []byte) []byte {
+			lbrStart = len(b)
+			offsets = offsets[:0]
+			for _, fs := range funcs {
+				offsets = append(offsets, funcOffset{fs, uint64(len(b) - lbrStart)})
+				b = appendUleb(b, fs.HeadSamples)
+				b = w.appendBody(b, fs, true)
+			}
+			return b
+		}
+	}
+	funcOffsets := func(b []byte) []byte {
+		b = appendUleb(b, uint64(len(offsets)))
+		if p.CS {
+			slices.SortStableFunc(offsets, func(x, y funcOffset) int { return compareContext(x.fs, y.fs) })
+		}
+		for _, e := range offsets {
+			b = w.appendContextIdx(b, e.fs)
+			b = appendUleb(b, e.off)
+		}
+		return b
+	}
+	symList := func(b []byte) []byte {
+		if o.DropSymbolList {
+			return b
+		}
+		for _, s := range p.SymbolList {
+			b = append(b, s...)
+			b = append(b, 0)
+		}
+		return b
+	}
+	metadata := func(b []byte) []byte {
+		if !p.ProbeBased && !p.CS && !p.PreInlined {
+			return b
+		}
+		for _, fs := range p.metadataOrder(o.LLVM) {
+			b = w.appendMetadata(b, fs, true)
+		}
+		return b
+	}
+	if o.SplitLayout {
+		var ctx, flat []*FunctionSamples
+		for _, fs := range sorted {
+			if len(fs.Callsites) > 0 {
+				ctx = append(ctx, fs)
+			} else {
+				flat = append(flat, fs)
+			}
+		}
+		writeSec(0, summary)
+		writeSec(1, nameTable)
+		writeSec(3, lbr(ctx))
+		writeSec(2, funcOffsets)
+		writeSec(5, lbr(flat))
+		writeSec(4, funcOffsets)
+		writeSec(6, symList)
+		writeSec(7, metadata)
+	} else {
+		writeSec(0, summary)
+		writeSec(1, nameTable)
+		writeSec(2, csNameTable)
+		writeSec(4, lbr(sorted))
+		writeSec(5, symList)
+		writeSec(3, funcOffsets)
+		writeSec(6, metadata)
+	}
+	for i, h := range hdrs {
+		at := hdrAt + 32*i
+		binary.LittleEndian.PutUint64(b[at:], h.typ)
+		binary.LittleEndian.PutUint64(b[at+8:], h.flags)
+		binary.LittleEndian.PutUint64(b[at+16:], h.off)
+		binary.LittleEndian.PutUint64(b[at+24:], h.size)
+	}
+	return b, nil
+}
+
+type funcOffset struct {
+	fs  *FunctionSamples
+	off uint64
+}
+
+func (w *binWriter) appendMetadata(b []byte, fs *FunctionSamples, top bool) []byte {
+	if top {
+		b = w.appendContextIdx(b, fs)
+	} else {
+		b = appendUleb(b, w.names[fs.Name])
+	}
+	if w.p.ProbeBased {
+		b = appendUleb(b, fs.Checksum)
+	}
+	if w.p.CS || w.p.PreInlined {
+		b = appendUleb(b, uint64(fs.Attributes))
+	}
+	if !w.p.CS {
+		b = appendUleb(b, uint64(len(fs.Callsites)))
+		for _, c := range fs.Callsites {
+			b = appendUleb(b, uint64(c.Loc.Line))
+			b = appendUleb(b, uint64(c.Loc.Disc))
+			b = w.appendMetadata(b, c.Callee, false)
+		}
+	}
+	return b
+}
+
+// metadataOrder is the order of the FuncMetadata records: libstdc++'s
+// iteration order of llvm-profdata's profile map when p.Funcs is the order
+// the reader inserted them in, for non-CS profiles of LLVM 19 and 22
+// (keys are MD5 hashes of the names). CS profiles and LLVM 16 key the map
+// by LLVM's hash_combine, which is not reproduced: their records come in
+// sortFuncProfiles order, and equal LLVM's only as a set.
+func (p *Profile) metadataOrder(llvm int) []*FunctionSamples {
+	if p.CS || llvm == 16 {
+		return p.Sorted()
+	}
+	return stdMapOrder(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
+}

@@ -1,0 +1,171 @@
+package sampleprof
+
+import (
+	"math"
+	"slices"
+)
+
+// LLVM's SampleProfileMap is a std::unordered_map keyed by a 64-bit hash of
+// the context, and the writer iterates it for the FuncMetadata section. With
+// libstdc++ (what Debian's and most Linux LLVM builds use) that order
+// follows from the insertion order and the keys alone: std::hash of an
+// integer is the identity, buckets are key mod a prime bucket count, and
+// the nodes form one list. stdTable reproduces that list.
+
+// stdTable is a libstdc++ _Hashtable with unique uint64 keys: a singly
+// linked list of nodes (next, -1 at the end) and, per bucket, the node
+// before the bucket's first node (beforeBegin for the bucket owning the
+// list's front, -1 for an empty bucket).
+type stdTable struct {
+	keys       []uint64
+	next       []int32
+	head       int32 // _M_before_begin._M_nxt
+	buckets    []int32
+	nextResize uint64
+}
+
+const beforeBegin = -2
+
+func newStdTable() *stdTable {
+	return &stdTable{head: -1, buckets: []int32{-1}}
+}
+
+// nextBucketCount is _Prime_rehash_policy::_M_next_bkt.
+func (t *stdTable) nextBucketCount(n uint64) uint64 {
+	fast := [...]uint64{2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13}
+	if n < uint64(len(fast)) {
+		if n == 0 {
+			return 1
+		}
+		t.nextResize = uint64(math.Floor(float64(fast[n])))
+		return fast[n]
+	}
+	last := len(stdPrimes) - 1
+	i, _ := slices.BinarySearch(stdPrimes[:last], n)
+	if i == last {
+		t.nextResize = math.MaxUint64
+	} else {
+		t.nextResize = uint64(math.Floor(float64(stdPrimes[i])))
+	}
+	return stdPrimes[i]
+}
+
+// needRehash is _Prime_rehash_policy::_M_need_rehash for one insertion.
+func (t *stdTable) needRehash() (uint64, bool) {
+	nElt := uint64(len(t.keys))
+	nBkt := uint64(len(t.buckets))
+	if nElt+1 <= t.nextResize {
+		return 0, false
+	}
+	m := nElt + 1
+	if t.nextResize == 0 {
+		m = max(m, 11)
+	}
+	minBkts := float64(m)
+	if minBkts >= float64(nBkt) {
+		return t.nextBucketCount(max(uint64(math.Floor(minBkts))+1, nBkt*2)), true
+	}
+	t.nextResize = uint64(math.Floor(float64(nBkt)))
+	return 0, false
+}
+
+func (t *stdTable) rehash(n uint64) {
+	nb := make([]int32, n)
+	for i := range nb {
+		nb[i] = -1
+	}
+	p := t.head
+	t.head = -1
+	var bbeginBkt uint64
+	for p >= 0 {
+		next := t.next[p]
+		b := t.keys[p] % n
+		if nb[b] == -1 {
+			t.next[p] = t.head
+			t.head = p
+			nb[b] = beforeBegin
+			if t.next[p] >= 0 {
+				nb[bbeginBkt] = p
+			}
+			bbeginBkt = b
+		} else {
+			t.next[p] = t.nextOf(nb[b])
+			t.setNext(nb[b], p)
+		}
+		p = next
+	}
+	t.buckets = nb
+}
+
+func (t *stdTable) nextOf(n int32) int32 {
+	if n == beforeBegin {
+		return t.head
+	}
+	return t.next[n]
+}
+
+func (t *stdTable) setNext(n, to int32) {
+	if n == beforeBegin {
+		t.head = to
+	} else {
+		t.next[n] = to
+	}
+}
+
+// insert adds a key that is not in the table yet.
+func (t *stdTable) insert(key uint64) {
+	if n, ok := t.needRehash(); ok {
+		t.rehash(n)
+	}
+	node := int32(len(t.keys))
+	t.keys = append(t.keys, key)
+	t.next = append(t.next, -1)
+	b := key % uint64(len(t.buckets))
+	if t.buckets[b] != -1 {
+		t.next[node] = t.nextOf(t.buckets[b])
+		t.setNext(t.buckets[b], node)
+		return
+	}
+	t.next[node] = t.head
+	t.head = node
+	if t.next[node] >= 0 {
+		t.buckets[t.keys[t.next[node]]%uint64(len(t.buckets))] = node
+	}
+	t.buckets[b] = beforeBegin
+}
+
+// order returns the indexes (in insertion order) of the nodes in iteration
+// order.
+func (t *stdTable) order() []int {
+	out := make([]int, 0, len(t.keys))
+	for p := t.head; p >= 0; p = t.next[p] {
+		out = append(out, int(p))
+	}
+	return out
+}
+
+// stdMapOrder returns the order in which llvm-profdata's writer iterates
+// fs when the reader inserted them in the given order (keys are their
+// hashes): the reader's map, copied into merge's map, iterated.
+func stdMapOrder(fs []*FunctionSamples, key func(*FunctionSamples) uint64) []*FunctionSamples {
+	pass := func(in []*FunctionSamples) []*FunctionSamples {
+		t := newStdTable()
+		seen := make(map[uint64]bool, len(in))
+		var kept []*FunctionSamples
+		for _, f := range in {
+			k := key(f)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			t.insert(k)
+			kept = append(kept, f)
+		}
+		out := make([]*FunctionSamples, 0, len(kept))
+		for _, i := range t.order() {
+			out = append(out, kept[i])
+		}
+		return out
+	}
+	return pass(pass(fs))
+}

@@ -1,0 +1,101 @@
+package sampleprof
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// Summary is the profile summary (LLVM's ProfileSummary of kind Sample).
+type Summary struct {
+	TotalCount, MaxCount, MaxFunctionCount uint64
+	NumCounts, NumFunctions                uint64
+	Detailed                               []SummaryEntry
+}
+
+// SummaryEntry is one detailed-summary entry: the smallest count among the
+// hottest counts that make up Cutoff parts per million of the total.
+type SummaryEntry struct {
+	Cutoff, MinCount, NumCounts uint64
+}
+
+// DefaultCutoffs are LLVM's ProfileSummaryBuilder::DefaultCutoffs.
+var DefaultCutoffs = []uint32{10000, 100000, 200000, 300000, 400000, 500000, 600000, 700000,
+	800000, 900000, 950000, 990000, 999000, 999900, 999990, 999999}
+
+type summaryBuilder struct {
+	total, max, maxFunc uint64
+	numCounts, numFuncs uint32
+	freq                map[uint64]uint32
+}
+
+func (b *summaryBuilder) addCount(c uint64) {
+	b.total += c
+	b.max = max(b.max, c)
+	b.numCounts++
+	b.freq[c]++
+}
+
+func (b *summaryBuilder) addRecord(fs *FunctionSamples, callsite bool) {
+	if !callsite {
+		b.numFuncs++
+		b.maxFunc = max(b.maxFunc, fs.HeadSamples)
+	} else if fs.Attributes&ContextDuplicatedIntoBase != 0 {
+		return
+	}
+	for i := range fs.Body {
+		b.addCount(fs.Body[i].Samples)
+	}
+	for _, c := range fs.Callsites {
+		b.addRecord(c.Callee, true)
+	}
+}
+
+// ComputeSummary computes the summary of p as llvm-profdata does when it
+// writes p: CS profiles are first flattened to one profile per function.
+func (p *Profile) ComputeSummary() *Summary {
+	b := summaryBuilder{freq: map[uint64]uint32{}}
+	if p.CS {
+		flat := map[FunctionID]*FunctionSamples{}
+		var order []*FunctionSamples
+		for _, fs := range p.Funcs {
+			dst := flat[fs.Name]
+			if dst == nil {
+				dst = &FunctionSamples{Name: fs.Name}
+				flat[fs.Name] = dst
+				order = append(order, dst)
+			}
+			dst.Merge(fs, 1) // a hash mismatch leaves fs out, as in LLVM
+		}
+		for _, fs := range order {
+			b.addRecord(fs, false)
+		}
+	} else {
+		for _, fs := range p.Funcs {
+			b.addRecord(fs, false)
+		}
+	}
+	s := &Summary{TotalCount: b.total, MaxCount: b.max, MaxFunctionCount: b.maxFunc,
+		NumCounts: uint64(b.numCounts), NumFunctions: uint64(b.numFuncs)}
+	counts := make([]uint64, 0, len(b.freq))
+	for c := range b.freq {
+		counts = append(counts, c)
+	}
+	slices.Sort(counts)
+	slices.Reverse(counts)
+	var seen uint32
+	var sum, count uint64
+	next := 0
+	for _, cut := range DefaultCutoffs {
+		hi, lo := bits.Mul64(b.total, uint64(cut))
+		desired, _ := bits.Div64(hi, lo, 1000000)
+		for sum < desired && next < len(counts) {
+			count = counts[next]
+			f := b.freq[count]
+			sum += count * uint64(f)
+			seen += f
+			next++
+		}
+		s.Detailed = append(s.Detailed, SummaryEntry{Cutoff: uint64(cut), MinCount: count, NumCounts: uint64(seen)})
+	}
+	return s
+}

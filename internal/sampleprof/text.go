@@ -1,0 +1,500 @@
+package sampleprof
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+)
+
+// The text format (SampleProfileReaderText), one function per header:
+//
+//	NAME:TOTAL:HEAD                 header at column 0; NAME may be [CONTEXT]
+//	 LOC: COUNT [TARGET:COUNT]...   body sample, one space per depth
+//	 LOC: CALLEE:TOTAL              inlinee; its lines follow one space deeper
+//	 LOC: vtables [VT:COUNT ]...    vtable type counts (LLVM 22)
+//	 !CFGChecksum: N | !Attributes: N | !Flat (LLVM 22)   metadata, last
+//
+// LOC is LINE or LINE.DISC. The reader reproduces LLVM's parser, quirks
+// included (it is the StringRef arithmetic of ParseHead and ParseLine,
+// size_t wrap-around and all), so that what LLVM accepts we accept and read
+// the same way.
+
+const format = "sampleprof"
+
+// npos is StringRef::npos.
+const npos = ^uint(0)
+
+// sref is the subset of StringRef the text parser needs, with its exact
+// clamping rules.
+type sref []byte
+
+func (s sref) size() uint { return uint(len(s)) }
+
+func (s sref) substr(start, n uint) sref {
+	start = min(start, s.size())
+	n = min(n, s.size()-start)
+	return s[start : start+n]
+}
+
+func (s sref) from(start uint) sref { return s.substr(start, npos) }
+
+func (s sref) find(c byte) uint { return s.findFrom(c, 0) }
+
+func (s sref) findFrom(c byte, from uint) uint {
+	if from >= s.size() {
+		return npos
+	}
+	if i := bytes.IndexByte(s[from:], c); i >= 0 {
+		return from + uint(i)
+	}
+	return npos
+}
+
+// rfindFrom finds c strictly before from (clamped to the size).
+func (s sref) rfindFrom(c byte, from uint) uint {
+	from = min(from, s.size())
+	if i := bytes.LastIndexByte(s[:from], c); i >= 0 {
+		return uint(i)
+	}
+	return npos
+}
+
+func (s sref) findNotFrom(c byte, from uint) uint {
+	for i := from; i < s.size(); i++ {
+		if s[i] != c {
+			return i
+		}
+	}
+	return npos
+}
+
+// u64 is StringRef::getAsInteger(10, uint64_t): decimal digits only, no
+// sign, no overflow.
+func (s sref) u64() (uint64, bool) {
+	if len(s) == 0 {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if v > (^uint64(0)-d)/10 {
+			return 0, false
+		}
+		v = v*10 + d
+	}
+	return v, true
+}
+
+func (s sref) u32() (uint32, bool) {
+	v, ok := s.u64()
+	if !ok || v > 0xffffffff {
+		return 0, false
+	}
+	return uint32(v), true
+}
+
+// i32 is getAsInteger(10, int): an optional '-'.
+func (s sref) i32() (int32, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	v, ok := s.u64()
+	if !ok {
+		return 0, false
+	}
+	if neg {
+		if v > 1<<31 {
+			return 0, false
+		}
+		return int32(-int64(v)), true
+	}
+	if v > 1<<31-1 {
+		return 0, false
+	}
+	return int32(v), true
+}
+
+func (s sref) trim() sref {
+	return bytes.Trim(s, " \t\n\v\f\r")
+}
+
+// ReadOptions select the reader of one LLVM release.
+type ReadOptions struct {
+	// LLVM is the release whose reader to follow: 16, 19 or 22 (0 means
+	// 22). Vtable lines and !Flat are read by 22 only (16 and 19 read a
+	// `vtables` line as an inlinee); 16 lets a repeated header replace the
+	// function instead of adding to it.
+	LLVM int
+}
+
+func (o ReadOptions) llvm() int {
+	if o.LLVM == 0 {
+		return 22
+	}
+	return o.LLVM
+}
+
+type lineType int
+
+const (
+	lineBody lineType = iota
+	lineCallsite
+	lineMetadata
+	lineVTable
+)
+
+type parsedLine struct {
+	typ        lineType
+	depth      uint
+	samples    uint64
+	loc        LineLocation
+	callee     sref
+	targets    []CallTarget // as parsed; a repeated name overwrites
+	targetIdx  map[string]int
+	types      []TypeCount
+	hash       uint64
+	attributes uint32
+	flat       bool
+}
+
+// ReadText reads a text profile. name is the file name errors carry.
+func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
+	rel := opts.llvm()
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		data = data[:i] // LLVM's line iterator stops at a NUL
+	}
+	p := &Profile{}
+	var stack []*FunctionSamples
+	var depthMetadata uint
+	var csCount, probeCount int
+	var overflow bool
+	lineNo := 0
+	fail := func(off int, format string, args ...any) error {
+		return &decode.Error{Format: "sampleprof", File: name, Section: "text", Offset: int64(off),
+			Msg: fmt.Sprintf("line %d: ", lineNo) + fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
+	}
+	var pl parsedLine
+	for off := 0; off < len(data); {
+		lineNo++
+		start := off
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			end = len(data)
+			off = len(data)
+		} else {
+			end += off
+			off = end + 1
+		}
+		line := sref(data[start:end])
+		if len(line) > 0 && line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		// next is the byte LLVM's Rest[0] reads past an empty Rest.
+		pos := line.findNotFrom(' ', 0)
+		if pos == npos || line[pos] == '#' {
+			continue
+		}
+		if line[0] != ' ' {
+			fname, total, head, ok := parseHead(line)
+			if !ok {
+				return nil, fail(start, "expected 'mangled_name:NUM:NUM', found %q", line)
+			}
+			depthMetadata = 0
+			var fs *FunctionSamples
+			if len(fname) > 0 && fname[0] == '[' {
+				frames := parseContext(fname)
+				if len(frames) == 0 {
+					return nil, fail(start, "empty context %q", fname)
+				}
+				csCount++
+				fs = p.GetContext(frames)
+			} else {
+				fs = p.Get(Name(string(fname)))
+			}
+			if rel == 16 {
+				// LLVM 16 replaces the function a repeated header names.
+				*fs = FunctionSamples{Name: fs.Name, Context: fs.Context}
+			}
+			fs.addTotal(total, 1, &overflow)
+			fs.addHead(head, 1, &overflow)
+			stack = append(stack[:0], fs)
+			continue
+		}
+		if len(stack) == 0 {
+			return nil, fail(start, "body line before any function header")
+		}
+		if !parseLine(line, rel, &pl) {
+			switch pl.typ {
+			case lineMetadata:
+				return nil, fail(start, "cannot parse metadata: %q", line)
+			case lineVTable:
+				return nil, fail(start, "expected 'vtables [mangled_vtable:NUM]+', found %q", line)
+			}
+			return nil, fail(start, "expected 'NUM[.NUM]: NUM[ mangled_name:NUM]*', found %q", line)
+		}
+		if pl.typ != lineMetadata && pl.depth == depthMetadata {
+			return nil, fail(start, "found non-metadata after metadata: %q", line)
+		}
+		for uint(len(stack)) > pl.depth {
+			stack = stack[:len(stack)-1]
+		}
+		top := stack[len(stack)-1]
+		switch pl.typ {
+		case lineCallsite:
+			c := top.CalleeAt(pl.loc, Name(string(pl.callee)))
+			c.addTotal(pl.samples, 1, &overflow)
+			stack = append(stack, c)
+			depthMetadata = 0
+		case lineVTable:
+			site := top.VTablesAt(pl.loc)
+			for _, t := range pl.types {
+				site.add(t.Type, t.Count, 1, &overflow)
+			}
+		case lineBody:
+			b := top.BodyAt(pl.loc)
+			slices.SortFunc(pl.targets, func(x, y CallTarget) int { return x.Func.Compare(y.Func) })
+			b.addCalls(pl.targets, 1, &overflow)
+			var o bool
+			b.Samples, o = satMulAdd(b.Samples, pl.samples, 1)
+			overflow = overflow || o
+		case lineMetadata:
+			if pl.hash != 0 {
+				top.Checksum = pl.hash
+				if pl.depth == 1 {
+					probeCount++
+				}
+			}
+			top.Attributes = pl.attributes
+			if pl.attributes&ContextShouldBeInlined != 0 {
+				p.PreInlined = true
+			}
+			depthMetadata = pl.depth
+		}
+	}
+	if overflow {
+		return nil, &decode.Error{Format: format, File: name, Section: "text", Offset: 0,
+			Msg: "counter overflow", Err: decode.ErrMalformed}
+	}
+	p.CS = csCount > 0
+	p.ProbeBased = probeCount > 0
+	return p, nil
+}
+
+// parseHead is LLVM's ParseHead.
+func parseHead(in sref) (name sref, total, head uint64, ok bool) {
+	n2 := in.rfindFrom(':', npos)
+	n1 := in.rfindFrom(':', n2-1)
+	name = in.substr(0, n1)
+	if total, ok = in.substr(n1+1, n2-n1-1).u64(); !ok {
+		return
+	}
+	head, ok = in.from(n2 + 1).u64()
+	return
+}
+
+// parseContext is SampleContext::createCtxVectorFromStr: "[a:1 @ b]".
+func parseContext(s sref) []Frame {
+	s = s.substr(1, s.size()-2)
+	var frames []Frame
+	for len(s) > 0 {
+		var part sref
+		if i := bytes.Index(s, []byte(" @ ")); i >= 0 {
+			part, s = s[:i], s[i+3:]
+		} else {
+			part, s = s, nil
+		}
+		var f Frame
+		fn, loc, _ := bytes.Cut(part, []byte{':'})
+		f.Func = Name(string(fn))
+		if len(loc) > 0 {
+			line, disc, _ := bytes.Cut(loc, []byte{'.'})
+			if v, ok := sref(line).i32(); ok {
+				f.Loc.Line = uint32(v)
+			}
+			if len(disc) > 0 {
+				if v, ok := sref(disc).u32(); ok {
+					f.Loc.Disc = v
+				}
+			}
+		}
+		frames = append(frames, f)
+	}
+	return frames
+}
+
+// parseLine is LLVM's ParseLine (for a line starting with a space).
+func parseLine(in sref, rel int, pl *parsedLine) bool {
+	*pl = parsedLine{typ: lineBody, targets: pl.targets[:0], types: pl.types[:0]}
+	var depth uint
+	for depth < in.size() && in[depth] == ' ' {
+		depth++
+	}
+	pl.depth = depth
+	if in[depth] == '!' {
+		pl.typ = lineMetadata
+		if rel >= 22 && string(in) == " !Flat" {
+			pl.flat = true
+			return true
+		}
+		md := in.from(depth)
+		switch {
+		case bytes.HasPrefix(md, []byte("!CFGChecksum:")):
+			v, ok := md.from(uint(len("!CFGChecksum:"))).trim().u64()
+			pl.hash = v
+			return ok
+		case bytes.HasPrefix(md, []byte("!Attributes:")):
+			v, ok := md.from(uint(len("!Attributes:"))).trim().u32()
+			pl.attributes = v
+			return ok
+		}
+		return false
+	}
+	n1 := in.find(':')
+	loc := in.substr(depth, n1-depth)
+	if n2 := loc.find('.'); n2 == npos {
+		v, ok := loc.u32()
+		if !ok || v > 0xffff {
+			return false
+		}
+		pl.loc.Line = v
+	} else {
+		v, ok := loc.substr(0, n2).u32()
+		if !ok {
+			return false
+		}
+		d, ok := loc.from(n2 + 1).u32()
+		if !ok {
+			return false
+		}
+		pl.loc = LineLocation{v, d}
+	}
+	rest := in.from(n1 + 2)
+	if len(rest) == 0 {
+		// LLVM reads the byte past the line ('\n', '\r' or NUL): never a
+		// digit, so the line is an inlinee with no count, an error.
+		return false
+	}
+	switch {
+	case rest[0] >= '0' && rest[0] <= '9':
+		return parseBody(rest, pl)
+	case rel >= 22 && bytes.HasPrefix(rest, []byte("vtables ")):
+		pl.typ = lineVTable
+		return parseTypes(rest.from(8), pl)
+	}
+	pl.typ = lineCallsite
+	n3 := rest.rfindFrom(':', npos)
+	pl.callee = rest.substr(0, n3)
+	v, ok := rest.from(n3 + 1).u64()
+	pl.samples = v
+	return ok
+}
+
+func parseBody(rest sref, pl *parsedLine) bool {
+	n3 := rest.find(' ')
+	var ok bool
+	if n3 == npos {
+		pl.samples, ok = rest.u64()
+	} else {
+		pl.samples, ok = rest.substr(0, n3).u64()
+	}
+	if !ok {
+		return false
+	}
+	for n3 != npos {
+		n3 += rest.from(n3).findNotFrom(' ', 0)
+		rest = rest.from(n3)
+		n3 = rest.find(':')
+		if n3 == npos || n3 == 0 {
+			return false
+		}
+		var target sref
+		var count uint64
+		var n4 uint
+		for {
+			after := rest.from(n3 + 1)
+			target = rest.substr(0, n3)
+			n4 = after.find(' ')
+			if n4 != npos {
+				n4 = n3 + n4 + 1
+			} else {
+				n4 = rest.size()
+			}
+			if count, ok = rest.substr(n3+1, n4-n3-1).u64(); ok {
+				break
+			}
+			n5 := after.find(':')
+			if n5 == npos {
+				return false
+			}
+			n3 += n5 + 1
+		}
+		setTarget(pl, target, count)
+		if n4 == rest.size() {
+			break
+		}
+		n3 = n4
+	}
+	return true
+}
+
+// setTarget records a target of the line; a repeated one overwrites.
+// Lines with many targets index them, so a long line stays linear.
+func setTarget(pl *parsedLine, target sref, count uint64) {
+	if pl.targetIdx != nil {
+		if i, ok := pl.targetIdx[string(target)]; ok {
+			pl.targets[i].Count = count
+			return
+		}
+	} else {
+		for i := range pl.targets {
+			if pl.targets[i].Func.name == string(target) {
+				pl.targets[i].Count = count
+				return
+			}
+		}
+	}
+	pl.targets = append(pl.targets, CallTarget{Func: Name(string(target)), Count: count})
+	if pl.targetIdx == nil && len(pl.targets) > 16 {
+		pl.targetIdx = make(map[string]int, len(pl.targets))
+		for i, t := range pl.targets {
+			pl.targetIdx[t.Func.name] = i
+		}
+	} else if pl.targetIdx != nil {
+		pl.targetIdx[string(target)] = len(pl.targets) - 1
+	}
+}
+
+// parseTypes is LLVM's parseTypeCountMap.
+func parseTypes(in sref, pl *parsedLine) bool {
+	for idx := in.findNotFrom(' ', 0); idx != npos; {
+		colon := in.findFrom(':', idx)
+		if colon == npos {
+			return false
+		}
+		name := in.substr(idx, colon-idx)
+		start := colon + 1
+		next := in.findFrom(' ', start)
+		count, ok := in.substr(start, next-start).u64()
+		if !ok {
+			return false
+		}
+		for _, t := range pl.types {
+			if t.Type.name == string(name) {
+				return false
+			}
+		}
+		pl.types = append(pl.types, TypeCount{Type: Name(string(name)), Count: count})
+		if next == npos {
+			idx = npos
+		} else {
+			idx = in.findNotFrom(' ', next)
+		}
+	}
+	return true
+}

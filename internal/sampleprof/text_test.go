@@ -1,0 +1,196 @@
+package sampleprof
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
+)
+
+var releases = []int{16, 19, 22}
+
+// llvmMerge runs llvm-profdata-N merge --sample args -o OUT IN and returns
+// OUT, or ok=false when the tool fails (or crashes).
+func llvmMerge(t *testing.T, rel int, in string, args ...string) ([]byte, bool) {
+	t.Helper()
+	tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", rel))
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(tool, append(append([]string{"merge", "--sample"}, args...), "-o", out, in)...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			t.Fatalf("%s: %v %s", tool, err, msg)
+		}
+		return nil, false
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, true
+}
+
+// corpus returns the hand-written text cases and generated ones, as files.
+func textCorpus(t *testing.T) []string {
+	files, err := filepath.Glob("testdata/text/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 12 {
+		r := newRand(int64(i))
+		name := filepath.Join(dir, fmt.Sprintf("gen%02d.txt", i))
+		kind := genKind(i % 4)
+		if err := os.WriteFile(name, genText(r, kind), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
+	return files
+}
+
+type genKind int
+
+const (
+	genPlain genKind = iota
+	genProbe
+	genCS
+	genVTables
+)
+
+// genText writes a random text profile of kind in canonical-ish order
+// (LLVM re-sorts whatever we give it).
+func genText(r *rand.Rand, kind genKind) []byte {
+	var b bytes.Buffer
+	names := []string{"main", "foo", "bar", "_Z3bazv", "a::b(int)", "x.__uniq.123", "zed", "q"}
+	name := func() string { return names[r.Intn(len(names))] }
+	count := func() uint64 {
+		switch r.Intn(6) {
+		case 0:
+			return 0
+		case 1:
+			return uint64(r.Intn(1000000))
+		}
+		return uint64(r.Intn(100))
+	}
+	loc := func() string {
+		if r.Intn(3) == 0 {
+			return fmt.Sprintf("%d.%d", r.Intn(20), r.Intn(5))
+		}
+		return fmt.Sprint(r.Intn(20))
+	}
+	var body func(depth int)
+	body = func(depth int) {
+		ind := strings.Repeat(" ", depth)
+		for range r.Intn(5) {
+			fmt.Fprintf(&b, "%s%s: %d", ind, loc(), count())
+			for range r.Intn(3) {
+				fmt.Fprintf(&b, " %s:%d", name(), count())
+			}
+			b.WriteByte('\n')
+			if kind == genVTables && r.Intn(2) == 0 {
+				fmt.Fprintf(&b, "%s%s: vtables _ZTV%s:%d _ZTVx:%d\n", ind, loc(), names[r.Intn(4)], count(), count())
+			}
+		}
+		if depth < 3 {
+			for range r.Intn(3) {
+				fmt.Fprintf(&b, "%s%s: %s:%d\n", ind, loc(), name(), count())
+				body(depth + 1)
+			}
+		}
+		if kind == genProbe {
+			fmt.Fprintf(&b, "%s!CFGChecksum: %d\n", ind, 1+r.Intn(5))
+			if r.Intn(3) == 0 {
+				fmt.Fprintf(&b, "%s!Attributes: %d\n", ind, r.Intn(4))
+			}
+		}
+	}
+	for range 1 + r.Intn(12) {
+		if kind == genCS {
+			var frames []string
+			for range r.Intn(3) {
+				frames = append(frames, name()+":"+loc())
+			}
+			frames = append(frames, name())
+			fmt.Fprintf(&b, "[%s]:%d:%d\n", strings.Join(frames, " @ "), count(), count())
+			for range r.Intn(5) {
+				fmt.Fprintf(&b, " %s: %d\n", loc(), count())
+			}
+			if r.Intn(3) == 0 {
+				fmt.Fprintf(&b, " !Attributes: %d\n", r.Intn(8))
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "%s:%d:%d\n", name(), count(), count())
+		body(1)
+	}
+	return b.Bytes()
+}
+
+func TestTextConformance(t *testing.T) {
+	var same, bothFail int
+	defer func() { t.Logf("text: %d outputs identical, %d inputs rejected by both", same, bothFail) }()
+	for _, file := range textCorpus(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range releases {
+			want, ok := llvmMerge(t, rel, file, "--text")
+			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+			if !ok {
+				if err == nil {
+					t.Errorf("%s: llvm-profdata-%d fails, we read it", filepath.Base(file), rel)
+				} else {
+					bothFail++
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s: llvm-profdata-%d reads it, we fail: %v", filepath.Base(file), rel, err)
+				continue
+			}
+			got := p.AppendText(nil, TextWriteOptions{LLVM: rel})
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: LLVM %d text differs:\n--- ours\n%s--- llvm-profdata\n%s", filepath.Base(file), rel, got, want)
+			} else {
+				same++
+			}
+		}
+	}
+}
+
+func TestTextErrors(t *testing.T) {
+	for _, tc := range []struct{ in, msg string }{
+		{"f:1:1\n 1:  10\n", "line 2"},
+		{"f:1:1\n\n 1: 1\n !Attributes: 1\n 2: 1\n", "line 5: found non-metadata"},
+		{"f:x:1\n", "line 1: expected"},
+		{"g:1:1\nf:1:1\n 1: 10 a:1 \n", "line 3"},
+	} {
+		_, err := ReadText("in.txt", []byte(tc.in), ReadOptions{})
+		var de *decode.Error
+		if !errors.As(err, &de) || !errors.Is(err, decode.ErrMalformed) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: error %v, want a *decode.Error with %q", tc.in, err, tc.msg)
+			continue
+		}
+		lines := strings.Split(tc.in, "\n")
+		var n int
+		fmt.Sscanf(tc.msg, "line %d", &n)
+		off := 0
+		for _, l := range lines[:n-1] {
+			off += len(l) + 1
+		}
+		if de.Offset != int64(off) || de.File != "in.txt" {
+			t.Errorf("%q: error at %s offset %d, want in.txt offset %d", tc.in, de.File, de.Offset, off)
+		}
+	}
+}
+
+func newRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
