@@ -485,5 +485,9 @@ func (p *Profile) metadataOrder(llvm int) []*FunctionSamples {
 	if p.CS || llvm == 16 {
 		return p.Sorted()
 	}
+	if p.merged {
+		// Funcs are in the order merge's map was filled (Merger).
+		return stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
+	}
 	return stdMapOrder(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
 }

@@ -243,6 +243,12 @@ type Profile struct {
 
 	byName map[FunctionID]int32
 	byCtx  map[uint64][]int32
+	// merged: Funcs are in the insertion order of llvm-profdata merge's
+	// own map, not of a reader's (see Merger).
+	merged bool
+	// fromText: read by ReadText, whose reader sets LLVM's global
+	// ProfileIsPreInlined to its own value (binary readers only set it).
+	fromText bool
 }
 
 // Len returns the number of top-level profiles.

@@ -148,24 +148,27 @@ func (t *stdTable) order() []int {
 // fs when the reader inserted them in the given order (keys are their
 // hashes): the reader's map, copied into merge's map, iterated.
 func stdMapOrder(fs []*FunctionSamples, key func(*FunctionSamples) uint64) []*FunctionSamples {
-	pass := func(in []*FunctionSamples) []*FunctionSamples {
-		t := newStdTable()
-		seen := make(map[uint64]bool, len(in))
-		var kept []*FunctionSamples
-		for _, f := range in {
-			k := key(f)
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			t.insert(k)
-			kept = append(kept, f)
+	return stdMapPass(stdMapPass(fs, key), key)
+}
+
+// stdMapPass returns the order in which a std::unordered_map iterates fs
+// inserted in the given order (a repeated key keeps its first).
+func stdMapPass(in []*FunctionSamples, key func(*FunctionSamples) uint64) []*FunctionSamples {
+	t := newStdTable()
+	seen := make(map[uint64]bool, len(in))
+	var kept []*FunctionSamples
+	for _, f := range in {
+		k := key(f)
+		if seen[k] {
+			continue
 		}
-		out := make([]*FunctionSamples, 0, len(kept))
-		for _, i := range t.order() {
-			out = append(out, kept[i])
-		}
-		return out
+		seen[k] = true
+		t.insert(k)
+		kept = append(kept, f)
 	}
-	return pass(pass(fs))
+	out := make([]*FunctionSamples, 0, len(kept))
+	for _, i := range t.order() {
+		out = append(out, kept[i])
+	}
+	return out
 }

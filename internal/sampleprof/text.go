@@ -283,6 +283,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	}
 	p.CS = csCount > 0
 	p.ProbeBased = probeCount > 0
+	p.fromText = true
 	return p, nil
 }
 
