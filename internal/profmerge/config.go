@@ -30,18 +30,15 @@ type Config struct {
 	Jobs                 int
 	DebugFileDirectories []string
 	BuildIDOutput        string
-	// SampleFormat is the sample-profile option given (--binary, --text,
-	// ...), if any: sample profiles are not supported yet.
-	SampleFormat string
+	// Sample are the sample-profile options; Sample.Format is the last of
+	// --text, --binary and --extbinary given.
+	Sample SampleOptions
 }
 
 // Options checks c and returns the Options it asks for, without the
 // reporting hooks (Warnf, Progress, Fatal). Mistakes on the command line
 // are *cli.UsageError; an unreadable --input-files list is a plain error.
 func (c *Config) Options() (Options, error) {
-	if c.SampleFormat != "" {
-		return Options{}, cli.Usagef("%s: sample profiles are not supported yet", c.SampleFormat)
-	}
 	if c.Output == "" {
 		return Options{}, cli.Usagef("no output file: give -o FILE")
 	}
@@ -55,6 +52,14 @@ func (c *Config) Options() (Options, error) {
 	wo.FullSchema = c.FullSchema
 	if err := wo.Validate(); err != nil {
 		return Options{}, cli.Usagef("%v", err)
+	}
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.Sample.SplitLayout, "--split-layout"}, {c.Sample.VTables, "--extbinary-write-vtable-type-prof"}} {
+		if f.on && c.LLVMRelease < 22 {
+			return Options{}, cli.Usagef("%s: llvm-profdata-%d has no such option (LLVM 22 and later)", f.name, c.LLVMRelease)
+		}
 	}
 	fm, err := ParseFailureMode(c.FailureMode)
 	if err != nil {
@@ -93,5 +98,6 @@ func (c *Config) Options() (Options, error) {
 		Write:                wo,
 		Jobs:                 c.Jobs,
 		Failure:              fm,
+		Sample:               c.Sample,
 	}, nil
 }

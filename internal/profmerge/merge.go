@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
+	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
@@ -43,6 +44,8 @@ type Options struct {
 	// BuildIDOutput, if set, receives the profiled binary's GNU build id
 	// (hex, newline terminated) once the merge has succeeded.
 	BuildIDOutput string
+	// Sample are the sample-profile options (see runSample).
+	Sample SampleOptions
 }
 
 // loaded is one input after reading and decoding.
@@ -112,6 +115,18 @@ func Run(opts Options) error {
 	}
 	if len(inputs) == 0 {
 		return errors.New("no input files")
+	}
+	if opts.Sample.Force {
+		return runSample(opts, inputs)
+	}
+	if sample, mem := sniffSample(inputs); len(sample) > 0 {
+		if len(mem) > 0 {
+			return cli.Usagef("cannot merge sample profiles (%s) with MemProf profiles (%s)", strings.Join(sample, ", "), strings.Join(mem, ", "))
+		}
+		return runSample(opts, inputs)
+	}
+	if opts.Sample != (SampleOptions{}) {
+		return cli.Usagef("sample-profile options given, but no input is a sample profile (give --sample to read them all as one)")
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {

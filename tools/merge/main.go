@@ -4,10 +4,13 @@
 //	merge -o OUT --profiled-binary BIN [--llvm-version 16|19|22] RAW...
 //	merge show --memory [--profiled-binary BIN] FILE
 //
+//	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
+//
 // Raw MemProf profiles (.memprofraw) from the compiler-rt heap profiler are
 // symbolized against the profiled binary and written as an indexed
 // .profdata for `clang -fmemory-profile-use=`. Indexed and YAML MemProf
-// profiles are accepted as inputs too. The output is byte-identical to what
+// profiles are accepted as inputs too. Sample profiles (told by content,
+// or --sample) are merged as llvm-profdata merge --sample merges them. The output is byte-identical to what
 // that release's llvm-profdata writes for the same inputs (given in sorted
 // order, with one writer thread), and never depends on input order or -j.
 package main
@@ -39,7 +42,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 const mergeSummary = `Converts raw MemProf heap profiles (and merges indexed or YAML MemProf
-profiles) into the indexed .profdata that clang's -fmemory-profile-use reads.
+profiles) into the indexed .profdata that clang's -fmemory-profile-use reads,
+and merges sample profiles (AutoFDO, CSSPGO: text, binary, extbinary) for
+-fprofile-sample-use, as llvm-profdata merge --sample of the release does.
 
 Inputs are detected by their magic bytes; directories are searched
 recursively. Inputs are always processed in sorted path order, so the output
@@ -49,7 +54,9 @@ Examples:
   merge -o app.profdata --profiled-binary app prof/*.memprofraw
   merge --llvm-version 16 -o app.profdata --profiled-binary app app.memprofraw.123
   merge --llvm-version 19 --memprof-version 3 -o out.profdata --profiled-binary app RAW...
-  merge show --memory --profiled-binary app app.memprofraw.123`
+  merge show --memory --profiled-binary app app.memprofraw.123
+  merge --sample --extbinary -o app.prof perf1.prof --weighted-input 2,perf2.prof
+  merge --sample --text --llvm-version 16 -o app.txt --weighted-input 3,a.prof b.prof`
 
 var mergeFooter = llvmrelease.VersionsHelp() + `
 
@@ -77,14 +84,22 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.ListValue(&c.DebugFileDirectories, "<dir>", "Directory to search for separate debug files", "--debug-file-directory")
 	fs.BoolFlag(&fatalWarnings, true, "Treat warnings as errors", "--fatal-warnings")
 	fs.StringValue(&c.BuildIDOutput, "<file>", "Also write the profiled binary's GNU build id (hex) to this file", "--build-id-output")
-	fs.Add(&cli.Option{Names: []string{"--binary", "--extbinary", "--text", "--sample", "--instr"}, Kind: cli.Flag,
-		Help: "Sample-profile output formats and input kinds (sample profiles are not supported yet)",
+	fs.BoolFlag(&c.Sample.Force, true, "Inputs are sample profiles (detected by content otherwise)", "--sample")
+	fs.Add(&cli.Option{Names: []string{"--instr"}, Kind: cli.Flag, Help: "Inputs are not sample profiles (the default)",
+		Set: func(string, string) error { return nil }})
+	fs.Add(&cli.Option{Names: []string{"--text", "--binary", "--extbinary"}, Kind: cli.Flag,
+		Help: "Sample output encoding (default: binary for --llvm-version 16, extbinary since 17)",
 		Set: func(name, _ string) error {
-			if name != "--instr" {
-				c.SampleFormat = name
-			}
+			c.Sample.Format = name[2:]
 			return nil
 		}})
+	fs.BoolFlag(&c.Sample.UseMD5, true, "Sample: name table of MD5 hashes (extbinary)", "--use-md5")
+	fs.BoolFlag(&c.Sample.CompressAll, true, "Sample: compress every section (extbinary)", "--compress-all-sections")
+	fs.BoolFlag(&c.Sample.Partial, true, "Sample: mark the profile partial (extbinary)", "--gen-partial-profile")
+	fs.BoolFlag(&c.Sample.SplitLayout, true, "Sample: split the profile into inlined and not-inlined parts (LLVM 22)", "--split-layout")
+	fs.BoolFlag(&c.Sample.VTables, true, "Sample: write vtable type profiles (extbinary, LLVM 22)", "--extbinary-write-vtable-type-prof")
+	fs.StringValue(&c.Sample.SymbolListFile, "<file>", "Sample: add the names in file (one a line) to the profile symbol list", "--prof-sym-list")
+	fs.BoolFlag(&c.Sample.DropSymbolList, true, "Sample: drop the inputs' profile symbol lists", "--drop-profile-symbol-list")
 	fs.BoolFlag(&help, true, "Show this help", "--help", "-h")
 	pos, err := fs.Parse(args)
 	if err != nil {

@@ -1,0 +1,171 @@
+package profmerge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
+	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+)
+
+// SampleOptions are the sample-profile options of a merge (llvm-profdata
+// merge --sample's).
+type SampleOptions struct {
+	// Force is --sample: every input is a sample profile. Without it, a
+	// merge whose inputs are sample profiles (by content) is one.
+	Force bool
+	// Format is text, binary or extbinary; "" writes the release's
+	// default (raw binary for LLVM 16, extbinary since 17).
+	Format         string
+	UseMD5         bool
+	CompressAll    bool
+	Partial        bool
+	SplitLayout    bool // LLVM 22
+	VTables        bool // --extbinary-write-vtable-type-prof, LLVM 22
+	DropSymbolList bool
+	// SymbolListFile is --prof-sym-list: names added to the profile
+	// symbol list, one a line.
+	SymbolListFile string
+}
+
+// sniffSample reports which inputs are sample profiles and which are
+// MemProf ones, by their first bytes.
+func sniffSample(inputs []Input) (sample, memprof []string) {
+	for _, in := range inputs {
+		f, err := os.Open(in.Path)
+		if err != nil {
+			continue
+		}
+		head := make([]byte, 64<<10)
+		n, _ := io.ReadFull(f, head)
+		f.Close()
+		head = head[:n]
+		switch {
+		case Detect(head) != KindUnknown:
+			memprof = append(memprof, in.Path)
+		case sampleprof.Detect(head) != sampleprof.FormatUnknown:
+			sample = append(sample, in.Path)
+		}
+	}
+	return sample, memprof
+}
+
+// runSample merges sample profiles as llvm-profdata merge --sample of the
+// release does, reading and folding one input at a time (inputs in
+// canonical order), so memory is the merged profile plus one input.
+//
+// Bad inputs are what llvm-profdata makes of them: a file that is not a
+// sample profile in any encoding is skipped under --failure-mode all or
+// warn (and then even none left writes an empty profile, as LLVM does),
+// while a file that is one but does not decode fails the merge in every
+// mode, as do mixing CS and non-CS, or probe-based and other profiles.
+func runSample(opts Options, inputs []Input) error {
+	rel := opts.Write.LLVMRelease
+	so := opts.Sample
+	if rel == 16 && opts.Failure == FailWarn {
+		return cli.Usagef("--failure-mode=warn: llvm-profdata-16 has no such mode (want any or all)")
+	}
+	format := so.Format
+	if format == "" {
+		format = "extbinary"
+		if rel < 17 {
+			format = "binary"
+		}
+	}
+	m := sampleprof.Merger{LLVM: rel, Warnf: opts.Warnf}
+	for _, in := range inputs {
+		data, err := os.ReadFile(in.Path)
+		if err != nil {
+			return &InputError{Path: in.Path, Err: err}
+		}
+		enc := sampleprof.Detect(data)
+		if enc == sampleprof.FormatUnknown {
+			e := &InputError{Path: in.Path, Err: errors.New("unrecognized sample profile encoding format")}
+			if opts.Failure == FailAny {
+				return e
+			}
+			opts.Warnf("skipping bad input %v", e)
+			continue
+		}
+		p, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: rel})
+		if err != nil {
+			return err
+		}
+		if rel < 22 && enc == sampleprof.FormatText && bytes.Contains(data, []byte(": vtables ")) {
+			// Read as LLVM 22 reads it, for its vtable lines to go
+			// rather than become inlinees named "vtables".
+			if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: 22}); err == nil {
+				p = p22
+			}
+		}
+		if rel < 22 && p.DropVTables() {
+			opts.Warnf("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
+		} else if rel >= 22 && format == "extbinary" && !so.VTables && p.DropVTables() {
+			opts.Warnf("%s: vtable type profiles dropped: give --extbinary-write-vtable-type-prof to keep them", in.Path)
+		}
+		if so.DropSymbolList {
+			p.SymbolList = nil
+		}
+		if err := m.Add(in.Path, p, in.Weight); err != nil {
+			return err
+		}
+	}
+	if so.SymbolListFile != "" {
+		data, err := os.ReadFile(so.SymbolListFile)
+		if err != nil {
+			return err
+		}
+		for _, s := range strings.Split(string(data), "\n") {
+			if s != "" {
+				m.AddSymbols(strings.TrimSpace(s))
+			}
+		}
+	}
+	p := m.Profile()
+	if format != "extbinary" {
+		for _, f := range []struct {
+			on   bool
+			flag string
+		}{{len(p.SymbolList) > 0, ""}, {so.CompressAll, "-compress-all-section"}, {so.UseMD5, "-use-md5"}, {so.Partial, "-gen-partial-profile"}} {
+			switch {
+			case !f.on:
+			case f.flag == "":
+				opts.Warnf("Profile Symbol list is not empty but the output format is not ExtBinary format. The list will be lost in the output.")
+			default:
+				opts.Warnf("%s is ignored. Specify -extbinary to enable it", f.flag)
+			}
+		}
+	}
+	var out []byte
+	var err error
+	switch format {
+	case "text":
+		out = p.AppendText(nil, sampleprof.TextWriteOptions{LLVM: rel})
+	case "binary":
+		out, err = p.AppendBinary(nil)
+		if err != nil {
+			err = fmt.Errorf("%s: the raw binary format cannot hold CS or probe-based profiles: write --extbinary", opts.Output)
+		}
+	default:
+		out, err = p.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: rel, UseMD5: so.UseMD5,
+			CompressAll: so.CompressAll, Partial: so.Partial, SplitLayout: so.SplitLayout, VTables: so.VTables})
+	}
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(opts.Output, out, 0o644); err != nil {
+		return err
+	}
+	if opts.Fatal != nil {
+		if err := opts.Fatal(); err != nil {
+			os.Remove(opts.Output)
+			return err
+		}
+	}
+	return nil
+}
