@@ -92,15 +92,19 @@ func runSample(opts Options, inputs []Input) error {
 			opts.Warnf("skipping bad input %v", e)
 			continue
 		}
-		p, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: rel})
-		if err != nil {
-			return err
-		}
+		var p *sampleprof.Profile
 		if rel < 22 && enc == sampleprof.FormatText && bytes.Contains(data, []byte(": vtables ")) {
-			// Read as LLVM 22 reads it, for its vtable lines to go
-			// rather than become inlinees named "vtables".
-			if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: 22}); err == nil {
+			// Read as LLVM 22 reads it, for its vtable lines to be
+			// dropped rather than read as inlinees named "vtables" (or
+			// rejected) by the older release's reader.
+			if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: 22}); err == nil && p22.DropVTables() {
+				opts.Warnf("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
 				p = p22
+			}
+		}
+		if p == nil {
+			if p, err = sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: rel}); err != nil {
+				return err
 			}
 		}
 		if rel < 22 && p.DropVTables() {

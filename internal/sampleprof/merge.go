@@ -87,7 +87,10 @@ type Merger struct {
 	out   Profile
 	begun bool
 	byMD5 map[uint64]int32 // non-CS, LLVM 19+: the map is keyed by MD5
-	syms  map[string]bool
+	// CS, LLVM 19+: contexts are keyed by their frames' MD5s, so that a
+	// context of names and the same one of hashes are one.
+	byMD5Ctx map[uint64][]int32
+	syms     map[string]bool
 }
 
 // Add merges p, read from the file name, with weight w (≥ 1). p must not
@@ -130,6 +133,13 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 	for _, fs := range order {
 		var dst *FunctionSamples
 		switch {
+		case fs.Context != nil && llvm >= 19:
+			for _, i := range m.byMD5Ctx[md5FramesKey(fs.Context)] {
+				if sameMD5Frames(m.out.Funcs[i].Context, fs.Context) {
+					dst = m.out.Funcs[i]
+					break
+				}
+			}
 		case fs.Context != nil:
 			dst = m.out.LookupContext(fs.Context)
 		case byMD5:
@@ -165,6 +175,22 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 
 func md5Key(fs *FunctionSamples) uint64 { return fs.Name.MD5() }
 
+// md5FramesKey hashes a context by its frames' MD5s and locations.
+func md5FramesKey(frames []Frame) uint64 {
+	h := uint64(14695981039346656037)
+	for _, f := range frames {
+		for _, v := range [2]uint64{f.Func.MD5(), uint64(f.Loc.Line) | uint64(f.Loc.Disc)<<32} {
+			h = (h ^ v) * 1099511628211
+			h ^= h >> 29
+		}
+	}
+	return h
+}
+
+func sameMD5Frames(a, b []Frame) bool {
+	return slices.EqualFunc(a, b, func(x, y Frame) bool { return x.Loc == y.Loc && x.Func.MD5() == y.Func.MD5() })
+}
+
 // adopt appends fs as a new top-level profile of the result.
 func (m *Merger) adopt(fs *FunctionSamples, byMD5 bool) {
 	i := int32(len(m.out.Funcs))
@@ -176,6 +202,11 @@ func (m *Merger) adopt(fs *FunctionSamples, byMD5 bool) {
 		}
 		k := framesKey(fs.Context)
 		m.out.byCtx[k] = append(m.out.byCtx[k], i)
+		if m.byMD5Ctx == nil {
+			m.byMD5Ctx = map[uint64][]int32{}
+		}
+		k = md5FramesKey(fs.Context)
+		m.byMD5Ctx[k] = append(m.byMD5Ctx[k], i)
 	default:
 		if m.out.byName == nil {
 			m.out.byName = map[FunctionID]int32{}

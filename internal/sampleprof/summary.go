@@ -55,13 +55,16 @@ func (b *summaryBuilder) addRecord(fs *FunctionSamples, callsite bool) {
 func (p *Profile) ComputeSummary() *Summary {
 	b := summaryBuilder{freq: map[uint64]uint32{}}
 	if p.CS {
-		flat := map[FunctionID]*FunctionSamples{}
+		// Keyed as LLVM's SampleProfileMap: by the MD5 of the name, so
+		// that a function named in one context and hashed in another
+		// (merged inputs) is one.
+		flat := map[uint64]*FunctionSamples{}
 		var order []*FunctionSamples
 		for _, fs := range p.Funcs {
-			dst := flat[fs.Name]
+			dst := flat[fs.Name.MD5()]
 			if dst == nil {
 				dst = &FunctionSamples{Name: fs.Name}
-				flat[fs.Name] = dst
+				flat[fs.Name.MD5()] = dst
 				order = append(order, dst)
 			}
 			dst.Merge(fs, 1) // a hash mismatch leaves fs out, as in LLVM
