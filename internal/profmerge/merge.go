@@ -70,9 +70,10 @@ type InputError struct {
 func (e *InputError) Error() string { return e.Path + ": " + e.Err.Error() }
 func (e *InputError) Unwrap() error { return e.Err }
 
-// Run merges opts.Inputs into opts.Output. The output is written atomically
-// (temporary file + rename), so a failed run never leaves a partial file;
-// a failure after it is written (opts.Fatal, the build id) removes it. The
+// Run merges opts.Inputs into opts.Output. The output is written through
+// atomicfile (a regular file by temporary file + rename, so a failed run
+// never leaves a partial file; a device, FIFO or "-" directly); a failure
+// after it is written (opts.Fatal, the build id) removes a regular file. The
 // profiled binary is opened once: the converter symbolizes against it and
 // checks its headers, and the build id comes from it.
 //
@@ -211,7 +212,7 @@ func Run(opts Options) error {
 		return err
 	}
 	if err := finish(opts, buildID); err != nil {
-		os.Remove(opts.Output)
+		atomicfile.Remove(opts.Output) // a device or FIFO stays
 		return err
 	}
 	return nil
@@ -225,7 +226,7 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 		// as it is.
 		progress("writing %s", opts.Output)
 		if err := instrprof.WriteCompactFile(opts.Output, rawProf, opts.Write); err != nil {
-			return fmt.Errorf("%s: %w", opts.Output, err)
+			return outputError(opts.Output, err)
 		}
 		return nil
 	}
@@ -243,9 +244,19 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 	}
 	progress("writing %s", opts.Output)
 	if err := instrprof.WriteFile(opts.Output, merged, opts.Write); err != nil {
-		return fmt.Errorf("%s: %w", opts.Output, err)
+		return outputError(opts.Output, err)
 	}
 	return nil
+}
+
+// outputError makes err name the output, unless it does already (the
+// write errors of atomicfile do).
+func outputError(name string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) && pe.Path == name {
+		return err
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 // finish is what follows the written output: opts.Fatal, then the build id

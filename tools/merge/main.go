@@ -16,10 +16,12 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
@@ -72,7 +74,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	var fatalWarnings, help bool
 	fs := cli.NewFlagSet(tool, "merge [options] <filename...>")
 	fs.Summary, fs.Footer = mergeSummary, mergeFooter
-	fs.StringValue(&c.Output, "<file>", "Output file (written atomically)", "--output", "-o")
+	fs.StringValue(&c.Output, "<file>", "Output file (a regular file is replaced atomically; '-' is stdout)", "--output", "-o")
 	fs.StringValue(&c.ProfiledBinary, "<file>", "Path to the profiled binary (needed for raw MemProf inputs)", "--profiled-binary")
 	fs.IntValue(&c.LLVMRelease, "<N>", "LLVM release whose clang reads the output: "+llvmrelease.SupportedText()+fmt.Sprintf(" (default %d; see below)", llvmrelease.Default), "--llvm-version")
 	fs.IntValue(&c.MemProfVersion, "<N>", "MemProf version to write (default: what the release writes)", "--memprof-version")
@@ -134,7 +136,7 @@ func runShow(args []string, stdout, _ io.Writer) error {
   an indexed profile: the YAML MemProf form LLVM 20+ reads and writes`
 	fs.BoolFlag(&memory, true, "Show MemProf data (the only kind supported yet)", "--memory")
 	fs.StringValue(&binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
-	fs.StringValue(&output, "<file>", "Output file (default stdout)", "--output", "-o")
+	fs.StringValue(&output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
 	fs.IntValue(&release, "<N>", fmt.Sprintf("LLVM release whose conversion to emulate for raw input (default %d)", llvmrelease.Default), "--llvm-version")
 	fs.BoolFlag(&help, true, "Show this help", "--help", "-h")
 	pos, err := fs.Parse(args)
@@ -148,17 +150,14 @@ func runShow(args []string, stdout, _ io.Writer) error {
 	if len(pos) != 1 {
 		return cli.Usagef("show takes exactly one input file")
 	}
-	w := stdout
-	if output != "" && output != "-" {
-		f, err := os.Create(output)
-		if err != nil {
+	if output == "" || output == atomicfile.Stdout {
+		return profmerge.Show(stdout, pos[0], binary, release)
+	}
+	return atomicfile.Create(output, 0o644, func(f *os.File) error {
+		w := bufio.NewWriterSize(f, 1<<16)
+		if err := profmerge.Show(w, pos[0], binary, release); err != nil {
 			return err
 		}
-		defer f.Close()
-		w = f
-	}
-	if err := profmerge.Show(w, pos[0], binary, release); err != nil {
-		return err
-	}
-	return nil
+		return w.Flush()
+	})
 }
