@@ -1,6 +1,7 @@
 package perfscript
 
 import (
+	"cmp"
 	"debug/dwarf"
 	"debug/elf"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
 // ExternalAddr is llvm-profgen's stand-in for every address outside the
@@ -43,6 +45,7 @@ type Binary struct {
 	// of each (parallel to code).
 	code []uint64
 	kind []instKind
+	size []uint8 // instruction lengths (parallel to code)
 	// codeBits has a bit per byte address from codeLo: set at instruction
 	// starts (IsCode without a search).
 	codeBits []uint64
@@ -53,6 +56,9 @@ type Binary struct {
 	// funcs are the DWARF function ranges sorted by start; a start address
 	// appears once (the first DIE that had it).
 	funcs []FuncRange
+	// functions are llvm-profgen's BinaryFunctions: every range of every
+	// DWARF subprogram, grouped by name.
+	functions []*Function
 	// prologEpilog is llvm-profgen's PrologEpilogTracker set: the first two
 	// instructions of each function range and each return with the
 	// instruction before it.
@@ -60,12 +66,31 @@ type Binary struct {
 	// InvalidInstructions counts the runs of undecodable bytes (llvm-profgen
 	// warns "Found N invalid instructions").
 	InvalidInstructions int
+	// FSDiscriminator is set when a data section defines
+	// __llvm_fs_discriminator__ (llvm-profgen's checkUseFSDiscriminator).
+	FSDiscriminator bool
+	// PseudoProbes is set when the binary has .pseudo_probe_desc and
+	// .pseudo_probe sections (llvm-profgen then correlates with probes).
+	PseudoProbes bool
 }
 
 // FuncRange is one address range [Start, End) of a DWARF subprogram.
 type FuncRange struct {
 	Start, End uint64
 	Name       string
+	// Func is the function the range belongs to.
+	Func *Function
+	// Entry is llvm-profgen's IsFuncEntry: the function has one range, or
+	// a symbol inside the range has the function's name (canonicalized).
+	Entry bool
+}
+
+// Function is llvm-profgen's BinaryFunction: all ranges [lo, hi) of the
+// DWARF subprograms of one name (also those whose start another
+// subprogram's range already had).
+type Function struct {
+	Name   string
+	Ranges [][2]uint64
 }
 
 type instKind uint8
@@ -188,6 +213,7 @@ func newBinary(path string, f *elf.File) (*Binary, error) {
 		return nil, bad(".text", "%v", err)
 	}
 	b.inferPrologEpilog()
+	b.PseudoProbes = f.Section(".pseudo_probe_desc") != nil && f.Section(".pseudo_probe") != nil
 	return b, nil
 }
 
@@ -202,6 +228,7 @@ func (b *Binary) loadFunctions(f *elf.File) error {
 		return nil
 	}
 	seen := map[uint64]bool{}
+	byName := map[string]*Function{}
 	r := d.Reader()
 	for {
 		e, err := r.Next()
@@ -222,15 +249,25 @@ func (b *Binary) loadFunctions(f *elf.File) error {
 		if err != nil {
 			continue
 		}
+		if len(ranges) == 0 {
+			continue
+		}
+		fn := byName[name]
+		if fn == nil {
+			fn = &Function{Name: name}
+			byName[name] = fn
+			b.functions = append(b.functions, fn)
+		}
 		for _, rg := range ranges {
 			if rg[1] <= rg[0] || rg[0] < b.PreferredBase() {
 				continue
 			}
+			fn.Ranges = append(fn.Ranges, [2]uint64{rg[0], rg[1]})
 			if seen[rg[0]] {
 				continue
 			}
 			seen[rg[0]] = true
-			b.funcs = append(b.funcs, FuncRange{Start: rg[0], End: rg[1], Name: name})
+			b.funcs = append(b.funcs, FuncRange{Start: rg[0], End: rg[1], Name: name, Func: fn})
 		}
 	}
 	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
@@ -275,10 +312,17 @@ func (b *Binary) disassemble(f *elf.File) error {
 	}
 	bySection := map[elf.SectionIndex][]uint64{}
 	for _, s := range syms {
-		if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE {
+		if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) {
 			continue
 		}
 		bySection[s.Section] = append(bySection[s.Section], s.Value)
+		sec := f.Sections[s.Section]
+		switch {
+		case sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Size != 0 && sec.Type != elf.SHT_NOBITS:
+			b.setFuncEntry(s.Value, memprof.CanonicalName(s.Name))
+		case s.Name == "__llvm_fs_discriminator__" && sec.Type == elf.SHT_PROGBITS && sec.Flags&elf.SHF_ALLOC != 0 && sec.Size != 0:
+			b.FSDiscriminator = true
+		}
 	}
 	invalid := 0
 	for i, sec := range f.Sections {
@@ -307,6 +351,7 @@ func (b *Binary) disassemble(f *elf.File) error {
 				if ok {
 					b.code = append(b.code, a)
 					b.kind = append(b.kind, kind)
+					b.size = append(b.size, uint8(size))
 					if run > 0 {
 						invalid++
 						run = 0
@@ -330,14 +375,14 @@ func (b *Binary) disassemble(f *elf.File) error {
 			idx[i] = i
 		}
 		sort.SliceStable(idx, func(x, y int) bool { return b.code[idx[x]] < b.code[idx[y]] })
-		code, kind := make([]uint64, 0, len(idx)), make([]instKind, 0, len(idx))
+		code, kind, size := make([]uint64, 0, len(idx)), make([]instKind, 0, len(idx)), make([]uint8, 0, len(idx))
 		for _, i := range idx {
 			if n := len(code); n > 0 && code[n-1] == b.code[i] {
 				continue
 			}
-			code, kind = append(code, b.code[i]), append(kind, b.kind[i])
+			code, kind, size = append(code, b.code[i]), append(kind, b.kind[i]), append(size, b.size[i])
 		}
-		b.code, b.kind = code, kind
+		b.code, b.kind, b.size = code, kind, size
 	}
 	if n := len(b.code); n > 0 {
 		b.codeLo = b.code[0]
@@ -354,6 +399,46 @@ func (b *Binary) disassemble(f *elf.File) error {
 	}
 	return nil
 }
+
+// setFuncEntry is llvm-profgen's setIsFuncEntry for the symbol sym at
+// addr of a text section: the range containing addr is a function entry if
+// its function has one range or its name is sym.
+func (b *Binary) setFuncEntry(addr uint64, sym string) {
+	if r := b.findFuncRange(addr); r != nil && (len(r.Func.Ranges) == 1 || r.Name == sym) {
+		r.Entry = true
+	}
+}
+
+// NumInsts returns the number of decoded instructions.
+func (b *Binary) NumInsts() int { return len(b.code) }
+
+// InstIndex returns the index of the first instruction at or above addr
+// (NumInsts if none): llvm-profgen's InstructionPointer rounded to next.
+func (b *Binary) InstIndex(addr uint64) int {
+	i, _ := slices.BinarySearch(b.code, addr)
+	return i
+}
+
+// Inst returns the address and length of instruction i.
+func (b *Binary) Inst(i int) (addr uint64, size int) { return b.code[i], int(b.size[i]) }
+
+// FuncRangeAt returns the function range containing addr, or nil
+// (llvm-profgen's findFuncRange).
+func (b *Binary) FuncRangeAt(addr uint64) *FuncRange { return b.findFuncRange(addr) }
+
+// FuncRangeStartingAt returns the function range that starts at addr, or
+// nil (findFuncRangeForStartAddr).
+func (b *Binary) FuncRangeStartingAt(addr uint64) *FuncRange {
+	i, ok := slices.BinarySearchFunc(b.funcs, addr, func(r FuncRange, a uint64) int { return cmp.Compare(r.Start, a) })
+	if !ok {
+		return nil
+	}
+	return &b.funcs[i]
+}
+
+// Functions returns every function of the DWARF, in the order their first
+// subprogram appears.
+func (b *Binary) Functions() []*Function { return b.functions }
 
 // decodeInst returns the length and class of the instruction at the start
 // of code, with ok false for undecodable bytes (length 1).

@@ -448,6 +448,13 @@ func (b *BodySample) addCall(f FunctionID, n, w uint64, ovf *bool) {
 	*ovf = *ovf || o
 }
 
+// AddCall adds n to the call target f of b (saturating, as LLVM's
+// addCalledTarget).
+func (b *BodySample) AddCall(f FunctionID, n uint64) {
+	var ovf bool
+	b.addCall(f, n, 1, &ovf)
+}
+
 // addCalls adds targets (ordered by Func; a repeated one adds up) to b's
 // call targets: one merge, so that long lists stay linear.
 func (b *BodySample) addCalls(targets []CallTarget, w uint64, ovf *bool) {

@@ -1,0 +1,405 @@
+// Package profgen turns the aggregated counters of a perf trace
+// (internal/perfscript) into a sample profile (internal/sampleprof) the way
+// llvm-profgen does.
+//
+// Done: the context-insensitive line-number profile (AutoFDO) of
+// ProfileGenerator.cpp for LBR traces and hybrid traces read with
+// --ignore-stack-samples: zero-filled disjoint ranges, count × instruction
+// size added to the totals of every frame of each instruction's inline
+// stack, the body record of the leaf as the maximum of count × duplication
+// factor, call targets and head samples from branches to function entries,
+// updateCallsiteSamples on top-level profiles, --update-total-samples,
+// --trim-cold-profile, --fill-zero-for-all-funcs, the
+// __cxx_global_var_init/__tls_init filter and the profile-density warning. LLVM 19 and 22 generate the same
+// non-CS profile with the same defaults.
+//
+// Not done: context-sensitive (CSSPGO) generation, pseudo probes, vtable
+// (data-access) profiles, --mark-all-context-preinlined (LLVM 22 only; it
+// marks inlinees too).
+package profgen
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/perfscript"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+)
+
+// Options are llvm-profgen's switches of non-CS generation.
+type Options struct {
+	// UpdateTotalSamples recomputes every total as the sum of its body
+	// samples and inlinee totals (--update-total-samples).
+	UpdateTotalSamples bool
+	// TrimColdProfile drops top-level profiles whose total is below the
+	// summary's cold threshold (--trim-cold-profile).
+	TrimColdProfile bool
+	// FillZeroForAllFuncs zero-fills every function's ranges, not only
+	// those of sampled functions (--fill-zero-for-all-funcs).
+	FillZeroForAllFuncs bool
+	// ProfileDensityThreshold (default 50) and ProfileDensityCutoffHot
+	// (default 990000) are the density warning's parameters.
+	ProfileDensityThreshold float64
+	ProfileDensityCutoffHot int
+	// Warn receives llvm-profgen's warnings without "warning: ".
+	Warn func(msg string)
+}
+
+// ErrNotSupported reports inputs this package cannot generate a profile
+// for yet.
+var ErrNotSupported = errors.New("not supported yet")
+
+// Symbolizer returns an address's inline frames, innermost first, with
+// elfsym.ErrUnknownPC for addresses without DWARF (as *elfsym.Binary
+// opened with DWARFOnly).
+type Symbolizer interface {
+	Symbolize(addr uint64) ([]elfsym.Frame, error)
+}
+
+// frame is one SampleContextFrame: the function's linkage name and the
+// location (line offset, raw discriminator) in it.
+type frame struct {
+	name       string
+	line, disc uint32
+}
+
+type generator struct {
+	bin   *perfscript.Binary
+	sym   Symbolizer
+	opts  Options
+	fs    bool // FS discriminators
+	prof  *sampleprof.Profile
+	cache map[uint64][]frame
+	names map[string]sampleprof.FunctionID
+}
+
+// Generate builds the non-CS line-number profile of a trace's counters.
+func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opts Options) (*sampleprof.Profile, error) {
+	if bin.PseudoProbes {
+		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
+	}
+	if opts.ProfileDensityThreshold == 0 {
+		opts.ProfileDensityThreshold = 50
+	}
+	if opts.ProfileDensityCutoffHot == 0 {
+		opts.ProfileDensityCutoffHot = 990000
+	}
+	g := &generator{bin: bin, sym: sym, opts: opts, fs: bin.FSDiscriminator,
+		prof: &sampleprof.Profile{FS: bin.FSDiscriminator}, cache: map[uint64][]frame{}, names: map[string]sampleprof.FunctionID{}}
+	if err := g.bodySamples(c.Ranges); err != nil {
+		return nil, err
+	}
+	if err := g.boundarySamples(c.Branches); err != nil {
+		return nil, err
+	}
+	for _, fs := range g.prof.Funcs {
+		updateCallsiteSamples(fs)
+		if opts.UpdateTotalSamples {
+			updateTotalSamples(fs)
+		}
+	}
+	return g.postProcess(), nil
+}
+
+func (g *generator) id(name string) sampleprof.FunctionID {
+	f, ok := g.names[name]
+	if !ok {
+		f = sampleprof.Name(name)
+		g.names[name] = f
+	}
+	return f
+}
+
+// stack is getFrameLocationStack: the inline frames of addr, outermost
+// first, up to the first frame without a name.
+func (g *generator) stack(addr uint64) ([]frame, error) {
+	if s, ok := g.cache[addr]; ok {
+		return s, nil
+	}
+	frames, err := g.sym.Symbolize(addr)
+	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) {
+		return nil, err
+	}
+	var s []frame
+	for i := len(frames) - 1; i >= 0; i-- {
+		f := &frames[i]
+		if f.LinkageName == "" || f.LinkageName == "<invalid>" {
+			break
+		}
+		s = append(s, frame{name: f.LinkageName, line: (f.Line - f.StartLine) & 0xffff, disc: f.Discriminator})
+	}
+	g.cache[addr] = s
+	return s, nil
+}
+
+// leafProfile is getLeafProfileAndAddTotalSamples.
+func (g *generator) leafProfile(s []frame, count uint64) *sampleprof.FunctionSamples {
+	fs := g.prof.Get(g.id(s[0].name))
+	fs.TotalSamples = satAdd(fs.TotalSamples, count)
+	for i := 1; i < len(s); i++ {
+		loc := sampleprof.LineLocation{Line: s[i-1].line, Disc: g.baseDisc(s[i-1].disc)}
+		fs = fs.CalleeAt(loc, g.id(s[i].name))
+		fs.TotalSamples = satAdd(fs.TotalSamples, count)
+	}
+	return fs
+}
+
+// bodySamples is populateBodySamplesForAllFunctions.
+func (g *generator) bodySamples(counter map[perfscript.Branch]uint64) error {
+	ranges := make(map[[2]uint64]uint64, len(counter))
+	for r, n := range counter {
+		ranges[[2]uint64{r.Source, r.Target}] += n
+	}
+	if g.opts.FillZeroForAllFuncs {
+		for _, fn := range g.bin.Functions() {
+			for _, r := range fn.Ranges {
+				ranges[[2]uint64{r[0], r[1] - 1}] += 0
+			}
+		}
+	} else {
+		for r := range counter {
+			if fr := g.bin.FuncRangeAt(r.Source); fr != nil {
+				for _, rr := range fr.Func.Ranges {
+					ranges[[2]uint64{rr[0], rr[1] - 1}] += 0
+				}
+			}
+		}
+	}
+	n := g.bin.NumInsts()
+	for _, d := range disjointRanges(ranges) {
+		for i := g.bin.InstIndex(d.begin); i < n; i++ {
+			addr, size := g.bin.Inst(i)
+			if addr > d.end {
+				break
+			}
+			s, err := g.stack(addr)
+			if err != nil {
+				return err
+			}
+			if len(s) == 0 {
+				continue
+			}
+			hi, lo := bits.Mul64(d.count, uint64(size))
+			if hi != 0 {
+				lo = ^uint64(0)
+			}
+			fs := g.leafProfile(s, lo)
+			g.updateBody(fs, s[len(s)-1], d.count)
+		}
+	}
+	return nil
+}
+
+// updateBody is updateBodySamplesforFunctionProfile: the body record
+// keeps the maximum count × duplication factor.
+func (g *generator) updateBody(fs *sampleprof.FunctionSamples, leaf frame, count uint64) {
+	loc := sampleprof.LineLocation{Line: leaf.line, Disc: g.baseDisc(leaf.disc)}
+	hi, lo := bits.Mul64(count, uint64(g.dupFactor(leaf.disc)))
+	if hi != 0 {
+		lo = ^uint64(0)
+	}
+	count = lo
+	var prev uint64
+	if b := fs.FindBody(loc); b != nil {
+		prev = b.Samples
+	}
+	if prev <= count {
+		b := fs.BodyAt(loc)
+		b.Samples = satAdd(b.Samples, count-prev)
+	}
+}
+
+// calleeName is getCalleeNameForAddress: the canonical name of the
+// function whose entry range starts at addr, or "".
+func (g *generator) calleeName(addr uint64) string {
+	fr := g.bin.FuncRangeStartingAt(addr)
+	if fr == nil || !fr.Entry {
+		return ""
+	}
+	return memprof.CanonicalName(fr.Name)
+}
+
+// boundarySamples is populateBoundarySamplesForAllFunctions, the branches
+// in address order.
+func (g *generator) boundarySamples(counter map[perfscript.Branch]uint64) error {
+	keys := make([]perfscript.Branch, 0, len(counter))
+	for k := range counter {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b perfscript.Branch) int {
+		if a.Source != b.Source {
+			return cmp.Compare(a.Source, b.Source)
+		}
+		return cmp.Compare(a.Target, b.Target)
+	})
+	for _, k := range keys {
+		count := counter[k]
+		callee := g.calleeName(k.Target)
+		if callee == "" {
+			continue
+		}
+		s, err := g.stack(k.Source)
+		if err != nil {
+			return err
+		}
+		if len(s) > 0 {
+			fs := g.leafProfile(s, 0)
+			leaf := s[len(s)-1]
+			fs.BodyAt(sampleprof.LineLocation{Line: leaf.line, Disc: g.baseDisc(leaf.disc)}).AddCall(g.id(callee), count)
+		}
+		top := g.prof.Get(g.id(callee))
+		top.HeadSamples = satAdd(top.HeadSamples, count)
+	}
+	return nil
+}
+
+// updateCallsiteSamples raises each body record of fs (not of its
+// inlinees) to the sum of its call targets.
+func updateCallsiteSamples(fs *sampleprof.FunctionSamples) {
+	for i := range fs.Body {
+		b := &fs.Body[i]
+		var sum uint64
+		for _, c := range b.Calls {
+			sum += c.Count
+		}
+		if sum > b.Samples {
+			b.Samples = sum
+		}
+	}
+}
+
+// updateTotalSamples is FunctionSamples::updateTotalSamples.
+func updateTotalSamples(fs *sampleprof.FunctionSamples) {
+	fs.TotalSamples = 0
+	for _, b := range fs.Body {
+		fs.TotalSamples = satAdd(fs.TotalSamples, b.Samples)
+	}
+	for _, c := range fs.Callsites {
+		updateTotalSamples(c.Callee)
+		fs.TotalSamples = satAdd(fs.TotalSamples, c.Callee.TotalSamples)
+	}
+}
+
+// filterPrefixes are FuncPrefixsToFilter.
+var filterPrefixes = []string{"__cxx_global_var_init", "__tls_init"}
+
+func filtered(name string) bool {
+	for _, p := range filterPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// filterInlinees drops the inlinees of fs, at any depth, whose name is
+// filtered.
+func filterInlinees(fs *sampleprof.FunctionSamples) {
+	fs.Callsites = slices.DeleteFunc(fs.Callsites, func(c sampleprof.Callsite) bool {
+		if filtered(c.Callee.Name.String()) {
+			return true
+		}
+		filterInlinees(c.Callee)
+		return false
+	})
+}
+
+// postProcess is ProfileGenerator::postProcessProfiles: the summary's cold
+// threshold, --trim-cold-profile, the ambiguous-name filter and the
+// density warning.
+func (g *generator) postProcess() *sampleprof.Profile {
+	p := g.prof
+	var cold uint64
+	if s := p.ComputeSummary(); s != nil {
+		for _, e := range s.Detailed {
+			if e.Cutoff >= 999999 {
+				cold = e.MinCount
+				break
+			}
+		}
+	}
+	out := &sampleprof.Profile{FS: p.FS}
+	for _, fs := range p.Funcs {
+		if g.opts.TrimColdProfile && fs.TotalSamples < cold {
+			continue
+		}
+		if filtered(fs.Name.String()) {
+			continue
+		}
+		filterInlinees(fs)
+		*out.Get(fs.Name) = *fs
+	}
+	g.showDensity(out)
+	return out
+}
+
+// bodySamplesAndSize is calculateBodySamplesAndSize.
+func bodySamplesAndSize(fs *sampleprof.FunctionSamples, total, size *uint64) {
+	*size += uint64(len(fs.Body))
+	for _, b := range fs.Body {
+		*total += b.Samples
+	}
+	for _, c := range fs.Callsites {
+		bodySamplesAndSize(c.Callee, total, size)
+	}
+}
+
+// showDensity is calculateAndShowDensity's warning.
+func (g *generator) showDensity(p *sampleprof.Profile) {
+	type fd struct {
+		density float64
+		samples uint64
+	}
+	var list []fd
+	var total uint64
+	for _, fs := range p.Funcs {
+		var body, size uint64
+		bodySamplesAndSize(fs, &body, &size)
+		if size == 0 {
+			continue
+		}
+		total += body
+		list = append(list, fd{float64(body) / float64(size), body})
+	}
+	slices.SortStableFunc(list, func(a, b fd) int {
+		if a.density != b.density {
+			if a.density > b.density {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.samples, b.samples)
+	})
+	// TotalProfileSamples * static_cast<float>(cutoff) / 1000000: float
+	// arithmetic, as in llvm-profgen.
+	limit := float32(total) * float32(g.opts.ProfileDensityCutoffHot) / float32(1000000)
+	var acc uint64
+	density := 0.0
+	for i := 0; i < len(list) && float32(acc) < limit; i++ {
+		acc += list[i].samples
+		density = list[i].density
+	}
+	if g.opts.Warn == nil {
+		return
+	}
+	switch {
+	case density == 0:
+		g.opts.Warn("The output profile is empty or the --profile-density-cutoff-hot option is set too low. Please check your command.")
+	case density < g.opts.ProfileDensityThreshold:
+		g.opts.Warn(fmt.Sprintf("Sample PGO is estimated to optimize better with %.1fx more samples. Please consider increasing sampling rate or profiling for longer duration to get more samples.", g.opts.ProfileDensityThreshold/density))
+	}
+}
+
+func satAdd(a, b uint64) uint64 {
+	s, c := bits.Add64(a, b, 0)
+	if c != 0 {
+		return ^uint64(0)
+	}
+	return s
+}

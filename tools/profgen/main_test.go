@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
+)
+
+// program is one test binary and the traces lbr-trace recorded from it.
+type program struct {
+	name, bin string
+	lbr, hyb  string // LBR-only and hybrid perf scripts of one run
+}
+
+// sources are the test programs: perfscript's (loops, recursion, indirect
+// and tail calls in C; virtual calls, inlining and a switch in C++) and
+// inline.cc (deep inlining, unrolling, recursion, a global initializer).
+// The first line of each is "// build: <command>".
+var sources = []struct{ file, cc string }{
+	{"../../internal/perfscript/testdata/calls.c", "clang-19"},
+	{"../../internal/perfscript/testdata/calls.c", "clang-22"},
+	{"../../internal/perfscript/testdata/shapes.cc", "clang++-22"},
+	{"testdata/inline.cc", "clang++-19"},
+	{"testdata/inline.cc", "clang++-22"},
+}
+
+// buildPrograms compiles every source PIE and non-PIE and traces each run
+// with ../shared/tools/lbr-trace (LBR and hybrid samples of the same run),
+// once per content of the inputs (testenv.Cached).
+func buildPrograms(t *testing.T) []program {
+	t.Helper()
+	testenv.Tool(t, "qemu-x86_64")
+	tracer := os.Getenv("LBR_TRACE")
+	if tracer == "" {
+		tracer = testenv.SharedFile(t, "tools/lbr-trace")
+	}
+	data, err := os.ReadFile(tracer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	traceArgs := []string{"--period", "211", "--jitter", "40", "--pid", "4242"}
+	inputs := []string{"lbr-trace " + hex.EncodeToString(sum[:]), testenv.ToolOutput(t, "qemu-x86_64", "--version"), strings.Join(traceArgs, " ")}
+	type job struct {
+		name, dir string
+		argv      []string
+	}
+	var jobs []job
+	for _, src := range sources {
+		text, err := os.ReadFile(src.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first, _, _ := strings.Cut(string(text), "\n")
+		tmpl, ok := strings.CutPrefix(first, "// build: ")
+		if !ok {
+			t.Fatalf("%s: first line must be '// build: <command>'", src.file)
+		}
+		dir, err := filepath.Abs(filepath.Dir(src.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, src.file, string(text), testenv.Version(t, src.cc))
+		for _, pie := range []string{"-fPIE -pie", "-fno-pie -no-pie"} {
+			kind := "pie"
+			if strings.Contains(pie, "no-pie") {
+				kind = "nopie"
+			}
+			base := strings.TrimSuffix(filepath.Base(src.file), filepath.Ext(src.file))
+			cmd := strings.NewReplacer("$CC", src.cc, "$CXX", src.cc, "$PIE", pie).Replace(tmpl)
+			inputs = append(inputs, cmd)
+			jobs = append(jobs, job{fmt.Sprintf("%s-%s-%s", base, src.cc, kind), dir, strings.Fields(cmd)})
+		}
+	}
+	out := testenv.Cached(t, "profgen-traces", inputs, func(out string) error {
+		var wg sync.WaitGroup
+		errs := make([]error, len(jobs))
+		sem := make(chan struct{}, 2) // the machine is shared
+		for i, j := range jobs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				bin := filepath.Join(out, j.name)
+				argv := append([]string{}, j.argv...)
+				for k := range argv {
+					if argv[k] == "$OUT" {
+						argv[k] = bin
+					}
+				}
+				args := append(append([]string{}, traceArgs...), "--mode", "lbr", "--out", bin+".lbr.script", "--also", "hybrid="+bin+".hybrid.script", "--", bin)
+				for _, c := range []*exec.Cmd{exec.Command(argv[0], argv[1:]...), exec.Command(tracer, args...)} {
+					c.Dir = j.dir
+					if o, err := c.CombinedOutput(); err != nil {
+						errs[i] = fmt.Errorf("%s: %v\n%s", strings.Join(c.Args, " "), err, o)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return errors.Join(errs...)
+	})
+	var progs []program
+	for _, j := range jobs {
+		bin := filepath.Join(out, j.name)
+		progs = append(progs, program{j.name, bin, bin + ".lbr.script", bin + ".hybrid.script"})
+	}
+	return progs
+}
+
+// runOurs runs the tool in-process and returns its stderr with the
+// "profgen: " prefix of each line removed (llvm-profgen prints none).
+func runOurs(t *testing.T, args []string) (string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(args, nil, &stdout, &stderr)
+	return strings.ReplaceAll(stderr.String(), tool+": ", ""), err
+}
+
+// TestDifferential compares with llvm-profgen-19 and -22: text, extbinary
+// and binary output and the warnings, with each release's defaults and
+// with the options of non-CS generation, on LBR traces and on hybrid traces
+// read with --ignore-stack-samples.
+func TestDifferential(t *testing.T) {
+	progs := buildPrograms(t)
+	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
+	type variant struct {
+		trace, format string
+		extra         []string
+	}
+	var variants []variant
+	for _, f := range []string{"text", "extbinary", "binary"} {
+		variants = append(variants, variant{"lbr", f, nil}, variant{"hybrid", f, []string{"--ignore-stack-samples"}})
+	}
+	for _, extra := range [][]string{{"--update-total-samples"}, {"--trim-cold-profile"}, {"--fill-zero-for-all-funcs"},
+		{"--update-total-samples", "--trim-cold-profile"}} {
+		variants = append(variants, variant{"lbr", "text", extra}, variant{"lbr", "extbinary", extra})
+	}
+	dir := t.TempDir()
+	for _, p := range progs {
+		for _, v := range variants {
+			for _, rel := range []int{19, 22} {
+				name := fmt.Sprintf("%s/%s/%s/%d/%s", p.name, v.trace, v.format, rel, strings.Join(v.extra, ","))
+				t.Run(name, func(t *testing.T) {
+					trace := p.lbr
+					if v.trace == "hybrid" {
+						trace = p.hyb
+					}
+					args := append([]string{"--perfscript=" + trace, "--binary=" + p.bin, "--format=" + v.format}, v.extra...)
+					refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
+					cmd := exec.Command(refs[rel], append(args, "--output="+refOut)...)
+					var refErr bytes.Buffer
+					cmd.Stderr = &refErr
+					if err := cmd.Run(); err != nil {
+						t.Fatalf("llvm-profgen-%d: %v\n%s", rel, err, refErr.String())
+					}
+					ourErr, err := runOurs(t, append(args, "-o", ourOut, "--llvm-version", fmt.Sprint(rel)))
+					if err != nil {
+						t.Fatalf("profgen: %v\n%s", err, ourErr)
+					}
+					want, _ := os.ReadFile(refOut)
+					got, _ := os.ReadFile(ourOut)
+					if !bytes.Equal(got, want) {
+						if v.format == "text" {
+							t.Errorf("profile differs from llvm-profgen-%d:\n%s", rel, lineDiff(string(want), string(got)))
+						} else {
+							t.Errorf("%s profile differs from llvm-profgen-%d (%d vs %d bytes)", v.format, rel, len(got), len(want))
+						}
+					}
+					if ourErr != refErr.String() {
+						t.Errorf("warnings differ:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, refErr.String(), ourErr)
+					}
+				})
+			}
+		}
+	}
+}
+
+// lineDiff lists the first lines where two texts differ.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	n := 0
+	for i := 0; i < max(len(w), len(g)) && n < 10; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
+			n++
+		}
+	}
+	return b.String()
+}
+
+// TestSkipSymbolization checks the unsymbolized profile against
+// llvm-profgen-22's.
+func TestSkipSymbolization(t *testing.T) {
+	progs := buildPrograms(t)
+	ref := testenv.Tool(t, "llvm-profgen-22")
+	dir := t.TempDir()
+	for _, p := range progs[:2] {
+		refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
+		args := []string{"--perfscript=" + p.lbr, "--binary=" + p.bin, "--skip-symbolization"}
+		if out, err := exec.Command(ref, append(args, "-o", refOut)...).CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if msg, err := runOurs(t, append(args, "-o", ourOut)); err != nil {
+			t.Fatalf("%v\n%s", err, msg)
+		}
+		want, _ := os.ReadFile(refOut)
+		got, _ := os.ReadFile(ourOut)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: unsymbolized profile differs", p.name)
+		}
+	}
+}
+
+// TestContextSensitiveNotSupported: a hybrid trace without
+// --ignore-stack-samples asks for a CS profile, which must fail clearly
+// and write nothing.
+func TestContextSensitiveNotSupported(t *testing.T) {
+	progs := buildPrograms(t)
+	out := filepath.Join(t.TempDir(), "out")
+	msg, err := runOurs(t, []string{"--perfscript=" + progs[0].hyb, "--binary=" + progs[0].bin, "-o", out})
+	if err == nil || !strings.Contains(err.Error(), "not supported yet") {
+		t.Fatalf("err = %v (stderr %q), want a 'not supported yet' error", err, msg)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("output written: %v", err)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"--perfscript=x", "--binary=y"},
+		{"--perfscript=x", "--binary=y", "-o", "z", "--format=gcc"},
+		{"--perfscript=x", "--binary=y", "-o", "z", "--llvm-version", "16"},
+		{"--perfdata=x", "--binary=y", "-o", "z"},
+		{"--perfscript=x", "--binary=y", "-o", "z", "--mark-all-context-preinlined"},
+	} {
+		if _, err := runOurs(t, args); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}
