@@ -174,7 +174,7 @@ func TestDifferential(t *testing.T) {
 					got, _ := os.ReadFile(ourOut)
 					if !bytes.Equal(got, want) {
 						if v.format == "text" {
-							t.Errorf("profile differs from llvm-profgen-%d:\n%s", rel, lineDiff(string(want), string(got)))
+							t.Errorf("profile differs from llvm-profgen-%d:\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, want, got)
 						} else {
 							t.Errorf("%s profile differs from llvm-profgen-%d (%d vs %d bytes)", v.format, rel, len(got), len(want))
 						}
@@ -186,27 +186,6 @@ func TestDifferential(t *testing.T) {
 			}
 		}
 	}
-}
-
-// lineDiff lists the first lines where two texts differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	n := 0
-	for i := 0; i < max(len(w), len(g)) && n < 10; i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, wl, gl)
-			n++
-		}
-	}
-	return b.String()
 }
 
 // TestSkipSymbolization checks the unsymbolized profile against
