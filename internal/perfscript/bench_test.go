@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/perfscript/tracetest"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -21,7 +22,7 @@ func benchTrace(b *testing.B) (bin, lbr, hybrid string) {
 		b.Fatal(err)
 	}
 	args := []string{"--period", "31", "--jitter", "7", "--pid", "9"}
-	tracer := lbrTrace(b)
+	tracer := tracetest.Tracer(b)
 	tracerData, err := os.ReadFile(tracer)
 	if err != nil {
 		b.Fatal(err)

@@ -2,17 +2,14 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/perfscript/tracetest"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -25,97 +22,25 @@ type program struct {
 // sources are the test programs: perfscript's (loops, recursion, indirect
 // and tail calls in C; virtual calls, inlining and a switch in C++) and
 // inline.cc (deep inlining, unrolling, recursion, a global initializer).
-// The first line of each is "// build: <command>".
-var sources = []struct{ file, cc string }{
-	{"../../internal/perfscript/testdata/calls.c", "clang-19"},
-	{"../../internal/perfscript/testdata/calls.c", "clang-22"},
-	{"../../internal/perfscript/testdata/shapes.cc", "clang++-22"},
-	{"testdata/inline.cc", "clang++-19"},
-	{"testdata/inline.cc", "clang++-22"},
+var sources = []tracetest.Source{
+	{File: "../../internal/perfscript/testdata/calls.c", CC: "clang-19"},
+	{File: "../../internal/perfscript/testdata/calls.c", CC: "clang-22"},
+	{File: "../../internal/perfscript/testdata/shapes.cc", CC: "clang++-22"},
+	{File: "testdata/inline.cc", CC: "clang++-19"},
+	{File: "testdata/inline.cc", CC: "clang++-22"},
 }
 
 // buildPrograms compiles every source PIE and non-PIE and traces each run
-// with ../shared/tools/lbr-trace (LBR and hybrid samples of the same run),
-// once per content of the inputs (testenv.Cached).
+// with lbr-trace (LBR and hybrid samples of the same run).
 func buildPrograms(t *testing.T) []program {
 	t.Helper()
-	testenv.Tool(t, "qemu-x86_64")
-	tracer := os.Getenv("LBR_TRACE")
-	if tracer == "" {
-		tracer = testenv.SharedFile(t, "tools/lbr-trace")
-	}
-	data, err := os.ReadFile(tracer)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	traceArgs := []string{"--period", "211", "--jitter", "40", "--pid", "4242"}
-	inputs := []string{"lbr-trace " + hex.EncodeToString(sum[:]), testenv.ToolOutput(t, "qemu-x86_64", "--version"), strings.Join(traceArgs, " ")}
-	type job struct {
-		name, dir string
-		argv      []string
-	}
-	var jobs []job
-	for _, src := range sources {
-		text, err := os.ReadFile(src.file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		first, _, _ := strings.Cut(string(text), "\n")
-		tmpl, ok := strings.CutPrefix(first, "// build: ")
-		if !ok {
-			t.Fatalf("%s: first line must be '// build: <command>'", src.file)
-		}
-		dir, err := filepath.Abs(filepath.Dir(src.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs = append(inputs, src.file, string(text), testenv.Version(t, src.cc))
-		for _, pie := range []string{"-fPIE -pie", "-fno-pie -no-pie"} {
-			kind := "pie"
-			if strings.Contains(pie, "no-pie") {
-				kind = "nopie"
-			}
-			base := strings.TrimSuffix(filepath.Base(src.file), filepath.Ext(src.file))
-			cmd := strings.NewReplacer("$CC", src.cc, "$CXX", src.cc, "$PIE", pie).Replace(tmpl)
-			inputs = append(inputs, cmd)
-			jobs = append(jobs, job{fmt.Sprintf("%s-%s-%s", base, src.cc, kind), dir, strings.Fields(cmd)})
-		}
-	}
-	out := testenv.Cached(t, "profgen-traces", inputs, func(out string) error {
-		var wg sync.WaitGroup
-		errs := make([]error, len(jobs))
-		sem := make(chan struct{}, 2) // the machine is shared
-		for i, j := range jobs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				bin := filepath.Join(out, j.name)
-				argv := append([]string{}, j.argv...)
-				for k := range argv {
-					if argv[k] == "$OUT" {
-						argv[k] = bin
-					}
-				}
-				args := append(append([]string{}, traceArgs...), "--mode", "lbr", "--out", bin+".lbr.script", "--also", "hybrid="+bin+".hybrid.script", "--", bin)
-				for _, c := range []*exec.Cmd{exec.Command(argv[0], argv[1:]...), exec.Command(tracer, args...)} {
-					c.Dir = j.dir
-					if o, err := c.CombinedOutput(); err != nil {
-						errs[i] = fmt.Errorf("%s: %v\n%s", strings.Join(c.Args, " "), err, o)
-						return
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		return errors.Join(errs...)
-	})
+	traces := []tracetest.Trace{{
+		Args:    []string{"--period", "211", "--jitter", "40", "--pid", "4242"},
+		Outputs: map[string]string{"lbr": "lbr", "hybrid": "hybrid"},
+	}}
 	var progs []program
-	for _, j := range jobs {
-		bin := filepath.Join(out, j.name)
-		progs = append(progs, program{j.name, bin, bin + ".lbr.script", bin + ".hybrid.script"})
+	for _, p := range tracetest.Build(t, "profgen-traces", sources, traces) {
+		progs = append(progs, program{p.Name, p.Bin, p.Traces["lbr"], p.Traces["hybrid"]})
 	}
 	return progs
 }
