@@ -113,20 +113,7 @@ func (s *shower) vtableLine(b []byte, fs *FunctionSamples, loc LineLocation, ind
 	if !s.vtables {
 		return b
 	}
-	v := fs.FindVTables(loc)
-	if v == nil || len(v.Types) == 0 {
-		return b
-	}
-	b = indent(b, ind)
-	b = loc.appendTo(b)
-	b = append(b, ": vtables: "...)
-	for _, t := range v.Types {
-		b = t.Type.appendTo(b)
-		b = append(b, ':')
-		b = strconv.AppendUint(b, t.Count, 10)
-		b = append(b, ' ')
-	}
-	return append(b, '\n')
+	return appendVTableLine(b, fs, loc, ind, ": vtables: ")
 }
 
 // print is FunctionSamples::print.
