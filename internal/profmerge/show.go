@@ -9,6 +9,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
 // Show writes the MemProf content of the profile at path to w: for a raw
@@ -52,4 +53,46 @@ func Show(w io.Writer, path, binary string, release int) error {
 		return instrprof.WriteYAML(w, p)
 	}
 	return errors.New(path + ": unrecognized profile format")
+}
+
+// SampleShowOptions are the options of `show --sample`.
+type SampleShowOptions struct {
+	sampleprof.ShowOptions
+	// SectionInfoOnly prints the extbinary section table instead
+	// (--show-sec-info-only); other encodings get a warning and nothing.
+	SectionInfoOnly bool
+	Warnf           func(format string, args ...any)
+}
+
+// ShowSample writes what `llvm-profdata show --sample` of release
+// o.LLVM prints for the sample profile at path.
+func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	enc := sampleprof.Detect(data)
+	if enc == sampleprof.FormatUnknown {
+		return errors.New(path + ": unrecognized sample profile encoding format")
+	}
+	var out []byte
+	if o.SectionInfoOnly {
+		if enc != sampleprof.FormatExtBinary {
+			o.Warnf("--show-sec-info-only is only supported for sample profile in extbinary format and is ignored for other formats")
+			return nil
+		}
+		secs, err := sampleprof.ReadSections(path, data)
+		if err != nil {
+			return err
+		}
+		out = sampleprof.AppendSectionInfo(nil, secs, len(data))
+	} else {
+		p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: o.LLVM})
+		if err != nil {
+			return err
+		}
+		out = p.AppendShow(nil, o.ShowOptions)
+	}
+	_, err = w.Write(out)
+	return err
 }

@@ -237,7 +237,7 @@ func ReadBinary(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		return nil, err
 	}
 	r.c.Section = "summary"
-	r.summary()
+	r.p.summary = r.summary()
 	r.c.Section = "name table"
 	r.stringNames()
 	r.c.Section = "profiles"
@@ -335,7 +335,7 @@ func ReadExtBinary(name string, data []byte, opts ReadOptions) (*Profile, error)
 		}
 		switch s.Type {
 		case secProfSummary:
-			r.summary()
+			p.summary = r.summary()
 			p.Partial = p.Partial || s.Flags&flagPartial != 0
 			p.CS = p.CS || s.Flags&flagFullContext != 0
 			p.PreInlined = p.PreInlined || s.Flags&flagIsPreInlined != 0

@@ -246,6 +246,9 @@ type Profile struct {
 	// merged: Funcs are in the insertion order of llvm-profdata merge's
 	// own map, not of a reader's (see Merger).
 	merged bool
+	// summary: the summary a binary profile carries (nil for text), what
+	// LLVM's reader reports instead of computing one.
+	summary *Summary
 	// fromText: read by ReadText, whose reader sets LLVM's global
 	// ProfileIsPreInlined to its own value (binary readers only set it).
 	fromText bool

@@ -36,13 +36,19 @@ func (w *textWriter) vtableLine(b []byte, fs *FunctionSamples, loc LineLocation,
 	if !w.vtables {
 		return b
 	}
+	return appendVTableLine(b, fs, loc, ind, ": vtables ")
+}
+
+// appendVTableLine appends the vtable counts of fs at loc, if any, as one
+// line: ind spaces, the location, tag, then `TYPE:COUNT ` per type.
+func appendVTableLine(b []byte, fs *FunctionSamples, loc LineLocation, ind int, tag string) []byte {
 	v := fs.FindVTables(loc)
 	if v == nil || len(v.Types) == 0 {
 		return b
 	}
 	b = indent(b, ind)
 	b = loc.appendTo(b)
-	b = append(b, ": vtables "...)
+	b = append(b, tag...)
 	for _, t := range v.Types {
 		b = t.Type.appendTo(b)
 		b = append(b, ':')

@@ -3,6 +3,7 @@
 //
 //	merge -o OUT --profiled-binary BIN [--llvm-version 16|19|22] RAW...
 //	merge show --memory [--profiled-binary BIN] FILE
+//	merge show --sample [--function NAME] [--topn N] [--show-sec-info-only] FILE
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
 //
@@ -124,20 +125,31 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-func runShow(args []string, stdout, _ io.Writer) error {
+func runShow(args []string, stdout, stderr io.Writer) error {
 	var (
-		binary, output string
-		release        = llvmrelease.Default
-		memory, help   bool
+		binary, output       string
+		release              = llvmrelease.Default
+		memory, sample, help bool
+		so                   profmerge.SampleShowOptions
 	)
-	fs := cli.NewFlagSet(tool, "merge show --memory [options] <file>")
-	fs.Summary = `Prints the MemProf records of a profile as text:
-  a raw profile (with --profiled-binary): like llvm-profdata show --memory
-  an indexed profile: the YAML MemProf form LLVM 20+ reads and writes`
-	fs.BoolFlag(&memory, true, "Show MemProf data (the only kind supported yet)", "--memory")
+	fs := cli.NewFlagSet(tool, "merge show --memory|--sample [options] <file>")
+	fs.Summary = `Prints a profile as text:
+  --memory, a raw profile (with --profiled-binary): like llvm-profdata show --memory
+  --memory, an indexed profile: the YAML MemProf form LLVM 20+ reads and writes
+  --sample (text, binary or extbinary): what llvm-profdata show --sample prints`
+	fs.BoolFlag(&memory, true, "Show MemProf data", "--memory")
+	fs.BoolFlag(&sample, true, "Show a sample profile", "--sample")
 	fs.StringValue(&binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
 	fs.StringValue(&output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
-	fs.IntValue(&release, "<N>", fmt.Sprintf("LLVM release whose conversion to emulate for raw input (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue(&release, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to emulate (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function",
+		Set: func(_, v string) error {
+			so.Function, so.HasFunction = v, true
+			return nil
+		}})
+	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions", "--topn")
+	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
+	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
 	fs.BoolFlag(&help, true, "Show this help", "--help", "-h")
 	pos, err := fs.Parse(args)
 	if err != nil {
@@ -150,12 +162,23 @@ func runShow(args []string, stdout, _ io.Writer) error {
 	if len(pos) != 1 {
 		return cli.Usagef("show takes exactly one input file")
 	}
+	if memory && sample {
+		return cli.Usagef("--memory and --sample exclude each other")
+	}
+	show := func(w io.Writer) error { return profmerge.Show(w, pos[0], binary, release) }
+	if sample {
+		if _, ok := llvmrelease.Lookup(release); !ok {
+			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
+		}
+		so.LLVM, so.Warnf = release, cli.NewReporter(tool, stderr).Warnf
+		show = func(w io.Writer) error { return profmerge.ShowSample(w, pos[0], so) }
+	}
 	if output == "" || output == atomicfile.Stdout {
-		return profmerge.Show(stdout, pos[0], binary, release)
+		return show(stdout)
 	}
 	return atomicfile.Create(output, 0o644, func(f *os.File) error {
 		w := bufio.NewWriterSize(f, 1<<16)
-		if err := profmerge.Show(w, pos[0], binary, release); err != nil {
+		if err := show(w); err != nil {
 			return err
 		}
 		return w.Flush()
