@@ -2,6 +2,7 @@ package sampleprof
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
@@ -68,16 +69,13 @@ const (
 )
 
 type binWriter struct {
-	p       *Profile
-	opts    BinaryOptions
-	names   map[FunctionID]uint64
-	ctxs    map[uint64][]ctxIdx
+	p     *Profile
+	opts  BinaryOptions
+	names map[FunctionID]uint64
+	// ctxs is the CS name table index of each top-level profile with a
+	// context (equal contexts share the first one's).
+	ctxs    map[*FunctionSamples]uint64
 	vtables bool
-}
-
-type ctxIdx struct {
-	frames []Frame
-	idx    uint64
 }
 
 func (w *binWriter) addName(f FunctionID) {
@@ -129,20 +127,11 @@ func (w *binWriter) buildNameTable(funcs []*FunctionSamples) []FunctionID {
 	return sorted
 }
 
-func (w *binWriter) ctxIndex(frames []Frame) uint64 {
-	for _, c := range w.ctxs[framesKey(frames)] {
-		if compareFrames(c.frames, frames) == 0 {
-			return c.idx
-		}
-	}
-	return 0
-}
-
 // appendContextIdx writes the name or CS-context index of a top-level or
 // nested profile.
 func (w *binWriter) appendContextIdx(b []byte, fs *FunctionSamples) []byte {
 	if fs.Context != nil {
-		return appendUleb(b, w.ctxIndex(fs.Context))
+		return appendUleb(b, w.ctxs[fs])
 	}
 	return appendUleb(b, w.names[fs.Name])
 }
@@ -355,11 +344,14 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 			}
 		}
 		slices.SortFunc(ctxs, func(x, y *FunctionSamples) int { return compareFrames(x.Context, y.Context) })
-		w.ctxs = map[uint64][]ctxIdx{}
+		w.ctxs = make(map[*FunctionSamples]uint64, len(ctxs))
 		b = appendUleb(b, uint64(len(ctxs)))
 		for i, fs := range ctxs {
-			k := framesKey(fs.Context)
-			w.ctxs[k] = append(w.ctxs[k], ctxIdx{fs.Context, uint64(i)})
+			if i > 0 && compareFrames(ctxs[i-1].Context, fs.Context) == 0 {
+				w.ctxs[fs] = w.ctxs[ctxs[i-1]]
+			} else {
+				w.ctxs[fs] = uint64(i)
+			}
 			b = appendUleb(b, uint64(len(fs.Context)))
 			for _, f := range fs.Context {
 				b = appendUleb(b, w.names[f.Func])
@@ -384,7 +376,20 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	funcOffsets := func(b []byte) []byte {
 		b = appendUleb(b, uint64(len(offsets)))
 		if p.CS {
-			slices.SortStableFunc(offsets, func(x, y funcOffset) int { return compareContext(x.fs, y.fs) })
+			// By context; the CS name table numbered the contexts in
+			// that order already.
+			byIdx := w.ctxs != nil
+			for _, e := range offsets {
+				if _, ok := w.ctxs[e.fs]; !ok {
+					byIdx = false
+					break
+				}
+			}
+			if byIdx {
+				slices.SortStableFunc(offsets, func(x, y funcOffset) int { return cmp.Compare(w.ctxs[x.fs], w.ctxs[y.fs]) })
+			} else {
+				slices.SortStableFunc(offsets, func(x, y funcOffset) int { return compareContext(x.fs, y.fs) })
+			}
 		}
 		for _, e := range offsets {
 			b = w.appendContextIdx(b, e.fs)
@@ -406,7 +411,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		if !p.ProbeBased && !p.CS && !p.PreInlined {
 			return b
 		}
-		for _, fs := range p.metadataOrder(o.LLVM) {
+		for _, fs := range p.metadataOrder(o.LLVM, sorted) {
 			b = w.appendMetadata(b, fs, true)
 		}
 		return b
@@ -480,10 +485,11 @@ func (w *binWriter) appendMetadata(b []byte, fs *FunctionSamples, top bool) []by
 // the reader inserted them in, for non-CS profiles of LLVM 19 and 22
 // (keys are MD5 hashes of the names). CS profiles and LLVM 16 key the map
 // by LLVM's hash_combine, which is not reproduced: their records come in
-// sortFuncProfiles order, and equal LLVM's only as a set.
-func (p *Profile) metadataOrder(llvm int) []*FunctionSamples {
+// sortFuncProfiles order (sorted, which is p.Sorted()), and equal LLVM's
+// only as a set.
+func (p *Profile) metadataOrder(llvm int, sorted []*FunctionSamples) []*FunctionSamples {
 	if p.CS || llvm == 16 {
-		return p.Sorted()
+		return sorted
 	}
 	if p.merged {
 		// Funcs are in the order merge's map was filled (Merger).

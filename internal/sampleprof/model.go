@@ -409,21 +409,34 @@ func (fs *FunctionSamples) BodyAt(loc LineLocation) *BodySample {
 		fs.Body = append(fs.Body, BodySample{Loc: loc})
 		return &fs.Body[n]
 	}
-	i, found := searchLoc(fs.Body, loc, func(b *BodySample) LineLocation { return b.Loc })
+	i, found := searchLoc(fs.Body, loc, bodyLoc)
 	if !found {
 		fs.Body = slices.Insert(fs.Body, i, BodySample{Loc: loc})
 	}
 	return &fs.Body[i]
 }
 
-// searchLoc is a binary search of s, ordered by location.
+// searchLoc is a binary search of s, ordered by location. (It takes the
+// elements by pointer: a closure over a copy would move every probed
+// element to the heap.)
 func searchLoc[T any](s []T, loc LineLocation, locOf func(*T) LineLocation) (int, bool) {
-	return slices.BinarySearchFunc(s, loc, func(e T, l LineLocation) int { return locOf(&e).Compare(l) })
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if locOf(&s[m]).Compare(loc) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(s) && locOf(&s[lo]) == loc
 }
+
+func bodyLoc(b *BodySample) LineLocation { return b.Loc }
 
 // FindBody returns the body sample at loc or nil.
 func (fs *FunctionSamples) FindBody(loc LineLocation) *BodySample {
-	if i, found := searchLoc(fs.Body, loc, func(b *BodySample) LineLocation { return b.Loc }); found {
+	if i, found := searchLoc(fs.Body, loc, bodyLoc); found {
 		return &fs.Body[i]
 	}
 	return nil
@@ -576,9 +589,17 @@ func (fs *FunctionSamples) merge(o *FunctionSamples, w uint64, ovf *bool) {
 	}
 	fs.addTotal(o.TotalSamples, w, ovf)
 	fs.addHead(o.HeadSamples, w, ovf)
+	// Both lists are ordered: one walk finds or places every location.
+	j := 0
 	for i := range o.Body {
 		ob := &o.Body[i]
-		b := fs.BodyAt(ob.Loc)
+		for j < len(fs.Body) && fs.Body[j].Loc.Compare(ob.Loc) < 0 {
+			j++
+		}
+		if j == len(fs.Body) || fs.Body[j].Loc != ob.Loc {
+			fs.Body = slices.Insert(fs.Body, j, BodySample{Loc: ob.Loc})
+		}
+		b := &fs.Body[j]
 		b.addCalls(ob.Calls, w, ovf)
 		var of bool
 		b.Samples, of = satMulAdd(b.Samples, ob.Samples, w)
