@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
@@ -56,8 +57,10 @@ func sniffSample(inputs []Input) (sample, memprof []string) {
 }
 
 // runSample merges sample profiles as llvm-profdata merge --sample of the
-// release does, reading and folding one input at a time (inputs in
-// canonical order), so memory is the merged profile plus one input.
+// release does: inputs are read and decoded on their own goroutines, at
+// most jobs+1 at a time, and folded one at a time in canonical order (so
+// the output and the warnings never depend on scheduling), so memory is
+// the merged profile plus the inputs in flight.
 //
 // Bad inputs are what llvm-profdata makes of them: a file that is not a
 // sample profile in any encoding is skipped under --failure-mode all or
@@ -78,46 +81,27 @@ func runSample(opts Options, inputs []Input) error {
 		}
 	}
 	m := sampleprof.Merger{LLVM: rel, Warnf: opts.Warnf}
-	for _, in := range inputs {
-		data, err := os.ReadFile(in.Path)
-		if err != nil {
-			return &InputError{Path: in.Path, Err: err}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	err := forEachSample(inputs, jobs, func(in Input) sampleLoad { return loadSample(opts, format, in) }, func(in Input, l sampleLoad) error {
+		for _, w := range l.warns {
+			opts.Warnf("%s", w)
 		}
-		enc := sampleprof.Detect(data)
-		if enc == sampleprof.FormatUnknown {
-			e := &InputError{Path: in.Path, Err: errors.New("unrecognized sample profile encoding format")}
-			if opts.Failure == FailAny {
-				return e
-			}
-			opts.Warnf("skipping bad input %v", e)
-			continue
+		switch {
+		case l.bad != nil && opts.Failure == FailAny:
+			return l.bad
+		case l.bad != nil:
+			opts.Warnf("skipping bad input %v", l.bad)
+			return nil
+		case l.err != nil:
+			return l.err
 		}
-		var p *sampleprof.Profile
-		if rel < 22 && enc == sampleprof.FormatText && bytes.Contains(data, []byte(": vtables ")) {
-			// Read as LLVM 22 reads it, for its vtable lines to be
-			// dropped rather than read as inlinees named "vtables" (or
-			// rejected) by the older release's reader.
-			if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: 22}); err == nil && p22.DropVTables() {
-				opts.Warnf("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
-				p = p22
-			}
-		}
-		if p == nil {
-			if p, err = sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: rel}); err != nil {
-				return err
-			}
-		}
-		if rel < 22 && p.DropVTables() {
-			opts.Warnf("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
-		} else if rel >= 22 && format == "extbinary" && !so.VTables && p.DropVTables() {
-			opts.Warnf("%s: vtable type profiles dropped: give --extbinary-write-vtable-type-prof to keep them", in.Path)
-		}
-		if so.DropSymbolList {
-			p.SymbolList = nil
-		}
-		if err := m.Add(in.Path, p, in.Weight); err != nil {
-			return err
-		}
+		return m.Add(in.Path, l.p, in.Weight)
+	})
+	if err != nil {
+		return err
 	}
 	if so.SymbolListFile != "" {
 		data, err := os.ReadFile(so.SymbolListFile)
@@ -146,7 +130,6 @@ func runSample(opts Options, inputs []Input) error {
 		}
 	}
 	var out []byte
-	var err error
 	switch format {
 	case "text":
 		out = p.AppendText(nil, sampleprof.TextWriteOptions{LLVM: rel})
@@ -168,6 +151,90 @@ func runSample(opts Options, inputs []Input) error {
 	if opts.Fatal != nil {
 		if err := opts.Fatal(); err != nil {
 			os.Remove(opts.Output)
+			return err
+		}
+	}
+	return nil
+}
+
+// sampleLoad is one input read and decoded: its profile, or the error that
+// fails the merge (err) or the one that makes it a bad input (bad), and
+// the warnings reading it gave, to be reported when it is folded.
+type sampleLoad struct {
+	p     *sampleprof.Profile
+	err   error
+	bad   error
+	warns []string
+}
+
+// loadSample reads and decodes one input as runSample folds it.
+func loadSample(opts Options, format string, in Input) sampleLoad {
+	rel, so := opts.Write.LLVMRelease, opts.Sample
+	data, err := os.ReadFile(in.Path)
+	if err != nil {
+		return sampleLoad{err: &InputError{Path: in.Path, Err: err}}
+	}
+	enc := sampleprof.Detect(data)
+	if enc == sampleprof.FormatUnknown {
+		return sampleLoad{bad: &InputError{Path: in.Path, Err: errors.New("unrecognized sample profile encoding format")}}
+	}
+	var l sampleLoad
+	dropped := func(format string, args ...any) { l.warns = append(l.warns, fmt.Sprintf(format, args...)) }
+	var p *sampleprof.Profile
+	if rel < 22 && enc == sampleprof.FormatText && bytes.Contains(data, []byte(": vtables ")) {
+		// Read as LLVM 22 reads it, for its vtable lines to be
+		// dropped rather than read as inlinees named "vtables" (or
+		// rejected) by the older release's reader.
+		if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: 22}); err == nil && p22.DropVTables() {
+			dropped("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
+			p = p22
+		}
+	}
+	if p == nil {
+		if p, err = sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: rel}); err != nil {
+			l.err = err
+			return l
+		}
+	}
+	if rel < 22 && p.DropVTables() {
+		dropped("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
+	} else if rel >= 22 && format == "extbinary" && !so.VTables && p.DropVTables() {
+		dropped("%s: vtable type profiles dropped: give --extbinary-write-vtable-type-prof to keep them", in.Path)
+	}
+	if so.DropSymbolList {
+		p.SymbolList = nil
+	}
+	l.p = p
+	return l
+}
+
+// forEachSample loads the inputs with at most jobs+1 loads in flight or
+// waiting, and calls fold with each in input order. It stops at fold's
+// first error.
+func forEachSample(inputs []Input, jobs int, load func(Input) sampleLoad, fold func(Input, sampleLoad) error) error {
+	results := make([]chan sampleLoad, len(inputs))
+	for k := range results {
+		results[k] = make(chan sampleLoad, 1)
+	}
+	// One load more than jobs is in flight, so that the workers stay busy
+	// while the caller folds the input at the head of the queue.
+	sem := make(chan struct{}, jobs+1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for k, in := range inputs {
+			select {
+			case sem <- struct{}{}:
+			case <-stop:
+				return
+			}
+			go func() { results[k] <- load(in) }()
+		}
+	}()
+	for k, in := range inputs {
+		err := fold(in, <-results[k])
+		<-sem // the input is folded: let the next load start
+		if err != nil {
 			return err
 		}
 	}
