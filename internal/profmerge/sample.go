@@ -81,11 +81,12 @@ func runSample(opts Options, inputs []Input) error {
 		}
 	}
 	m := sampleprof.Merger{LLVM: rel, Warnf: opts.Warnf}
+	names := &sampleprof.Names{} // the inputs share their names' strings
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	err := forEachSample(inputs, jobs, func(in Input) sampleLoad { return loadSample(opts, format, in) }, func(in Input, l sampleLoad) error {
+	err := forEachSample(inputs, jobs, func(in Input) sampleLoad { return loadSample(opts, format, names, in) }, func(in Input, l sampleLoad) error {
 		for _, w := range l.warns {
 			opts.Warnf("%s", w)
 		}
@@ -168,7 +169,7 @@ type sampleLoad struct {
 }
 
 // loadSample reads and decodes one input as runSample folds it.
-func loadSample(opts Options, format string, in Input) sampleLoad {
+func loadSample(opts Options, format string, names *sampleprof.Names, in Input) sampleLoad {
 	rel, so := opts.Write.LLVMRelease, opts.Sample
 	data, err := os.ReadFile(in.Path)
 	if err != nil {
@@ -185,13 +186,13 @@ func loadSample(opts Options, format string, in Input) sampleLoad {
 		// Read as LLVM 22 reads it, for its vtable lines to be
 		// dropped rather than read as inlinees named "vtables" (or
 		// rejected) by the older release's reader.
-		if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: 22}); err == nil && p22.DropVTables() {
+		if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: 22, Names: names}); err == nil && p22.DropVTables() {
 			dropped("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
 			p = p22
 		}
 	}
 	if p == nil {
-		if p, err = sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: rel}); err != nil {
+		if p, err = sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: rel, Names: names}); err != nil {
 			l.err = err
 			return l
 		}

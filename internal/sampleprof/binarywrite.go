@@ -2,7 +2,6 @@ package sampleprof
 
 import (
 	"bytes"
-	"cmp"
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
@@ -343,7 +342,25 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 				ctxs = append(ctxs, fs)
 			}
 		}
-		slices.SortFunc(ctxs, func(x, y *FunctionSamples) int { return compareFrames(x.Context, y.Context) })
+		// By compareFrames: names compare as their (sorted) name table
+		// indexes do, so each context becomes a key of integers once.
+		keys := make([]uint64, 0, 3*len(ctxs))
+		type ctxKey struct {
+			fs  *FunctionSamples
+			key []uint64
+		}
+		byKey := make([]ctxKey, len(ctxs))
+		for i, fs := range ctxs {
+			at := len(keys)
+			for _, f := range fs.Context {
+				keys = append(keys, w.names[f.Func], uint64(f.Loc.Line)<<32|uint64(f.Loc.Disc))
+			}
+			byKey[i] = ctxKey{fs, keys[at:len(keys):len(keys)]}
+		}
+		slices.SortFunc(byKey, func(x, y ctxKey) int { return slices.Compare(x.key, y.key) })
+		for i := range byKey {
+			ctxs[i] = byKey[i].fs
+		}
 		w.ctxs = make(map[*FunctionSamples]uint64, len(ctxs))
 		b = appendUleb(b, uint64(len(ctxs)))
 		for i, fs := range ctxs {
@@ -386,7 +403,22 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 				}
 			}
 			if byIdx {
-				slices.SortStableFunc(offsets, func(x, y funcOffset) int { return cmp.Compare(w.ctxs[x.fs], w.ctxs[y.fs]) })
+				// A stable counting sort: indexes are below len(offsets).
+				at := make([]int, len(offsets)+1)
+				idx := make([]uint64, len(offsets))
+				for i, e := range offsets {
+					idx[i] = w.ctxs[e.fs]
+					at[idx[i]+1]++
+				}
+				for i := 1; i < len(at); i++ {
+					at[i] += at[i-1]
+				}
+				out := make([]funcOffset, len(offsets))
+				for i, e := range offsets {
+					out[at[idx[i]]] = e
+					at[idx[i]]++
+				}
+				offsets = out
 			} else {
 				slices.SortStableFunc(offsets, func(x, y funcOffset) int { return compareContext(x.fs, y.fs) })
 			}

@@ -264,6 +264,9 @@ func (p *Profile) Lookup(name FunctionID) *FunctionSamples {
 
 // LookupContext returns the top-level profile of a CS context or nil.
 func (p *Profile) LookupContext(frames []Frame) *FunctionSamples {
+	if p.byCtx == nil {
+		p.indexContexts()
+	}
 	for _, i := range p.byCtx[framesKey(frames)] {
 		if compareFrames(p.Funcs[i].Context, frames) == 0 {
 			return p.Funcs[i]
@@ -297,6 +300,18 @@ func framesKey(frames []Frame) uint64 {
 	return h
 }
 
+// indexContexts builds byCtx (which a Merger leaves nil when it does not
+// need it).
+func (p *Profile) indexContexts() {
+	p.byCtx = map[uint64][]int32{}
+	for i, fs := range p.Funcs {
+		if fs.Context != nil {
+			k := framesKey(fs.Context)
+			p.byCtx[k] = append(p.byCtx[k], int32(i))
+		}
+	}
+}
+
 // Get returns the top-level profile of name (non-CS), creating it.
 func (p *Profile) Get(name FunctionID) *FunctionSamples {
 	if p.byName == nil {
@@ -315,7 +330,7 @@ func (p *Profile) Get(name FunctionID) *FunctionSamples {
 // (frames are copied).
 func (p *Profile) GetContext(frames []Frame) *FunctionSamples {
 	if p.byCtx == nil {
-		p.byCtx = map[uint64][]int32{}
+		p.indexContexts()
 	}
 	k := framesKey(frames)
 	for _, i := range p.byCtx[k] {
