@@ -75,6 +75,7 @@ type binWriter struct {
 	// context (equal contexts share the first one's).
 	ctxs    map[*FunctionSamples]uint64
 	vtables bool
+	calls   []CallTarget // scratch
 }
 
 func (w *binWriter) addName(f FunctionID) {
@@ -149,7 +150,12 @@ func (w *binWriter) appendBody(b []byte, fs *FunctionSamples, top bool) []byte {
 		b = appendUleb(b, uint64(s.Loc.Disc))
 		b = appendUleb(b, s.Samples)
 		b = appendUleb(b, uint64(len(s.Calls)))
-		for _, c := range s.SortedCalls() {
+		calls := s.Calls
+		if len(calls) > 1 {
+			w.calls = s.appendSortedCalls(w.calls[:0])
+			calls = w.calls
+		}
+		for _, c := range calls {
 			b = appendUleb(b, w.names[c.Func])
 			b = appendUleb(b, c.Count)
 		}
@@ -234,6 +240,9 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		return b, ErrUnsupported // no reader before LLVM 22 knows them
 	}
 	w := binWriter{p: p, opts: o, vtables: o.VTables}
+	// One buffer of about the size needed (pages it does not touch cost
+	// nothing), instead of a copy per growth.
+	b = slices.Grow(b, p.sizeHint())
 	start := len(b)
 	b = appendUleb(b, magicExt)
 	b = appendUleb(b, spVersion)
@@ -344,7 +353,11 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		}
 		// By compareFrames: names compare as their (sorted) name table
 		// indexes do, so each context becomes a key of integers once.
-		keys := make([]uint64, 0, 3*len(ctxs))
+		nkeys := 0
+		for _, fs := range ctxs {
+			nkeys += 2 * len(fs.Context)
+		}
+		keys := make([]uint64, 0, nkeys)
 		type ctxKey struct {
 			fs  *FunctionSamples
 			key []uint64
@@ -482,6 +495,26 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		binary.LittleEndian.PutUint64(b[at+24:], h.size)
 	}
 	return b, nil
+}
+
+// sizeHint is about what the binary encodings of p take, a little more.
+func (p *Profile) sizeHint() int {
+	var n int
+	var walk func(fs *FunctionSamples)
+	walk = func(fs *FunctionSamples) {
+		n += 16 + 12*len(fs.Body) + 16*len(fs.Callsites) + 16*len(fs.VTables)
+		for i := range fs.Body {
+			n += 6 * len(fs.Body[i].Calls)
+		}
+		for _, c := range fs.Callsites {
+			walk(c.Callee)
+		}
+	}
+	for _, fs := range p.Funcs {
+		n += 32 + 16*len(fs.Context)
+		walk(fs)
+	}
+	return n + 1024
 }
 
 type funcOffset struct {

@@ -179,8 +179,14 @@ type BodySample struct {
 // SortedCalls returns the call targets in LLVM's output order: count
 // descending, then name ascending.
 func (b *BodySample) SortedCalls() []CallTarget {
-	s := slices.Clone(b.Calls)
-	slices.SortStableFunc(s, func(x, y CallTarget) int {
+	return b.appendSortedCalls(nil)
+}
+
+// appendSortedCalls appends SortedCalls to s.
+func (b *BodySample) appendSortedCalls(s []CallTarget) []CallTarget {
+	at := len(s)
+	s = append(s, b.Calls...)
+	slices.SortStableFunc(s[at:], func(x, y CallTarget) int {
 		if x.Count != y.Count {
 			if x.Count > y.Count {
 				return -1
