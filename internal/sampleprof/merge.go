@@ -178,7 +178,7 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 			dst = &FunctionSamples{Name: fs.Name, Context: fs.Context}
 			m.adopt(dst, byMD5, llvm)
 		}
-		if err := dst.Merge(fs, w); err != nil && m.Warnf != nil {
+		if err := dst.mergeTop(fs, w, true); err != nil && m.Warnf != nil {
 			m.Warnf("%s: %s: %v", name, fs.ContextString(), err)
 		}
 	}

@@ -526,6 +526,17 @@ func (b *BodySample) addCalls(targets []CallTarget, w uint64, ovf *bool) {
 
 // CalleeAt returns the inlinee profile of callee at loc, creating it.
 func (fs *FunctionSamples) CalleeAt(loc LineLocation, callee FunctionID) *FunctionSamples {
+	i, found := fs.calleeIndex(loc, callee)
+	if found {
+		return fs.Callsites[i].Callee
+	}
+	c := &FunctionSamples{Name: callee}
+	fs.Callsites = slices.Insert(fs.Callsites, i, Callsite{Loc: loc, Callee: c})
+	return c
+}
+
+// calleeIndex finds the inlinee of callee at loc, or where it goes.
+func (fs *FunctionSamples) calleeIndex(loc LineLocation, callee FunctionID) (int, bool) {
 	cmp := func(c Callsite, _ struct{}) int {
 		if r := c.Loc.Compare(loc); r != 0 {
 			return r
@@ -533,19 +544,42 @@ func (fs *FunctionSamples) CalleeAt(loc LineLocation, callee FunctionID) *Functi
 		return c.Callee.Name.Compare(callee)
 	}
 	n := len(fs.Callsites)
-	var i int
 	if n == 0 || cmp(fs.Callsites[n-1], struct{}{}) < 0 {
-		i = n
-	} else {
-		var found bool
-		i, found = slices.BinarySearchFunc(fs.Callsites, struct{}{}, cmp)
-		if found {
-			return fs.Callsites[i].Callee
+		return n, false
+	}
+	return slices.BinarySearchFunc(fs.Callsites, struct{}{}, cmp)
+}
+
+// addBodyLocs adds empty body samples for the locations of body (ordered)
+// that fs lacks, in one allocation.
+func (fs *FunctionSamples) addBodyLocs(body []BodySample) {
+	missing, j := 0, 0
+	for i := range body {
+		for j < len(fs.Body) && fs.Body[j].Loc.Compare(body[i].Loc) < 0 {
+			j++
+		}
+		if j == len(fs.Body) || fs.Body[j].Loc != body[i].Loc {
+			missing++
 		}
 	}
-	c := &FunctionSamples{Name: callee}
-	fs.Callsites = slices.Insert(fs.Callsites, i, Callsite{Loc: loc, Callee: c})
-	return c
+	if missing == 0 {
+		return
+	}
+	out := make([]BodySample, 0, len(fs.Body)+missing)
+	j = 0
+	for i := range body {
+		for j < len(fs.Body) && fs.Body[j].Loc.Compare(body[i].Loc) < 0 {
+			out = append(out, fs.Body[j])
+			j++
+		}
+		if j < len(fs.Body) && fs.Body[j].Loc == body[i].Loc {
+			out = append(out, fs.Body[j])
+			j++
+		} else {
+			out = append(out, BodySample{Loc: body[i].Loc})
+		}
+	}
+	fs.Body = append(out, fs.Body[j:]...)
 }
 
 // VTablesAt returns the vtable counts at loc, creating them.
@@ -584,20 +618,26 @@ func (v *VTableSite) add(t FunctionID, n, w uint64, ovf *bool) (isNew bool) {
 // not merged (ErrHashMismatch); overflowing counts saturate
 // (ErrCounterOverflow, after the merge).
 func (fs *FunctionSamples) Merge(o *FunctionSamples, weight uint64) error {
+	return fs.mergeTop(o, weight, false)
+}
+
+// mergeTop is Merge; with take, o is not used afterwards and fs may adopt
+// parts of it (what merging them into empty ones would copy, with weight 1).
+func (fs *FunctionSamples) mergeTop(o *FunctionSamples, weight uint64, take bool) error {
 	if fs.Checksum == 0 {
 		fs.Checksum = o.Checksum
 	} else if fs.Checksum != o.Checksum {
 		return ErrHashMismatch
 	}
 	var ovf bool
-	fs.merge(o, weight, &ovf)
+	fs.merge(o, weight, &ovf, take)
 	if ovf {
 		return ErrCounterOverflow
 	}
 	return nil
 }
 
-func (fs *FunctionSamples) merge(o *FunctionSamples, w uint64, ovf *bool) {
+func (fs *FunctionSamples) merge(o *FunctionSamples, w uint64, ovf *bool, take bool) {
 	if fs.Checksum == 0 {
 		fs.Checksum = o.Checksum
 	} else if o.Checksum != 0 && fs.Checksum != o.Checksum {
@@ -610,24 +650,40 @@ func (fs *FunctionSamples) merge(o *FunctionSamples, w uint64, ovf *bool) {
 	}
 	fs.addTotal(o.TotalSamples, w, ovf)
 	fs.addHead(o.HeadSamples, w, ovf)
-	// Both lists are ordered: one walk finds or places every location.
+	take = take && w == 1
+	if take && len(fs.Body) == 0 {
+		fs.Body, o.Body = o.Body, nil
+	}
+	fs.addBodyLocs(o.Body)
+	// Both lists are ordered, and fs has every location of o now.
 	j := 0
 	for i := range o.Body {
 		ob := &o.Body[i]
-		for j < len(fs.Body) && fs.Body[j].Loc.Compare(ob.Loc) < 0 {
+		for fs.Body[j].Loc != ob.Loc {
 			j++
 		}
-		if j == len(fs.Body) || fs.Body[j].Loc != ob.Loc {
-			fs.Body = slices.Insert(fs.Body, j, BodySample{Loc: ob.Loc})
-		}
 		b := &fs.Body[j]
-		b.addCalls(ob.Calls, w, ovf)
+		if take && len(b.Calls) == 0 {
+			b.Calls = ob.Calls
+		} else {
+			b.addCalls(ob.Calls, w, ovf)
+		}
 		var of bool
 		b.Samples, of = satMulAdd(b.Samples, ob.Samples, w)
 		*ovf = *ovf || of
 	}
 	for _, c := range o.Callsites {
-		fs.CalleeAt(c.Loc, c.Callee.Name).merge(c.Callee, w, ovf)
+		i, found := fs.calleeIndex(c.Loc, c.Callee.Name)
+		switch {
+		case found:
+			fs.Callsites[i].Callee.merge(c.Callee, w, ovf, take)
+		case take:
+			fs.Callsites = slices.Insert(fs.Callsites, i, c)
+		default:
+			callee := &FunctionSamples{Name: c.Callee.Name}
+			fs.Callsites = slices.Insert(fs.Callsites, i, Callsite{Loc: c.Loc, Callee: callee})
+			callee.merge(c.Callee, w, ovf, false)
+		}
 	}
 	for _, v := range o.VTables {
 		site := fs.VTablesAt(v.Loc)
