@@ -299,7 +299,16 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	b = append(b, make([]byte, 32*len(layout))...)
 	hdrs := make([]secHdr, len(layout))
 
+	// The summary is computed while the names are collected and sorted.
+	var sum *Summary
+	sumDone := make(chan struct{})
+	go func() {
+		defer close(sumDone)
+		sum = p.ComputeSummary()
+	}()
+	names := w.buildNameTable(p.Funcs)
 	sorted := p.Sorted()
+	<-sumDone
 	var offsets []funcOffset
 	var lbrStart int
 	writeSec := func(idx int, body func(b []byte) []byte) {
@@ -321,9 +330,8 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		}
 		hdrs[idx] = secHdr{e.typ, e.flags, uint64(secStart - start), uint64(len(b) - secStart)}
 	}
-	summary := func(b []byte) []byte { return appendSummary(b, p.ComputeSummary()) }
+	summary := func(b []byte) []byte { return appendSummary(b, sum) }
 	nameTable := func(b []byte) []byte {
-		names := w.buildNameTable(p.Funcs)
 		// LLVM 16 looks for ".__uniq." in MD5 profiles too.
 		if !o.UseMD5 || o.LLVM == 16 {
 			for _, n := range names {

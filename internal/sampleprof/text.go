@@ -141,8 +141,34 @@ type ReadOptions struct {
 // Names interns function names: one string per name. Safe for concurrent
 // use.
 type Names struct {
-	mu sync.Mutex
-	m  map[string]string
+	mu     sync.Mutex
+	m      map[string]string
+	caches []*nameCache // idle caches of reads done
+}
+
+// cache returns a nameCache for one read: one a finished read left (its
+// names are still good), or a new one.
+func (n *Names) cache() *nameCache {
+	if n == nil {
+		return &nameCache{}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if k := len(n.caches); k > 0 {
+		c := n.caches[k-1]
+		n.caches = n.caches[:k-1]
+		return c
+	}
+	return &nameCache{shared: n}
+}
+
+func (n *Names) release(c *nameCache) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.caches = append(n.caches, c)
 }
 
 func (n *Names) intern(b []byte) string {
@@ -231,7 +257,8 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		return &decode.Error{Format: "sampleprof", File: name, Section: "text", Offset: int64(off),
 			Msg: fmt.Sprintf("line %d: ", lineNo) + fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
 	}
-	pl := parsedLine{names: &nameCache{shared: opts.Names}}
+	pl := parsedLine{names: opts.Names.cache()}
+	defer opts.Names.release(pl.names)
 	var frames []Frame // reused: GetContext copies a new context
 	for off := 0; off < len(data); {
 		lineNo++
