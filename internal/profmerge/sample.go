@@ -86,7 +86,7 @@ func runSample(opts Options, inputs []Input) error {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	err := forEachSample(inputs, jobs, func(in Input) sampleLoad { return loadSample(opts, format, names, in) }, func(in Input, l sampleLoad) error {
+	err := inOrder(len(inputs), jobs, func(k int) sampleLoad { return loadSample(opts, format, names, inputs[k]) }, func(k int, l sampleLoad) error {
 		for _, w := range l.warns {
 			opts.Warnf("%s", w)
 		}
@@ -99,7 +99,7 @@ func runSample(opts Options, inputs []Input) error {
 		case l.err != nil:
 			return l.err
 		}
-		return m.Add(in.Path, l.p, in.Weight)
+		return m.Add(inputs[k].Path, l.p, inputs[k].Weight)
 	})
 	if err != nil {
 		return err
@@ -209,32 +209,32 @@ func loadSample(opts Options, format string, names *sampleprof.Names, in Input) 
 	return l
 }
 
-// forEachSample loads the inputs with at most jobs+1 loads in flight or
-// waiting, and calls fold with each in input order. It stops at fold's
-// first error.
-func forEachSample(inputs []Input, jobs int, load func(Input) sampleLoad, fold func(Input, sampleLoad) error) error {
-	results := make([]chan sampleLoad, len(inputs))
+// inOrder loads items 0..n-1 on their own goroutines, with at most jobs+1
+// loads in flight or waiting, and calls fold with each in index order. It
+// stops at fold's first error.
+func inOrder[T any](n, jobs int, load func(k int) T, fold func(k int, l T) error) error {
+	results := make([]chan T, n)
 	for k := range results {
-		results[k] = make(chan sampleLoad, 1)
+		results[k] = make(chan T, 1)
 	}
 	// One load more than jobs is in flight, so that the workers stay busy
-	// while the caller folds the input at the head of the queue.
+	// while the caller folds the item at the head of the queue.
 	sem := make(chan struct{}, jobs+1)
 	stop := make(chan struct{})
 	defer close(stop)
 	go func() {
-		for k, in := range inputs {
+		for k := range n {
 			select {
 			case sem <- struct{}{}:
 			case <-stop:
 				return
 			}
-			go func() { results[k] <- load(in) }()
+			go func() { results[k] <- load(k) }()
 		}
 	}()
-	for k, in := range inputs {
-		err := fold(in, <-results[k])
-		<-sem // the input is folded: let the next load start
+	for k := range n {
+		err := fold(k, <-results[k])
+		<-sem // the item is folded and unreferenced: let the next load start
 		if err != nil {
 			return err
 		}
