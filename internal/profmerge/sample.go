@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
@@ -80,6 +81,12 @@ func runSample(opts Options, inputs []Input) error {
 			format = "binary"
 		}
 	}
+	if os.Getenv("GOGC") == "" {
+		// The heap is mostly the merged profile, kept to the end: collecting
+		// a third as often saves ~20% of the CPU for ~5-10% more peak RSS
+		// on bench/sample (still under half of llvm-profdata's).
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+	}
 	m := sampleprof.Merger{LLVM: rel, Warnf: opts.Warnf}
 	names := &sampleprof.Names{} // the inputs share their names' strings
 	jobs := opts.Jobs
@@ -116,6 +123,9 @@ func runSample(opts Options, inputs []Input) error {
 		}
 	}
 	p := m.Profile()
+	// What the inputs left is garbage now: collect it, for the writer's
+	// buffers to reuse its memory rather than add to the peak.
+	runtime.GC()
 	if format != "extbinary" {
 		for _, f := range []struct {
 			on   bool
