@@ -25,14 +25,14 @@ var DefaultCutoffs = []uint32{10000, 100000, 200000, 300000, 400000, 500000, 600
 type summaryBuilder struct {
 	total, max, maxFunc uint64
 	numCounts, numFuncs uint32
-	freq                map[uint64]uint32
+	counts              []uint64 // every count added (sorted at the end)
 }
 
 func (b *summaryBuilder) addCount(c uint64) {
 	b.total += c
 	b.max = max(b.max, c)
 	b.numCounts++
-	b.freq[c]++
+	b.counts = append(b.counts, c)
 }
 
 func (b *summaryBuilder) addRecord(fs *FunctionSamples, callsite bool) {
@@ -53,7 +53,7 @@ func (b *summaryBuilder) addRecord(fs *FunctionSamples, callsite bool) {
 // ComputeSummary computes the summary of p as llvm-profdata does when it
 // writes p: CS profiles are first flattened to one profile per function.
 func (p *Profile) ComputeSummary() *Summary {
-	b := summaryBuilder{freq: map[uint64]uint32{}}
+	var b summaryBuilder
 	if p.CS {
 		// Keyed as LLVM's SampleProfileMap: by the MD5 of the name, so
 		// that a function named in one context and hashed in another
@@ -105,24 +105,24 @@ func (p *Profile) ComputeSummary() *Summary {
 	}
 	s := &Summary{TotalCount: b.total, MaxCount: b.max, MaxFunctionCount: b.maxFunc,
 		NumCounts: uint64(b.numCounts), NumFunctions: uint64(b.numFuncs)}
-	counts := make([]uint64, 0, len(b.freq))
-	for c := range b.freq {
-		counts = append(counts, c)
-	}
+	// Distinct counts from the largest, each with how often it occurs.
+	counts := b.counts
 	slices.Sort(counts)
-	slices.Reverse(counts)
 	var seen uint32
 	var sum, count uint64
-	next := 0
+	next := len(counts) // counts[:next] are left
 	for _, cut := range DefaultCutoffs {
 		hi, lo := bits.Mul64(b.total, uint64(cut))
 		desired, _ := bits.Div64(hi, lo, 1000000)
-		for sum < desired && next < len(counts) {
-			count = counts[next]
-			f := b.freq[count]
+		for sum < desired && next > 0 {
+			count = counts[next-1]
+			var f uint32
+			for next > 0 && counts[next-1] == count {
+				f++
+				next--
+			}
 			sum += count * uint64(f)
 			seen += f
-			next++
 		}
 		s.Detailed = append(s.Detailed, SummaryEntry{Cutoff: uint64(cut), MinCount: count, NumCounts: uint64(seen)})
 	}
