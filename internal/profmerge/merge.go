@@ -473,40 +473,14 @@ func forEachRaw(inputs []Input, idx, order []int, jobs int, prep func(*memprof.R
 			order[k] = k
 		}
 	}
-	results := make([]chan loaded, len(order))
-	for k := range results {
-		results[k] = make(chan loaded, 1)
-	}
-	// One load more than jobs is in flight, so that the workers stay busy
-	// while the caller folds the input at the head of the queue.
-	sem := make(chan struct{}, jobs+1)
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for k, o := range order {
-			select {
-			case sem <- struct{}{}:
-			case <-stop:
-				return
-			}
-			go func() {
-				l := loadRaw(inputs[idx[o]])
-				if l.err == nil && prep != nil {
-					l.prep, l.prepErr = prep(l.raw)
-					l.raw = nil
-				}
-				results[k] <- l
-			}()
+	return inOrder(len(order), jobs, func(k int) loaded {
+		l := loadRaw(inputs[idx[order[k]]])
+		if l.err == nil && prep != nil {
+			l.prep, l.prepErr = prep(l.raw)
+			l.raw = nil
 		}
-	}()
-	for k, o := range order {
-		err := fn(idx[o], <-results[k])
-		<-sem // the input is folded and unreferenced: let the next load start
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return l
+	}, func(k int, l loaded) error { return fn(idx[order[k]], l) })
 }
 
 // rawBufs recycles the file buffers of raw inputs: ReadRaw keeps no

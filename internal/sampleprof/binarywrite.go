@@ -68,16 +68,14 @@ const (
 )
 
 type binWriter struct {
-	p       *Profile
-	opts    BinaryOptions
-	names   map[FunctionID]uint64
-	ctxs    map[uint64][]ctxIdx
+	p     *Profile
+	opts  BinaryOptions
+	names map[FunctionID]uint64
+	// ctxs is the CS name table index of each top-level profile with a
+	// context (equal contexts share the first one's).
+	ctxs    map[*FunctionSamples]uint64
 	vtables bool
-}
-
-type ctxIdx struct {
-	frames []Frame
-	idx    uint64
+	calls   []CallTarget // scratch
 }
 
 func (w *binWriter) addName(f FunctionID) {
@@ -129,20 +127,11 @@ func (w *binWriter) buildNameTable(funcs []*FunctionSamples) []FunctionID {
 	return sorted
 }
 
-func (w *binWriter) ctxIndex(frames []Frame) uint64 {
-	for _, c := range w.ctxs[framesKey(frames)] {
-		if compareFrames(c.frames, frames) == 0 {
-			return c.idx
-		}
-	}
-	return 0
-}
-
 // appendContextIdx writes the name or CS-context index of a top-level or
 // nested profile.
 func (w *binWriter) appendContextIdx(b []byte, fs *FunctionSamples) []byte {
 	if fs.Context != nil {
-		return appendUleb(b, w.ctxIndex(fs.Context))
+		return appendUleb(b, w.ctxs[fs])
 	}
 	return appendUleb(b, w.names[fs.Name])
 }
@@ -161,7 +150,12 @@ func (w *binWriter) appendBody(b []byte, fs *FunctionSamples, top bool) []byte {
 		b = appendUleb(b, uint64(s.Loc.Disc))
 		b = appendUleb(b, s.Samples)
 		b = appendUleb(b, uint64(len(s.Calls)))
-		for _, c := range s.SortedCalls() {
+		calls := s.Calls
+		if len(calls) > 1 {
+			w.calls = s.appendSortedCalls(w.calls[:0])
+			calls = w.calls
+		}
+		for _, c := range calls {
 			b = appendUleb(b, w.names[c.Func])
 			b = appendUleb(b, c.Count)
 		}
@@ -246,6 +240,9 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		return b, ErrUnsupported // no reader before LLVM 22 knows them
 	}
 	w := binWriter{p: p, opts: o, vtables: o.VTables}
+	// One buffer of about the size needed (pages it does not touch cost
+	// nothing), instead of a copy per growth.
+	b = slices.Grow(b, p.sizeHint())
 	start := len(b)
 	b = appendUleb(b, magicExt)
 	b = appendUleb(b, spVersion)
@@ -302,7 +299,16 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	b = append(b, make([]byte, 32*len(layout))...)
 	hdrs := make([]secHdr, len(layout))
 
+	// The summary is computed while the names are collected and sorted.
+	var sum *Summary
+	sumDone := make(chan struct{})
+	go func() {
+		defer close(sumDone)
+		sum = p.ComputeSummary()
+	}()
+	names := w.buildNameTable(p.Funcs)
 	sorted := p.Sorted()
+	<-sumDone
 	var offsets []funcOffset
 	var lbrStart int
 	writeSec := func(idx int, body func(b []byte) []byte) {
@@ -324,9 +330,8 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		}
 		hdrs[idx] = secHdr{e.typ, e.flags, uint64(secStart - start), uint64(len(b) - secStart)}
 	}
-	summary := func(b []byte) []byte { return appendSummary(b, p.ComputeSummary()) }
+	summary := func(b []byte) []byte { return appendSummary(b, sum) }
 	nameTable := func(b []byte) []byte {
-		names := w.buildNameTable(p.Funcs)
 		// LLVM 16 looks for ".__uniq." in MD5 profiles too.
 		if !o.UseMD5 || o.LLVM == 16 {
 			for _, n := range names {
@@ -354,12 +359,37 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 				ctxs = append(ctxs, fs)
 			}
 		}
-		slices.SortFunc(ctxs, func(x, y *FunctionSamples) int { return compareFrames(x.Context, y.Context) })
-		w.ctxs = map[uint64][]ctxIdx{}
+		// By compareFrames: names compare as their (sorted) name table
+		// indexes do, so each context becomes a key of integers once.
+		nkeys := 0
+		for _, fs := range ctxs {
+			nkeys += 2 * len(fs.Context)
+		}
+		keys := make([]uint64, 0, nkeys)
+		type ctxKey struct {
+			fs  *FunctionSamples
+			key []uint64
+		}
+		byKey := make([]ctxKey, len(ctxs))
+		for i, fs := range ctxs {
+			at := len(keys)
+			for _, f := range fs.Context {
+				keys = append(keys, w.names[f.Func], uint64(f.Loc.Line)<<32|uint64(f.Loc.Disc))
+			}
+			byKey[i] = ctxKey{fs, keys[at:len(keys):len(keys)]}
+		}
+		slices.SortFunc(byKey, func(x, y ctxKey) int { return slices.Compare(x.key, y.key) })
+		for i := range byKey {
+			ctxs[i] = byKey[i].fs
+		}
+		w.ctxs = make(map[*FunctionSamples]uint64, len(ctxs))
 		b = appendUleb(b, uint64(len(ctxs)))
 		for i, fs := range ctxs {
-			k := framesKey(fs.Context)
-			w.ctxs[k] = append(w.ctxs[k], ctxIdx{fs.Context, uint64(i)})
+			if i > 0 && compareFrames(ctxs[i-1].Context, fs.Context) == 0 {
+				w.ctxs[fs] = w.ctxs[ctxs[i-1]]
+			} else {
+				w.ctxs[fs] = uint64(i)
+			}
 			b = appendUleb(b, uint64(len(fs.Context)))
 			for _, f := range fs.Context {
 				b = appendUleb(b, w.names[f.Func])
@@ -384,7 +414,35 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	funcOffsets := func(b []byte) []byte {
 		b = appendUleb(b, uint64(len(offsets)))
 		if p.CS {
-			slices.SortStableFunc(offsets, func(x, y funcOffset) int { return compareContext(x.fs, y.fs) })
+			// By context; the CS name table numbered the contexts in
+			// that order already.
+			byIdx := w.ctxs != nil
+			for _, e := range offsets {
+				if _, ok := w.ctxs[e.fs]; !ok {
+					byIdx = false
+					break
+				}
+			}
+			if byIdx {
+				// A stable counting sort: indexes are below len(offsets).
+				at := make([]int, len(offsets)+1)
+				idx := make([]uint64, len(offsets))
+				for i, e := range offsets {
+					idx[i] = w.ctxs[e.fs]
+					at[idx[i]+1]++
+				}
+				for i := 1; i < len(at); i++ {
+					at[i] += at[i-1]
+				}
+				out := make([]funcOffset, len(offsets))
+				for i, e := range offsets {
+					out[at[idx[i]]] = e
+					at[idx[i]]++
+				}
+				offsets = out
+			} else {
+				slices.SortStableFunc(offsets, func(x, y funcOffset) int { return compareContext(x.fs, y.fs) })
+			}
 		}
 		for _, e := range offsets {
 			b = w.appendContextIdx(b, e.fs)
@@ -406,7 +464,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		if !p.ProbeBased && !p.CS && !p.PreInlined {
 			return b
 		}
-		for _, fs := range p.metadataOrder(o.LLVM) {
+		for _, fs := range p.metadataOrder(o.LLVM, sorted) {
 			b = w.appendMetadata(b, fs, true)
 		}
 		return b
@@ -447,6 +505,26 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	return b, nil
 }
 
+// sizeHint is about what the binary encodings of p take, a little more.
+func (p *Profile) sizeHint() int {
+	var n int
+	var walk func(fs *FunctionSamples)
+	walk = func(fs *FunctionSamples) {
+		n += 16 + 12*len(fs.Body) + 16*len(fs.Callsites) + 16*len(fs.VTables)
+		for i := range fs.Body {
+			n += 6 * len(fs.Body[i].Calls)
+		}
+		for _, c := range fs.Callsites {
+			walk(c.Callee)
+		}
+	}
+	for _, fs := range p.Funcs {
+		n += 32 + 16*len(fs.Context)
+		walk(fs)
+	}
+	return n + 1024
+}
+
 type funcOffset struct {
 	fs  *FunctionSamples
 	off uint64
@@ -480,10 +558,11 @@ func (w *binWriter) appendMetadata(b []byte, fs *FunctionSamples, top bool) []by
 // the reader inserted them in, for non-CS profiles of LLVM 19 and 22
 // (keys are MD5 hashes of the names). CS profiles and LLVM 16 key the map
 // by LLVM's hash_combine, which is not reproduced: their records come in
-// sortFuncProfiles order, and equal LLVM's only as a set.
-func (p *Profile) metadataOrder(llvm int) []*FunctionSamples {
+// sortFuncProfiles order (sorted, which is p.Sorted()), and equal LLVM's
+// only as a set.
+func (p *Profile) metadataOrder(llvm int, sorted []*FunctionSamples) []*FunctionSamples {
 	if p.CS || llvm == 16 {
-		return p.Sorted()
+		return sorted
 	}
 	if p.merged {
 		// Funcs are in the order merge's map was filled (Merger).

@@ -88,9 +88,28 @@ type Merger struct {
 	begun bool
 	byMD5 map[uint64]int32 // non-CS, LLVM 19+: the map is keyed by MD5
 	// CS, LLVM 19+: contexts are keyed by their frames' MD5s, so that a
-	// context of names and the same one of hashes are one.
-	byMD5Ctx map[uint64][]int32
+	// context of names and the same one of hashes are one: the last one
+	// of a key, and ctxNext chains the others (-1 ends).
+	byMD5Ctx map[uint64]int32
+	ctxNext  []int32
 	syms     map[string]bool
+	md5s     map[string]uint64 // MD5Hash of the names seen
+}
+
+// md5 is f.MD5(), remembered.
+func (m *Merger) md5(f FunctionID) uint64 {
+	if f.isHash {
+		return f.hash
+	}
+	h, ok := m.md5s[f.name]
+	if !ok {
+		if m.md5s == nil {
+			m.md5s = map[string]uint64{}
+		}
+		h = MD5Hash(f.name)
+		m.md5s[f.name] = h
+	}
+	return h
 }
 
 // Add merges p, read from the file name, with weight w (≥ 1). p must not
@@ -128,14 +147,15 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 	byMD5 := !p.CS && llvm >= 19
 	order := p.Funcs
 	if byMD5 {
-		order = stdMapPass(p.Funcs, md5Key)
+		order = stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return m.md5(fs.Name) })
 	}
 	for _, fs := range order {
 		var dst *FunctionSamples
 		switch {
 		case fs.Context != nil && llvm >= 19:
-			for _, i := range m.byMD5Ctx[md5FramesKey(fs.Context)] {
-				if sameMD5Frames(m.out.Funcs[i].Context, fs.Context) {
+			i, ok := m.byMD5Ctx[m.md5FramesKey(fs.Context)]
+			for ; ok && i >= 0; i = m.ctxNext[i] {
+				if m.sameMD5Frames(m.out.Funcs[i].Context, fs.Context) {
 					dst = m.out.Funcs[i]
 					break
 				}
@@ -143,7 +163,7 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 		case fs.Context != nil:
 			dst = m.out.LookupContext(fs.Context)
 		case byMD5:
-			if i, ok := m.byMD5[fs.Name.MD5()]; ok {
+			if i, ok := m.byMD5[m.md5(fs.Name)]; ok {
 				dst = m.out.Funcs[i]
 			}
 		default:
@@ -151,14 +171,14 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 		}
 		if dst == nil && w == 1 {
 			// Merging into an empty profile copies it: adopt it instead.
-			m.adopt(fs, byMD5)
+			m.adopt(fs, byMD5, llvm)
 			continue
 		}
 		if dst == nil {
 			dst = &FunctionSamples{Name: fs.Name, Context: fs.Context}
-			m.adopt(dst, byMD5)
+			m.adopt(dst, byMD5, llvm)
 		}
-		if err := dst.Merge(fs, w); err != nil && m.Warnf != nil {
+		if err := dst.mergeTop(fs, w, true); err != nil && m.Warnf != nil {
 			m.Warnf("%s: %s: %v", name, fs.ContextString(), err)
 		}
 	}
@@ -173,13 +193,11 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 	return nil
 }
 
-func md5Key(fs *FunctionSamples) uint64 { return fs.Name.MD5() }
-
 // md5FramesKey hashes a context by its frames' MD5s and locations.
-func md5FramesKey(frames []Frame) uint64 {
+func (m *Merger) md5FramesKey(frames []Frame) uint64 {
 	h := uint64(14695981039346656037)
 	for _, f := range frames {
-		for _, v := range [2]uint64{f.Func.MD5(), uint64(f.Loc.Line) | uint64(f.Loc.Disc)<<32} {
+		for _, v := range [2]uint64{m.md5(f.Func), uint64(f.Loc.Line) | uint64(f.Loc.Disc)<<32} {
 			h = (h ^ v) * 1099511628211
 			h ^= h >> 29
 		}
@@ -187,26 +205,36 @@ func md5FramesKey(frames []Frame) uint64 {
 	return h
 }
 
-func sameMD5Frames(a, b []Frame) bool {
-	return slices.EqualFunc(a, b, func(x, y Frame) bool { return x.Loc == y.Loc && x.Func.MD5() == y.Func.MD5() })
+func (m *Merger) sameMD5Frames(a, b []Frame) bool {
+	return slices.EqualFunc(a, b, func(x, y Frame) bool { return x.Loc == y.Loc && (x.Func == y.Func || m.md5(x.Func) == m.md5(y.Func)) })
 }
 
 // adopt appends fs as a new top-level profile of the result.
-func (m *Merger) adopt(fs *FunctionSamples, byMD5 bool) {
+// Contexts are indexed for the lookups of the release only (the result's
+// own index is built if it is asked for).
+func (m *Merger) adopt(fs *FunctionSamples, byMD5 bool, llvm int) {
 	i := int32(len(m.out.Funcs))
-	m.out.Funcs = append(m.out.Funcs, fs)
 	switch {
-	case fs.Context != nil:
+	case fs.Context != nil && llvm < 19:
 		if m.out.byCtx == nil {
-			m.out.byCtx = map[uint64][]int32{}
+			m.out.indexContexts()
 		}
 		k := framesKey(fs.Context)
 		m.out.byCtx[k] = append(m.out.byCtx[k], i)
+	case fs.Context != nil:
 		if m.byMD5Ctx == nil {
-			m.byMD5Ctx = map[uint64][]int32{}
+			m.byMD5Ctx = map[uint64]int32{}
 		}
-		k = md5FramesKey(fs.Context)
-		m.byMD5Ctx[k] = append(m.byMD5Ctx[k], i)
+		for len(m.ctxNext) <= int(i) {
+			m.ctxNext = append(m.ctxNext, -1)
+		}
+		k := m.md5FramesKey(fs.Context)
+		if j, ok := m.byMD5Ctx[k]; ok {
+			m.ctxNext[i] = j
+		} else {
+			m.ctxNext[i] = -1
+		}
+		m.byMD5Ctx[k] = i
 	default:
 		if m.out.byName == nil {
 			m.out.byName = map[FunctionID]int32{}
@@ -218,9 +246,10 @@ func (m *Merger) adopt(fs *FunctionSamples, byMD5 bool) {
 			if m.byMD5 == nil {
 				m.byMD5 = map[uint64]int32{}
 			}
-			m.byMD5[fs.Name.MD5()] = i
+			m.byMD5[m.md5(fs.Name)] = i
 		}
 	}
+	m.out.Funcs = append(m.out.Funcs, fs)
 }
 
 // Reset forgets everything merged so far.

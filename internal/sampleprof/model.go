@@ -179,8 +179,14 @@ type BodySample struct {
 // SortedCalls returns the call targets in LLVM's output order: count
 // descending, then name ascending.
 func (b *BodySample) SortedCalls() []CallTarget {
-	s := slices.Clone(b.Calls)
-	slices.SortStableFunc(s, func(x, y CallTarget) int {
+	return b.appendSortedCalls(nil)
+}
+
+// appendSortedCalls appends SortedCalls to s.
+func (b *BodySample) appendSortedCalls(s []CallTarget) []CallTarget {
+	at := len(s)
+	s = append(s, b.Calls...)
+	slices.SortStableFunc(s[at:], func(x, y CallTarget) int {
 		if x.Count != y.Count {
 			if x.Count > y.Count {
 				return -1
@@ -267,6 +273,9 @@ func (p *Profile) Lookup(name FunctionID) *FunctionSamples {
 
 // LookupContext returns the top-level profile of a CS context or nil.
 func (p *Profile) LookupContext(frames []Frame) *FunctionSamples {
+	if p.byCtx == nil {
+		p.indexContexts()
+	}
 	for _, i := range p.byCtx[framesKey(frames)] {
 		if compareFrames(p.Funcs[i].Context, frames) == 0 {
 			return p.Funcs[i]
@@ -300,6 +309,18 @@ func framesKey(frames []Frame) uint64 {
 	return h
 }
 
+// indexContexts builds byCtx (which a Merger leaves nil when it does not
+// need it).
+func (p *Profile) indexContexts() {
+	p.byCtx = map[uint64][]int32{}
+	for i, fs := range p.Funcs {
+		if fs.Context != nil {
+			k := framesKey(fs.Context)
+			p.byCtx[k] = append(p.byCtx[k], int32(i))
+		}
+	}
+}
+
 // Get returns the top-level profile of name (non-CS), creating it.
 func (p *Profile) Get(name FunctionID) *FunctionSamples {
 	if p.byName == nil {
@@ -318,7 +339,7 @@ func (p *Profile) Get(name FunctionID) *FunctionSamples {
 // (frames are copied).
 func (p *Profile) GetContext(frames []Frame) *FunctionSamples {
 	if p.byCtx == nil {
-		p.byCtx = map[uint64][]int32{}
+		p.indexContexts()
 	}
 	k := framesKey(frames)
 	for _, i := range p.byCtx[k] {
@@ -412,21 +433,34 @@ func (fs *FunctionSamples) BodyAt(loc LineLocation) *BodySample {
 		fs.Body = append(fs.Body, BodySample{Loc: loc})
 		return &fs.Body[n]
 	}
-	i, found := searchLoc(fs.Body, loc, func(b *BodySample) LineLocation { return b.Loc })
+	i, found := searchLoc(fs.Body, loc, bodyLoc)
 	if !found {
 		fs.Body = slices.Insert(fs.Body, i, BodySample{Loc: loc})
 	}
 	return &fs.Body[i]
 }
 
-// searchLoc is a binary search of s, ordered by location.
+// searchLoc is a binary search of s, ordered by location. (It takes the
+// elements by pointer: a closure over a copy would move every probed
+// element to the heap.)
 func searchLoc[T any](s []T, loc LineLocation, locOf func(*T) LineLocation) (int, bool) {
-	return slices.BinarySearchFunc(s, loc, func(e T, l LineLocation) int { return locOf(&e).Compare(l) })
+	lo, hi := 0, len(s)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if locOf(&s[m]).Compare(loc) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(s) && locOf(&s[lo]) == loc
 }
+
+func bodyLoc(b *BodySample) LineLocation { return b.Loc }
 
 // FindBody returns the body sample at loc or nil.
 func (fs *FunctionSamples) FindBody(loc LineLocation) *BodySample {
-	if i, found := searchLoc(fs.Body, loc, func(b *BodySample) LineLocation { return b.Loc }); found {
+	if i, found := searchLoc(fs.Body, loc, bodyLoc); found {
 		return &fs.Body[i]
 	}
 	return nil
@@ -502,6 +536,17 @@ func (b *BodySample) addCalls(targets []CallTarget, w uint64, ovf *bool) {
 
 // CalleeAt returns the inlinee profile of callee at loc, creating it.
 func (fs *FunctionSamples) CalleeAt(loc LineLocation, callee FunctionID) *FunctionSamples {
+	i, found := fs.calleeIndex(loc, callee)
+	if found {
+		return fs.Callsites[i].Callee
+	}
+	c := &FunctionSamples{Name: callee}
+	fs.Callsites = slices.Insert(fs.Callsites, i, Callsite{Loc: loc, Callee: c})
+	return c
+}
+
+// calleeIndex finds the inlinee of callee at loc, or where it goes.
+func (fs *FunctionSamples) calleeIndex(loc LineLocation, callee FunctionID) (int, bool) {
 	cmp := func(c Callsite, _ struct{}) int {
 		if r := c.Loc.Compare(loc); r != 0 {
 			return r
@@ -509,19 +554,42 @@ func (fs *FunctionSamples) CalleeAt(loc LineLocation, callee FunctionID) *Functi
 		return c.Callee.Name.Compare(callee)
 	}
 	n := len(fs.Callsites)
-	var i int
 	if n == 0 || cmp(fs.Callsites[n-1], struct{}{}) < 0 {
-		i = n
-	} else {
-		var found bool
-		i, found = slices.BinarySearchFunc(fs.Callsites, struct{}{}, cmp)
-		if found {
-			return fs.Callsites[i].Callee
+		return n, false
+	}
+	return slices.BinarySearchFunc(fs.Callsites, struct{}{}, cmp)
+}
+
+// addBodyLocs adds empty body samples for the locations of body (ordered)
+// that fs lacks, in one allocation.
+func (fs *FunctionSamples) addBodyLocs(body []BodySample) {
+	missing, j := 0, 0
+	for i := range body {
+		for j < len(fs.Body) && fs.Body[j].Loc.Compare(body[i].Loc) < 0 {
+			j++
+		}
+		if j == len(fs.Body) || fs.Body[j].Loc != body[i].Loc {
+			missing++
 		}
 	}
-	c := &FunctionSamples{Name: callee}
-	fs.Callsites = slices.Insert(fs.Callsites, i, Callsite{Loc: loc, Callee: c})
-	return c
+	if missing == 0 {
+		return
+	}
+	out := make([]BodySample, 0, len(fs.Body)+missing)
+	j = 0
+	for i := range body {
+		for j < len(fs.Body) && fs.Body[j].Loc.Compare(body[i].Loc) < 0 {
+			out = append(out, fs.Body[j])
+			j++
+		}
+		if j < len(fs.Body) && fs.Body[j].Loc == body[i].Loc {
+			out = append(out, fs.Body[j])
+			j++
+		} else {
+			out = append(out, BodySample{Loc: body[i].Loc})
+		}
+	}
+	fs.Body = append(out, fs.Body[j:]...)
 }
 
 // VTablesAt returns the vtable counts at loc, creating them.
@@ -560,20 +628,26 @@ func (v *VTableSite) add(t FunctionID, n, w uint64, ovf *bool) (isNew bool) {
 // not merged (ErrHashMismatch); overflowing counts saturate
 // (ErrCounterOverflow, after the merge).
 func (fs *FunctionSamples) Merge(o *FunctionSamples, weight uint64) error {
+	return fs.mergeTop(o, weight, false)
+}
+
+// mergeTop is Merge; with take, o is not used afterwards and fs may adopt
+// parts of it (what merging them into empty ones would copy, with weight 1).
+func (fs *FunctionSamples) mergeTop(o *FunctionSamples, weight uint64, take bool) error {
 	if fs.Checksum == 0 {
 		fs.Checksum = o.Checksum
 	} else if fs.Checksum != o.Checksum {
 		return ErrHashMismatch
 	}
 	var ovf bool
-	fs.merge(o, weight, &ovf)
+	fs.merge(o, weight, &ovf, take)
 	if ovf {
 		return ErrCounterOverflow
 	}
 	return nil
 }
 
-func (fs *FunctionSamples) merge(o *FunctionSamples, w uint64, ovf *bool) {
+func (fs *FunctionSamples) merge(o *FunctionSamples, w uint64, ovf *bool, take bool) {
 	if fs.Checksum == 0 {
 		fs.Checksum = o.Checksum
 	} else if o.Checksum != 0 && fs.Checksum != o.Checksum {
@@ -586,16 +660,40 @@ func (fs *FunctionSamples) merge(o *FunctionSamples, w uint64, ovf *bool) {
 	}
 	fs.addTotal(o.TotalSamples, w, ovf)
 	fs.addHead(o.HeadSamples, w, ovf)
+	take = take && w == 1
+	if take && len(fs.Body) == 0 {
+		fs.Body, o.Body = o.Body, nil
+	}
+	fs.addBodyLocs(o.Body)
+	// Both lists are ordered, and fs has every location of o now.
+	j := 0
 	for i := range o.Body {
 		ob := &o.Body[i]
-		b := fs.BodyAt(ob.Loc)
-		b.addCalls(ob.Calls, w, ovf)
+		for fs.Body[j].Loc != ob.Loc {
+			j++
+		}
+		b := &fs.Body[j]
+		if take && len(b.Calls) == 0 {
+			b.Calls = ob.Calls
+		} else {
+			b.addCalls(ob.Calls, w, ovf)
+		}
 		var of bool
 		b.Samples, of = satMulAdd(b.Samples, ob.Samples, w)
 		*ovf = *ovf || of
 	}
 	for _, c := range o.Callsites {
-		fs.CalleeAt(c.Loc, c.Callee.Name).merge(c.Callee, w, ovf)
+		i, found := fs.calleeIndex(c.Loc, c.Callee.Name)
+		switch {
+		case found:
+			fs.Callsites[i].Callee.merge(c.Callee, w, ovf, take)
+		case take:
+			fs.Callsites = slices.Insert(fs.Callsites, i, c)
+		default:
+			callee := &FunctionSamples{Name: c.Callee.Name}
+			fs.Callsites = slices.Insert(fs.Callsites, i, Callsite{Loc: c.Loc, Callee: callee})
+			callee.merge(c.Callee, w, ovf, false)
+		}
 	}
 	for _, v := range o.VTables {
 		site := fs.VTablesAt(v.Loc)

@@ -25,14 +25,14 @@ var DefaultCutoffs = []uint32{10000, 100000, 200000, 300000, 400000, 500000, 600
 type summaryBuilder struct {
 	total, max, maxFunc uint64
 	numCounts, numFuncs uint32
-	freq                map[uint64]uint32
+	counts              []uint64 // every count added (sorted at the end)
 }
 
 func (b *summaryBuilder) addCount(c uint64) {
 	b.total += c
 	b.max = max(b.max, c)
 	b.numCounts++
-	b.freq[c]++
+	b.counts = append(b.counts, c)
 }
 
 func (b *summaryBuilder) addRecord(fs *FunctionSamples, callsite bool) {
@@ -53,24 +53,50 @@ func (b *summaryBuilder) addRecord(fs *FunctionSamples, callsite bool) {
 // ComputeSummary computes the summary of p as llvm-profdata does when it
 // writes p: CS profiles are first flattened to one profile per function.
 func (p *Profile) ComputeSummary() *Summary {
-	b := summaryBuilder{freq: map[uint64]uint32{}}
+	var b summaryBuilder
 	if p.CS {
 		// Keyed as LLVM's SampleProfileMap: by the MD5 of the name, so
 		// that a function named in one context and hashed in another
-		// (merged inputs) is one.
-		flat := map[uint64]*FunctionSamples{}
-		var order []*FunctionSamples
-		for _, fs := range p.Funcs {
-			dst := flat[fs.Name.MD5()]
-			if dst == nil {
-				dst = &FunctionSamples{Name: fs.Name}
-				flat[fs.Name.MD5()] = dst
-				order = append(order, dst)
+		// (merged inputs) is one. Only what the summary reads is merged
+		// (mergeCounts), and a function of one context is taken as it is.
+		md5s := map[string]uint64{}
+		key := func(f FunctionID) uint64 {
+			if f.isHash {
+				return f.hash
 			}
-			dst.Merge(fs, 1) // a hash mismatch leaves fs out, as in LLVM
+			h, ok := md5s[f.name]
+			if !ok {
+				h = MD5Hash(f.name)
+				md5s[f.name] = h
+			}
+			return h
 		}
-		for _, fs := range order {
-			b.addRecord(fs, false)
+		type group struct {
+			first, flat *FunctionSamples
+		}
+		flat := map[uint64]*group{}
+		var order []*group
+		for _, fs := range p.Funcs {
+			k := key(fs.Name)
+			g := flat[k]
+			switch {
+			case g == nil:
+				g = &group{first: fs}
+				flat[k] = g
+				order = append(order, g)
+				continue
+			case g.flat == nil:
+				g.flat = &FunctionSamples{Name: g.first.Name}
+				g.flat.mergeCounts(g.first, true)
+			}
+			g.flat.mergeCounts(fs, true)
+		}
+		for _, g := range order {
+			if g.flat != nil {
+				b.addRecord(g.flat, false)
+			} else {
+				b.addRecord(g.first, false)
+			}
 		}
 	} else {
 		for _, fs := range p.Funcs {
@@ -79,26 +105,59 @@ func (p *Profile) ComputeSummary() *Summary {
 	}
 	s := &Summary{TotalCount: b.total, MaxCount: b.max, MaxFunctionCount: b.maxFunc,
 		NumCounts: uint64(b.numCounts), NumFunctions: uint64(b.numFuncs)}
-	counts := make([]uint64, 0, len(b.freq))
-	for c := range b.freq {
-		counts = append(counts, c)
-	}
+	// Distinct counts from the largest, each with how often it occurs.
+	counts := b.counts
 	slices.Sort(counts)
-	slices.Reverse(counts)
 	var seen uint32
 	var sum, count uint64
-	next := 0
+	next := len(counts) // counts[:next] are left
 	for _, cut := range DefaultCutoffs {
 		hi, lo := bits.Mul64(b.total, uint64(cut))
 		desired, _ := bits.Div64(hi, lo, 1000000)
-		for sum < desired && next < len(counts) {
-			count = counts[next]
-			f := b.freq[count]
+		for sum < desired && next > 0 {
+			count = counts[next-1]
+			var f uint32
+			for next > 0 && counts[next-1] == count {
+				f++
+				next--
+			}
 			sum += count * uint64(f)
 			seen += f
-			next++
 		}
 		s.Detailed = append(s.Detailed, SummaryEntry{Cutoff: uint64(cut), MinCount: count, NumCounts: uint64(seen)})
 	}
 	return s
+}
+
+// mergeCounts is merge (Merge when top) with weight 1 of what the summary
+// reads: head, total and body counts, attributes and checksums, and the
+// same of the inlinees; call targets and vtable types are left out.
+// Overflowing counts saturate.
+func (fs *FunctionSamples) mergeCounts(o *FunctionSamples, top bool) {
+	switch {
+	case fs.Checksum == 0:
+		fs.Checksum = o.Checksum
+	case fs.Checksum != o.Checksum && (top || o.Checksum != 0):
+		return // Merge's and merge's hash mismatch
+	}
+	if fs.Attributes == 0 && fs.TotalSamples == 0 && len(fs.Body) == 0 && len(fs.Callsites) == 0 {
+		fs.Attributes = o.Attributes
+	}
+	var ovf bool
+	fs.addTotal(o.TotalSamples, 1, &ovf)
+	fs.addHead(o.HeadSamples, 1, &ovf)
+	j := 0
+	for i := range o.Body {
+		ob := &o.Body[i]
+		for j < len(fs.Body) && fs.Body[j].Loc.Compare(ob.Loc) < 0 {
+			j++
+		}
+		if j == len(fs.Body) || fs.Body[j].Loc != ob.Loc {
+			fs.Body = slices.Insert(fs.Body, j, BodySample{Loc: ob.Loc})
+		}
+		fs.Body[j].Samples, _ = satMulAdd(fs.Body[j].Samples, ob.Samples, 1)
+	}
+	for _, c := range o.Callsites {
+		fs.CalleeAt(c.Loc, c.Callee.Name).mergeCounts(c.Callee, false)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
@@ -131,6 +132,82 @@ type ReadOptions struct {
 	// `vtables` line as an inlinee); 16 lets a repeated header replace the
 	// function instead of adding to it.
 	LLVM int
+	// Names, if set, gives the names read their strings, so that the
+	// profiles read with one Names (the inputs of a merge, read on any
+	// goroutines) share one copy of each name.
+	Names *Names
+}
+
+// Names interns function names: one string per name. Safe for concurrent
+// use.
+type Names struct {
+	mu     sync.Mutex
+	m      map[string]string
+	caches []*nameCache // idle caches of reads done
+}
+
+// cache returns a nameCache for one read: one a finished read left (its
+// names are still good), or a new one.
+func (n *Names) cache() *nameCache {
+	if n == nil {
+		return &nameCache{}
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if k := len(n.caches); k > 0 {
+		c := n.caches[k-1]
+		n.caches = n.caches[:k-1]
+		return c
+	}
+	return &nameCache{shared: n}
+}
+
+func (n *Names) release(c *nameCache) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.caches = append(n.caches, c)
+}
+
+func (n *Names) intern(b []byte) string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if s, ok := n.m[string(b)]; ok {
+		return s
+	}
+	if n.m == nil {
+		n.m = map[string]string{}
+	}
+	s := string(b)
+	n.m[s] = s
+	return s
+}
+
+// nameCache interns the names of one read: a map of its own in front of
+// the shared Names, if any.
+type nameCache struct {
+	m      map[string]FunctionID
+	shared *Names
+}
+
+func (c *nameCache) id(b []byte) FunctionID {
+	if f, ok := c.m[string(b)]; ok {
+		return f
+	}
+	var s string
+	if c.shared != nil {
+		s = c.shared.intern(b)
+	} else {
+		s = string(b)
+	}
+	if c.m == nil {
+		c.m = map[string]FunctionID{}
+	}
+	f := Name(s)
+	c.m[s] = f
+	return f
 }
 
 func (o ReadOptions) llvm() int {
@@ -157,6 +234,7 @@ type parsedLine struct {
 	callee     sref
 	targets    []CallTarget // as parsed; a repeated name overwrites
 	targetIdx  map[string]int
+	names      *nameCache
 	types      []TypeCount
 	hash       uint64
 	attributes uint32
@@ -179,7 +257,9 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		return &decode.Error{Format: "sampleprof", File: name, Section: "text", Offset: int64(off),
 			Msg: fmt.Sprintf("line %d: ", lineNo) + fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
 	}
-	var pl parsedLine
+	pl := parsedLine{names: opts.Names.cache()}
+	defer opts.Names.release(pl.names)
+	var frames []Frame // reused: GetContext copies a new context
 	for off := 0; off < len(data); {
 		lineNo++
 		start := off
@@ -208,14 +288,14 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 			depthMetadata = 0
 			var fs *FunctionSamples
 			if len(fname) > 0 && fname[0] == '[' {
-				frames := parseContext(fname)
+				frames = parseContext(fname, pl.names, frames[:0])
 				if len(frames) == 0 {
 					return nil, fail(start, "empty context %q", fname)
 				}
 				csCount++
 				fs = p.GetContext(frames)
 			} else {
-				fs = p.Get(Name(string(fname)))
+				fs = p.Get(pl.names.id(fname))
 			}
 			if rel == 16 {
 				// LLVM 16 replaces the function a repeated header names.
@@ -247,7 +327,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		top := stack[len(stack)-1]
 		switch pl.typ {
 		case lineCallsite:
-			c := top.CalleeAt(pl.loc, Name(string(pl.callee)))
+			c := top.CalleeAt(pl.loc, pl.names.id(pl.callee))
 			c.addTotal(pl.samples, 1, &overflow)
 			stack = append(stack, c)
 			depthMetadata = 0
@@ -299,10 +379,10 @@ func parseHead(in sref) (name sref, total, head uint64, ok bool) {
 	return
 }
 
-// parseContext is SampleContext::createCtxVectorFromStr: "[a:1 @ b]".
-func parseContext(s sref) []Frame {
+// parseContext is SampleContext::createCtxVectorFromStr: "[a:1 @ b]",
+// appended to frames.
+func parseContext(s sref, names *nameCache, frames []Frame) []Frame {
 	s = s.substr(1, s.size()-2)
-	var frames []Frame
 	for len(s) > 0 {
 		var part sref
 		if i := bytes.Index(s, []byte(" @ ")); i >= 0 {
@@ -312,7 +392,7 @@ func parseContext(s sref) []Frame {
 		}
 		var f Frame
 		fn, loc, _ := bytes.Cut(part, []byte{':'})
-		f.Func = Name(string(fn))
+		f.Func = names.id(fn)
 		if len(loc) > 0 {
 			line, disc, _ := bytes.Cut(loc, []byte{'.'})
 			if v, ok := sref(line).i32(); ok {
@@ -331,7 +411,7 @@ func parseContext(s sref) []Frame {
 
 // parseLine is LLVM's ParseLine (for a line starting with a space).
 func parseLine(in sref, rel int, pl *parsedLine) bool {
-	*pl = parsedLine{typ: lineBody, targets: pl.targets[:0], types: pl.types[:0]}
+	*pl = parsedLine{typ: lineBody, targets: pl.targets[:0], types: pl.types[:0], names: pl.names}
 	var depth uint
 	for depth < in.size() && in[depth] == ' ' {
 		depth++
@@ -460,7 +540,7 @@ func setTarget(pl *parsedLine, target sref, count uint64) {
 			}
 		}
 	}
-	pl.targets = append(pl.targets, CallTarget{Func: Name(string(target)), Count: count})
+	pl.targets = append(pl.targets, CallTarget{Func: pl.names.id(target), Count: count})
 	if pl.targetIdx == nil && len(pl.targets) > 16 {
 		pl.targetIdx = make(map[string]int, len(pl.targets))
 		for i, t := range pl.targets {
@@ -490,7 +570,7 @@ func parseTypes(in sref, pl *parsedLine) bool {
 				return false
 			}
 		}
-		pl.types = append(pl.types, TypeCount{Type: Name(string(name)), Count: count})
+		pl.types = append(pl.types, TypeCount{Type: pl.names.id(name), Count: count})
 		if next == npos {
 			idx = npos
 		} else {

@@ -1,0 +1,50 @@
+package sampleprof
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkMergeLarge merges and writes as extbinary the text profiles
+// SAMPLEPROF_BENCH_INPUTS names (a glob, e.g. the plain*.txt or cs*.txt
+// of bench/sample/run.sh's work directory), in process: read, fold,
+// write, one input at a time. Skipped when it is not set.
+func BenchmarkMergeLarge(b *testing.B) {
+	glob := os.Getenv("SAMPLEPROF_BENCH_INPUTS")
+	if glob == "" {
+		b.Skip("SAMPLEPROF_BENCH_INPUTS not set")
+	}
+	paths, err := filepath.Glob(glob)
+	if err != nil || len(paths) == 0 {
+		b.Fatalf("SAMPLEPROF_BENCH_INPUTS=%s: no files (%v)", glob, err)
+	}
+	var inputs [][]byte
+	var size int64
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		inputs = append(inputs, data)
+		size += int64(len(data))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		names := &Names{}
+		m := Merger{LLVM: 22}
+		for i, data := range inputs {
+			p, err := ReadText(paths[i], data, ReadOptions{LLVM: 22, Names: names})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := m.Add(paths[i], p, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := m.Profile().AppendExtBinary(nil, BinaryOptions{LLVM: 22}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
