@@ -327,6 +327,21 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// ParseOrHelp adds --help/-h, parses args and, when help was asked for,
+// prints the help to stdout and reports helped: the usual start of a tool's
+// (or subcommand's) run function.
+func (fs *FlagSet) ParseOrHelp(args []string, stdout io.Writer) (pos []string, helped bool, err error) {
+	var help bool
+	fs.BoolFlag(&help, true, "Show this help", "--help", "-h")
+	if pos, err = fs.Parse(args); err != nil {
+		return nil, false, err
+	}
+	if help {
+		fs.PrintHelp(stdout)
+	}
+	return pos, help, nil
+}
+
 // PrintHelp writes the usage line, summary, options (sorted by canonical
 // name, hidden ones left out) and footer to w.
 func (fs *FlagSet) PrintHelp(w io.Writer) {

@@ -72,7 +72,7 @@ Exit status: 0 success, 1 failure, 2 usage error.`
 
 func runMerge(args []string, stdout, stderr io.Writer) error {
 	c := profmerge.Config{LLVMRelease: llvmrelease.Default, MemProfVersion: -1, FailureMode: "any"}
-	var fatalWarnings, help bool
+	var fatalWarnings bool
 	fs := cli.NewFlagSet(tool, "merge [options] <filename...>")
 	fs.Summary, fs.Footer = mergeSummary, mergeFooter
 	fs.StringValue(&c.Output, "<file>", "Output file (a regular file is replaced atomically; '-' is stdout)", "--output", "-o")
@@ -103,14 +103,9 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.Sample.VTables, true, "Sample: write vtable type profiles (extbinary, LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.Sample.SymbolListFile, "<file>", "Sample: add the names in file (one a line) to the profile symbol list", "--prof-sym-list")
 	fs.BoolFlag(&c.Sample.DropSymbolList, true, "Sample: drop the inputs' profile symbol lists", "--drop-profile-symbol-list")
-	fs.BoolFlag(&help, true, "Show this help", "--help", "-h")
-	pos, err := fs.Parse(args)
-	if err != nil {
+	pos, help, err := fs.ParseOrHelp(args, stdout)
+	if err != nil || help {
 		return err
-	}
-	if help {
-		fs.PrintHelp(stdout)
-		return nil
 	}
 	c.Paths = pos
 	opts, err := c.Options()
@@ -127,10 +122,10 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 
 func runShow(args []string, stdout, stderr io.Writer) error {
 	var (
-		binary, output       string
-		release              = llvmrelease.Default
-		memory, sample, help bool
-		so                   profmerge.SampleShowOptions
+		binary, output string
+		release        = llvmrelease.Default
+		memory, sample bool
+		so             profmerge.SampleShowOptions
 	)
 	fs := cli.NewFlagSet(tool, "merge show --memory|--sample [options] <file>")
 	fs.Summary = `Prints a profile as text:
@@ -150,14 +145,9 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions", "--topn")
 	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
 	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
-	fs.BoolFlag(&help, true, "Show this help", "--help", "-h")
-	pos, err := fs.Parse(args)
-	if err != nil {
+	pos, help, err := fs.ParseOrHelp(args, stdout)
+	if err != nil || help {
 		return err
-	}
-	if help {
-		fs.PrintHelp(stdout)
-		return nil
 	}
 	if len(pos) != 1 {
 		return cli.Usagef("show takes exactly one input file")

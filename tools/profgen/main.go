@@ -55,7 +55,6 @@ type config struct {
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	c := config{format: "extbinary", release: llvmrelease.Default}
-	var help bool
 	fs := cli.NewFlagSet(tool, "profgen [options] --perfscript=<file> --binary=<file> -o <file>")
 	fs.Summary, fs.Footer = summary, "Exit status: 0 success, 1 failure, 2 usage error."
 	fs.StringValue(&c.perfscript, "<file>", "Perf script of the trace (perf script -F ip,brstack --show-mmap-events)", "--perfscript", "--ps")
@@ -89,14 +88,9 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			return nil
 		}})
 	}
-	fs.BoolFlag(&help, true, "Show this help", "--help", "-h")
-	pos, err := fs.Parse(args)
-	if err != nil {
+	pos, help, err := fs.ParseOrHelp(args, stdout)
+	if err != nil || help {
 		return err
-	}
-	if help {
-		fs.PrintHelp(stdout)
-		return nil
 	}
 	switch {
 	case len(pos) > 0:
