@@ -70,13 +70,23 @@ type frame struct {
 }
 
 type generator struct {
+	*symbols
 	bin   *perfscript.Binary
-	sym   Symbolizer
 	opts  Options
 	fs    bool // FS discriminators
 	prof  *sampleprof.Profile
-	cache map[uint64][]frame
 	names map[string]sampleprof.FunctionID
+}
+
+// symbols is llvm-profgen's per-address symbolization cache
+// (getCachedFrameLocationStack).
+type symbols struct {
+	sym   Symbolizer
+	cache map[uint64][]frame
+}
+
+func newSymbols(sym Symbolizer) *symbols {
+	return &symbols{sym: sym, cache: map[uint64][]frame{}}
 }
 
 // Generate builds the non-CS line-number profile of a trace's counters.
@@ -90,8 +100,8 @@ func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opt
 	if opts.ProfileDensityCutoffHot == 0 {
 		opts.ProfileDensityCutoffHot = 990000
 	}
-	g := &generator{bin: bin, sym: sym, opts: opts, fs: bin.FSDiscriminator,
-		prof: &sampleprof.Profile{FS: bin.FSDiscriminator}, cache: map[uint64][]frame{}, names: map[string]sampleprof.FunctionID{}}
+	g := &generator{symbols: newSymbols(sym), bin: bin, opts: opts, fs: bin.FSDiscriminator,
+		prof: &sampleprof.Profile{FS: bin.FSDiscriminator}, names: map[string]sampleprof.FunctionID{}}
 	if err := g.bodySamples(c.Ranges); err != nil {
 		return nil, err
 	}
@@ -118,7 +128,7 @@ func (g *generator) id(name string) sampleprof.FunctionID {
 
 // stack is getFrameLocationStack: the inline frames of addr, outermost
 // first, up to the first frame without a name.
-func (g *generator) stack(addr uint64) ([]frame, error) {
+func (g *symbols) stack(addr uint64) ([]frame, error) {
 	if s, ok := g.cache[addr]; ok {
 		return s, nil
 	}

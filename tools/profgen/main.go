@@ -11,7 +11,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -135,23 +134,37 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	defer f.Close()
-	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
-	if errors.Is(err, perfscript.ErrContextSensitive) {
-		return fmt.Errorf("%s: hybrid samples (call stacks with LBR) make a context-sensitive (CSSPGO) profile, which is not supported yet; use --ignore-stack-samples for a context-insensitive one", c.perfscript)
-	}
+	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: warn})
 	if err != nil {
 		return err
+	}
+	defer sym.Close()
+	var unwinder *profgen.Unwinder
+	if !c.ignoreStack {
+		unwinder = profgen.NewUnwinder(bin, sym, profgen.DefaultContextOptions)
+		popts.HybridSample = unwinder.Add
+	}
+	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
+	if err != nil {
+		return err
+	}
+	if prof.CS {
+		cs, err := unwinder.Unwind(warn)
+		if err != nil {
+			return err
+		}
+		if c.skipSymbolization {
+			return atomicfile.Create(c.output, 0o644, func(f *os.File) error {
+				return cs.WriteUnsymbolized(f, bin.PreferredBase())
+			})
+		}
+		return fmt.Errorf("%s: context-sensitive (CSSPGO) profile generation from hybrid samples is not supported yet; use --skip-symbolization for the unwound counters or --ignore-stack-samples for a context-insensitive profile", c.perfscript)
 	}
 	if c.skipSymbolization {
 		return atomicfile.Create(c.output, 0o644, func(f *os.File) error {
 			return prof.WriteUnsymbolized(f, bin.PreferredBase())
 		})
 	}
-	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: warn})
-	if err != nil {
-		return err
-	}
-	defer sym.Close()
 	c.gen.Warn = warn
 	sp, err := profgen.Generate(bin, sym, &prof.Counter, c.gen)
 	if err != nil {
