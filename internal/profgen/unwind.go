@@ -518,6 +518,15 @@ func (cs *CSCounters) WriteUnsymbolized(w io.Writer, base uint64) error {
 }
 
 func writeIndented(w *bufio.Writer, m map[[2]uint64]uint64, sep string, base uint64) {
+	keys := sortedPairs(m)
+	fmt.Fprintf(w, "  %d\n", len(keys))
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %x%s%x:%d\n", k[0]-base, sep, k[1]-base, m[k])
+	}
+}
+
+// sortedPairs returns m's keys in ascending order (std::map's).
+func sortedPairs(m map[[2]uint64]uint64) [][2]uint64 {
 	keys := make([][2]uint64, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -528,8 +537,5 @@ func writeIndented(w *bufio.Writer, m map[[2]uint64]uint64, sep string, base uin
 		}
 		return cmp.Compare(a[1], b[1])
 	})
-	fmt.Fprintf(w, "  %d\n", len(keys))
-	for _, k := range keys {
-		fmt.Fprintf(w, "  %x%s%x:%d\n", k[0]-base, sep, k[1]-base, m[k])
-	}
+	return keys
 }
