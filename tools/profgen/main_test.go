@@ -17,6 +17,9 @@ import (
 type program struct {
 	name, bin string
 	lbr, hyb  string // LBR-only and hybrid perf scripts of one run
+	// hybModern is a hybrid trace of another run in perf ≥ 6.1's brstack
+	// style, with kernel entries, 8-entry LBRs and a second pid.
+	hybModern string
 }
 
 // sources are the test programs: perfscript's (loops, recursion, indirect
@@ -37,10 +40,14 @@ func buildPrograms(t *testing.T) []program {
 	traces := []tracetest.Trace{{
 		Args:    []string{"--period", "211", "--jitter", "40", "--pid", "4242"},
 		Outputs: map[string]string{"lbr": "lbr", "hybrid": "hybrid"},
+	}, {
+		Args:    []string{"--period", "97", "--jitter", "20", "--pid", "77", "--brstack-style", "modern", "--kernel-entries", "all", "--lbr-depth", "8", "--seed", "3"},
+		ProgArg: "1000",
+		Outputs: map[string]string{"hybrid-modern": "hybrid"},
 	}}
 	var progs []program
 	for _, p := range tracetest.Build(t, "profgen-traces", sources, traces) {
-		progs = append(progs, program{p.Name, p.Bin, p.Traces["lbr"], p.Traces["hybrid"]})
+		progs = append(progs, program{p.Name, p.Bin, p.Traces["lbr"], p.Traces["hybrid"], p.Traces["hybrid-modern"]})
 	}
 	return progs
 }
@@ -150,21 +157,29 @@ func TestContextSensitive(t *testing.T) {
 	progs := buildPrograms(t)
 	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
 	type variant struct {
+		modern bool // the modern trace (perf ≥ 6.1 style, two pids)
 		format string
 		extra  []string
 	}
 	variants := []variant{
-		{"unsymbolized", []string{"--skip-symbolization"}},
-		{"text", csOff}, {"extbinary", csOff}, {"binary", csOff},
-		{"text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, csOff...)},
-		{"text", append([]string{"--compress-recursion=0"}, csOff...)},
+		{false, "unsymbolized", []string{"--skip-symbolization"}},
+		{false, "text", csOff}, {false, "extbinary", csOff}, {false, "binary", csOff},
+		{false, "text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, csOff...)},
+		{false, "text", append([]string{"--compress-recursion=0"}, csOff...)},
+		{true, "unsymbolized", []string{"--skip-symbolization"}},
+		{true, "text", csOff},
+		{true, "text", append([]string{"--pid=77"}, csOff...)},
 	}
 	dir := t.TempDir()
 	for _, p := range progs {
 		for _, v := range variants {
 			for _, rel := range []int{19, 22} {
-				t.Run(fmt.Sprintf("%s/%s/%d/%s", p.name, v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
-					args := []string{"--perfscript=" + p.hyb, "--binary=" + p.bin}
+				trace := p.hyb
+				if v.modern {
+					trace = p.hybModern
+				}
+				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
+					args := []string{"--perfscript=" + trace, "--binary=" + p.bin}
 					if v.format != "unsymbolized" {
 						args = append(args, "--format="+v.format)
 					}
