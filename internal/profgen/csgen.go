@@ -86,12 +86,7 @@ func GenerateCS(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOpti
 	if bin.PseudoProbes {
 		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
 	}
-	if opts.ProfileDensityThreshold == 0 {
-		opts.ProfileDensityThreshold = 50
-	}
-	if opts.ProfileDensityCutoffHot == 0 {
-		opts.ProfileDensityCutoffHot = 990000
-	}
+	opts.setDefaults()
 	g := &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.Options, fs: bin.FSDiscriminator,
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true}, names: map[string]sampleprof.FunctionID{}}}
 	for _, c := range cs.Counters {

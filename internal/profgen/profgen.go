@@ -59,6 +59,16 @@ type Options struct {
 	Warn func(msg string)
 }
 
+// setDefaults fills in the density warning's defaults.
+func (o *Options) setDefaults() {
+	if o.ProfileDensityThreshold == 0 {
+		o.ProfileDensityThreshold = 50
+	}
+	if o.ProfileDensityCutoffHot == 0 {
+		o.ProfileDensityCutoffHot = 990000
+	}
+}
+
 // ErrNotSupported reports inputs this package cannot generate a profile
 // for yet.
 var ErrNotSupported = errors.New("not supported yet")
@@ -102,12 +112,7 @@ func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opt
 	if bin.PseudoProbes {
 		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
 	}
-	if opts.ProfileDensityThreshold == 0 {
-		opts.ProfileDensityThreshold = 50
-	}
-	if opts.ProfileDensityCutoffHot == 0 {
-		opts.ProfileDensityCutoffHot = 990000
-	}
+	opts.setDefaults()
 	g := &generator{symbols: newSymbols(sym), bin: bin, opts: opts, fs: bin.FSDiscriminator,
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator}, names: map[string]sampleprof.FunctionID{}}
 	if err := g.bodySamples(c.Ranges); err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
@@ -43,27 +42,6 @@ func TestCompressRecursion(t *testing.T) {
 	}
 }
 
-// seedHybrid keeps the mmap line and the first samples of a hybrid trace,
-// each LBR line cut to its first entries.
-func seedHybrid(data []byte, samples, entries int) []byte {
-	var out bytes.Buffer
-	n := 0
-	for _, l := range strings.SplitAfter(string(data), "\n") {
-		if strings.HasPrefix(l, " 0x") {
-			f := strings.SplitAfter(l, "/0 ")
-			if len(f) > entries {
-				l = strings.Join(f[:entries], "") + "\n"
-			}
-			n++
-		}
-		out.WriteString(l)
-		if n == samples {
-			break
-		}
-	}
-	return out.Bytes()
-}
-
 // FuzzUnwind feeds mutated prefixes of a real hybrid trace through the
 // context-sensitive path: the parser's hybrid samples, the virtual
 // unwinder, the unsymbolized CS output and CS generation. Every outcome is
@@ -76,8 +54,8 @@ func FuzzUnwind(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(seedHybrid(data, 2, 4))
-	f.Add(seedHybrid(data, 6, 8))
+	f.Add(tracetest.Seed(data, 2, 4))
+	f.Add(tracetest.Seed(data, 6, 8))
 	bin, err := perfscript.OpenBinary(p.Bin)
 	if err != nil {
 		f.Fatal(err)
