@@ -409,6 +409,27 @@ func (b *Binary) setFuncEntry(addr uint64, sym string) {
 	}
 }
 
+// IsCall reports whether addr is a call instruction (addressIsCall).
+func (b *Binary) IsCall(addr uint64) bool {
+	k, ok := b.kindOf(addr)
+	return ok && k == instCall
+}
+
+// IsReturn reports whether addr is a return instruction (addressIsReturn).
+func (b *Binary) IsReturn(addr uint64) bool {
+	k, ok := b.kindOf(addr)
+	return ok && k == instReturn
+}
+
+// ValidFallThrough is llvm-profgen's isValidFallThroughRange: start ≤ end
+// and no call, return or direct jump in [start, end).
+func (b *Binary) ValidFallThrough(start, end uint64) bool { return b.validFallThrough(start, end) }
+
+// CallAddrFromFrameAddr is getCallAddrFromFrameAddr: the address of the
+// call instruction before a return address, ExternalAddr for ExternalAddr,
+// else 0.
+func (b *Binary) CallAddrFromFrameAddr(addr uint64) uint64 { return b.callAddrFromFrameAddr(addr) }
+
 // NumInsts returns the number of decoded instructions.
 func (b *Binary) NumInsts() int { return len(b.code) }
 

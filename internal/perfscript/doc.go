@@ -18,8 +18,9 @@
 // Options.HybridSample for a virtual unwinder; MMAP and MMAP2 events with
 // llvm-profgen's PIE/non-PIE base-address rules and errors; --pid;
 // repeat-count lines; llvm-profgen's parsing warnings with their counts.
-// Not done: the unwinder and context-sensitive counters (they need the
-// symbolizer's inline frames), pseudo probes, COFF, kernel images, the
+// The virtual unwinder and the context-sensitive counters need the
+// symbolizer's inline frames: they are internal/profgen's Unwinder, fed
+// through HybridSample. Not done: pseudo probes, COFF, kernel images, the
 // warnings llvm-profgen prints while loading the binary.
 //
 // llvm-profgen behaviours the spec (sample-profiles-and-profgen.md §4.3)

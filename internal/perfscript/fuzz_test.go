@@ -9,28 +9,8 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/perfscript/tracetest"
 )
-
-// seedTrace keeps the mmap line and the first samples of a real trace,
-// each LBR line cut to its first entries, so that seeds stay small.
-func seedTrace(data []byte, samples, entries int) []byte {
-	var out bytes.Buffer
-	n := 0
-	for _, l := range strings.SplitAfter(string(data), "\n") {
-		if strings.Contains(l, "/P/") {
-			f := strings.SplitAfter(l, "/0 ")
-			if len(f) > entries {
-				l = strings.Join(f[:entries], "") + "\n"
-			}
-			n++
-		}
-		out.WriteString(l)
-		if n == samples {
-			break
-		}
-	}
-	return out.Bytes()
-}
 
 // FuzzParse feeds the parser mutated prefixes of real lbr-trace traces,
 // read as LBR and as hybrid scripts against a real binary: every outcome
@@ -44,7 +24,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(seedTrace(data, 2, 3))
+		f.Add(tracetest.Seed(data, 2, 3))
 	}
 	bin, err := OpenBinary(p.bin)
 	if err != nil {

@@ -13,9 +13,17 @@
 // __cxx_global_var_init/__tls_init filter and the profile-density warning. LLVM 19 and 22 generate the same
 // non-CS profile with the same defaults.
 //
-// Not done: context-sensitive (CSSPGO) generation, pseudo probes, vtable
-// (data-access) profiles, --mark-all-context-preinlined (LLVM 22 only; it
-// marks inlinees too).
+// Context-sensitive (CSSPGO, DWARF-based) generation (unwind.go, csgen.go):
+// the virtual unwinder of hybrid samples with its warnings and the
+// unsymbolized CS counters of --skip-symbolization, identical to LLVM 19 and
+// 22; CSProfileGenerator's flat context profile (body, call-target, head and
+// inferred call-site samples per context, ContextWasInlined) identical in
+// text with the post-processing switched off.
+//
+// Not done: the CS pre-inliner, cold-context trimming/merging and nested CS
+// output (asking for them fails with ErrNotSupported), pseudo probes,
+// vtable (data-access) profiles, --mark-all-context-preinlined (LLVM 22
+// only; it marks inlinees too).
 package profgen
 
 import (
@@ -51,6 +59,16 @@ type Options struct {
 	Warn func(msg string)
 }
 
+// setDefaults fills in the density warning's defaults.
+func (o *Options) setDefaults() {
+	if o.ProfileDensityThreshold == 0 {
+		o.ProfileDensityThreshold = 50
+	}
+	if o.ProfileDensityCutoffHot == 0 {
+		o.ProfileDensityCutoffHot = 990000
+	}
+}
+
 // ErrNotSupported reports inputs this package cannot generate a profile
 // for yet.
 var ErrNotSupported = errors.New("not supported yet")
@@ -70,13 +88,23 @@ type frame struct {
 }
 
 type generator struct {
+	*symbols
 	bin   *perfscript.Binary
-	sym   Symbolizer
 	opts  Options
 	fs    bool // FS discriminators
 	prof  *sampleprof.Profile
-	cache map[uint64][]frame
 	names map[string]sampleprof.FunctionID
+}
+
+// symbols is llvm-profgen's per-address symbolization cache
+// (getCachedFrameLocationStack).
+type symbols struct {
+	sym   Symbolizer
+	cache map[uint64][]frame
+}
+
+func newSymbols(sym Symbolizer) *symbols {
+	return &symbols{sym: sym, cache: map[uint64][]frame{}}
 }
 
 // Generate builds the non-CS line-number profile of a trace's counters.
@@ -84,14 +112,9 @@ func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opt
 	if bin.PseudoProbes {
 		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
 	}
-	if opts.ProfileDensityThreshold == 0 {
-		opts.ProfileDensityThreshold = 50
-	}
-	if opts.ProfileDensityCutoffHot == 0 {
-		opts.ProfileDensityCutoffHot = 990000
-	}
-	g := &generator{bin: bin, sym: sym, opts: opts, fs: bin.FSDiscriminator,
-		prof: &sampleprof.Profile{FS: bin.FSDiscriminator}, cache: map[uint64][]frame{}, names: map[string]sampleprof.FunctionID{}}
+	opts.setDefaults()
+	g := &generator{symbols: newSymbols(sym), bin: bin, opts: opts, fs: bin.FSDiscriminator,
+		prof: &sampleprof.Profile{FS: bin.FSDiscriminator}, names: map[string]sampleprof.FunctionID{}}
 	if err := g.bodySamples(c.Ranges); err != nil {
 		return nil, err
 	}
@@ -118,7 +141,7 @@ func (g *generator) id(name string) sampleprof.FunctionID {
 
 // stack is getFrameLocationStack: the inline frames of addr, outermost
 // first, up to the first frame without a name.
-func (g *generator) stack(addr uint64) ([]frame, error) {
+func (g *symbols) stack(addr uint64) ([]frame, error) {
 	if s, ok := g.cache[addr]; ok {
 		return s, nil
 	}

@@ -5,9 +5,13 @@
 //	profgen --perfscript=TRACE --binary=BIN [--format=text|binary|extbinary] -o OUT
 //
 // Done: LBR traces and hybrid traces read with --ignore-stack-samples
-// (the context-insensitive AutoFDO profile), --skip-symbolization. Not yet:
-// context-sensitive (CSSPGO) profiles from hybrid traces, --perfdata,
-// --unsymbolized-profile, pseudo probes, data-access (vtable) traces.
+// (the context-insensitive AutoFDO profile), --skip-symbolization (also of
+// hybrid traces: the unwound CS counters), the flat CSSPGO context profile
+// of hybrid traces with --csspgo-preinliner=false
+// --gen-cs-nested-profile=false --csprof-merge-cold-context=false. Not yet:
+// the CS pre-inliner, cold-context merging and nested CS profiles (llvm-
+// profgen's defaults), --perfdata, --unsymbolized-profile, pseudo probes,
+// data-access (vtable) traces.
 package main
 
 import (
@@ -34,9 +38,11 @@ const summary = `Generates a sample profile (AutoFDO) from the perf script of an
 (perf script -F ip,brstack --show-mmap-events) and the profiled binary, as
 llvm-profgen of the chosen release does: same flags, same output bytes.
 
-Hybrid traces (call stacks with the LBR) are read context-insensitively with
---ignore-stack-samples; context-sensitive (CSSPGO) generation is not supported
-yet.
+Hybrid traces (call stacks with the LBR) give a context-sensitive (CSSPGO)
+profile, or a context-insensitive one with --ignore-stack-samples. Of CSSPGO
+post-processing only the flat context profile is supported yet: add
+--csspgo-preinliner=false --gen-cs-nested-profile=false
+--csprof-merge-cold-context=false.
 
 Examples:
   profgen --perfscript=app.script --binary=app -o app.prof
@@ -50,11 +56,15 @@ type config struct {
 	ignoreStack, skipSymbolization     bool
 	showMmap                           bool
 	gen                                profgen.Options
+	cs                                 profgen.CSOptions
+	ctx                                profgen.ContextOptions
+	mergeColdGiven                     bool
 	unsupported                        []string
 }
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	c := config{format: "extbinary", release: llvmrelease.Default}
+	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions}
+	c.cs.PreInliner, c.cs.GenNestedProfile, c.cs.MergeColdContext, c.cs.MaxColdContextDepth = true, true, true, 1
 	fs := cli.NewFlagSet(tool, "profgen [options] --perfscript=<file> --binary=<file> -o <file>")
 	fs.Summary, fs.Footer = summary, "Exit status: 0 success, 1 failure, 2 usage error."
 	fs.StringValue(&c.perfscript, "<file>", "Perf script of the trace (perf script -F ip,brstack --show-mmap-events)", "--perfscript", "--ps")
@@ -78,6 +88,19 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
 	fs.BoolFlag(&c.gen.UpdateTotalSamples, true, "Recompute totals as the sum of body samples and inlinee totals", "--update-total-samples")
 	fs.BoolFlag(&c.gen.TrimColdProfile, true, "Drop profiles whose total is below the cold threshold", "--trim-cold-profile")
+	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner (default true; not supported yet: use --csspgo-preinliner=false)", "--csspgo-preinliner")
+	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested (default true; not supported yet: use --gen-cs-nested-profile=false)", "--gen-cs-nested-profile")
+	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge cold contexts into their base profile (default true, off after the pre-inliner; not supported yet: use --csprof-merge-cold-context=false)", "--csprof-merge-cold-context")
+	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")
+	fs.IntValue(&c.ctx.MaxContextDepth, "<N>", "Keep the last N frames of each context (default -1: all)", "--csprof-max-context-depth")
+	fs.Add(&cli.Option{Names: []string{"--compress-recursion"}, Kind: cli.Value, Hidden: true, Set: func(_, v string) error {
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			return cli.Usagef("'%s' is not an integer", v)
+		}
+		c.ctx.MaxCompressionSize = int(n)
+		return nil
+	}})
 	fs.Add(&cli.Option{Names: []string{"--fill-zero-for-all-funcs"}, Kind: cli.Flag, Hidden: true,
 		Set: func(string, string) error { c.gen.FillZeroForAllFuncs = true; return nil }})
 	fs.Add(&cli.Option{Names: []string{"--mark-all-context-preinlined"}, Kind: cli.Flag, Hidden: true,
@@ -135,29 +158,60 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	defer f.Close()
-	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
-	if errors.Is(err, perfscript.ErrContextSensitive) {
-		return fmt.Errorf("%s: hybrid samples (call stacks with LBR) make a context-sensitive (CSSPGO) profile, which is not supported yet; use --ignore-stack-samples for a context-insensitive one", c.perfscript)
-	}
+	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: warn})
 	if err != nil {
 		return err
+	}
+	defer sym.Close()
+	var unwinder *profgen.Unwinder
+	if !c.ignoreStack {
+		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
+		popts.HybridSample = unwinder.Add
+	}
+	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
+	if err != nil {
+		return err
+	}
+	if prof.CS {
+		cs, err := unwinder.Unwind(warn)
+		if err != nil {
+			return err
+		}
+		if c.skipSymbolization {
+			return atomicfile.Create(c.output, 0o644, func(f *os.File) error {
+				return cs.WriteUnsymbolized(f, bin.PreferredBase())
+			})
+		}
+		c.cs.Options = c.gen
+		c.cs.Warn = warn
+		if c.cs.PreInliner && !c.mergeColdGiven {
+			// llvm-profgen turns the cold-context merger off after its
+			// pre-inliner unless it was asked for.
+			c.cs.MergeColdContext = false
+		}
+		sp, err := profgen.GenerateCS(bin, unwinder, cs, c.cs)
+		if err != nil {
+			return err
+		}
+		return write(c, sp)
 	}
 	if c.skipSymbolization {
 		return atomicfile.Create(c.output, 0o644, func(f *os.File) error {
 			return prof.WriteUnsymbolized(f, bin.PreferredBase())
 		})
 	}
-	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: warn})
-	if err != nil {
-		return err
-	}
-	defer sym.Close()
 	c.gen.Warn = warn
 	sp, err := profgen.Generate(bin, sym, &prof.Counter, c.gen)
 	if err != nil {
 		return err
 	}
+	return write(c, sp)
+}
+
+// write writes the profile in the chosen format.
+func write(c *config, sp *sampleprof.Profile) error {
 	var out []byte
+	var err error
 	switch c.format {
 	case "text":
 		out = sp.AppendText(nil, sampleprof.TextWriteOptions{LLVM: c.release})
@@ -166,8 +220,39 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	default:
 		out, err = sp.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: c.release})
 	}
+	if errors.Is(err, sampleprof.ErrUnsupported) {
+		// llvm-profgen's words (it leaves an empty file; we write none).
+		return fmt.Errorf("%s: Profile encoding format unsupported for writing operations", c.output)
+	}
 	if err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(c.output, out, 0o644)
+}
+
+// llvmBool registers an LLVM boolean option: "--name" sets true,
+// "--name=true|false|1|0" sets the value; given, if not nil, records that
+// it was on the command line.
+func llvmBool(fs *cli.FlagSet, p, given *bool, hidden bool, help, name string) {
+	set := func(v bool) {
+		*p = v
+		if given != nil {
+			*given = true
+		}
+	}
+	fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Flag, Hidden: hidden, Help: help, Set: func(string, string) error {
+		set(true)
+		return nil
+	}})
+	fs.Add(&cli.Option{Names: []string{name + "="}, Kind: cli.JoinedValue, Hidden: true, Set: func(_, v string) error {
+		switch v {
+		case "true", "TRUE", "True", "1":
+			set(true)
+		case "false", "FALSE", "False", "0":
+			set(false)
+		default:
+			return cli.Usagef("'%s' is not true or false", v)
+		}
+		return nil
+	}})
 }

@@ -167,3 +167,24 @@ func buildAndTrace(out, srcDir, tracer, name string, argv []string, traces []Tra
 	}
 	return nil
 }
+
+// Seed keeps the mmap lines and the first samples of a trace (LBR-only or
+// hybrid), each LBR line cut to its first entries: small fuzz seeds.
+func Seed(data []byte, samples, entries int) []byte {
+	var out strings.Builder
+	n := 0
+	for _, l := range strings.SplitAfter(string(data), "\n") {
+		if strings.Contains(l, "/P/") {
+			f := strings.SplitAfter(l, "/0 ")
+			if len(f) > entries {
+				l = strings.Join(f[:entries], "") + "\n"
+			}
+			n++
+		}
+		out.WriteString(l)
+		if n == samples {
+			break
+		}
+	}
+	return []byte(out.String())
+}

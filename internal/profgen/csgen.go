@@ -1,0 +1,291 @@
+package profgen
+
+import (
+	"fmt"
+
+	"github.com/rules-pgo/rules_pgo/internal/perfscript"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+)
+
+// CSOptions are llvm-profgen's switches of context-sensitive generation.
+//
+// llvm-profgen's post-processing switches and their defaults (the same in
+// LLVM 19 and 22; all accepted by both, --mark-all-context-preinlined by
+// 22 only):
+//
+//	--csspgo-preinliner            true   (hidden) the global pre-inliner (CSPreInliner)
+//	--gen-cs-nested-profile        true   (hidden) flat contexts → nested profile (ProfileConverter)
+//	--csprof-merge-cold-context    true   cold contexts merged into their base profile;
+//	                                      forced false after the pre-inliner unless given
+//	--csprof-max-cold-context-depth 1     frames kept when merging cold contexts
+//	--trim-cold-profile            false  drop cold contexts
+//	--csprof-max-context-depth     -1     trim contexts to their last K frames
+//	--compress-recursion           -1     (hidden) longest repeated sequence compressed
+//	--update-total-samples         false  totals = Σ body samples
+//	--use-context-cost-for-preinliner true (hidden) pre-inliner sizes from machine code
+//
+// Generate's CS path implements everything up to the flat context map
+// (CSProfileGenerator::generateLineNumBasedProfile and the steps of
+// postProcessProfiles that need no other component). The pre-inliner, the
+// cold-context trimmer/merger and the nested conversion are not here yet:
+// asking for them fails with ErrNotSupported (see postProcessCS).
+type CSOptions struct {
+	Options
+	// PreInliner runs CSPreInliner (--csspgo-preinliner).
+	PreInliner bool
+	// GenNestedProfile converts the flat contexts into a nested profile
+	// (--gen-cs-nested-profile).
+	GenNestedProfile bool
+	// MergeColdContext merges cold contexts into their base profile
+	// (--csprof-merge-cold-context); MaxColdContextDepth frames are kept.
+	MergeColdContext    bool
+	MaxColdContextDepth int
+}
+
+// ctxNode is a node of SampleContextTracker's context trie: a function
+// under its caller at a call site, with its profile (nil until samples
+// reach it).
+type ctxNode struct {
+	name     string
+	callsite sampleprof.LineLocation
+	parent   *ctxNode
+	children map[ctxChildKey]*ctxNode
+	order    []ctxChildKey // creation order
+	fs       *sampleprof.FunctionSamples
+}
+
+type ctxChildKey struct {
+	loc  sampleprof.LineLocation
+	name string
+}
+
+func (n *ctxNode) child(loc sampleprof.LineLocation, name string) *ctxNode {
+	k := ctxChildKey{loc, name}
+	if c, ok := n.children[k]; ok {
+		return c
+	}
+	if n.children == nil {
+		n.children = map[ctxChildKey]*ctxNode{}
+	}
+	c := &ctxNode{name: name, callsite: loc, parent: n}
+	n.children[k] = c
+	n.order = append(n.order, k)
+	return c
+}
+
+type csGenerator struct {
+	*generator
+	root ctxNode
+}
+
+// GenerateCS builds the context-sensitive (CSSPGO) profile of the
+// unwound counters, as CSProfileGenerator does for DWARF-based binaries.
+// sym should be the symbolizer the unwinder used (its cache is reused
+// when it is the same *Unwinder's).
+func GenerateCS(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOptions) (*sampleprof.Profile, error) {
+	if bin.PseudoProbes {
+		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
+	}
+	opts.setDefaults()
+	g := &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.Options, fs: bin.FSDiscriminator,
+		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true}, names: map[string]sampleprof.FunctionID{}}}
+	for _, c := range cs.Counters {
+		node := &g.root
+		if len(c.Context) > 0 {
+			node = g.contextNode(c.Context, c.WasLeafInlined)
+			if err := g.csBodySamples(node.fs, c.Ranges); err != nil {
+				return nil, err
+			}
+		}
+		if err := g.csBoundarySamples(node, c.Branches); err != nil {
+			return nil, err
+		}
+	}
+	g.inferredSamples(&g.root)
+	g.walk(&g.root, func(n *ctxNode) {
+		if n.fs != nil {
+			if opts.UpdateTotalSamples {
+				updateTotalSamples(n.fs)
+			}
+			updateCallsiteSamples(n.fs)
+		}
+	})
+	return g.postProcessCS(opts)
+}
+
+func (g *csGenerator) walk(n *ctxNode, f func(*ctxNode)) {
+	f(n)
+	for _, k := range n.order {
+		g.walk(n.children[k], f)
+	}
+}
+
+// functionSamples is getOrCreateFunctionSamples.
+func (g *csGenerator) functionSamples(n *ctxNode, wasLeafInlined bool) *sampleprof.FunctionSamples {
+	if n.fs == nil {
+		n.fs = &sampleprof.FunctionSamples{Name: g.id(n.name)}
+	}
+	if wasLeafInlined {
+		n.fs.Attributes |= sampleprof.ContextWasInlined
+	}
+	return n.fs
+}
+
+// contextNode is getOrCreateContextNode: the trie path of a context (each
+// frame under the previous one at the previous frame's location).
+func (g *csGenerator) contextNode(ctx Context, wasLeafInlined bool) *ctxNode {
+	n := &g.root
+	loc := sampleprof.LineLocation{}
+	for _, f := range ctx {
+		n = n.child(loc, f.name)
+		loc = sampleprof.LineLocation{Line: f.line, Disc: f.disc}
+	}
+	g.functionSamples(n, wasLeafInlined)
+	return n
+}
+
+// leafLoc is getInlineLeafFrameLoc: the innermost frame of addr (raw
+// discriminator), false without debug info.
+func (g *csGenerator) leafLoc(addr uint64) (frame, bool, error) {
+	s, err := g.stack(addr)
+	if err != nil || len(s) == 0 {
+		return frame{}, false, err
+	}
+	return s[len(s)-1], true, nil
+}
+
+// csBodySamples is populateBodySamplesForFunction: disjoint ranges of
+// the context, zero pieces skipped; per instruction the body record keeps
+// the maximum and the total grows by the count (not × size, unlike non-CS).
+func (g *csGenerator) csBodySamples(fs *sampleprof.FunctionSamples, counter map[[2]uint64]uint64) error {
+	n := g.bin.NumInsts()
+	for _, d := range disjointRanges(counter) {
+		if d.count == 0 {
+			continue
+		}
+		for i := g.bin.InstIndex(d.begin); i < n; i++ {
+			addr, _ := g.bin.Inst(i)
+			if addr > d.end {
+				break
+			}
+			leaf, ok, err := g.leafLoc(addr)
+			if err != nil {
+				return err
+			}
+			if ok {
+				g.updateBody(fs, leaf, d.count)
+				fs.TotalSamples = satAdd(fs.TotalSamples, d.count)
+			}
+		}
+	}
+	return nil
+}
+
+// csBoundarySamples is populateBoundarySamplesForFunction: call targets in
+// the caller's context and head samples of the callee's node under it (at
+// the call's raw location; under the root for branches from outside).
+func (g *csGenerator) csBoundarySamples(node *ctxNode, counter map[[2]uint64]uint64) error {
+	for _, k := range sortedPairs(counter) {
+		count := counter[k]
+		callee := g.calleeName(k[1])
+		if callee == "" {
+			continue
+		}
+		site := sampleprof.LineLocation{}
+		if node != &g.root {
+			leaf, ok, err := g.leafLoc(k[0])
+			if err != nil {
+				return err
+			}
+			if ok {
+				node.fs.BodyAt(sampleprof.LineLocation{Line: leaf.line, Disc: g.baseDisc(leaf.disc)}).AddCall(g.id(callee), count)
+				site = sampleprof.LineLocation{Line: leaf.line, Disc: leaf.disc}
+			}
+		}
+		fs := g.functionSamples(node.child(site, callee), false)
+		fs.HeadSamples = satAdd(fs.HeadSamples, count)
+	}
+	return nil
+}
+
+// inferredSamples is populateInferredFunctionSamples: post-order, a
+// context without head samples under a non-root caller adds its estimated
+// call count (first body record, or 1 without any) to the caller's call
+// site as call target, body samples and total.
+func (g *csGenerator) inferredSamples(n *ctxNode) {
+	for _, k := range n.order {
+		g.inferredSamples(n.children[k])
+	}
+	callee := n.fs
+	if callee == nil || callee.HeadSamples != 0 || n.parent == nil || n.parent == &g.root {
+		return
+	}
+	caller := g.functionSamples(n.parent, false)
+	var est uint64
+	if len(callee.Body) > 0 {
+		est = callee.Body[0].Samples
+	}
+	if est == 0 && len(callee.Body) == 0 {
+		est = 1
+	}
+	b := caller.BodyAt(n.callsite)
+	b.AddCall(g.id(n.name), est)
+	b.Samples = satAdd(b.Samples, est)
+	caller.TotalSamples = satAdd(caller.TotalSamples, est)
+}
+
+// postProcessCS is CSProfileGenerator::postProcessProfiles.
+func (g *csGenerator) postProcessCS(opts CSOptions) (*sampleprof.Profile, error) {
+	// The pre-inliner runs on the context trie, before the conversion to
+	// the flat map (it needs the context-less summary's thresholds).
+	if opts.PreInliner {
+		return nil, fmt.Errorf("the CSSPGO pre-inliner (--csspgo-preinliner): %w; use --csspgo-preinliner=false", ErrNotSupported)
+	}
+	g.convertToProfileMap(&g.root, nil)
+	p := g.prof
+	// Seam: SampleContextTrimmer::trimAndMergeColdContextProfiles(hot
+	// threshold of the context-less summary, TrimColdProfile,
+	// MergeColdContext, MaxColdContextDepth, PreInliner) goes here, then
+	// ProfileConverter::convertCSProfiles when GenNestedProfile (the
+	// result is no longer CS), both from internal/sampleprof.
+	if opts.TrimColdProfile || opts.MergeColdContext {
+		return nil, fmt.Errorf("cold-context trimming and merging (--trim-cold-profile, --csprof-merge-cold-context) of CS profiles: %w; use --csprof-merge-cold-context=false", ErrNotSupported)
+	}
+	if opts.GenNestedProfile {
+		return nil, fmt.Errorf("nested CS profiles (--gen-cs-nested-profile): %w; use --gen-cs-nested-profile=false for the flat context profile", ErrNotSupported)
+	}
+	// filterAmbiguousProfile: contexts whose function is a global or TLS
+	// initializer.
+	out := &sampleprof.Profile{FS: p.FS, CS: p.CS}
+	for _, fs := range p.Funcs {
+		if filtered(fs.Name.String()) {
+			continue
+		}
+		filterInlinees(fs)
+		*out.GetContext(fs.Context) = *fs
+	}
+	g.showDensity(out)
+	return out, nil
+}
+
+// convertToProfileMap moves every trie node's profile into the flat map
+// under its full context (depth first, creation order).
+func (g *csGenerator) convertToProfileMap(n *ctxNode, ctx []sampleprof.Frame) {
+	if n != &g.root {
+		if n.fs != nil {
+			frames := append(ctx, sampleprof.Frame{Func: g.id(n.name)})
+			fs := g.prof.GetContext(frames)
+			c := fs.Context
+			*fs = *n.fs
+			fs.Context = c
+		}
+	}
+	for _, k := range n.order {
+		c := n.children[k]
+		next := ctx
+		if n != &g.root {
+			next = append(ctx[:len(ctx):len(ctx)], sampleprof.Frame{Func: g.id(n.name), Loc: c.callsite})
+		}
+		g.convertToProfileMap(c, next)
+	}
+}
