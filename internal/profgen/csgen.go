@@ -1,7 +1,9 @@
 package profgen
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
@@ -24,11 +26,11 @@ import (
 //	--update-total-samples         false  totals = Σ body samples
 //	--use-context-cost-for-preinliner true (hidden) pre-inliner sizes from machine code
 //
-// Generate's CS path implements everything up to the flat context map
-// (CSProfileGenerator::generateLineNumBasedProfile and the steps of
-// postProcessProfiles that need no other component). The pre-inliner, the
-// cold-context trimmer/merger and the nested conversion are not here yet:
-// asking for them fails with ErrNotSupported (see postProcessCS).
+// GenerateCS implements CSProfileGenerator::generateLineNumBasedProfile
+// and, of postProcessProfiles, the pre-inliner (preinline.go) and the
+// steps that need no other component. The cold-context trimmer/merger and
+// the nested conversion are not here yet: asking for them fails with
+// ErrNotSupported (see postProcessCS).
 type CSOptions struct {
 	Options
 	// PreInliner runs CSPreInliner (--csspgo-preinliner).
@@ -40,42 +42,64 @@ type CSOptions struct {
 	// (--csprof-merge-cold-context); MaxColdContextDepth frames are kept.
 	MergeColdContext    bool
 	MaxColdContextDepth int
+	// PreInline are the pre-inliner's switches; the zero value means
+	// DefaultPreInlinerOptions.
+	PreInline PreInlinerOptions
 }
 
-// ctxNode is a node of SampleContextTracker's context trie: a function
-// under its caller at a call site, with its profile (nil until samples
-// reach it).
+// ctxNode is a node of SampleContextTracker's context trie (a
+// ContextTrieNode): a function under its caller at a call site, with its
+// profile (nil until samples reach it). Its children are kept as LLVM's
+// std::map keyed by getCallSiteHash keeps them: in ascending hash order,
+// which is the order every walk of the trie follows. The size trie of
+// the pre-inliner is made of the same nodes (size, hasSize).
 type ctxNode struct {
 	name     string
 	callsite sampleprof.LineLocation
+	hash     uint64 // callSiteHash(name, callsite): the key under parent
 	parent   *ctxNode
-	children map[ctxChildKey]*ctxNode
-	order    []ctxChildKey // creation order
+	kids     []*ctxNode // ascending hash
 	fs       *sampleprof.FunctionSamples
+	size     uint32
+	hasSize  bool
 }
 
-type ctxChildKey struct {
-	loc  sampleprof.LineLocation
-	name string
+// find returns the index of the child with hash h, or where it goes.
+func (n *ctxNode) find(h uint64) (int, bool) {
+	return slices.BinarySearchFunc(n.kids, h, func(c *ctxNode, h uint64) int { return cmp.Compare(c.hash, h) })
 }
 
-func (n *ctxNode) child(loc sampleprof.LineLocation, name string) *ctxNode {
-	k := ctxChildKey{loc, name}
-	if c, ok := n.children[k]; ok {
-		return c
+// childOf is getChildContext: the child of that hash (LLVM looks children
+// up by hash alone), or nil.
+func (n *ctxNode) childOf(h uint64) *ctxNode {
+	if i, ok := n.find(h); ok {
+		return n.kids[i]
 	}
-	if n.children == nil {
-		n.children = map[ctxChildKey]*ctxNode{}
+	return nil
+}
+
+// insert adds c (whose hash is set) as a child, replacing one of the same
+// hash.
+func (n *ctxNode) insert(c *ctxNode) {
+	c.parent = n
+	if i, ok := n.find(c.hash); ok {
+		n.kids[i] = c
+	} else {
+		n.kids = slices.Insert(n.kids, i, c)
 	}
-	c := &ctxNode{name: name, callsite: loc, parent: n}
-	n.children[k] = c
-	n.order = append(n.order, k)
-	return c
+}
+
+// remove is removeChildContext.
+func (n *ctxNode) remove(h uint64) {
+	if i, ok := n.find(h); ok {
+		n.kids = slices.Delete(n.kids, i, i+1)
+	}
 }
 
 type csGenerator struct {
 	*generator
-	root ctxNode
+	root   ctxNode
+	hashes nameHashes
 }
 
 // GenerateCS builds the context-sensitive (CSSPGO) profile of the
@@ -110,14 +134,35 @@ func GenerateCS(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOpti
 			updateCallsiteSamples(n.fs)
 		}
 	})
-	return g.postProcessCS(opts)
+	if opts.PreInline == (PreInlinerOptions{}) {
+		opts.PreInline = DefaultPreInlinerOptions
+	}
+	var sizes *sizeTracker
+	if opts.PreInliner && opts.PreInline.UseContextCost {
+		var err error
+		if sizes, err = g.computeSizes(cs); err != nil {
+			return nil, err
+		}
+	}
+	return g.postProcessCS(opts, sizes)
 }
 
 func (g *csGenerator) walk(n *ctxNode, f func(*ctxNode)) {
 	f(n)
-	for _, k := range n.order {
-		g.walk(n.children[k], f)
+	for _, c := range n.kids {
+		g.walk(c, f)
 	}
+}
+
+// child is getOrCreateChildContext.
+func (g *csGenerator) child(n *ctxNode, loc sampleprof.LineLocation, name string) *ctxNode {
+	h := g.hashes.callSite(name, loc)
+	if c := n.childOf(h); c != nil {
+		return c
+	}
+	c := &ctxNode{name: name, callsite: loc, hash: h}
+	n.insert(c)
+	return c
 }
 
 // functionSamples is getOrCreateFunctionSamples.
@@ -137,7 +182,7 @@ func (g *csGenerator) contextNode(ctx Context, wasLeafInlined bool) *ctxNode {
 	n := &g.root
 	loc := sampleprof.LineLocation{}
 	for _, f := range ctx {
-		n = n.child(loc, f.name)
+		n = g.child(n, loc, f.name)
 		loc = sampleprof.LineLocation{Line: f.line, Disc: f.disc}
 	}
 	g.functionSamples(n, wasLeafInlined)
@@ -202,7 +247,7 @@ func (g *csGenerator) csBoundarySamples(node *ctxNode, counter map[[2]uint64]uin
 				site = sampleprof.LineLocation{Line: leaf.line, Disc: leaf.disc}
 			}
 		}
-		fs := g.functionSamples(node.child(site, callee), false)
+		fs := g.functionSamples(g.child(node, site, callee), false)
 		fs.HeadSamples = satAdd(fs.HeadSamples, count)
 	}
 	return nil
@@ -213,8 +258,8 @@ func (g *csGenerator) csBoundarySamples(node *ctxNode, counter map[[2]uint64]uin
 // call count (first body record, or 1 without any) to the caller's call
 // site as call target, body samples and total.
 func (g *csGenerator) inferredSamples(n *ctxNode) {
-	for _, k := range n.order {
-		g.inferredSamples(n.children[k])
+	for _, c := range n.kids {
+		g.inferredSamples(c)
 	}
 	callee := n.fs
 	if callee == nil || callee.HeadSamples != 0 || n.parent == nil || n.parent == &g.root {
@@ -235,11 +280,13 @@ func (g *csGenerator) inferredSamples(n *ctxNode) {
 }
 
 // postProcessCS is CSProfileGenerator::postProcessProfiles.
-func (g *csGenerator) postProcessCS(opts CSOptions) (*sampleprof.Profile, error) {
+func (g *csGenerator) postProcessCS(opts CSOptions, sizes *sizeTracker) (*sampleprof.Profile, error) {
 	// The pre-inliner runs on the context trie, before the conversion to
-	// the flat map (it needs the context-less summary's thresholds).
+	// the flat map, with the thresholds of the context-less summary.
 	if opts.PreInliner {
-		return nil, fmt.Errorf("the CSSPGO pre-inliner (--csspgo-preinliner): %w; use --csspgo-preinliner=false", ErrNotSupported)
+		if err := g.preInline(opts.PreInline, sizes); err != nil {
+			return nil, err
+		}
 	}
 	g.convertToProfileMap(&g.root, nil)
 	p := g.prof
@@ -256,7 +303,7 @@ func (g *csGenerator) postProcessCS(opts CSOptions) (*sampleprof.Profile, error)
 	}
 	// filterAmbiguousProfile: contexts whose function is a global or TLS
 	// initializer.
-	out := &sampleprof.Profile{FS: p.FS, CS: p.CS}
+	out := &sampleprof.Profile{FS: p.FS, CS: p.CS, PreInlined: opts.PreInliner}
 	for _, fs := range p.Funcs {
 		if filtered(fs.Name.String()) {
 			continue
@@ -269,7 +316,7 @@ func (g *csGenerator) postProcessCS(opts CSOptions) (*sampleprof.Profile, error)
 }
 
 // convertToProfileMap moves every trie node's profile into the flat map
-// under its full context (depth first, creation order).
+// under its full context (depth first).
 func (g *csGenerator) convertToProfileMap(n *ctxNode, ctx []sampleprof.Frame) {
 	if n != &g.root {
 		if n.fs != nil {
@@ -280,8 +327,7 @@ func (g *csGenerator) convertToProfileMap(n *ctxNode, ctx []sampleprof.Frame) {
 			fs.Context = c
 		}
 	}
-	for _, k := range n.order {
-		c := n.children[k]
+	for _, c := range n.kids {
 		next := ctx
 		if n != &g.root {
 			next = append(ctx[:len(ctx):len(ctx)], sampleprof.Frame{Func: g.id(n.name), Loc: c.callsite})

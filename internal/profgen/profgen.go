@@ -13,17 +13,22 @@
 // __cxx_global_var_init/__tls_init filter and the profile-density warning. LLVM 19 and 22 generate the same
 // non-CS profile with the same defaults.
 //
-// Context-sensitive (CSSPGO, DWARF-based) generation (unwind.go, csgen.go):
-// the virtual unwinder of hybrid samples with its warnings and the
-// unsymbolized CS counters of --skip-symbolization, identical to LLVM 19 and
-// 22; CSProfileGenerator's flat context profile (body, call-target, head and
-// inferred call-site samples per context, ContextWasInlined) identical in
-// text with the post-processing switched off.
+// Context-sensitive (CSSPGO, DWARF-based) generation (unwind.go, csgen.go,
+// preinline.go): the virtual unwinder of hybrid samples with its warnings
+// and the unsymbolized CS counters of --skip-symbolization, identical to
+// LLVM 19 and 22; CSProfileGenerator's flat context profile (body,
+// call-target, head and inferred call-site samples per context,
+// ContextWasInlined) and CSPreInliner (its top-down order over
+// ProfiledCallGraph, the machine-code size of each inline context, the
+// thresholds from the context-less summary, the contexts it keeps marked
+// ContextShouldBeInlined and the others promoted and merged into their
+// base profiles as SampleContextTracker does), identical in text with
+// --gen-cs-nested-profile=false.
 //
-// Not done: the CS pre-inliner, cold-context trimming/merging and nested CS
-// output (asking for them fails with ErrNotSupported), pseudo probes,
-// vtable (data-access) profiles, --mark-all-context-preinlined (LLVM 22
-// only; it marks inlinees too).
+// Not done: cold-context trimming/merging and nested CS output (asking for
+// them fails with ErrNotSupported), pseudo probes, vtable (data-access)
+// profiles, --mark-all-context-preinlined (LLVM 22 only; it marks inlinees
+// too).
 package profgen
 
 import (

@@ -92,13 +92,16 @@ func FuzzUnwind(f *testing.F) {
 		if err := cs.WriteUnsymbolized(io.Discard, bin.PreferredBase()); err != nil {
 			t.Fatal(err)
 		}
-		sp, err := GenerateCS(bin, u, cs, CSOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sp.AppendText(nil, sampleprofText)
-		if _, err := sp.AppendExtBinary(nil, sampleprofBinary); err != nil {
-			t.Fatal(err)
+		// Flat, and pre-inlined.
+		for _, pre := range []bool{false, true} {
+			sp, err := GenerateCS(bin, u, cs, CSOptions{PreInliner: pre})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp.AppendText(nil, sampleprofText)
+			if _, err := sp.AppendExtBinary(nil, sampleprofBinary); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }

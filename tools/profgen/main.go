@@ -7,11 +7,11 @@
 // Done: LBR traces and hybrid traces read with --ignore-stack-samples
 // (the context-insensitive AutoFDO profile), --skip-symbolization (also of
 // hybrid traces: the unwound CS counters), the flat CSSPGO context profile
-// of hybrid traces with --csspgo-preinliner=false
-// --gen-cs-nested-profile=false --csprof-merge-cold-context=false. Not yet:
-// the CS pre-inliner, cold-context merging and nested CS profiles (llvm-
-// profgen's defaults), --perfdata, --unsymbolized-profile, pseudo probes,
-// data-access (vtable) traces.
+// of hybrid traces, pre-inlined (llvm-profgen's default) or not, with
+// --gen-cs-nested-profile=false. Not yet: nested CS profiles (llvm-
+// profgen's default), cold-context merging without the pre-inliner,
+// --perfdata, --unsymbolized-profile, pseudo probes, data-access (vtable)
+// traces.
 package main
 
 import (
@@ -39,10 +39,10 @@ const summary = `Generates a sample profile (AutoFDO) from the perf script of an
 llvm-profgen of the chosen release does: same flags, same output bytes.
 
 Hybrid traces (call stacks with the LBR) give a context-sensitive (CSSPGO)
-profile, or a context-insensitive one with --ignore-stack-samples. Of CSSPGO
-post-processing only the flat context profile is supported yet: add
---csspgo-preinliner=false --gen-cs-nested-profile=false
---csprof-merge-cold-context=false.
+profile, or a context-insensitive one with --ignore-stack-samples. CSSPGO
+profiles are pre-inlined as llvm-profgen does (--csspgo-preinliner, on by
+default); the nested form llvm-profgen writes by default is not supported
+yet: add --gen-cs-nested-profile=false for the flat context profile.
 
 Examples:
   profgen --perfscript=app.script --binary=app -o app.prof
@@ -65,6 +65,7 @@ type config struct {
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions}
 	c.cs.PreInliner, c.cs.GenNestedProfile, c.cs.MergeColdContext, c.cs.MaxColdContextDepth = true, true, true, 1
+	c.cs.PreInline = profgen.DefaultPreInlinerOptions
 	fs := cli.NewFlagSet(tool, "profgen [options] --perfscript=<file> --binary=<file> -o <file>")
 	fs.Summary, fs.Footer = summary, "Exit status: 0 success, 1 failure, 2 usage error."
 	fs.StringValue(&c.perfscript, "<file>", "Perf script of the trace (perf script -F ip,brstack --show-mmap-events)", "--perfscript", "--ps")
@@ -88,7 +89,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
 	fs.BoolFlag(&c.gen.UpdateTotalSamples, true, "Recompute totals as the sum of body samples and inlinee totals", "--update-total-samples")
 	fs.BoolFlag(&c.gen.TrimColdProfile, true, "Drop profiles whose total is below the cold threshold", "--trim-cold-profile")
-	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner (default true; not supported yet: use --csspgo-preinliner=false)", "--csspgo-preinliner")
+	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner: keep the contexts it would inline, merge the others into their base profiles (default true)", "--csspgo-preinliner")
+	preInlinerFlags(fs, &c.cs.PreInline)
 	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested (default true; not supported yet: use --gen-cs-nested-profile=false)", "--gen-cs-nested-profile")
 	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge cold contexts into their base profile (default true, off after the pre-inliner; not supported yet: use --csprof-merge-cold-context=false)", "--csprof-merge-cold-context")
 	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")
@@ -255,4 +257,33 @@ func llvmBool(fs *cli.FlagSet, p, given *bool, hidden bool, help, name string) {
 		}
 		return nil
 	}})
+}
+
+// preInlinerFlags registers the pre-inliner's options, with the defaults
+// llvm-profgen gives them (hidden, as in llvm-profgen).
+func preInlinerFlags(fs *cli.FlagSet, o *profgen.PreInlinerOptions) {
+	for _, f := range []struct {
+		p    *int
+		name string
+	}{
+		{&o.HotCallSiteThreshold, "--sample-profile-hot-inline-threshold"},
+		{&o.ColdCallSiteThreshold, "--sample-profile-cold-inline-threshold"},
+		{&o.InlineGrowthLimit, "--sample-profile-inline-growth-limit"},
+		{&o.InlineLimitMin, "--sample-profile-inline-limit-min"},
+		{&o.InlineLimitMax, "--sample-profile-inline-limit-max"},
+		{&o.MultiplierForPrevInlining, "--csspgo-preinliner-multiplier-for-previous-inlining"},
+	} {
+		p := f.p
+		fs.Add(&cli.Option{Names: []string{f.name}, Kind: cli.Value, Hidden: true, Set: func(_, v string) error {
+			n, err := strconv.ParseInt(v, 10, 32)
+			if err != nil {
+				return cli.Usagef("'%s' is not an integer", v)
+			}
+			*p = int(n)
+			return nil
+		}})
+	}
+	llvmBool(fs, &o.ReplayPreInline, nil, true, "Pre-inline what the profiled binary inlined", "--csspgo-replay-preinline")
+	llvmBool(fs, &o.UseContextCost, nil, true, "Pre-inliner sizes from the machine code under each context (default true)", "--use-context-cost-for-preinliner")
+	llvmBool(fs, &o.SortProfiledSCC, nil, true, "Order call-graph cycles by their hottest edges (default true)", "--sort-profiled-scc-member")
 }

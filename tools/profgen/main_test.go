@@ -24,13 +24,17 @@ type program struct {
 
 // sources are the test programs: perfscript's (loops, recursion, indirect
 // and tail calls in C; virtual calls, inlining and a switch in C++) and
-// inline.cc (deep inlining, unrolling, recursion, a global initializer).
+// inline.cc (deep inlining, unrolling, recursion, a global initializer)
+// and cycles.cc (mutual recursion and callees of several heats, for the
+// CS pre-inliner).
 var sources = []tracetest.Source{
 	{File: "../../internal/perfscript/testdata/calls.c", CC: "clang-19"},
 	{File: "../../internal/perfscript/testdata/calls.c", CC: "clang-22"},
 	{File: "../../internal/perfscript/testdata/shapes.cc", CC: "clang++-22"},
 	{File: "testdata/inline.cc", CC: "clang++-19"},
 	{File: "testdata/inline.cc", CC: "clang++-22"},
+	{File: "testdata/cycles.cc", CC: "clang++-19"},
+	{File: "testdata/cycles.cc", CC: "clang++-22"},
 }
 
 // buildPrograms compiles every source PIE and non-PIE and traces each run
@@ -144,8 +148,8 @@ func TestSkipSymbolization(t *testing.T) {
 }
 
 // csOff are the switches that turn llvm-profgen's CS post-processing off
-// (the pre-inliner, the cold-context merger and the nested conversion are
-// not implemented yet): the flat context profile of CSProfileGenerator.
+// (the pre-inliner, the cold-context merger and the nested conversion):
+// the flat context profile of CSProfileGenerator.
 var csOff = []string{"--csspgo-preinliner=false", "--gen-cs-nested-profile=false", "--csprof-merge-cold-context=false"}
 
 // TestContextSensitive compares CSSPGO generation from the hybrid traces
@@ -179,77 +183,126 @@ func TestContextSensitive(t *testing.T) {
 					trace = p.hybModern
 				}
 				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
-					args := []string{"--perfscript=" + trace, "--binary=" + p.bin}
-					if v.format != "unsymbolized" {
-						args = append(args, "--format="+v.format)
-					}
-					args = append(args, v.extra...)
-					refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
-					os.Remove(refOut)
-					os.Remove(ourOut)
-					cmd := exec.Command(refs[rel], append(args, "--output="+refOut)...)
-					var refErr bytes.Buffer
-					cmd.Stderr = &refErr
-					refRunErr := cmd.Run()
-					ourErr, err := runOurs(t, append(args, "-o", ourOut, "--llvm-version", fmt.Sprint(rel)))
-					if v.format == "binary" {
-						// llvm-profgen fails after its warnings and leaves an
-						// empty file; we fail the same way and write none.
-						if refRunErr == nil || err == nil {
-							t.Fatalf("llvm-profgen: %v, ours: %v; both should fail", refRunErr, err)
-						}
-						ourErr += "llvm-profgen: error: " + err.Error() + "\n"
-						ourErr = strings.ReplaceAll(ourErr, "llvm-profgen: error: "+tool+": ", "llvm-profgen: error: ")
-						if _, serr := os.Stat(ourOut); !os.IsNotExist(serr) {
-							t.Errorf("output written: %v", serr)
-						}
-					} else {
-						if refRunErr != nil {
-							t.Fatalf("llvm-profgen-%d: %v\n%s", rel, refRunErr, refErr.String())
-						}
-						if err != nil {
-							t.Fatalf("profgen: %v\n%s", err, ourErr)
-						}
-						want, _ := os.ReadFile(refOut)
-						got, _ := os.ReadFile(ourOut)
-						if v.format == "extbinary" && len(got) == len(want) && !bytes.Equal(got, want) {
-							// The FuncMetadata section lists CS contexts in the
-							// iteration order of LLVM's unordered_map keyed by
-							// hash_combine of the frames, not reproduced yet:
-							// same size, and the same profile as LLVM reads it.
-							show := func(f string) string {
-								out, err := exec.Command(testenv.Tool(t, "llvm-profdata-22"), "show", "--sample", f).CombinedOutput()
-								if err != nil {
-									t.Fatalf("llvm-profdata show %s: %v\n%s", f, err, out)
-								}
-								return string(out)
-							}
-							got, want = []byte(show(ourOut)), []byte(show(refOut))
-						}
-						if !bytes.Equal(got, want) {
-							if v.format == "extbinary" {
-								t.Errorf("extbinary profile differs from llvm-profgen-%d (%d vs %d bytes)", rel, len(got), len(want))
-							} else {
-								t.Errorf("profile differs from llvm-profgen-%d:\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, want, got)
-							}
-						}
-					}
-					if want := strings.ReplaceAll(refErr.String(), refOut, ourOut); ourErr != want {
-						t.Errorf("warnings differ:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, want, ourErr)
-					}
+					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, v.extra)
 				})
 			}
 		}
 	}
 }
 
-// TestContextSensitiveDefaults: llvm-profgen's defaults pre-inline and
-// nest CS profiles, which is not supported yet: a clear error that names
-// the switch, and no output.
+// compareCS runs llvm-profgen (ref, of release rel) and ours on a hybrid
+// trace and compares the outputs and the warnings. extbinary profiles of
+// the same size whose bytes differ are compared as llvm-profdata-22 shows
+// them: the FuncMetadata section lists CS contexts in the iteration order
+// of LLVM's unordered_map keyed by hash_combine of the frames, which is
+// not reproduced yet (the seam is sampleprof's extbinary writer).
+func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string, extra []string) {
+	t.Helper()
+	args := []string{"--perfscript=" + trace, "--binary=" + bin}
+	if format != "unsymbolized" {
+		args = append(args, "--format="+format)
+	}
+	args = append(args, extra...)
+	refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
+	os.Remove(refOut)
+	os.Remove(ourOut)
+	cmd := exec.Command(ref, append(args, "--output="+refOut)...)
+	var refErr bytes.Buffer
+	cmd.Stderr = &refErr
+	refRunErr := cmd.Run()
+	ourErr, err := runOurs(t, append(args, "-o", ourOut, "--llvm-version", fmt.Sprint(rel)))
+	if format == "binary" {
+		// llvm-profgen fails after its warnings and leaves an empty
+		// file; we fail the same way and write none.
+		if refRunErr == nil || err == nil {
+			t.Fatalf("llvm-profgen: %v, ours: %v; both should fail", refRunErr, err)
+		}
+		ourErr += "llvm-profgen: error: " + err.Error() + "\n"
+		ourErr = strings.ReplaceAll(ourErr, "llvm-profgen: error: "+tool+": ", "llvm-profgen: error: ")
+		if _, serr := os.Stat(ourOut); !os.IsNotExist(serr) {
+			t.Errorf("output written: %v", serr)
+		}
+	} else {
+		if refRunErr != nil {
+			t.Fatalf("llvm-profgen-%d: %v\n%s", rel, refRunErr, refErr.String())
+		}
+		if err != nil {
+			t.Fatalf("profgen: %v\n%s", err, ourErr)
+		}
+		want, _ := os.ReadFile(refOut)
+		got, _ := os.ReadFile(ourOut)
+		if format == "extbinary" && len(got) == len(want) && !bytes.Equal(got, want) {
+			show := func(f string) string {
+				out, err := exec.Command(testenv.Tool(t, "llvm-profdata-22"), "show", "--sample", f).CombinedOutput()
+				if err != nil {
+					t.Fatalf("llvm-profdata show %s: %v\n%s", f, err, out)
+				}
+				return string(out)
+			}
+			got, want = []byte(show(ourOut)), []byte(show(refOut))
+		}
+		if !bytes.Equal(got, want) {
+			if format == "extbinary" {
+				t.Errorf("extbinary profile differs from llvm-profgen-%d (%d vs %d bytes)", rel, len(got), len(want))
+			} else {
+				t.Errorf("profile differs from llvm-profgen-%d:\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, want, got)
+			}
+		}
+	}
+	if want := strings.ReplaceAll(refErr.String(), refOut, ourOut); ourErr != want {
+		t.Errorf("warnings differ:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, want, ourErr)
+	}
+}
+
+// TestPreInliner compares the pre-inlined flat CS profile
+// (llvm-profgen's --csspgo-preinliner, on by default, with
+// --gen-cs-nested-profile=false) with llvm-profgen-19 and -22 on every
+// program: text and extbinary with the defaults, and text with the
+// pre-inliner's thresholds, size cost, replay and SCC switches changed so
+// that other decisions (cold and hot call sites, the size limits, the
+// order of a cycle's members) are taken.
+func TestPreInliner(t *testing.T) {
+	progs := buildPrograms(t)
+	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
+	type variant struct {
+		modern bool // the modern trace (perf ≥ 6.1 style, two pids)
+		format string
+		extra  []string
+	}
+	variants := []variant{
+		{false, "text", nil}, {false, "extbinary", nil}, {true, "text", nil},
+		{false, "text", []string{"--sample-profile-hot-inline-threshold=3"}},
+		{true, "text", []string{"--sample-profile-hot-inline-threshold=40", "--sample-profile-cold-inline-threshold=5"}},
+		{false, "text", []string{"--use-context-cost-for-preinliner=false", "--sample-profile-hot-inline-threshold=1"}},
+		{true, "text", []string{"--csspgo-replay-preinline"}},
+		{false, "text", []string{"--sample-profile-inline-limit-max=20", "--sample-profile-inline-limit-min=10", "--sample-profile-inline-growth-limit=1"}},
+		{true, "text", []string{"--sort-profiled-scc-member=false", "--sample-profile-hot-inline-threshold=8"}},
+		{false, "text", []string{"--compress-recursion=0", "--csprof-max-context-depth=2", "--update-total-samples"}},
+	}
+	dir := t.TempDir()
+	for _, p := range progs {
+		for _, v := range variants {
+			for _, rel := range []int{19, 22} {
+				trace := p.hyb
+				if v.modern {
+					trace = p.hybModern
+				}
+				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
+					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, append([]string{"--gen-cs-nested-profile=false"}, v.extra...))
+				})
+			}
+		}
+	}
+}
+
+// TestContextSensitiveDefaults: llvm-profgen's defaults nest CS profiles,
+// and without the pre-inliner merge cold contexts, which is not supported
+// yet: a clear error that names the switch, and no output.
 func TestContextSensitiveDefaults(t *testing.T) {
 	progs := buildPrograms(t)
 	out := filepath.Join(t.TempDir(), "out")
-	for _, extra := range [][]string{nil, {"--csspgo-preinliner=false"}, {"--csspgo-preinliner=false", "--csprof-merge-cold-context=0"}} {
+	for _, extra := range [][]string{nil, {"--csspgo-preinliner=false"}, {"--csspgo-preinliner=false", "--csprof-merge-cold-context=0"},
+		{"--gen-cs-nested-profile=false", "--csspgo-preinliner=false"}, {"--gen-cs-nested-profile=false", "--csprof-merge-cold-context"}} {
 		msg, err := runOurs(t, append([]string{"--perfscript=" + progs[0].hyb, "--binary=" + progs[0].bin, "-o", out}, extra...))
 		if err == nil || !strings.Contains(err.Error(), "not supported yet") || !strings.Contains(err.Error(), "=false") {
 			t.Fatalf("%q: err = %v (stderr %q), want a 'not supported yet' error naming the switch", extra, err, msg)

@@ -1,0 +1,63 @@
+package profgen
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestStdHash checks stdHash against libstdc++'s std::hash<std::string>
+// (values printed by a clang++-19 -stdlib=libstdc++ program).
+func TestStdHash(t *testing.T) {
+	for s, want := range map[string]uint64{
+		"":            0x553e93901e462a6e,
+		"main":        0xa4b4090b8f936f2c,
+		"_Z3fooi":     0x6d01348b1cae9d86,
+		"abcdefgh":    0x783db3e38db898bb,
+		"abcdefghijk": 0x32f6faa7d12fbce5,
+	} {
+		if got := stdHash(s); got != want {
+			t.Errorf("stdHash(%q) = %#x, want %#x", s, got, want)
+		}
+	}
+}
+
+// TestCandidateQueue checks that equal candidates leave the queue in the
+// order of std::priority_queue (libstdc++'s heap): the order a
+// clang++-19 program printed for the same pushes and pops.
+func TestCandidateQueue(t *testing.T) {
+	var q candidateQueue
+	var got string
+	pop := func() {
+		got += q.pop().node.name + ","
+	}
+	for i := range 40 {
+		q.push(candidate{node: &ctxNode{name: fmt.Sprint(i)}, size: uint64(i % 3), count: uint64(i * 7 % 4), guid: uint64(i % 2)})
+		if i%3 == 2 {
+			pop()
+		}
+	}
+	for len(q) > 0 {
+		pop()
+	}
+	const want = "0,3,6,9,12,15,18,21,24,27,30,33,36,39,1,37,13,25,17,29,5,34,10,22,38,2,14,26,19,7,31,23,35,11,28,16,4,32,20,8,"
+	if got != want {
+		t.Errorf("pop order\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestSortSCCMembers orders a three-function cycle as scc_member_iterator
+// does: the maximum spanning tree's edges a→b (9) and b→c (5); c→a (1)
+// is left out; Kahn's walk from a gives a, b, c, reversed.
+func TestSortSCCMembers(t *testing.T) {
+	a, b, c := &cgNode{name: "a"}, &cgNode{name: "b"}, &cgNode{name: "c"}
+	a.edges = []cgEdge{{a, b, 9}}
+	b.edges = []cgEdge{{b, c, 5}}
+	c.edges = []cgEdge{{c, a, 1}}
+	var got []string
+	for _, n := range sortSCCMembers([]*cgNode{c, b, a}) {
+		got = append(got, n.name)
+	}
+	if fmt.Sprint(got) != "[c b a]" {
+		t.Errorf("got %v, want [c b a]", got)
+	}
+}
