@@ -351,17 +351,21 @@ type candidateQueue []candidate
 
 func (q *candidateQueue) push(c candidate) {
 	*q = append(*q, c)
-	h := *q
-	hole := len(h) - 1
+	q.siftUp(len(*q)-1, c)
+}
+
+// siftUp is __push_heap: c goes into the hole, or above it while it is
+// greater than the parent.
+func (q candidateQueue) siftUp(hole int, c candidate) {
 	for hole > 0 {
 		parent := (hole - 1) / 2
-		if !h[parent].less(&c) {
+		if !q[parent].less(&c) {
 			break
 		}
-		h[hole] = h[parent]
+		q[hole] = q[parent]
 		hole = parent
 	}
-	h[hole] = c
+	q[hole] = c
 }
 
 func (q *candidateQueue) pop() candidate {
@@ -385,15 +389,7 @@ func (q *candidateQueue) pop() candidate {
 			h[hole] = h[second-1]
 			hole = second - 1
 		}
-		for hole > 0 {
-			parent := (hole - 1) / 2
-			if !h[parent].less(&value) {
-				break
-			}
-			h[hole] = h[parent]
-			hole = parent
-		}
-		h[hole] = value
+		h.siftUp(hole, value)
 	}
 	*q = h[:n]
 	return top

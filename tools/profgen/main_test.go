@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,14 +159,7 @@ var csOff = []string{"--csspgo-preinliner=false", "--gen-cs-nested-profile=false
 // extbinary, with the warnings; the raw binary format, which cannot hold
 // CS profiles, fails with llvm-profgen's message.
 func TestContextSensitive(t *testing.T) {
-	progs := buildPrograms(t)
-	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
-	type variant struct {
-		modern bool // the modern trace (perf ≥ 6.1 style, two pids)
-		format string
-		extra  []string
-	}
-	variants := []variant{
+	variants := []csVariant{
 		{false, "unsymbolized", []string{"--skip-symbolization"}},
 		{false, "text", csOff}, {false, "extbinary", csOff}, {false, "binary", csOff},
 		{false, "text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, csOff...)},
@@ -174,6 +168,21 @@ func TestContextSensitive(t *testing.T) {
 		{true, "text", csOff},
 		{true, "text", append([]string{"--pid=77"}, csOff...)},
 	}
+	runCSVariants(t, variants, nil)
+}
+
+// csVariant is one way of generating a CS profile from each program.
+type csVariant struct {
+	modern bool // the modern trace (perf ≥ 6.1 style, two pids)
+	format string
+	extra  []string
+}
+
+// runCSVariants runs compareCS on every program with every variant, each
+// with the switches common before its own, against both releases.
+func runCSVariants(t *testing.T, variants []csVariant, common []string) {
+	progs := buildPrograms(t)
+	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
 	dir := t.TempDir()
 	for _, p := range progs {
 		for _, v := range variants {
@@ -183,7 +192,7 @@ func TestContextSensitive(t *testing.T) {
 					trace = p.hybModern
 				}
 				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
-					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, v.extra)
+					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, append(slices.Clip(common), v.extra...))
 				})
 			}
 		}
@@ -262,14 +271,7 @@ func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string
 // that other decisions (cold and hot call sites, the size limits, the
 // order of a cycle's members) are taken.
 func TestPreInliner(t *testing.T) {
-	progs := buildPrograms(t)
-	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
-	type variant struct {
-		modern bool // the modern trace (perf ≥ 6.1 style, two pids)
-		format string
-		extra  []string
-	}
-	variants := []variant{
+	variants := []csVariant{
 		{false, "text", nil}, {false, "extbinary", nil}, {true, "text", nil},
 		{false, "text", []string{"--sample-profile-hot-inline-threshold=3"}},
 		{true, "text", []string{"--sample-profile-hot-inline-threshold=40", "--sample-profile-cold-inline-threshold=5"}},
@@ -279,20 +281,7 @@ func TestPreInliner(t *testing.T) {
 		{true, "text", []string{"--sort-profiled-scc-member=false", "--sample-profile-hot-inline-threshold=8"}},
 		{false, "text", []string{"--compress-recursion=0", "--csprof-max-context-depth=2", "--update-total-samples"}},
 	}
-	dir := t.TempDir()
-	for _, p := range progs {
-		for _, v := range variants {
-			for _, rel := range []int{19, 22} {
-				trace := p.hyb
-				if v.modern {
-					trace = p.hybModern
-				}
-				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
-					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, append([]string{"--gen-cs-nested-profile=false"}, v.extra...))
-				})
-			}
-		}
-	}
+	runCSVariants(t, variants, []string{"--gen-cs-nested-profile=false"})
 }
 
 // TestContextSensitiveDefaults: llvm-profgen's defaults nest CS profiles,
