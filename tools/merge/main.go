@@ -71,7 +71,7 @@ Failure modes for bad inputs (each bad input is always named on stderr):
 Exit status: 0 success, 1 failure, 2 usage error.`
 
 func runMerge(args []string, stdout, stderr io.Writer) error {
-	c := profmerge.Config{LLVMRelease: llvmrelease.Default, MemProfVersion: -1, FailureMode: "any"}
+	c := profmerge.Config{LLVMRelease: llvmrelease.Default, MemProfVersion: -1, FailureMode: "any", MergeContexts: true}
 	var fatalWarnings bool
 	fs := cli.NewFlagSet(tool, "merge [options] <filename...>")
 	fs.Summary, fs.Footer = mergeSummary, mergeFooter
@@ -80,6 +80,12 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.IntValue(&c.LLVMRelease, "<N>", "LLVM release whose clang reads the output: "+llvmrelease.SupportedText()+fmt.Sprintf(" (default %d; see below)", llvmrelease.Default), "--llvm-version")
 	fs.IntValue(&c.MemProfVersion, "<N>", "MemProf version to write (default: what the release writes)", "--memprof-version")
 	fs.BoolFlag(&c.FullSchema, true, "Write every MemInfoBlock field (MemProf V2+)", "--memprof-full-schema")
+	fs.Add(&cli.Option{Names: []string{"--memprof-merge-contexts", "--memprof-merge-contexts=true", "--memprof-merge-contexts=false"},
+		Kind: cli.Flag, Help: "Merge allocation contexts with the same call stack into one (default: off; see below)",
+		Set: func(name, _ string) error {
+			c.MergeContexts = name != "--memprof-merge-contexts=false"
+			return nil
+		}})
 	fs.StringValue(&c.InputFiles, "<file>", "File listing inputs, one [weight,]path per line; '#' comments", "--input-files", "-f")
 	fs.ListValue(&c.Weighted, "<W,file>", "Input with a weight (weights do not apply to MemProf data)", "--weighted-input", "-w")
 	fs.StringValue(&c.FailureMode, "<any|all|warn>", "What bad inputs do (default any)", "--failure-mode")
