@@ -1,4 +1,4 @@
-package memprof
+package memprof_test
 
 import (
 	"fmt"
@@ -7,62 +7,18 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	. "github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
+	"github.com/rules-pgo/rules_pgo/internal/memprof/mibref"
 )
 
-// refMerge is compiler-rt's MemInfoBlock::Merge (MemProfData.inc, as
-// memprof_mibmap.cpp's InsertOrMerge applies it to a stack met again),
-// written out field by field from LLVM's source as the reference for
-// TestMergeContexts. It does not call MemInfoBlock.Merge.
-func refMerge(old, b MemInfoBlock) MemInfoBlock {
-	m := old
-	m.AllocCount += b.AllocCount
-	m.TotalAccessCount += b.TotalAccessCount
-	m.MinAccessCount = min(m.MinAccessCount, b.MinAccessCount)
-	m.MaxAccessCount = max(m.MaxAccessCount, b.MaxAccessCount)
-	m.TotalSize += b.TotalSize
-	m.MinSize = min(m.MinSize, b.MinSize)
-	m.MaxSize = max(m.MaxSize, b.MaxSize)
-	m.TotalLifetime += b.TotalLifetime
-	m.MinLifetime = min(m.MinLifetime, b.MinLifetime)
-	m.MaxLifetime = max(m.MaxLifetime, b.MaxLifetime)
-	m.TotalAccessDensity += b.TotalAccessDensity
-	m.MinAccessDensity = min(m.MinAccessDensity, b.MinAccessDensity)
-	m.MaxAccessDensity = max(m.MaxAccessDensity, b.MaxAccessDensity)
-	m.TotalLifetimeAccessDensity += b.TotalLifetimeAccessDensity
-	m.MinLifetimeAccessDensity = min(m.MinLifetimeAccessDensity, b.MinLifetimeAccessDensity)
-	m.MaxLifetimeAccessDensity = max(m.MaxLifetimeAccessDensity, b.MaxLifetimeAccessDensity)
-	if b.AllocTimestamp < old.DeallocTimestamp {
-		m.NumLifetimeOverlaps++
-	}
-	m.AllocTimestamp, m.DeallocTimestamp = b.AllocTimestamp, b.DeallocTimestamp
-	if old.AllocCpuId == b.AllocCpuId {
-		m.NumSameAllocCpu++
-	}
-	if old.DeallocCpuId == b.DeallocCpuId {
-		m.NumSameDeallocCpu++
-	}
-	m.AllocCpuId, m.DeallocCpuId = b.AllocCpuId, b.DeallocCpuId
-	// The longer histogram is kept (the receiver's when equal), the shorter
-	// added into it.
-	long, short := old.Histogram, b.Histogram
-	if b.AccessHistogramSize > old.AccessHistogramSize {
-		long, short = b.Histogram, old.Histogram
-		m.AccessHistogramSize, m.AccessHistogram = b.AccessHistogramSize, b.AccessHistogram
-	}
-	m.Histogram = slices.Clone(long)
-	for i, v := range short {
-		m.Histogram[i] += v
-	}
-	return m
-}
-
 // TestMergeContexts: with MergeContexts, the MIBs of several inputs (in
-// fold order) merge into one per context, equal to refMerge applied to the
+// fold order) merge into one per context, equal to mibref.Merge applied to the
 // raw MIBs with the same call stack (the same PCs: the binaries are not
 // PIE) in input order, histograms included; the output holds each context
 // once, as one input does.
 func TestMergeContexts(t *testing.T) {
-	dir := fixtures(t)
+	dir := memproftest.Fixtures(t)
 	for _, tc := range []struct {
 		name, bin string
 		raws      []string
@@ -102,7 +58,7 @@ func TestMergeContexts(t *testing.T) {
 					}
 					key := fmt.Sprint(pcs)
 					if old, ok := ref[key]; ok {
-						ref[key] = refMerge(old, e.Info)
+						ref[key] = mibref.Merge(old, e.Info)
 					} else {
 						e.Info.Histogram = slices.Clone(e.Info.Histogram)
 						ref[key] = e.Info
