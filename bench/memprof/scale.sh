@@ -35,6 +35,7 @@ mkdir -p "$work"
 cd "$work"
 one=raw/run-01.memprofraw
 echo "input: $(wc -c < "$one") bytes, hard-linked N times; $(nproc) cores"
+r3() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "inf"; else printf "%.3f", a / b }'; }
 row() { # label wall rss [output]
   local size=""
   [ -n "${4:-}" ] && size="$(wc -c < "$4") B"
@@ -57,9 +58,9 @@ for n in $counts; do
   rm -f llvm-d.profdata; measure D llvm-profdata-22 merge --profiled-binary workload -o llvm-d.profdata "${ins[@]}"
   row "llvm default" "$D_wall" "$D_rss" llvm-d.profdata
   printf '  ratios (ours/llvm): merged/llvm-j%s wall %s rss %s | appended/llvm-j%s wall %s rss %s | merged/llvm-default wall %s rss %s\n' \
-    "$n" "$(ratio "$M_wall" "$J_wall")" "$(ratio "$M_rss" "$J_rss")" \
-    "$n" "$(ratio "$A_wall" "$J_wall")" "$(ratio "$A_rss" "$J_rss")" \
-    "$(ratio "$M_wall" "$D_wall")" "$(ratio "$M_rss" "$D_rss")"
+    "$n" "$(r3 "$M_wall" "$J_wall")" "$(r3 "$M_rss" "$J_rss")" \
+    "$n" "$(r3 "$A_wall" "$J_wall")" "$(r3 "$A_rss" "$J_rss")" \
+    "$(r3 "$M_wall" "$D_wall")" "$(r3 "$M_rss" "$D_rss")"
   if cmp -s appended.profdata llvm-j.profdata; then echo "  appended = llvm -j$n: byte-identical"
   else echo "  appended vs llvm -j$n: OUTPUTS DIFFER"; fi
   rm -f merged.profdata appended.profdata llvm-j.profdata llvm-d.profdata
