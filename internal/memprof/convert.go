@@ -54,6 +54,16 @@ type ConvertOptions struct {
 	// Workers bounds the symbolization goroutines (0: GOMAXPROCS). The
 	// result does not depend on it.
 	Workers int
+	// MergeContexts merges allocation contexts instead of appending them
+	// as llvm-profdata does: the MIBs of every input whose call stacks
+	// (after symbolization) are equal become one MIB, combined with the
+	// runtime's MemInfoBlock.Merge in the order the inputs are folded, and
+	// a function's call sites are listed once (the union over all inputs).
+	// The output then grows with the unique contexts, not with the number
+	// of inputs, and the Converter keeps no input's MIBs once folded. The
+	// per-input frame and call-stack runs of LLVM < 20 are not kept: the
+	// bytes are not llvm-profdata's in this mode anyway.
+	MergeContexts bool
 }
 
 func (o ConvertOptions) release() int {

@@ -49,6 +49,13 @@ type Converter struct {
 	release int
 	workers int
 	sym     *symTable
+	// merge is ConvertOptions.MergeContexts: stackMIB[s] is the merged
+	// MemInfoBlock of the alloc sites with call stack s (nil: none yet),
+	// owned by the Converter, and callSet the (record, stack) call sites
+	// listed so far.
+	merge    bool
+	stackMIB []*MemInfoBlock
+	callSet  map[callRef]struct{}
 
 	// The merged writer state (llvm-profdata's context 0), owned by Fold.
 	inputs    int32   // inputs folded so far; input k (1-based) stamps its entries with k
@@ -122,12 +129,17 @@ func NewConverter(bin Symbolizer, opts ConvertOptions) (*Converter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Converter{
+	c := &Converter{
 		bin: bin, tb: tb, release: release, workers: opts.Workers,
 		sym:     &symTable{pcIndex: map[uint64]int32{}, frameID: map[frameTuple]int32{}},
 		symName: map[uint64]string{}, recIndex: map[uint64]int32{},
 		stackOff: []int32{0},
-	}, nil
+		merge:    opts.MergeContexts,
+	}
+	if c.merge {
+		c.callSet = map[callRef]struct{}{}
+	}
+	return c, nil
 }
 
 // FoldOrder returns the order in which n inputs, each in its own writer
@@ -775,7 +787,8 @@ func (c *Converter) fold(p *Prepared, full bool) {
 	for _, fid := range p.frameRun {
 		c.place(fid, p)
 	}
-	if c.release < 20 { // runs only matter to the LLVM 16/19 writers
+	runs := c.release < 20 && !c.merge // runs only matter to the LLVM 16/19 writers
+	if runs {
 		c.frameRuns = append(c.frameRuns, p.frameRun)
 	}
 
@@ -784,6 +797,15 @@ func (c *Converter) fold(p *Prepared, full bool) {
 	for i := range p.mibs {
 		key := p.keys[p.keyOff[i]:p.keyOff[i+1]]
 		s := c.stack(key, p.hashes[i], cur, &csRun)
+		info := p.mibs[i]
+		if c.merge {
+			if m := c.stackMIB[s]; m != nil {
+				m.Merge(info) // the context's sites all share m
+				continue
+			}
+			info = info.clone()
+			c.stackMIB[s] = info
+		}
 		for _, fid := range key {
 			f := &p.frames[fid]
 			ri := c.frameRec[fid] - 1
@@ -791,7 +813,7 @@ func (c *Converter) fold(p *Prepared, full bool) {
 				ri = c.recordIndex(f.Function, cur)
 				c.frameRec[fid] = ri + 1
 			}
-			c.allocs = append(c.allocs, allocRef{rec: ri, stack: s, info: p.mibs[i]})
+			c.allocs = append(c.allocs, allocRef{rec: ri, stack: s, info: info})
 			c.recAlloc[ri]++
 			if !f.IsInlineFrame {
 				break
@@ -810,14 +832,22 @@ func (c *Converter) fold(p *Prepared, full bool) {
 				c.note(s, cur, &csRun)
 			}
 			// LLVM 16/19 append call sites to an existing record; LLVM 22
-			// keeps those of the input that created it.
-			if c.release < 20 || c.recInput[ri] == cur {
+			// keeps those of the input that created it. Merging contexts
+			// keeps each distinct one once, from any input.
+			if c.merge {
+				if _, ok := c.callSet[callRef{ri, s}]; ok {
+					continue
+				}
+				c.callSet[callRef{ri, s}] = struct{}{}
+				c.calls = append(c.calls, callRef{ri, s})
+				c.recCall[ri]++
+			} else if c.release < 20 || c.recInput[ri] == cur {
 				c.calls = append(c.calls, callRef{ri, s})
 				c.recCall[ri]++
 			}
 		}
 	}
-	if c.release < 20 {
+	if runs {
 		c.csRuns = append(c.csRuns, csRun)
 	}
 }
@@ -849,6 +879,9 @@ func (c *Converter) stack(key []int32, h uint64, cur int32, run *[]int32) int32 
 	c.stackFrames = append(c.stackFrames, key...)
 	c.stackOff = append(c.stackOff, int32(len(c.stackFrames)))
 	c.stackStamp = append(c.stackStamp, 0)
+	if c.merge {
+		c.stackMIB = append(c.stackMIB, nil)
+	}
 	c.note(s, cur, run)
 	return s
 }
@@ -860,7 +893,7 @@ func (c *Converter) note(s, cur int32, run *[]int32) {
 		return
 	}
 	c.stackStamp[s] = cur
-	if c.release < 20 {
+	if c.release < 20 && !c.merge {
 		*run = append(*run, s)
 	}
 }

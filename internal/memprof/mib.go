@@ -1,5 +1,7 @@
 package memprof
 
+import "slices"
+
 // Merge folds b into m with the rule of LLVM's MemInfoBlock::Merge
 // (MemProfData.inc), used for a stack id seen in several dumps: totals add,
 // minima and maxima combine, the lifetime-overlap and same-CPU counters
@@ -35,6 +37,14 @@ func (m *MemInfoBlock) Merge(b *MemInfoBlock) {
 		}
 	}
 	m.Histogram = long
+}
+
+// clone returns a copy of m that shares no memory with it (Merge adds
+// into the receiver's histogram in place).
+func (m *MemInfoBlock) clone() *MemInfoBlock {
+	c := *m
+	c.Histogram = slices.Clone(m.Histogram)
+	return &c
 }
 
 // Histogram counter encoding of raw v5 (MemProfData.inc): a 12-bit mantissa

@@ -19,6 +19,8 @@ type Config struct {
 	// valid) writes what the release's llvm-profdata writes.
 	MemProfVersion int
 	FullSchema     bool
+	// MergeContexts is --memprof-merge-contexts (Options.MergeContexts).
+	MergeContexts bool
 	// Paths are the positional inputs (weight 1), Weighted the
 	// --weighted-input values ("W,FILE") and InputFiles the --input-files
 	// list.
@@ -99,5 +101,6 @@ func (c *Config) Options() (Options, error) {
 		Jobs:                 c.Jobs,
 		Failure:              fm,
 		Sample:               c.Sample,
+		MergeContexts:        c.MergeContexts,
 	}, nil
 }

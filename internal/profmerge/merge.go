@@ -46,6 +46,23 @@ type Options struct {
 	BuildIDOutput string
 	// Sample are the sample-profile options (see runSample).
 	Sample SampleOptions
+	// MergeContexts merges MemProf allocation contexts by call stack, as
+	// the MemProf RFC designs, instead of appending every input's as
+	// llvm-profdata does. Raw inputs are then folded in sorted path order
+	// (not in llvm-profdata's writer-context order: the bytes are not
+	// llvm-profdata's anyway); every allocation context (a function's
+	// alloc site with its full call stack) that several inputs, or several
+	// MIBs of one input, share becomes one MIB, combined with
+	// compiler-rt's MemInfoBlock::Merge (the heap profiler's own merge of
+	// equal stacks: totals and AllocCount add, minima and maxima combine,
+	// the latest timestamps and CPU ids decide the overlap and same-CPU
+	// counters, histograms add into the longer); each distinct call site
+	// is listed once. Memory and output grow with the unique contexts plus
+	// the inputs in flight, not with the number of inputs, and a bad input
+	// (--failure-mode all/warn) is skipped without a second pass. Indexed
+	// and YAML inputs are merged the same way, after the raw ones, in
+	// sorted path order.
+	MergeContexts bool
 }
 
 // loaded is one input after reading and decoding.
@@ -233,7 +250,7 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 	if rawProf != nil {
 		profs = append([]*memprof.Profile{rawProf.Profile()}, profs...)
 	}
-	merged := mergeProfiles(profs)
+	merged := mergeProfiles(profs, opts.MergeContexts)
 	if rawProf != nil {
 		// The conversion's scratch (raw inputs, the Converter's indexes,
 		// the alloc-site chunks Profile just laid out, the symbolizer) is
@@ -406,9 +423,10 @@ func convertRaw(opts Options, bin *elfsym.Binary, inputs []Input, rawIdx []int, 
 		var conv *memprof.Converter
 		if opts.Failure != FailAny || len(badAt) == 0 {
 			conv, err = memprof.NewConverter(bin, memprof.ConvertOptions{
-				LLVMRelease: release,
-				NumThreads:  len(cands), // one writer context per input; see Run
-				Workers:     jobs,
+				LLVMRelease:   release,
+				NumThreads:    len(cands), // one writer context per input; see Run
+				Workers:       jobs,
+				MergeContexts: opts.MergeContexts,
 			})
 			if err != nil {
 				return nil, nil, err
@@ -426,11 +444,20 @@ func convertRaw(opts Options, bin *elfsym.Binary, inputs []Input, rawIdx []int, 
 				return conv.Prepare(r)
 			}
 		}
-		err := forEachRaw(inputs, cands, memprof.FoldOrder(len(cands)), jobs, prep, func(i int, l loaded) error {
+		// Merged contexts are folded in path order, which a bad input
+		// does not change: it is skipped and the fold goes on.
+		var order []int
+		if !opts.MergeContexts {
+			order = memprof.FoldOrder(len(cands))
+		}
+		err := forEachRaw(inputs, cands, order, jobs, prep, func(i int, l loaded) error {
 			done++
 			progress("converting inputs %d/%d", done, len(cands))
 			if l.err != nil {
 				badAt[i] = &InputError{Path: l.in.Path, Err: l.err}
+				if opts.MergeContexts && conv != nil {
+					return nil
+				}
 				newBad++
 				validating.Store(true)
 				return nil
@@ -449,6 +476,9 @@ func convertRaw(opts Options, bin *elfsym.Binary, inputs []Input, rawIdx []int, 
 			return nil, nil, err
 		}
 		if newBad == 0 && conv != nil {
+			if len(good) == 0 {
+				return nil, nil, nil // every input bad: applyPolicy says so
+			}
 			p, err := conv.Compact()
 			return p, nil, err
 		}
@@ -540,13 +570,16 @@ func missingBinaryError(raws []*memprof.RawProfile) error {
 // mergeProfiles combines converted, YAML and indexed MemProf profiles:
 // records with the same GUID are merged by appending alloc sites (as LLVM's
 // IndexedMemProfRecord::merge does) and call sites not already present;
-// records keep first-seen order. One profile is returned unchanged.
-func mergeProfiles(ps []*memprof.Profile) *memprof.Profile {
+// records keep first-seen order. With contexts, an alloc site whose call
+// stack the record has already is merged into it (MemInfoBlock.Merge)
+// instead. One profile is returned unchanged.
+func mergeProfiles(ps []*memprof.Profile, contexts bool) *memprof.Profile {
 	if len(ps) == 1 {
 		return ps[0]
 	}
 	out := &memprof.Profile{}
 	byGUID := map[uint64]*memprof.Record{}
+	sites := map[*memprof.Record]map[string]int{} // call stack -> alloc site index
 	for _, p := range ps {
 		for _, r := range p.Records {
 			m, ok := byGUID[r.GUID]
@@ -554,8 +587,22 @@ func mergeProfiles(ps []*memprof.Profile) *memprof.Profile {
 				m = &memprof.Record{GUID: r.GUID}
 				byGUID[r.GUID] = m
 				out.Records = append(out.Records, m)
+				sites[m] = map[string]int{}
 			}
-			m.AllocSites = append(m.AllocSites, r.AllocSites...)
+			for _, a := range r.AllocSites {
+				if !contexts {
+					m.AllocSites = append(m.AllocSites, a)
+					continue
+				}
+				key := framesKey(a.CallStack)
+				if i, ok := sites[m][key]; ok {
+					m.AllocSites[i].Info.Merge(&a.Info)
+					continue
+				}
+				sites[m][key] = len(m.AllocSites)
+				a.Info.Histogram = slices.Clone(a.Info.Histogram) // Merge adds into it
+				m.AllocSites = append(m.AllocSites, a)
+			}
 			for _, cs := range r.CallSites {
 				if !hasCallSite(m.CallSites, cs) {
 					m.CallSites = append(m.CallSites, cs)
@@ -578,11 +625,18 @@ func hasCallSite(list []memprof.CallSite, cs memprof.CallSite) bool {
 
 func callSiteKey(cs memprof.CallSite) string {
 	var b strings.Builder
-	for _, f := range cs.Frames {
-		fmt.Fprintf(&b, "%x:%d:%d:%t;", f.Function, f.LineOffset, f.Column, f.IsInlineFrame)
-	}
+	b.WriteString(framesKey(cs.Frames))
 	for _, g := range cs.CalleeGUIDs {
 		fmt.Fprintf(&b, "%x,", g)
+	}
+	return b.String()
+}
+
+// framesKey is a call stack as a map key.
+func framesKey(frames []memprof.Frame) string {
+	var b strings.Builder
+	for _, f := range frames {
+		fmt.Fprintf(&b, "%x:%d:%d:%t;", f.Function, f.LineOffset, f.Column, f.IsInlineFrame)
 	}
 	return b.String()
 }

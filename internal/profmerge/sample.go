@@ -38,12 +38,13 @@ type SampleOptions struct {
 // sniffSample reports which inputs are sample profiles and which are
 // MemProf ones, by their first bytes.
 func sniffSample(inputs []Input) (sample, memprof []string) {
+	buf := make([]byte, 64<<10) // one buffer: thousands of inputs are read here
 	for _, in := range inputs {
 		f, err := os.Open(in.Path)
 		if err != nil {
 			continue
 		}
-		head := make([]byte, 64<<10)
+		head := buf
 		n, _ := io.ReadFull(f, head)
 		f.Close()
 		head = head[:n]
@@ -223,12 +224,15 @@ func loadSample(opts Options, format string, names *sampleprof.Names, in Input) 
 // loads in flight or waiting, and calls fold with each in index order. It
 // stops at fold's first error.
 func inOrder[T any](n, jobs int, load func(k int) T, fold func(k int, l T) error) error {
-	results := make([]chan T, n)
+	// One load more than jobs is in flight, so that the workers stay busy
+	// while the caller folds the item at the head of the queue. Item k
+	// travels in slot k mod jobs+1: item k+jobs+1 starts only once item k
+	// is folded, so a slot holds one item at a time, and memory does not
+	// grow with n.
+	results := make([]chan T, jobs+1)
 	for k := range results {
 		results[k] = make(chan T, 1)
 	}
-	// One load more than jobs is in flight, so that the workers stay busy
-	// while the caller folds the item at the head of the queue.
 	sem := make(chan struct{}, jobs+1)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -239,11 +243,11 @@ func inOrder[T any](n, jobs int, load func(k int) T, fold func(k int, l T) error
 			case <-stop:
 				return
 			}
-			go func() { results[k] <- load(k) }()
+			go func() { results[k%len(results)] <- load(k) }()
 		}
 	}()
 	for k := range n {
-		err := fold(k, <-results[k])
+		err := fold(k, <-results[k%len(results)])
 		<-sem // the item is folded and unreferenced: let the next load start
 		if err != nil {
 			return err

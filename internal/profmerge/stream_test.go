@@ -178,7 +178,7 @@ func TestRawAndYAMLInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := instrprof.Write(&want, mergeProfiles([]*memprof.Profile{conv, yp}), w); err != nil {
+	if err := instrprof.Write(&want, mergeProfiles([]*memprof.Profile{conv, yp}, false), w); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {

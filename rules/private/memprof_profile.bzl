@@ -64,6 +64,8 @@ def _impl(ctx):
     args.add("--profiled-binary", binary)
     args.add("--build-id-output", build_id)
     args.add_all(merge_flags(version, ctx.attr.memprof_version, ctx.attr.failure_mode, ctx.attr.jobs))
+    if not ctx.attr.merge_contexts:
+        args.add("--memprof-merge-contexts=false")
 
     # Inputs go through a param file (--input-files, one path a line): thousands of raw
     # profiles must not overflow the command line.
@@ -122,6 +124,16 @@ fails naming both build ids when a raw profile comes from another binary.""",
         "memprof_version": attr.string(doc = "MemProf record version (--memprof-version); default: the release's default."),
         "failure_mode": attr.string(default = "any", doc = "any | all | warn, as llvm-profdata's --failure-mode."),
         "jobs": attr.int(default = 0, doc = "-j for the merge; 0 = the tool's default."),
+        "merge_contexts": attr.bool(
+            default = True,
+            doc = "Merge allocation contexts with the same call stack from all runs into one " +
+                  "MIB (the merge tool's --memprof-merge-contexts, its default): the profile " +
+                  "and the action's memory grow with the unique contexts, not with the number " +
+                  "of runs, and a context cold in most runs' allocations is hinted cold by " +
+                  "clang-19 too (appended, clang-19 marks it notcold). False appends every " +
+                  "run's contexts as llvm-profdata does (its bytes). One run gives the same " +
+                  "profile either way. See docs/bazel.md.",
+        ),
         "train": attr.bool(
             default = False,
             doc = "With no `raw` and an executable `binary` target: run the instrumented " +
