@@ -1,14 +1,17 @@
 package profmerge
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/profview"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -95,4 +98,126 @@ func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 	}
 	_, err = w.Write(out)
 	return err
+}
+
+// MemoryShowOptions select a view of `show --memory` besides the dump.
+type MemoryShowOptions struct {
+	Binary  string // profiled binary: required for raw profiles; names functions of indexed ones
+	Release int
+	// Format is "hints" (the hint report), "pprof" (a gzipped pprof
+	// profile) or "html" (a self-contained report).
+	Format string
+	// Thresholds are clang -memprof-* options ("-memprof-x=v").
+	Thresholds []string
+}
+
+// ShowMemoryView writes the hints, pprof or HTML view of the MemProf
+// profile at path (raw, indexed or YAML).
+func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
+	t := profview.DefaultThresholds(o.Release)
+	for _, f := range o.Thresholds {
+		if err := t.Set(f); err != nil {
+			return err
+		}
+	}
+	p, err := LoadMemProf(path, o.Binary, o.Release)
+	if err != nil {
+		return err
+	}
+	ctxs := profview.Contexts(p, t)
+	switch o.Format {
+	case "hints":
+		return profview.WriteHints(w, ctxs, t, p.SymbolNames)
+	case "pprof":
+		return profview.Profile(ctxs, t, p.SymbolNames).Write(w)
+	case "html":
+		return profview.WriteHTML(w, ctxs, t, p.SymbolNames, profview.HTMLOptions{Title: filepath.Base(path)})
+	}
+	return fmt.Errorf("unknown view %q (hints, pprof, html)", o.Format)
+}
+
+// LoadMemProf reads the MemProf profile at path as a model: a raw profile
+// converted against binary as llvm-profdata of release converts it, an
+// indexed profile's MemProf section, or a YAML profile. For indexed and
+// YAML profiles, a binary (optional) names the functions its symbol table
+// has, by their GUIDs.
+func LoadMemProf(path, binary string, release int) (*memprof.Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p *memprof.Profile
+	switch Detect(data) {
+	case KindMemProfRaw:
+		raw, err := memprof.ReadRaw(path, data)
+		if err != nil {
+			return nil, err
+		}
+		if binary == "" {
+			return nil, missingBinaryError([]*memprof.RawProfile{raw})
+		}
+		bin, err := elfsym.Open(binary, &elfsym.Options{DWARFOnly: true})
+		if err != nil {
+			return nil, fmt.Errorf("profiled binary: %w", err)
+		}
+		defer bin.Close()
+		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{LLVMRelease: release})
+	case KindIndexed:
+		f, err := instrprof.Read(path, data)
+		if err != nil {
+			return nil, err
+		}
+		if f.Profile == nil {
+			return nil, fmt.Errorf("%s: indexed profile has no MemProf data", path)
+		}
+		p = f.Profile
+	case KindMemProfYAML:
+		if p, err = instrprof.ReadYAML(path, data); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New(path + ": not a MemProf profile (raw, indexed or YAML)")
+	}
+	if binary != "" {
+		if err := nameFromSymbols(p, binary); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// nameFromSymbols adds to p.SymbolNames the function symbols of binary
+// whose GUID (of the canonical name) some frame uses.
+func nameFromSymbols(p *memprof.Profile, binary string) error {
+	ef, err := elf.Open(binary)
+	if err != nil {
+		return fmt.Errorf("profiled binary: %w", err)
+	}
+	defer ef.Close()
+	syms, err := ef.Symbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		return fmt.Errorf("profiled binary %s: %w", binary, err)
+	}
+	byGUID := map[uint64]string{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Name != "" {
+			n := memprof.CanonicalName(s.Name)
+			byGUID[memprof.GUID(n)] = n
+		}
+	}
+	names := map[uint64]string{}
+	for k, v := range p.SymbolNames {
+		names[k] = v
+	}
+	for _, r := range p.Records {
+		for _, a := range r.AllocSites {
+			for _, f := range a.CallStack {
+				if n, ok := byGUID[f.Function]; ok && names[f.Function] == "" {
+					names[f.Function] = n
+				}
+			}
+		}
+	}
+	p.SymbolNames = names
+	return nil
 }

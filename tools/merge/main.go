@@ -3,6 +3,7 @@
 //
 //	merge -o OUT --profiled-binary BIN [--llvm-version 16|19|22] RAW...
 //	merge show --memory [--profiled-binary BIN] FILE
+//	merge show --memory --hints|--format=pprof|html [-o OUT] [-memprof-*=V]... FILE
 //	merge show --sample [--function NAME] [--topn N] [--show-sec-info-only] FILE
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
@@ -21,11 +22,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
+	"github.com/rules-pgo/rules_pgo/internal/profview"
 )
 
 const tool = "merge"
@@ -126,12 +129,27 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 		release        = llvmrelease.Default
 		memory, sample bool
 		so             profmerge.SampleShowOptions
+		view           = "text"
+		thresholds     []string
 	)
 	fs := cli.NewFlagSet(tool, "merge show --memory|--sample [options] <file>")
 	fs.Summary = `Prints a profile as text:
   --memory, a raw profile (with --profiled-binary): like llvm-profdata show --memory
   --memory, an indexed profile: the YAML MemProf form LLVM 20+ reads and writes
-  --sample (text, binary or extbinary): what llvm-profdata show --sample prints`
+  --sample (text, binary or extbinary): what llvm-profdata show --sample prints
+
+Views of a MemProf profile (raw with --profiled-binary, indexed or YAML):
+  --hints          the allocation type (cold, notcold, hot) clang --llvm-version
+                   derives for every allocation context, why, and a summary;
+                   clang's threshold options are accepted as clang spells them
+  --format=pprof   a pprof profile (gzipped; go tool pprof -top OUT.pb.gz)
+  --format=html    a self-contained HTML report with a flame graph
+
+Examples:
+  merge show --memory --hints --profiled-binary app app.memprofraw.123
+  merge show --memory --hints --llvm-version 22 -memprof-ave-lifetime-cold-threshold=0 app.profdata
+  merge show --memory --format=pprof -o app.pb.gz --profiled-binary app app.memprofraw.123
+  merge show --memory --format=html -o app.html app.profdata`
 	fs.BoolFlag(&memory, true, "Show MemProf data", "--memory")
 	fs.BoolFlag(&sample, true, "Show a sample profile", "--sample")
 	fs.StringValue(&binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
@@ -140,6 +158,44 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function",
 		Set: func(_, v string) error {
 			so.Function, so.HasFunction = v, true
+			return nil
+		}})
+	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|hints|pprof|html>",
+		Help: "Memory: text (the dump, default), hints, pprof or html",
+		Set: func(_, v string) error {
+			switch v {
+			case "text", "hints", "pprof", "html":
+				view = v
+				return nil
+			}
+			return fmt.Errorf("unknown format %q (text, hints, pprof, html)", v)
+		}})
+	fs.Add(&cli.Option{Names: []string{"--hints"}, Kind: cli.Flag, Help: "Memory: the hints clang derives (--format=hints)",
+		Set: func(string, string) error {
+			view = "hints"
+			return nil
+		}})
+	for _, name := range profview.FlagNames() {
+		o := &cli.Option{Names: []string{"-" + name, "--" + name}, Kind: cli.Value, MetaVar: "<N>", Hidden: true,
+			Set: func(n, v string) error {
+				thresholds = append(thresholds, n+"="+v)
+				return nil
+			}}
+		if name == "memprof-use-hot-hints" {
+			o.Kind = cli.Flag
+			o.Set = func(n, _ string) error {
+				thresholds = append(thresholds, n)
+				return nil
+			}
+			o.Names = append(o.Names, "-"+name+"=true", "-"+name+"=false", "--"+name+"=true", "--"+name+"=false")
+		}
+		fs.Add(o)
+	}
+	fs.Add(&cli.Option{Names: []string{"-mllvm"}, Kind: cli.Value, MetaVar: "<-memprof-option=value>",
+		Help: "Memory: a clang -memprof-* threshold option for --hints, --format=pprof|html (also accepted without -mllvm): " +
+			strings.Join(profview.FlagNames(), ", "),
+		Set: func(_, v string) error {
+			thresholds = append(thresholds, v)
 			return nil
 		}})
 	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions", "--topn")
@@ -156,6 +212,19 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("--memory and --sample exclude each other")
 	}
 	show := func(w io.Writer) error { return profmerge.Show(w, pos[0], binary, release) }
+	if view != "text" || len(thresholds) > 0 {
+		if sample {
+			return cli.Usagef("--hints, --format and the -memprof-* options apply to --memory")
+		}
+		if view == "text" {
+			return cli.Usagef("-memprof-* options need --hints, --format=pprof or --format=html")
+		}
+		if _, ok := llvmrelease.Lookup(release); !ok {
+			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
+		}
+		mo := profmerge.MemoryShowOptions{Binary: binary, Release: release, Format: view, Thresholds: thresholds}
+		show = func(w io.Writer) error { return profmerge.ShowMemoryView(w, pos[0], mo) }
+	}
 	if sample {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())

@@ -1,0 +1,116 @@
+package profview
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/pprof/profile"
+	"github.com/rules-pgo/rules_pgo/internal/demangle"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+)
+
+// The sample types of Profile, in value order. Every value sums
+// meaningfully over contexts, so pprof's aggregated views stay true.
+var pprofSampleTypes = []*profile.ValueType{
+	{Type: "alloc_objects", Unit: "count"}, // AllocCount
+	{Type: "alloc_space", Unit: "bytes"},   // TotalSize
+	{Type: "cold_space", Unit: "bytes"},    // TotalSize of contexts hinted cold
+	{Type: "hot_space", Unit: "bytes"},     // TotalSize of contexts hinted hot
+	{Type: "accesses", Unit: "count"},      // TotalAccessCount
+	{Type: "lifetime", Unit: "milliseconds"},
+	// TotalLifetimeAccessDensity: hundredths of accesses per byte per
+	// second, summed over the allocations (divide by alloc_objects and
+	// 100 for the average clang compares with its thresholds).
+	{Type: "lifetime_access_density", Unit: "count"},
+}
+
+// Profile converts ctxs to a pprof profile: one sample per context, its
+// call stack as locations (one location per machine-level frame, the
+// frames inlined into it as its lines, leaf first), the values of
+// pprofSampleTypes, the label "hint" (cold, notcold, hot) and the numeric
+// labels "bytes" (average size) and "lifetime" (average, ms).
+//
+// MemProf keeps no addresses, file names or absolute lines: a line is the
+// offset from the function's first line (Function.StartLine is 0), and
+// its column is the column.
+func Profile(ctxs []Context, t Thresholds, names map[uint64]string) *profile.Profile {
+	p := &profile.Profile{
+		SampleType:        pprofSampleTypes,
+		DefaultSampleType: "alloc_space",
+		Comments: []string{
+			fmt.Sprintf("MemProf allocation contexts; hints as clang %d derives them with -mllvm %s",
+				t.Release, strings.Join(t.Flags(), " -mllvm ")),
+			"lines are offsets from the function's first line, as MemProf records them",
+		},
+	}
+	funcs := map[uint64]*profile.Function{}
+	locs := map[string]*profile.Location{}
+	function := func(guid uint64) *profile.Function {
+		if f := funcs[guid]; f != nil {
+			return f
+		}
+		sys := FrameName(memprof.Frame{Function: guid}, names)
+		name := sys
+		if d, ok := demangle.Demangle(sys); ok {
+			name = d
+		}
+		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: sys}
+		funcs[guid] = f
+		p.Function = append(p.Function, f)
+		return f
+	}
+	for i := range ctxs {
+		c := &ctxs[i]
+		s := &profile.Sample{
+			Value:    contextValues(c),
+			Label:    map[string][]string{"hint": {c.Decision.Type.String()}},
+			NumLabel: map[string][]int64{"bytes": {int64(c.Info.TotalSize / uint64(max(c.Info.AllocCount, 1)))}, "lifetime": {int64(c.Info.TotalLifetime / uint64(max(c.Info.AllocCount, 1)))}},
+			NumUnit:  map[string][]string{"bytes": {"bytes"}, "lifetime": {"milliseconds"}},
+		}
+		for _, group := range machineFrames(c.Frames) {
+			key := fmt.Sprint(group)
+			l := locs[key]
+			if l == nil {
+				l = &profile.Location{ID: uint64(len(p.Location) + 1)}
+				for _, f := range group {
+					l.Line = append(l.Line, profile.Line{Function: function(f.Function), Line: int64(f.LineOffset), Column: int64(f.Column)})
+				}
+				locs[key] = l
+				p.Location = append(p.Location, l)
+			}
+			s.Location = append(s.Location, l)
+		}
+		p.Sample = append(p.Sample, s)
+	}
+	return p
+}
+
+func contextValues(c *Context) []int64 {
+	m := c.Info
+	v := []int64{int64(m.AllocCount), int64(m.TotalSize), 0, 0, int64(m.TotalAccessCount), int64(m.TotalLifetime), int64(m.TotalLifetimeAccessDensity)}
+	switch c.Decision.Type {
+	case Cold:
+		v[2] = int64(m.TotalSize)
+	case Hot:
+		v[3] = int64(m.TotalSize)
+	}
+	return v
+}
+
+// machineFrames splits a call stack (leaf first) into the frames of each
+// machine-level call site: every group ends with its first frame that is
+// not inlined.
+func machineFrames(frames []memprof.Frame) [][]memprof.Frame {
+	var out [][]memprof.Frame
+	start := 0
+	for i, f := range frames {
+		if !f.IsInlineFrame {
+			out = append(out, frames[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(frames) {
+		out = append(out, frames[start:])
+	}
+	return out
+}
