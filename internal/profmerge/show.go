@@ -129,7 +129,11 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 	case "hints":
 		return profview.WriteHints(w, ctxs, t, p.SymbolNames)
 	case "pprof":
-		return profview.Profile(ctxs, t, p.SymbolNames).Write(w)
+		bin := ""
+		if o.Binary != "" {
+			bin = filepath.Base(o.Binary)
+		}
+		return profview.Profile(ctxs, t, p.SymbolNames, bin).Write(w)
 	case "html":
 		return profview.WriteHTML(w, ctxs, t, p.SymbolNames, profview.HTMLOptions{Title: filepath.Base(path)})
 	}

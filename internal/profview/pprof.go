@@ -33,8 +33,14 @@ var pprofSampleTypes = []*profile.ValueType{
 // MemProf keeps no addresses, file names or absolute lines: a line is the
 // offset from the function's first line (Function.StartLine is 0), and
 // its column is the column.
-func Profile(ctxs []Context, t Thresholds, names map[uint64]string) *profile.Profile {
+//
+// binary, if not empty, names the profiled binary in the one mapping
+// (which says functions, lines and inline frames are all there, so pprof
+// symbolizes nothing).
+func Profile(ctxs []Context, t Thresholds, names map[uint64]string, binary string) *profile.Profile {
+	m := &profile.Mapping{ID: 1, File: binary, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
 	p := &profile.Profile{
+		Mapping:           []*profile.Mapping{m},
 		SampleType:        pprofSampleTypes,
 		DefaultSampleType: "alloc_space",
 		Comments: []string{
@@ -71,7 +77,7 @@ func Profile(ctxs []Context, t Thresholds, names map[uint64]string) *profile.Pro
 			key := fmt.Sprint(group)
 			l := locs[key]
 			if l == nil {
-				l = &profile.Location{ID: uint64(len(p.Location) + 1)}
+				l = &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: m}
 				for _, f := range group {
 					l.Line = append(l.Line, profile.Line{Function: function(f.Function), Line: int64(f.LineOffset), Column: int64(f.Column)})
 				}
