@@ -166,6 +166,9 @@ func flameGraph(ctxs []Context, dn map[uint64]string) ([]flameRect, int) {
 				best, cls = n.bytes[ty], ty.String()
 			}
 		}
+		if d == 0 {
+			cls = "all"
+		}
 		var parts []string
 		for _, ty := range AllocTypes {
 			if n.bytes[ty] > 0 {
@@ -222,7 +225,8 @@ code, .stack { font: 12px/1.3 ui-monospace, monospace; }
 .stack { white-space: pre; }
 .cold { background: #cfe3ff; } .hot { background: #ffd0c8; } .notcold { background: #f1f1e6; }
 svg rect.cold { fill: #6fa8e6; } svg rect.hot { fill: #e8674f; } svg rect.notcold { fill: #e6c36f; }
-svg rect { stroke: #fff; stroke-width: .5; }
+svg rect.all { fill: #bbb; } svg rect { stroke: #fff; stroke-width: .5; }
+.wide { overflow-x: auto; } .legend span { padding: 0 .6em; margin-right: .4em; }
 svg text { font: 11px ui-monospace, monospace; pointer-events: none; }
 </style>
 </head>
@@ -236,18 +240,22 @@ svg text { font: 11px ui-monospace, monospace; pointer-events: none; }
 {{range .Summary}}<tr class="{{.Type}}"><td>{{.Type}}</td><td class="n" id="summary-{{.Type}}-contexts">{{.Contexts}}</td><td class="n" id="summary-{{.Type}}-bytes">{{.Bytes}}</td><td class="n" id="summary-{{.Type}}-allocations">{{.Allocs}}</td></tr>
 {{end}}</table>
 <h2>Flame graph: bytes allocated by calling context</h2>
+<p class="legend">Callers above callees; width is bytes; colour is the hint of most of a frame's bytes:
+<span class="cold">cold</span><span class="notcold">notcold</span><span class="hot">hot</span> (hover for the numbers).</p>
+<div class="wide">
 <svg id="flame" xmlns="http://www.w3.org/2000/svg" width="{{w}}" height="{{.FlameHeight}}" viewBox="0 0 {{w}} {{.FlameHeight}}">
 {{range .Flame}}<g><title>{{.Title}}</title><rect class="{{.Class}}" x="{{f1 .X}}" y="{{.Y}}" width="{{f1 .W}}" height="17"></rect>{{if .ShowLabel}}<text x="{{f1 .X}}" dx="3" y="{{.Y}}" dy="13">{{clip .Label .W}}</text>{{end}}</g>
 {{end}}</svg>
+</div>
 <h2>Largest contexts</h2>
 {{template "ctxs" .Top}}
 {{range .ByHint}}<h2>Largest {{.Type}} contexts</h2>
 {{if .Rows}}{{template "ctxs" .Rows}}{{else}}<p>none</p>{{end}}
 {{end}}</body>
 </html>
-{{define "ctxs"}}<table>
+{{define "ctxs"}}<div class="wide"><table>
 <tr><th>hint</th><th>bytes</th><th>allocations</th><th>why</th><th>stack (leaf first)</th></tr>
 {{range .}}<tr class="{{.Type}}"><td>{{.Type}}</td><td class="n">{{.Bytes}}</td><td class="n">{{.Allocs}}</td><td>{{.Why}}</td><td class="stack">{{range $i, $f := .Stack}}{{if $i}}
 {{end}}{{$f}}{{end}}</td></tr>
-{{end}}</table>{{end}}
+{{end}}</table></div>{{end}}
 `))
