@@ -1,6 +1,7 @@
 package profmerge
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -190,35 +191,59 @@ func LoadMemProf(path, binary string, release int) (*memprof.Profile, error) {
 	return p, nil
 }
 
-// nameFromSymbols adds to p.SymbolNames the function symbols of binary
-// whose GUID (of the canonical name) some frame uses.
+// nameFromSymbols adds to p.SymbolNames the names of binary's functions
+// whose GUID (of the canonical linkage name) some frame uses: from the
+// DWARF subprograms (inlined functions too) and the ELF symbol table.
 func nameFromSymbols(p *memprof.Profile, binary string) error {
 	ef, err := elf.Open(binary)
 	if err != nil {
 		return fmt.Errorf("profiled binary: %w", err)
 	}
 	defer ef.Close()
-	syms, err := ef.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
-		return fmt.Errorf("profiled binary %s: %w", binary, err)
-	}
-	byGUID := map[uint64]string{}
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Name != "" {
-			n := memprof.CanonicalName(s.Name)
-			byGUID[memprof.GUID(n)] = n
+	want := map[uint64]bool{}
+	for _, r := range p.Records {
+		for _, a := range r.AllocSites {
+			for _, f := range a.CallStack {
+				if p.SymbolNames[f.Function] == "" {
+					want[f.Function] = true
+				}
+			}
 		}
 	}
 	names := map[uint64]string{}
 	for k, v := range p.SymbolNames {
 		names[k] = v
 	}
-	for _, r := range p.Records {
-		for _, a := range r.AllocSites {
-			for _, f := range a.CallStack {
-				if n, ok := byGUID[f.Function]; ok && names[f.Function] == "" {
-					names[f.Function] = n
-				}
+	add := func(name string) {
+		if name == "" {
+			return
+		}
+		n := memprof.CanonicalName(name)
+		if g := memprof.GUID(n); want[g] {
+			names[g] = n
+			delete(want, g)
+		}
+	}
+	syms, _ := ef.Symbols() // none is fine: DWARF may name everything
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			add(s.Name)
+		}
+	}
+	if d, err := ef.DWARF(); err == nil && len(want) > 0 {
+		r := d.Reader()
+		for len(want) > 0 {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				break // names are a convenience: keep what was found
+			}
+			if e.Tag != dwarf.TagSubprogram {
+				continue
+			}
+			if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+				add(n)
+			} else if n, ok := e.Val(dwarf.AttrName).(string); ok {
+				add(n)
 			}
 		}
 	}

@@ -222,6 +222,12 @@ Examples:
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
+		th := profview.DefaultThresholds(release)
+		for _, o := range thresholds {
+			if err := th.Set(o); err != nil {
+				return cli.Usagef("%v", err)
+			}
+		}
 		mo := profmerge.MemoryShowOptions{Binary: binary, Release: release, Format: view, Thresholds: thresholds}
 		show = func(w io.Writer) error { return profmerge.ShowMemoryView(w, pos[0], mo) }
 	}
