@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
@@ -33,15 +34,19 @@ type program struct {
 // for release n.
 func programs(t *testing.T, n int) []program {
 	dir := memproftest.Fixtures(t)
-	return []program{
+	progs := []program{
 		{"app-a", dir, []string{"app.cc"}, fmt.Sprintf("app-llvm%d-nopie", n), fmt.Sprintf("app-llvm%d-nopie-a.memprofraw", n), nil},
 		{"app-b", dir, []string{"app.cc"}, fmt.Sprintf("app-llvm%d-nopie", n), fmt.Sprintf("app-llvm%d-nopie-b.memprofraw", n), nil},
 		{"many", dir, []string{"many.cc"}, fmt.Sprintf("many-llvm%d", n), fmt.Sprintf("many-llvm%d.memprofraw", n), nil},
-		{"hist", dir, []string{"hist.cc"}, fmt.Sprintf("hist-llvm%d", n), fmt.Sprintf("hist-llvm%d.memprofraw", n), nil},
-		// The example with its BUILD's threshold too (OPT_COPTS).
-		{"example", exampleFixture(t, n), exampleSources, "example", "example.memprofraw",
-			[][]string{{"-memprof-ave-lifetime-cold-threshold=0"}}},
 	}
+	if n < 19 {
+		return progs // no histograms, and the example's thresholds are LLVM 17+ options
+	}
+	return append(progs,
+		program{"hist", dir, []string{"hist.cc"}, fmt.Sprintf("hist-llvm%d", n), fmt.Sprintf("hist-llvm%d.memprofraw", n), nil},
+		// The example with its BUILD's threshold too (OPT_COPTS).
+		program{"example", exampleFixture(t, n), exampleSources, "example", "example.memprofraw",
+			[][]string{{"-memprof-ave-lifetime-cold-threshold=0"}}})
 }
 
 var exampleSources = []string{"main.cc", "alloc/hot_cold_new.cc", "alloc/workload.cc"}
@@ -99,15 +104,17 @@ func exampleFixture(t *testing.T, n int) string {
 }
 
 // TestHintsMatchClang checks --hints context by context against what
-// clang-19 and clang-22 derive from the same profile: the types
+// clang-16, -19 and -22 derive from the same profile: the types
 // -memprof-print-match-info prints for every matched context (keyed by
-// the full context id) and the types of the !memprof MIBs clang attaches
-// (each MIB stands for the contexts whose frames' stack ids start with
-// its stack). Every program is checked with the release's default
+// the full context id; LLVM 17+), the types of the !memprof MIBs clang
+// attaches (each MIB stands for the contexts whose frames' stack ids
+// start with its stack) and the "memprof" attributes of calls whose
+// contexts all have one type (the contexts under the stack ids of the
+// call's inline chain). Every program is checked with the release's default
 // thresholds and with thresholds chosen from the profile so that cold,
 // notcold and hot all occur.
 func TestHintsMatchClang(t *testing.T) {
-	for _, n := range []int{19, 22} {
+	for _, n := range []int{16, 19, 22} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			clang := testenv.Tool(t, fmt.Sprintf("clang++-%d", n))
 			profdata := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", n))
@@ -164,7 +171,11 @@ func TestHintsMatchClang(t *testing.T) {
 func mixedThresholds(t *testing.T, ctxs []profview.Context, n int) []string {
 	var ds []float64
 	for _, c := range ctxs {
-		ds = append(ds, float64(c.Decision.Density))
+		if n <= 16 {
+			ds = append(ds, float64(c.Decision.AccessesPerByte))
+		} else {
+			ds = append(ds, float64(c.Decision.Density))
+		}
 	}
 	slices.Sort(ds)
 	ds = slices.Compact(ds)
@@ -173,6 +184,10 @@ func mixedThresholds(t *testing.T, ctxs []profview.Context, n int) []string {
 	}
 	mid := len(ds) / 2
 	cold := (ds[mid-1] + ds[mid]) / 2
+	if n <= 16 {
+		return []string{"-memprof-min-lifetime-cold-threshold=0",
+			"-memprof-accesses-per-byte-cold-threshold=" + strconv.FormatFloat(cold, 'g', 8, 64)}
+	}
 	hot := uint64((ds[len(ds)-2] + ds[len(ds)-1]) / 2)
 	flags := []string{
 		"-memprof-ave-lifetime-cold-threshold=0",
@@ -205,8 +220,13 @@ func compileWithProfile(t *testing.T, n int, clang, profdata string, prog progra
 			for _, src := range prog.srcs {
 				// The flags of gen.sh's build, without -fmemory-profile.
 				args := []string{"-O1", "-gmlt", "-fdebug-info-for-profiling", "-mno-omit-leaf-frame-pointer", "-fno-omit-frame-pointer",
-					"-fno-optimize-sibling-calls", "-m64", "-pthread", "-I", filepath.Join(dir, "src"),
-					"-fmemory-profile-use=" + pd, "-mllvm", "-memprof-print-match-info"}
+					"-fno-optimize-sibling-calls", "-m64", "-pthread", "-I", filepath.Join(dir, "src")}
+				if n <= 16 {
+					// LLVM 16 matches MemProf inside PGO use (-pgo-match-memprof).
+					args = append(args, "-fprofile-use="+pd)
+				} else {
+					args = append(args, "-fmemory-profile-use="+pd, "-mllvm", "-memprof-print-match-info")
+				}
 				for _, f := range flags {
 					args = append(args, "-mllvm", f)
 				}
@@ -282,15 +302,38 @@ func compareWithClang(t *testing.T, ctxs []profview.Context, log, ll string) str
 		}
 		perType[m[1]]++
 	}
-	if len(seen) == 0 {
+	mibs, attrs := parseMIBs(t, ll)
+	if len(seen) == 0 && len(attrs) == 0 {
 		t.Errorf("clang matched no context; its output:\n%s", log)
 	}
-	mibs := parseMIBs(t, ll)
+	for _, a := range attrs {
+		var types []string
+		for i := range ctxs {
+			if hasPrefix(stackIDs(&ctxs[i]), a.stack) {
+				types = append(types, ctxs[i].Hint.String())
+			}
+		}
+		if len(types) == 0 {
+			t.Errorf("call with \"memprof\"=%q at %v: no context of the profile has that stack", a.typ, a.stack)
+		}
+		if a.typ == "ambiguous" { // LLVM 21+ marks calls whose contexts need !memprof
+			if len(slices.Compact(slices.Sorted(slices.Values(types)))) < 2 {
+				t.Errorf("call with \"memprof\"=\"ambiguous\" at %v: contexts under it all have hint %s", a.stack, types[0])
+			}
+			continue
+		}
+		for _, ty := range types {
+			if ty != a.typ {
+				t.Errorf("call with \"memprof\"=%q at %v: contexts under it have hints %v", a.typ, a.stack, types)
+				break
+			}
+		}
+	}
 	for _, mib := range mibs {
 		var types []string
 		for i := range ctxs {
 			if hasPrefix(stackIDs(&ctxs[i]), mib.stack) {
-				types = append(types, ctxs[i].Decision.Type.String())
+				types = append(types, ctxs[i].Hint.String())
 			}
 		}
 		if len(types) == 0 {
@@ -303,7 +346,7 @@ func compareWithClang(t *testing.T, ctxs []profview.Context, log, ll string) str
 			}
 		}
 	}
-	return fmt.Sprintf("%d contexts, %d matched by clang %v, %d MIBs", len(ctxs), len(seen), perType, len(mibs))
+	return fmt.Sprintf("%d contexts, %d matched by clang %v, %d MIBs, %d calls with a memprof attribute", len(ctxs), len(seen), perType, len(mibs), len(attrs))
 }
 
 // contextKeys lists id, hint and size of every context, sorted.
@@ -339,17 +382,25 @@ var (
 )
 
 // parseMIBs returns every MIB of the !memprof attachments in ll (one or
-// more modules, each ending with a "; ---- module end" line).
-func parseMIBs(t *testing.T, ll string) []mib {
+// more modules, each ending with a "; ---- module end" line), and every
+// call given a "memprof" attribute instead, as a "MIB" whose stack is the
+// stack ids of the call's inline chain (from its !dbg location).
+func parseMIBs(t *testing.T, ll string) (mibs, attrs []mib) {
 	t.Helper()
-	var out []mib
 	for _, m := range strings.Split(ll, "\n; ---- module end\n") {
-		out = append(out, parseModuleMIBs(t, m)...)
+		a, b := parseModuleMIBs(t, m)
+		mibs, attrs = append(mibs, a...), append(attrs, b...)
 	}
-	return out
+	return mibs, attrs
 }
 
-func parseModuleMIBs(t *testing.T, ll string) []mib {
+var (
+	attrGroupRE = regexp.MustCompile(`(?m)^attributes #(\d+) = \{.*"memprof"="(\w+)"`)
+	attrCallRE  = regexp.MustCompile(`(?m)^.* call .*\) #(\d+)(?:,.*)? !dbg !(\d+)`)
+	fieldRE     = regexp.MustCompile(`(\w+): ("[^"]*"|[^,)]+)`)
+)
+
+func parseModuleMIBs(t *testing.T, ll string) (out, attrs []mib) {
 	t.Helper()
 	nodes := map[string][]string{}
 	for _, m := range mdRE.FindAllStringSubmatch(ll, -1) {
@@ -362,7 +413,6 @@ func parseModuleMIBs(t *testing.T, ll string) []mib {
 		}
 		return n
 	}
-	var out []mib
 	done := map[string]bool{}
 	for _, m := range memprofRE.FindAllStringSubmatch(ll, -1) {
 		if done[m[1]] {
@@ -386,5 +436,45 @@ func parseModuleMIBs(t *testing.T, ll string) []mib {
 			out = append(out, b)
 		}
 	}
-	return out
+	// Specialized metadata (!DILocation(...), !DISubprogram(...)) by number.
+	fields := map[string]map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^!(\d+) = (?:distinct )?!DI\w+\((.*)\)$`).FindAllStringSubmatch(ll, -1) {
+		f := map[string]string{}
+		for _, kv := range fieldRE.FindAllStringSubmatch(m[2], -1) {
+			f[kv[1]] = strings.Trim(kv[2], `"`)
+		}
+		fields[m[1]] = f
+	}
+	groups := map[string]string{}
+	for _, m := range attrGroupRE.FindAllStringSubmatch(ll, -1) {
+		groups[m[1]] = m[2]
+	}
+	for _, m := range attrCallRE.FindAllStringSubmatch(ll, -1) {
+		ty, ok := groups[m[1]]
+		if !ok {
+			continue
+		}
+		var stack []uint64
+		for loc := m[2]; loc != ""; loc = strings.TrimPrefix(fields[loc]["inlinedAt"], "!") {
+			l := fields[loc]
+			sp := fields[strings.TrimPrefix(l["scope"], "!")]
+			for sp != nil && sp["linkageName"] == "" && sp["scope"] != "" && sp["name"] == "" { // lexical blocks
+				sp = fields[strings.TrimPrefix(sp["scope"], "!")]
+			}
+			if l == nil || sp == nil {
+				t.Fatalf("!dbg !%s: no location or subprogram", loc)
+			}
+			name := sp["linkageName"]
+			if name == "" {
+				name = sp["name"]
+			}
+			line, _ := strconv.ParseUint(l["line"], 10, 32)
+			spLine, _ := strconv.ParseUint(sp["line"], 10, 32)
+			col, _ := strconv.ParseUint(l["column"], 10, 32)
+			f := memprof.Frame{Function: memprof.GUID(name), LineOffset: uint32(line-spLine) & 0xffff}
+			stack = append(stack, profview.StackID(f, uint32(col)))
+		}
+		attrs = append(attrs, mib{stack, ty})
+	}
+	return out, attrs
 }

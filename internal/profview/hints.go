@@ -257,8 +257,17 @@ type Context struct {
 	// ID is LLVM's full context id (computeFullStackId: the first 8 bytes
 	// of BLAKE3 over Function, LineOffset, Column of every frame), what
 	// clang's -memprof-print-match-info prints.
-	ID       uint64
+	ID uint64
+	// Decision is getAllocType's answer for the context alone (what
+	// -memprof-print-match-info prints).
 	Decision Decision
+	// Hint is the type clang attaches to the context's allocation call.
+	// It differs from Decision.Type in one case: from LLVM 20 on, hot is
+	// only hinted for unambiguously hot allocations, so a hot context of
+	// an allocation call that also has other contexts becomes notcold
+	// (CallStackTrie's convertHotToNotCold); HintNote then says so.
+	Hint     AllocType
+	HintNote string
 }
 
 // Contexts returns the distinct allocation call stacks of p (an alloc
@@ -275,11 +284,36 @@ func Contexts(p *memprof.Profile, t Thresholds) []Context {
 				continue
 			}
 			seen[id] = true
-			out = append(out, Context{Frames: a.CallStack, Info: &a.Info, ID: id, Decision: t.Classify(&a.Info)})
+			d := t.Classify(&a.Info)
+			out = append(out, Context{Frames: a.CallStack, Info: &a.Info, ID: id, Decision: d, Hint: d.Type})
+		}
+	}
+	if t.Release > 19 {
+		// The contexts of one allocation call share the inline chain of
+		// the allocation's PC: the frames up to the first one not inlined.
+		types := map[string]AllocType{}
+		for i := range out {
+			types[callKey(out[i].Frames)] |= out[i].Decision.Type
+		}
+		for i := range out {
+			c := &out[i]
+			if c.Hint == Hot && types[callKey(c.Frames)] != Hot {
+				c.Hint = NotCold
+				c.HintNote = "hot, but its allocation call has other contexts too: clang hints hot only for unambiguously hot allocations"
+			}
 		}
 	}
 	sortContexts(out, func(c *Context) uint64 { return c.Info.TotalSize })
 	return out
+}
+
+// callKey identifies the allocation call of a context: its leaf frames up
+// to the first that is not inlined.
+func callKey(frames []memprof.Frame) string {
+	if g := machineFrames(frames); len(g) > 0 {
+		return fmt.Sprint(g[0])
+	}
+	return ""
 }
 
 // FullStackID is memprof::computeFullStackId.
@@ -308,12 +342,12 @@ type Summary struct {
 	TotalBytes, TotalAllocs uint64
 }
 
-// Summarize sums ctxs per type.
+// Summarize sums ctxs per hint (the type clang attaches).
 func Summarize(ctxs []Context) Summary {
 	s := Summary{Contexts: map[AllocType]uint64{}, Bytes: map[AllocType]uint64{}, Allocs: map[AllocType]uint64{}}
 	for i := range ctxs {
 		c := &ctxs[i]
-		t := c.Decision.Type
+		t := c.Hint
 		s.Contexts[t]++
 		s.Bytes[t] += c.Info.TotalSize
 		s.Allocs[t] += uint64(c.Info.AllocCount)

@@ -36,7 +36,10 @@ func WriteHTML(w io.Writer, ctxs []Context, t Thresholds, names map[uint64]strin
 	page.Summary = append(page.Summary, htmlSumRow{Type: "total", Contexts: s.TotalContexts, Bytes: s.TotalBytes, Allocs: s.TotalAllocs})
 	dn := displayNames(ctxs, names)
 	row := func(c *Context) htmlCtx {
-		r := htmlCtx{Type: c.Decision.Type.String(), ID: c.ID, Bytes: c.Info.TotalSize, Allocs: c.Info.AllocCount, Why: c.Decision.Why}
+		r := htmlCtx{Type: c.Hint.String(), ID: c.ID, Bytes: c.Info.TotalSize, Allocs: c.Info.AllocCount, Why: c.Decision.Why}
+		if c.HintNote != "" {
+			r.Why += "; " + c.HintNote
+		}
 		for _, f := range c.Frames {
 			fs := fmt.Sprintf("%s:+%d:%d", dn[f.Function], f.LineOffset, f.Column)
 			if f.IsInlineFrame {
@@ -52,7 +55,7 @@ func WriteHTML(w io.Writer, ctxs []Context, t Thresholds, names map[uint64]strin
 	for _, ty := range AllocTypes {
 		g := htmlGroup{Type: ty.String()}
 		for i := range ctxs {
-			if ctxs[i].Decision.Type == ty && len(g.Rows) < o.Top {
+			if ctxs[i].Hint == ty && len(g.Rows) < o.Top {
 				g.Rows = append(g.Rows, row(&ctxs[i]))
 			}
 		}
@@ -137,7 +140,7 @@ func flameGraph(ctxs []Context, dn map[uint64]string) ([]flameRect, int) {
 		c := &ctxs[i]
 		n := root
 		n.total += c.Info.TotalSize
-		n.bytes[c.Decision.Type] += c.Info.TotalSize
+		n.bytes[c.Hint] += c.Info.TotalSize
 		for j := len(c.Frames) - 1; j >= 0; j-- {
 			f := c.Frames[j]
 			key := fmt.Sprintf("%s:+%d:%d", dn[f.Function], f.LineOffset, f.Column)
@@ -148,7 +151,7 @@ func flameGraph(ctxs []Context, dn map[uint64]string) ([]flameRect, int) {
 			}
 			n = child
 			n.total += c.Info.TotalSize
-			n.bytes[c.Decision.Type] += c.Info.TotalSize
+			n.bytes[c.Hint] += c.Info.TotalSize
 		}
 	}
 	var rects []flameRect

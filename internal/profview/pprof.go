@@ -69,7 +69,7 @@ func Profile(ctxs []Context, t Thresholds, names map[uint64]string, binary strin
 		c := &ctxs[i]
 		s := &profile.Sample{
 			Value:    contextValues(c),
-			Label:    map[string][]string{"hint": {c.Decision.Type.String()}},
+			Label:    map[string][]string{"hint": {c.Hint.String()}},
 			NumLabel: map[string][]int64{"bytes": {int64(c.Info.TotalSize / uint64(max(c.Info.AllocCount, 1)))}, "lifetime": {int64(c.Info.TotalLifetime / uint64(max(c.Info.AllocCount, 1)))}},
 			NumUnit:  map[string][]string{"bytes": {"bytes"}, "lifetime": {"milliseconds"}},
 		}
@@ -94,7 +94,7 @@ func Profile(ctxs []Context, t Thresholds, names map[uint64]string, binary strin
 func contextValues(c *Context) []int64 {
 	m := c.Info
 	v := []int64{int64(m.AllocCount), int64(m.TotalSize), 0, 0, int64(m.TotalAccessCount), int64(m.TotalLifetime), int64(m.TotalLifetimeAccessDensity)}
-	switch c.Decision.Type {
+	switch c.Hint {
 	case Cold:
 		v[2] = int64(m.TotalSize)
 	case Hot:

@@ -52,7 +52,11 @@ func WriteHints(out io.Writer, ctxs []Context, t Thresholds, names map[uint64]st
 	for i := range ctxs {
 		c := &ctxs[i]
 		d := &c.Decision
-		fmt.Fprintf(w, "- hint: %s\n  context id: %d\n  allocations: %d  total size: %d  ", d.Type, c.ID, c.Info.AllocCount, c.Info.TotalSize)
+		fmt.Fprintf(w, "- hint: %s\n", c.Hint)
+		if c.HintNote != "" {
+			fmt.Fprintf(w, "  note: %s\n", c.HintNote)
+		}
+		fmt.Fprintf(w, "  context id: %d\n  allocations: %d  total size: %d  ", c.ID, c.Info.AllocCount, c.Info.TotalSize)
 		if t.Release <= 16 {
 			fmt.Fprintf(w, "max accesses: %d  min size: %d  min lifetime: %d ms\n", c.Info.MaxAccessCount, c.Info.MinSize, c.Info.MinLifetime)
 		} else {
