@@ -250,3 +250,20 @@ func nameFromSymbols(p *memprof.Profile, binary string) error {
 	p.SymbolNames = names
 	return nil
 }
+
+// ShowSampleView writes the sample profile at path as a (gzipped) pprof
+// profile.
+func ShowSampleView(w io.Writer, path string, release int) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if sampleprof.Detect(data) == sampleprof.FormatUnknown {
+		return errors.New(path + ": unrecognized sample profile encoding format")
+	}
+	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: release})
+	if err != nil {
+		return err
+	}
+	return profview.SampleProfile(p).Write(w)
+}

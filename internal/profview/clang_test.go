@@ -306,45 +306,30 @@ func compareWithClang(t *testing.T, ctxs []profview.Context, log, ll string) str
 	if len(seen) == 0 && len(attrs) == 0 {
 		t.Errorf("clang matched no context; its output:\n%s", log)
 	}
-	for _, a := range attrs {
+	check := func(what string, m mib) {
 		var types []string
 		for i := range ctxs {
-			if hasPrefix(stackIDs(&ctxs[i]), a.stack) {
+			if hasPrefix(stackIDs(&ctxs[i]), m.stack) {
 				types = append(types, ctxs[i].Hint.String())
 			}
 		}
-		if len(types) == 0 {
-			t.Errorf("call with \"memprof\"=%q at %v: no context of the profile has that stack", a.typ, a.stack)
-		}
-		if a.typ == "ambiguous" { // LLVM 21+ marks calls whose contexts need !memprof
-			if len(slices.Compact(slices.Sorted(slices.Values(types)))) < 2 {
-				t.Errorf("call with \"memprof\"=\"ambiguous\" at %v: contexts under it all have hint %s", a.stack, types[0])
+		distinct := slices.Compact(slices.Sorted(slices.Values(types)))
+		switch {
+		case len(types) == 0:
+			t.Errorf("%s %q at %v: no context of the profile has that stack", what, m.typ, m.stack)
+		case m.typ == "ambiguous": // LLVM 21+ marks calls whose contexts need !memprof
+			if len(distinct) < 2 {
+				t.Errorf("%s \"ambiguous\" at %v: contexts under it all have hint %s", what, m.stack, types[0])
 			}
-			continue
-		}
-		for _, ty := range types {
-			if ty != a.typ {
-				t.Errorf("call with \"memprof\"=%q at %v: contexts under it have hints %v", a.typ, a.stack, types)
-				break
-			}
+		case len(distinct) != 1 || distinct[0] != m.typ:
+			t.Errorf("%s %q at %v: contexts under it have hints %v", what, m.typ, m.stack, types)
 		}
 	}
-	for _, mib := range mibs {
-		var types []string
-		for i := range ctxs {
-			if hasPrefix(stackIDs(&ctxs[i]), mib.stack) {
-				types = append(types, ctxs[i].Hint.String())
-			}
-		}
-		if len(types) == 0 {
-			t.Errorf("MIB %v (%s): no context of the profile has that stack", mib.stack, mib.typ)
-		}
-		for _, ty := range slices.Compact(slices.Sorted(slices.Values(types))) {
-			if ty != mib.typ {
-				t.Errorf("MIB %v is %s; contexts under it have hints %v", mib.stack, mib.typ, types)
-				break
-			}
-		}
+	for _, a := range attrs {
+		check("call with attribute memprof", a)
+	}
+	for _, m := range mibs {
+		check("MIB", m)
 	}
 	return fmt.Sprintf("%d contexts, %d matched by clang %v, %d MIBs, %d calls with a memprof attribute", len(ctxs), len(seen), perType, len(mibs), len(attrs))
 }

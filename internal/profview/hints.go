@@ -3,7 +3,7 @@
 // allocation context with a release's thresholds and the numbers that
 // decided it (Hints, WriteHints), the profile as a pprof profile
 // (Profile), and a self-contained HTML report with a flame graph
-// (WriteHTML).
+// (WriteHTML). Sample profiles have a pprof view too (SampleProfile).
 //
 // The classification is llvm::memprof::getAllocType of the release:
 // LLVM 16 (MemoryProfileInfo.cpp): cold when MaxAccessCount/MinSize <

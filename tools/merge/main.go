@@ -5,6 +5,7 @@
 //	merge show --memory [--profiled-binary BIN] FILE
 //	merge show --memory --hints|--format=pprof|html [-o OUT] [-memprof-*=V]... FILE
 //	merge show --sample [--function NAME] [--topn N] [--show-sec-info-only] FILE
+//	merge show --sample --format=pprof [-o OUT] FILE
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
 //
@@ -142,7 +143,8 @@ Views of a MemProf profile (raw with --profiled-binary, indexed or YAML):
   --hints          the allocation type (cold, notcold, hot) clang --llvm-version
                    derives for every allocation context, why, and a summary;
                    clang's threshold options are accepted as clang spells them
-  --format=pprof   a pprof profile (gzipped; go tool pprof -top OUT.pb.gz)
+  --format=pprof   a pprof profile (gzipped; go tool pprof -top OUT.pb.gz);
+                   with --sample: a sample profile's samples and head samples
   --format=html    a self-contained HTML report with a flame graph
 
 Examples:
@@ -161,7 +163,7 @@ Examples:
 			return nil
 		}})
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|hints|pprof|html>",
-		Help: "Memory: text (the dump, default), hints, pprof or html",
+		Help: "text (the dump, default); memory: hints, pprof or html; sample: pprof",
 		Set: func(_, v string) error {
 			switch v {
 			case "text", "hints", "pprof", "html":
@@ -212,9 +214,14 @@ Examples:
 		return cli.Usagef("--memory and --sample exclude each other")
 	}
 	show := func(w io.Writer) error { return profmerge.Show(w, pos[0], binary, release) }
-	if view != "text" || len(thresholds) > 0 {
+	if sample && view == "pprof" && len(thresholds) == 0 {
+		if _, ok := llvmrelease.Lookup(release); !ok {
+			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
+		}
+		show = func(w io.Writer) error { return profmerge.ShowSampleView(w, pos[0], release) }
+	} else if view != "text" || len(thresholds) > 0 {
 		if sample {
-			return cli.Usagef("--hints, --format and the -memprof-* options apply to --memory")
+			return cli.Usagef("--hints, --format=html and the -memprof-* options apply to --memory (--sample takes --format=pprof)")
 		}
 		if view == "text" {
 			return cli.Usagef("-memprof-* options need --hints, --format=pprof or --format=html")
@@ -231,7 +238,7 @@ Examples:
 		mo := profmerge.MemoryShowOptions{Binary: binary, Release: release, Format: view, Thresholds: thresholds}
 		show = func(w io.Writer) error { return profmerge.ShowMemoryView(w, pos[0], mo) }
 	}
-	if sample {
+	if sample && view == "text" {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
