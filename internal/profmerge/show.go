@@ -267,3 +267,46 @@ func ShowSampleView(w io.Writer, path string, release int) error {
 	}
 	return profview.SampleProfile(p).Write(w)
 }
+
+// DiffMemory writes what changed between the MemProf profiles at pathA
+// and pathB (raw, indexed or YAML; o.Binary as for ShowMemoryView): as
+// text (o.Format "text" or "hints") or as a pprof profile of B minus A
+// ("pprof").
+func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
+	t := profview.DefaultThresholds(o.Release)
+	for _, f := range o.Thresholds {
+		if err := t.Set(f); err != nil {
+			return err
+		}
+	}
+	pa, err := LoadMemProf(pathA, o.Binary, o.Release)
+	if err != nil {
+		return err
+	}
+	pb, err := LoadMemProf(pathB, o.Binary, o.Release)
+	if err != nil {
+		return err
+	}
+	a, b := profview.Contexts(pa, t), profview.Contexts(pb, t)
+	names := map[uint64]string{}
+	for _, p := range []*memprof.Profile{pa, pb} {
+		for k, v := range p.SymbolNames {
+			names[k] = v
+		}
+	}
+	switch o.Format {
+	case "text", "hints":
+		return profview.WriteDiff(w, filepath.Base(pathA), filepath.Base(pathB), a, b, t, names)
+	case "pprof":
+		bin := ""
+		if o.Binary != "" {
+			bin = filepath.Base(o.Binary)
+		}
+		d, err := profview.DiffProfile(profview.Profile(a, t, names, bin), profview.Profile(b, t, names, bin))
+		if err != nil {
+			return err
+		}
+		return d.Write(w)
+	}
+	return fmt.Errorf("diff: unknown format %q (text, pprof)", o.Format)
+}

@@ -43,6 +43,7 @@ func Profile(ctxs []Context, t Thresholds, names map[uint64]string, binary strin
 		Mapping:           []*profile.Mapping{m},
 		SampleType:        pprofSampleTypes,
 		DefaultSampleType: "alloc_space",
+		PeriodType:        &profile.ValueType{Type: "space", Unit: "bytes"},
 		Comments: []string{
 			fmt.Sprintf("MemProf allocation contexts; hints as clang %d derives them with -mllvm %s",
 				t.Release, strings.Join(t.Flags(), " -mllvm ")),

@@ -23,6 +23,7 @@ func SampleProfile(sp *sampleprof.Profile) *profile.Profile {
 	p := &profile.Profile{
 		SampleType:        []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "head_samples", Unit: "count"}},
 		DefaultSampleType: "samples",
+		PeriodType:        &profile.ValueType{Type: "samples", Unit: "count"},
 		Comments:          []string{"sample profile; lines are offsets from the function's first line, as the profile records them"},
 	}
 	funcs := map[string]*profile.Function{}

@@ -6,6 +6,7 @@
 //	merge show --memory --hints|--format=pprof|html [-o OUT] [-memprof-*=V]... FILE
 //	merge show --sample [--function NAME] [--topn N] [--show-sec-info-only] FILE
 //	merge show --sample --format=pprof [-o OUT] FILE
+//	merge diff [--format=text|pprof] [-o OUT] [--profiled-binary BIN] [-memprof-*=V]... A B
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
 //
@@ -41,6 +42,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		switch args[0] {
 		case "show":
 			return runShow(args[1:], stdout, stderr)
+		case "diff":
+			return runDiff(args[1:], stdout)
 		case "merge": // `llvm-profdata merge ...` spelling
 			args = args[1:]
 		}
@@ -177,29 +180,7 @@ Examples:
 			view = "hints"
 			return nil
 		}})
-	for _, name := range profview.FlagNames() {
-		o := &cli.Option{Names: []string{"-" + name, "--" + name}, Kind: cli.Value, MetaVar: "<N>", Hidden: true,
-			Set: func(n, v string) error {
-				thresholds = append(thresholds, n+"="+v)
-				return nil
-			}}
-		if name == "memprof-use-hot-hints" {
-			o.Kind = cli.Flag
-			o.Set = func(n, _ string) error {
-				thresholds = append(thresholds, n)
-				return nil
-			}
-			o.Names = append(o.Names, "-"+name+"=true", "-"+name+"=false", "--"+name+"=true", "--"+name+"=false")
-		}
-		fs.Add(o)
-	}
-	fs.Add(&cli.Option{Names: []string{"-mllvm"}, Kind: cli.Value, MetaVar: "<-memprof-option=value>",
-		Help: "Memory: a clang -memprof-* threshold option for --hints, --format=pprof|html (also accepted without -mllvm): " +
-			strings.Join(profview.FlagNames(), ", "),
-		Set: func(_, v string) error {
-			thresholds = append(thresholds, v)
-			return nil
-		}})
+	addThresholdFlags(fs, &thresholds)
 	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions", "--topn")
 	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
 	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
@@ -226,14 +207,8 @@ Examples:
 		if view == "text" {
 			return cli.Usagef("-memprof-* options need --hints, --format=pprof or --format=html")
 		}
-		if _, ok := llvmrelease.Lookup(release); !ok {
-			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
-		}
-		th := profview.DefaultThresholds(release)
-		for _, o := range thresholds {
-			if err := th.Set(o); err != nil {
-				return cli.Usagef("%v", err)
-			}
+		if err := checkThresholds(release, thresholds); err != nil {
+			return err
 		}
 		mo := profmerge.MemoryShowOptions{Binary: binary, Release: release, Format: view, Thresholds: thresholds}
 		show = func(w io.Writer) error { return profmerge.ShowMemoryView(w, pos[0], mo) }
@@ -245,12 +220,100 @@ Examples:
 		so.LLVM, so.Warnf = release, cli.NewReporter(tool, stderr).Warnf
 		show = func(w io.Writer) error { return profmerge.ShowSample(w, pos[0], so) }
 	}
+	return writeOutput(output, stdout, show)
+}
+
+// addThresholdFlags registers clang's -memprof-* threshold options (also
+// after -mllvm), collecting them in *dst for profview.Thresholds.Set.
+func addThresholdFlags(fs *cli.FlagSet, thresholds *[]string) {
+	for _, name := range profview.FlagNames() {
+		o := &cli.Option{Names: []string{"-" + name, "--" + name}, Kind: cli.Value, MetaVar: "<N>", Hidden: true,
+			Set: func(n, v string) error {
+				*thresholds = append(*thresholds, n+"="+v)
+				return nil
+			}}
+		if name == "memprof-use-hot-hints" {
+			o.Kind = cli.Flag
+			o.Set = func(n, _ string) error {
+				*thresholds = append(*thresholds, n)
+				return nil
+			}
+			o.Names = append(o.Names, "-"+name+"=true", "-"+name+"=false", "--"+name+"=true", "--"+name+"=false")
+		}
+		fs.Add(o)
+	}
+	fs.Add(&cli.Option{Names: []string{"-mllvm"}, Kind: cli.Value, MetaVar: "<-memprof-option=value>",
+		Help: "Memory: a clang -memprof-* threshold option for the hints (also accepted without -mllvm): " +
+			strings.Join(profview.FlagNames(), ", "),
+		Set: func(_, v string) error {
+			*thresholds = append(*thresholds, v)
+			return nil
+		}})
+}
+
+// checkThresholds reports a bad threshold option as a usage error.
+func checkThresholds(release int, opts []string) error {
+	if _, ok := llvmrelease.Lookup(release); !ok {
+		return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
+	}
+	th := profview.DefaultThresholds(release)
+	for _, o := range opts {
+		if err := th.Set(o); err != nil {
+			return cli.Usagef("%v", err)
+		}
+	}
+	return nil
+}
+
+func runDiff(args []string, stdout io.Writer) error {
+	o := profmerge.MemoryShowOptions{Release: llvmrelease.Default, Format: "text"}
+	var output string
+	fs := cli.NewFlagSet(tool, "merge diff [options] <A> <B>")
+	fs.Summary = `Prints what changed from MemProf profile A to B (raw with --profiled-binary,
+indexed or YAML): the hint summaries side by side, and the allocation contexts
+added, removed, with another hint (as clang --llvm-version derives it), or
+with other sizes. --format=pprof writes B minus A as a pprof profile (the
+profiles of show --format=pprof also work with go tool pprof -diff_base).
+
+Examples:
+  merge diff old.profdata new.profdata
+  merge diff --profiled-binary app a.memprofraw b.memprofraw
+  merge diff --format=pprof -o delta.pb.gz old.profdata new.profdata`
+	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones)", "--profiled-binary")
+	fs.StringValue(&output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
+	fs.IntValue(&o.Release, "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default and only kind)", "--memory")
+	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|pprof>", Help: "text (default) or pprof (B minus A)",
+		Set: func(_, v string) error {
+			if v != "text" && v != "pprof" {
+				return fmt.Errorf("unknown format %q (text, pprof)", v)
+			}
+			o.Format = v
+			return nil
+		}})
+	addThresholdFlags(fs, &o.Thresholds)
+	pos, help, err := fs.ParseOrHelp(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) != 2 {
+		return cli.Usagef("diff takes exactly two profiles, A and B")
+	}
+	if err := checkThresholds(o.Release, o.Thresholds); err != nil {
+		return err
+	}
+	return writeOutput(output, stdout, func(w io.Writer) error { return profmerge.DiffMemory(w, pos[0], pos[1], o) })
+}
+
+// writeOutput runs write on stdout, or on the file output (replaced
+// atomically, never left half written).
+func writeOutput(output string, stdout io.Writer, write func(w io.Writer) error) error {
 	if output == "" || output == atomicfile.Stdout {
-		return show(stdout)
+		return write(stdout)
 	}
 	return atomicfile.Create(output, 0o644, func(f *os.File) error {
 		w := bufio.NewWriterSize(f, 1<<16)
-		if err := show(w); err != nil {
+		if err := write(w); err != nil {
 			return err
 		}
 		return w.Flush()

@@ -43,6 +43,11 @@ func TestMemoryViews(t *testing.T) {
 	if b, err := os.ReadFile(html); err != nil || !strings.Contains(string(b), `id="summary-total-bytes"`) {
 		t.Errorf("html output: %v", err)
 	}
+	rawB := filepath.Join(dir, "app-llvm22-nopie-b.memprofraw")
+	stdout, stderr, code = runTool(t, "diff", "--llvm-version", "22", "--profiled-binary", bin, raw, rawB)
+	if code != 0 || !strings.Contains(stdout, "Added (only in B): ") || !strings.Contains(stdout, "total bytes") {
+		t.Errorf("diff: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 }
 
 // TestMemoryViewUsage: bad view options exit 2 with a message saying what to do.
@@ -59,6 +64,9 @@ func TestMemoryViewUsage(t *testing.T) {
 		{[]string{"show", "--memory", "--hints", "-mllvm", "-memprof-min-lifetime-cold-threshold=1", "x"}, "clang 19 has no option -memprof-min-lifetime-cold-threshold"},
 		{[]string{"show", "--memory", "--hints", "-memprof-ave-lifetime-cold-threshold=soon", "x"}, "not an unsigned 32-bit integer"},
 		{[]string{"show", "--memory", "--hints", "--llvm-version", "17", "x"}, "supported are"},
+		{[]string{"diff", "a"}, "diff takes exactly two profiles"},
+		{[]string{"diff", "--format=html", "a", "b"}, `unknown format "html" (text, pprof)`},
+		{[]string{"diff", "-memprof-use-hot-hints", "a", "b"}, "clang 19 has no option -memprof-use-hot-hints"},
 	} {
 		_, stderr, code := runTool(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
