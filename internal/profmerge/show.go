@@ -112,14 +112,20 @@ type MemoryShowOptions struct {
 	Thresholds []string
 }
 
+// binaryName is the profiled binary's base name, for pprof's mapping.
+func (o MemoryShowOptions) binaryName() string {
+	if o.Binary == "" {
+		return ""
+	}
+	return filepath.Base(o.Binary)
+}
+
 // ShowMemoryView writes the hints, pprof or HTML view of the MemProf
 // profile at path (raw, indexed or YAML).
 func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
-	t := profview.DefaultThresholds(o.Release)
-	for _, f := range o.Thresholds {
-		if err := t.Set(f); err != nil {
-			return err
-		}
+	t, err := profview.ParseThresholds(o.Release, o.Thresholds)
+	if err != nil {
+		return err
 	}
 	p, err := LoadMemProf(path, o.Binary, o.Release)
 	if err != nil {
@@ -130,11 +136,7 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 	case "hints":
 		return profview.WriteHints(w, ctxs, t, p.SymbolNames)
 	case "pprof":
-		bin := ""
-		if o.Binary != "" {
-			bin = filepath.Base(o.Binary)
-		}
-		return profview.Profile(ctxs, t, p.SymbolNames, bin).Write(w)
+		return profview.Profile(ctxs, t, p.SymbolNames, o.binaryName()).Write(w)
 	case "html":
 		return profview.WriteHTML(w, ctxs, t, p.SymbolNames, profview.HTMLOptions{Title: filepath.Base(path)})
 	}
@@ -273,11 +275,9 @@ func ShowSampleView(w io.Writer, path string, release int) error {
 // text (o.Format "text" or "hints") or as a pprof profile of B minus A
 // ("pprof").
 func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
-	t := profview.DefaultThresholds(o.Release)
-	for _, f := range o.Thresholds {
-		if err := t.Set(f); err != nil {
-			return err
-		}
+	t, err := profview.ParseThresholds(o.Release, o.Thresholds)
+	if err != nil {
+		return err
 	}
 	pa, err := LoadMemProf(pathA, o.Binary, o.Release)
 	if err != nil {
@@ -298,11 +298,7 @@ func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
 	case "text", "hints":
 		return profview.WriteDiff(w, filepath.Base(pathA), filepath.Base(pathB), a, b, t, names)
 	case "pprof":
-		bin := ""
-		if o.Binary != "" {
-			bin = filepath.Base(o.Binary)
-		}
-		d, err := profview.DiffProfile(profview.Profile(a, t, names, bin), profview.Profile(b, t, names, bin))
+		d, err := profview.DiffProfile(profview.Profile(a, t, names, o.binaryName()), profview.Profile(b, t, names, o.binaryName()))
 		if err != nil {
 			return err
 		}

@@ -141,11 +141,9 @@ func TestHintsMatchClang(t *testing.T) {
 						t.Errorf("contexts of the indexed profile:\n%s\nwant those of the raw one:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 					}
 					for k, flags := range sets {
-						th := profview.DefaultThresholds(n)
-						for _, f := range flags {
-							if err := th.Set(f); err != nil {
-								t.Fatal(err)
-							}
+						th, err := profview.ParseThresholds(n, flags)
+						if err != nil {
+							t.Fatal(err)
 						}
 						ctxs := profview.Contexts(p, th)
 						ll, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("%d.ll", k)))

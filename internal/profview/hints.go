@@ -82,6 +82,18 @@ func DefaultThresholds(release int) Thresholds {
 	}
 }
 
+// ParseThresholds returns release's defaults with the clang options opts
+// applied in order (see Set).
+func ParseThresholds(release int, opts []string) (Thresholds, error) {
+	t := DefaultThresholds(release)
+	for _, o := range opts {
+		if err := t.Set(o); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
 // flagsOf returns the option names release's clang knows, in print order.
 func flagsOf(release int) []string {
 	switch {

@@ -47,11 +47,9 @@ func TestHTMLInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	th := profview.DefaultThresholds(n)
-	for _, f := range flags {
-		if err := th.Set(f); err != nil {
-			t.Fatal(err)
-		}
+	th, err := profview.ParseThresholds(n, flags)
+	if err != nil {
+		t.Fatal(err)
 	}
 	sum := profview.Summarize(profview.Contexts(p, th))
 	if sum.Contexts[profview.Cold] == 0 || sum.Contexts[profview.Hot] == 0 {

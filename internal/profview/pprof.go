@@ -50,21 +50,10 @@ func Profile(ctxs []Context, t Thresholds, names map[uint64]string, binary strin
 			"lines are offsets from the function's first line, as MemProf records them",
 		},
 	}
-	funcs := map[uint64]*profile.Function{}
+	funcs := functions{p: p}
 	locs := map[string]*profile.Location{}
 	function := func(guid uint64) *profile.Function {
-		if f := funcs[guid]; f != nil {
-			return f
-		}
-		sys := FrameName(memprof.Frame{Function: guid}, names)
-		name := sys
-		if d, ok := demangle.Demangle(sys); ok {
-			name = d
-		}
-		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: sys}
-		funcs[guid] = f
-		p.Function = append(p.Function, f)
-		return f
+		return funcs.get(FrameName(memprof.Frame{Function: guid}, names))
 	}
 	for i := range ctxs {
 		c := &ctxs[i]
@@ -120,4 +109,29 @@ func machineFrames(frames []memprof.Frame) [][]memprof.Frame {
 		out = append(out, frames[start:])
 	}
 	return out
+}
+
+// functions are the pprof functions of a profile being built, by name.
+type functions struct {
+	p      *profile.Profile
+	byName map[string]*profile.Function
+}
+
+// get returns the function named sys (as the profile names it; Name is
+// its demangled form), adding it to the profile on first use.
+func (fs *functions) get(sys string) *profile.Function {
+	if f := fs.byName[sys]; f != nil {
+		return f
+	}
+	if fs.byName == nil {
+		fs.byName = map[string]*profile.Function{}
+	}
+	name := sys
+	if d, ok := demangle.Demangle(sys); ok {
+		name = d
+	}
+	f := &profile.Function{ID: uint64(len(fs.p.Function) + 1), Name: name, SystemName: sys}
+	fs.byName[sys] = f
+	fs.p.Function = append(fs.p.Function, f)
+	return f
 }

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/google/pprof/profile"
-	"github.com/rules-pgo/rules_pgo/internal/demangle"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -26,22 +25,9 @@ func SampleProfile(sp *sampleprof.Profile) *profile.Profile {
 		PeriodType:        &profile.ValueType{Type: "samples", Unit: "count"},
 		Comments:          []string{"sample profile; lines are offsets from the function's first line, as the profile records them"},
 	}
-	funcs := map[string]*profile.Function{}
+	funcs := functions{p: p}
 	locs := map[string]*profile.Location{}
-	function := func(id sampleprof.FunctionID) *profile.Function {
-		sys := id.String()
-		if f := funcs[sys]; f != nil {
-			return f
-		}
-		name := sys
-		if d, ok := demangle.Demangle(sys); ok {
-			name = d
-		}
-		f := &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: sys}
-		funcs[sys] = f
-		p.Function = append(p.Function, f)
-		return f
-	}
+	function := func(id sampleprof.FunctionID) *profile.Function { return funcs.get(id.String()) }
 	// location returns the location of lines (leaf first), shared by
 	// every sample with the same lines.
 	location := func(lines []profile.Line) *profile.Location {

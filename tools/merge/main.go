@@ -256,11 +256,8 @@ func checkThresholds(release int, opts []string) error {
 	if _, ok := llvmrelease.Lookup(release); !ok {
 		return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 	}
-	th := profview.DefaultThresholds(release)
-	for _, o := range opts {
-		if err := th.Set(o); err != nil {
-			return cli.Usagef("%v", err)
-		}
+	if _, err := profview.ParseThresholds(release, opts); err != nil {
+		return cli.Usagef("%v", err)
 	}
 	return nil
 }
