@@ -65,6 +65,8 @@ Examples:
   merge --llvm-version 16 -o app.profdata --profiled-binary app app.memprofraw.123
   merge --llvm-version 19 --memprof-version 3 -o out.profdata --profiled-binary app RAW...
   merge show --memory --profiled-binary app app.memprofraw.123
+  merge show --memory --hints --profiled-binary app app.memprofraw.123
+  merge diff old.profdata new.profdata
   merge --sample --extbinary -o app.prof perf1.prof --weighted-input 2,perf2.prof
   merge --sample --text --llvm-version 16 -o app.txt --weighted-input 3,a.prof b.prof`
 
