@@ -1,14 +1,18 @@
 package profmerge
 
 import (
+	"debug/dwarf"
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/profview"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -95,4 +99,210 @@ func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 	}
 	_, err = w.Write(out)
 	return err
+}
+
+// MemoryShowOptions select a view of `show --memory` besides the dump.
+type MemoryShowOptions struct {
+	Binary  string // profiled binary: required for raw profiles; names functions of indexed ones
+	Release int
+	// Format is "hints" (the hint report), "pprof" (a gzipped pprof
+	// profile) or "html" (a self-contained report).
+	Format string
+	// Thresholds are clang -memprof-* options ("-memprof-x=v").
+	Thresholds []string
+}
+
+// binaryName is the profiled binary's base name, for pprof's mapping.
+func (o MemoryShowOptions) binaryName() string {
+	if o.Binary == "" {
+		return ""
+	}
+	return filepath.Base(o.Binary)
+}
+
+// ShowMemoryView writes the hints, pprof or HTML view of the MemProf
+// profile at path (raw, indexed or YAML).
+func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
+	t, err := profview.ParseThresholds(o.Release, o.Thresholds)
+	if err != nil {
+		return err
+	}
+	p, err := LoadMemProf(path, o.Binary, o.Release)
+	if err != nil {
+		return err
+	}
+	ctxs := profview.Contexts(p, t)
+	switch o.Format {
+	case "hints":
+		return profview.WriteHints(w, ctxs, t, p.SymbolNames)
+	case "pprof":
+		return profview.Profile(ctxs, t, p.SymbolNames, o.binaryName()).Write(w)
+	case "html":
+		return profview.WriteHTML(w, ctxs, t, p.SymbolNames, profview.HTMLOptions{Title: filepath.Base(path)})
+	}
+	return fmt.Errorf("unknown view %q (hints, pprof, html)", o.Format)
+}
+
+// LoadMemProf reads the MemProf profile at path as a model: a raw profile
+// converted against binary as llvm-profdata of release converts it, an
+// indexed profile's MemProf section, or a YAML profile. For indexed and
+// YAML profiles, a binary (optional) names the functions its symbol table
+// has, by their GUIDs.
+func LoadMemProf(path, binary string, release int) (*memprof.Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p *memprof.Profile
+	switch Detect(data) {
+	case KindMemProfRaw:
+		raw, err := memprof.ReadRaw(path, data)
+		if err != nil {
+			return nil, err
+		}
+		if binary == "" {
+			return nil, missingBinaryError([]*memprof.RawProfile{raw})
+		}
+		bin, err := elfsym.Open(binary, &elfsym.Options{DWARFOnly: true})
+		if err != nil {
+			return nil, fmt.Errorf("profiled binary: %w", err)
+		}
+		defer bin.Close()
+		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{LLVMRelease: release})
+	case KindIndexed:
+		f, err := instrprof.Read(path, data)
+		if err != nil {
+			return nil, err
+		}
+		if f.Profile == nil {
+			return nil, fmt.Errorf("%s: indexed profile has no MemProf data", path)
+		}
+		p = f.Profile
+	case KindMemProfYAML:
+		if p, err = instrprof.ReadYAML(path, data); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New(path + ": not a MemProf profile (raw, indexed or YAML)")
+	}
+	if binary != "" {
+		if err := nameFromSymbols(p, binary); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// nameFromSymbols adds to p.SymbolNames the names of binary's functions
+// whose GUID (of the canonical linkage name) some frame uses: from the
+// DWARF subprograms (inlined functions too) and the ELF symbol table.
+func nameFromSymbols(p *memprof.Profile, binary string) error {
+	ef, err := elf.Open(binary)
+	if err != nil {
+		return fmt.Errorf("profiled binary: %w", err)
+	}
+	defer ef.Close()
+	want := map[uint64]bool{}
+	for _, r := range p.Records {
+		for _, a := range r.AllocSites {
+			for _, f := range a.CallStack {
+				if p.SymbolNames[f.Function] == "" {
+					want[f.Function] = true
+				}
+			}
+		}
+	}
+	names := map[uint64]string{}
+	for k, v := range p.SymbolNames {
+		names[k] = v
+	}
+	add := func(name string) {
+		if name == "" {
+			return
+		}
+		n := memprof.CanonicalName(name)
+		if g := memprof.GUID(n); want[g] {
+			names[g] = n
+			delete(want, g)
+		}
+	}
+	syms, _ := ef.Symbols() // none is fine: DWARF may name everything
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			add(s.Name)
+		}
+	}
+	if d, err := ef.DWARF(); err == nil && len(want) > 0 {
+		r := d.Reader()
+		for len(want) > 0 {
+			e, err := r.Next()
+			if err != nil || e == nil {
+				break // names are a convenience: keep what was found
+			}
+			if e.Tag != dwarf.TagSubprogram {
+				continue
+			}
+			if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+				add(n)
+			} else if n, ok := e.Val(dwarf.AttrName).(string); ok {
+				add(n)
+			}
+		}
+	}
+	p.SymbolNames = names
+	return nil
+}
+
+// ShowSampleView writes the sample profile at path as a (gzipped) pprof
+// profile.
+func ShowSampleView(w io.Writer, path string, release int) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if sampleprof.Detect(data) == sampleprof.FormatUnknown {
+		return errors.New(path + ": unrecognized sample profile encoding format")
+	}
+	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: release})
+	if err != nil {
+		return err
+	}
+	return profview.SampleProfile(p).Write(w)
+}
+
+// DiffMemory writes what changed between the MemProf profiles at pathA
+// and pathB (raw, indexed or YAML; o.Binary as for ShowMemoryView): as
+// text (o.Format "text" or "hints") or as a pprof profile of B minus A
+// ("pprof").
+func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
+	t, err := profview.ParseThresholds(o.Release, o.Thresholds)
+	if err != nil {
+		return err
+	}
+	pa, err := LoadMemProf(pathA, o.Binary, o.Release)
+	if err != nil {
+		return err
+	}
+	pb, err := LoadMemProf(pathB, o.Binary, o.Release)
+	if err != nil {
+		return err
+	}
+	a, b := profview.Contexts(pa, t), profview.Contexts(pb, t)
+	names := map[uint64]string{}
+	for _, p := range []*memprof.Profile{pa, pb} {
+		for k, v := range p.SymbolNames {
+			names[k] = v
+		}
+	}
+	switch o.Format {
+	case "text", "hints":
+		return profview.WriteDiff(w, filepath.Base(pathA), filepath.Base(pathB), a, b, t, names)
+	case "pprof":
+		d, err := profview.DiffProfile(profview.Profile(a, t, names, o.binaryName()), profview.Profile(b, t, names, o.binaryName()))
+		if err != nil {
+			return err
+		}
+		return d.Write(w)
+	}
+	return fmt.Errorf("diff: unknown format %q (text, pprof)", o.Format)
 }

@@ -3,7 +3,10 @@
 //
 //	merge -o OUT --profiled-binary BIN [--llvm-version 16|19|22] RAW...
 //	merge show --memory [--profiled-binary BIN] FILE
+//	merge show --memory --hints|--format=pprof|html [-o OUT] [-memprof-*=V]... FILE
 //	merge show --sample [--function NAME] [--topn N] [--show-sec-info-only] FILE
+//	merge show --sample --format=pprof [-o OUT] FILE
+//	merge diff [--format=text|pprof] [-o OUT] [--profiled-binary BIN] [-memprof-*=V]... A B
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
 //
@@ -24,11 +27,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
+	"github.com/rules-pgo/rules_pgo/internal/profview"
 )
 
 const tool = "merge"
@@ -40,6 +45,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		switch args[0] {
 		case "show":
 			return runShow(args[1:], stdout, stderr)
+		case "diff":
+			return runDiff(args[1:], stdout)
 		case "merge": // `llvm-profdata merge ...` spelling
 			args = args[1:]
 		}
@@ -61,6 +68,8 @@ Examples:
   merge --llvm-version 16 -o app.profdata --profiled-binary app app.memprofraw.123
   merge --llvm-version 19 --memprof-version 3 -o out.profdata --profiled-binary app RAW...
   merge show --memory --profiled-binary app app.memprofraw.123
+  merge show --memory --hints --profiled-binary app app.memprofraw.123
+  merge diff old.profdata new.profdata
   merge --sample --extbinary -o app.prof perf1.prof --weighted-input 2,perf2.prof
   merge --sample --text --llvm-version 16 -o app.txt --weighted-input 3,a.prof b.prof`
 
@@ -150,12 +159,28 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 		release        = llvmrelease.Default
 		memory, sample bool
 		so             profmerge.SampleShowOptions
+		view           = "text"
+		thresholds     []string
 	)
 	fs := cli.NewFlagSet(tool, "merge show --memory|--sample [options] <file>")
 	fs.Summary = `Prints a profile as text:
   --memory, a raw profile (with --profiled-binary): like llvm-profdata show --memory
   --memory, an indexed profile: the YAML MemProf form LLVM 20+ reads and writes
-  --sample (text, binary or extbinary): what llvm-profdata show --sample prints`
+  --sample (text, binary or extbinary): what llvm-profdata show --sample prints
+
+Views of a MemProf profile (raw with --profiled-binary, indexed or YAML):
+  --hints          the allocation type (cold, notcold, hot) clang --llvm-version
+                   derives for every allocation context, why, and a summary;
+                   clang's threshold options are accepted as clang spells them
+  --format=pprof   a pprof profile (gzipped; go tool pprof -top OUT.pb.gz);
+                   with --sample: a sample profile's samples and head samples
+  --format=html    a self-contained HTML report with a flame graph
+
+Examples:
+  merge show --memory --hints --profiled-binary app app.memprofraw.123
+  merge show --memory --hints --llvm-version 22 -memprof-ave-lifetime-cold-threshold=0 app.profdata
+  merge show --memory --format=pprof -o app.pb.gz --profiled-binary app app.memprofraw.123
+  merge show --memory --format=html -o app.html app.profdata`
 	fs.BoolFlag(&memory, true, "Show MemProf data", "--memory")
 	fs.BoolFlag(&sample, true, "Show a sample profile", "--sample")
 	fs.StringValue(&binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
@@ -166,6 +191,22 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 			so.Function, so.HasFunction = v, true
 			return nil
 		}})
+	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|hints|pprof|html>",
+		Help: "text (the dump, default); memory: hints, pprof or html; sample: pprof",
+		Set: func(_, v string) error {
+			switch v {
+			case "text", "hints", "pprof", "html":
+				view = v
+				return nil
+			}
+			return fmt.Errorf("unknown format %q (text, hints, pprof, html)", v)
+		}})
+	fs.Add(&cli.Option{Names: []string{"--hints"}, Kind: cli.Flag, Help: "Memory: the hints clang derives (--format=hints)",
+		Set: func(string, string) error {
+			view = "hints"
+			return nil
+		}})
+	addThresholdFlags(fs, &thresholds)
 	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions", "--topn")
 	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
 	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
@@ -180,19 +221,122 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("--memory and --sample exclude each other")
 	}
 	show := func(w io.Writer) error { return profmerge.Show(w, pos[0], binary, release) }
-	if sample {
+	if sample && view == "pprof" && len(thresholds) == 0 {
+		if _, ok := llvmrelease.Lookup(release); !ok {
+			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
+		}
+		show = func(w io.Writer) error { return profmerge.ShowSampleView(w, pos[0], release) }
+	} else if view != "text" || len(thresholds) > 0 {
+		if sample {
+			return cli.Usagef("--hints, --format=html and the -memprof-* options apply to --memory (--sample takes --format=pprof)")
+		}
+		if view == "text" {
+			return cli.Usagef("-memprof-* options need --hints, --format=pprof or --format=html")
+		}
+		if err := checkThresholds(release, thresholds); err != nil {
+			return err
+		}
+		mo := profmerge.MemoryShowOptions{Binary: binary, Release: release, Format: view, Thresholds: thresholds}
+		show = func(w io.Writer) error { return profmerge.ShowMemoryView(w, pos[0], mo) }
+	}
+	if sample && view == "text" {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
 		so.LLVM, so.Warnf = release, cli.NewReporter(tool, stderr).Warnf
 		show = func(w io.Writer) error { return profmerge.ShowSample(w, pos[0], so) }
 	}
+	return writeOutput(output, stdout, show)
+}
+
+// addThresholdFlags registers clang's -memprof-* threshold options (also
+// after -mllvm), collecting them in *dst for profview.Thresholds.Set.
+func addThresholdFlags(fs *cli.FlagSet, thresholds *[]string) {
+	for _, name := range profview.FlagNames() {
+		o := &cli.Option{Names: []string{"-" + name, "--" + name}, Kind: cli.Value, MetaVar: "<N>", Hidden: true,
+			Set: func(n, v string) error {
+				*thresholds = append(*thresholds, n+"="+v)
+				return nil
+			}}
+		if name == "memprof-use-hot-hints" {
+			o.Kind = cli.Flag
+			o.Set = func(n, _ string) error {
+				*thresholds = append(*thresholds, n)
+				return nil
+			}
+			o.Names = append(o.Names, "-"+name+"=true", "-"+name+"=false", "--"+name+"=true", "--"+name+"=false")
+		}
+		fs.Add(o)
+	}
+	fs.Add(&cli.Option{Names: []string{"-mllvm"}, Kind: cli.Value, MetaVar: "<-memprof-option=value>",
+		Help: "Memory: a clang -memprof-* threshold option for the hints (also accepted without -mllvm): " +
+			strings.Join(profview.FlagNames(), ", "),
+		Set: func(_, v string) error {
+			*thresholds = append(*thresholds, v)
+			return nil
+		}})
+}
+
+// checkThresholds reports a bad threshold option as a usage error.
+func checkThresholds(release int, opts []string) error {
+	if _, ok := llvmrelease.Lookup(release); !ok {
+		return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
+	}
+	if _, err := profview.ParseThresholds(release, opts); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	return nil
+}
+
+func runDiff(args []string, stdout io.Writer) error {
+	o := profmerge.MemoryShowOptions{Release: llvmrelease.Default, Format: "text"}
+	var output string
+	fs := cli.NewFlagSet(tool, "merge diff [options] <A> <B>")
+	fs.Summary = `Prints what changed from MemProf profile A to B (raw with --profiled-binary,
+indexed or YAML): the hint summaries side by side, and the allocation contexts
+added, removed, with another hint (as clang --llvm-version derives it), or
+with other sizes. --format=pprof writes B minus A as a pprof profile (the
+profiles of show --format=pprof also work with go tool pprof -diff_base).
+
+Examples:
+  merge diff old.profdata new.profdata
+  merge diff --profiled-binary app a.memprofraw b.memprofraw
+  merge diff --format=pprof -o delta.pb.gz old.profdata new.profdata`
+	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones)", "--profiled-binary")
+	fs.StringValue(&output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
+	fs.IntValue(&o.Release, "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default and only kind)", "--memory")
+	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|pprof>", Help: "text (default) or pprof (B minus A)",
+		Set: func(_, v string) error {
+			if v != "text" && v != "pprof" {
+				return fmt.Errorf("unknown format %q (text, pprof)", v)
+			}
+			o.Format = v
+			return nil
+		}})
+	addThresholdFlags(fs, &o.Thresholds)
+	pos, help, err := fs.ParseOrHelp(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	if len(pos) != 2 {
+		return cli.Usagef("diff takes exactly two profiles, A and B")
+	}
+	if err := checkThresholds(o.Release, o.Thresholds); err != nil {
+		return err
+	}
+	return writeOutput(output, stdout, func(w io.Writer) error { return profmerge.DiffMemory(w, pos[0], pos[1], o) })
+}
+
+// writeOutput runs write on stdout, or on the file output (replaced
+// atomically, never left half written).
+func writeOutput(output string, stdout io.Writer, write func(w io.Writer) error) error {
 	if output == "" || output == atomicfile.Stdout {
-		return show(stdout)
+		return write(stdout)
 	}
 	return atomicfile.Create(output, 0o644, func(f *os.File) error {
 		w := bufio.NewWriterSize(f, 1<<16)
-		if err := show(w); err != nil {
+		if err := write(w); err != nil {
 			return err
 		}
 		return w.Flush()
