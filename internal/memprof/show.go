@@ -105,9 +105,8 @@ func writeMIBYAML(w io.Writer, m *MemInfoBlock, release int) {
 }
 
 // writeSummaryComment prints the MemProfSummary YAML comment block that
-// LLVM 21+ puts before the dump (MemProfSummaryBuilder with default
-// thresholds: cold when the average lifetime access density is below 0.05
-// per second and the average lifetime at least 1 s; hot hints are off).
+// LLVM 21+ puts before the dump (MemProfSummaryBuilder with the default
+// thresholds of DefaultAllocType).
 func writeSummaryComment(w io.Writer, records []*Record) {
 	var contexts, cold, hot int
 	var maxCold, maxWarm, maxHot uint64
@@ -120,11 +119,11 @@ func writeSummaryComment(w io.Writer, records []*Record) {
 			}
 			seen[k] = true
 			contexts++
-			switch allocType(&a.Info) {
-			case allocCold:
+			switch a.Info.DefaultAllocType() {
+			case Cold:
 				cold++
 				maxCold = max(maxCold, a.Info.TotalSize)
-			case allocHot:
+			case Hot:
 				hot++
 				maxHot = max(maxHot, a.Info.TotalSize)
 			default:
@@ -136,21 +135,28 @@ func writeSummaryComment(w io.Writer, records []*Record) {
 	fmt.Fprintf(w, "#   Maximum cold context total size: %d\n#   Maximum warm context total size: %d\n#   Maximum hot context total size: %d\n", maxCold, maxWarm, maxHot)
 }
 
-type allocKind int
+// AllocType is llvm::memprof::AllocationType.
+type AllocType uint8
 
+// The allocation types, with LLVM's values.
 const (
-	allocNotCold allocKind = iota
-	allocCold
-	allocHot
+	NotCold AllocType = 1
+	Cold    AllocType = 2
+	Hot     AllocType = 4
 )
 
-// allocType is llvm::memprof::getAllocType with default options, in float
-// arithmetic as LLVM does it.
-func allocType(m *MemInfoBlock) allocKind {
+// DefaultAllocType is llvm::memprof::getAllocType with the defaults of
+// MemProfCommon.cpp (LLVM 21+), which llvm-profdata applies when it writes
+// the MemProf summary: cold when the average lifetime access density
+// (accesses per byte per lifetime second) is below 0.05 and the average
+// lifetime is at least 200 s; hot hints are off by default. Single-precision
+// arithmetic, as in LLVM. internal/profview classifies with any release's
+// thresholds.
+func (m *MemInfoBlock) DefaultAllocType() AllocType {
 	density := float32(m.TotalLifetimeAccessDensity) / float32(m.AllocCount) / 100
 	lifetime := float32(m.TotalLifetime) / float32(m.AllocCount)
-	if density < float32(0.05) && lifetime >= 1000 {
-		return allocCold
+	if density < float32(0.05) && lifetime >= float32(200*1000) {
+		return Cold
 	}
-	return allocNotCold
+	return NotCold
 }

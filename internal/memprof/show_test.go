@@ -195,3 +195,57 @@ func TestShowRewrittenRaw(t *testing.T) {
 		}
 	}
 }
+
+// TestShowSummaryThresholds gives a real profile's MIBs average lifetimes on
+// both sides of 1 s and of 200 s with a low access density, rewrites it,
+// and compares show with llvm-profdata-22, whose MemProfSummary comment
+// counts the cold contexts with LLVM's default thresholds (200 s): the
+// generated profiles' lifetimes are all far below 1 s, so only a rewritten
+// one tells the thresholds apart.
+func TestShowSummaryThresholds(t *testing.T) {
+	tool := testenv.Tool(t, "llvm-profdata-22")
+	src := "app-llvm22-nopie-dump.memprofraw"
+	bin := fixture(t, "app-llvm22-nopie")
+	raw, err := OpenRaw(fixture(t, src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifetimes := []uint64{500, 5_000, 150_000, 199_999, 200_000, 900_000} // ms
+	for i := range raw.MIBs {
+		m := &raw.MIBs[i].Info
+		m.TotalLifetime = lifetimes[i%len(lifetimes)] * uint64(m.AllocCount)
+		m.TotalLifetimeAccessDensity = uint64(i % 3) // density ≤ 0.02 per byte-second
+	}
+	var buf bytes.Buffer
+	if err := raw.writeRaw(&buf, 4); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "lifetimes.memprofraw")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := exec.Command(tool, "show", "--memory", path, "--profiled-binary", bin).Output()
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if !strings.Contains(string(want), "Total cold contexts: ") || strings.Contains(string(want), "Total cold contexts: 0\n") {
+		t.Fatalf("%s found no cold context; the test needs some:\n%.600s", tool, want)
+	}
+	again, err := OpenRaw(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := elfsym.Open(bin, &elfsym.Options{DWARFOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var got bytes.Buffer
+	if err := ShowRaw(&got, again, b, ConvertOptions{LLVMRelease: 22}); err != nil {
+		t.Fatal(err)
+	}
+	w, g := maskHistogramPointers(string(want)), maskHistogramPointers(got.String())
+	if w != g {
+		t.Errorf("show text differs from %s:\n%s", tool, lineDiff(w, g))
+	}
+}
