@@ -1,0 +1,490 @@
+package instrprof
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+)
+
+// Raw profiles (.profraw), as the compiler-rt profile runtime writes them
+// (InstrProfData.inc; docs/formats/instrprof.md has the verified details).
+// All integers are in the writer's byte order (little-endian here; a
+// byte-swapped magic means big-endian). A file holds one or more profiles,
+// each:
+//
+//	header        u64 fields, see rawHeaderFields
+//	binary ids    BinaryIdsSize bytes: {u64 len, len bytes, pad to 8}...
+//	data          NumData records (48 bytes in v8, 64 in v9/v10)
+//	              PaddingBytesBeforeCounters
+//	counters      NumCounters × 8 bytes (1 byte with single-byte coverage)
+//	              PaddingBytesAfterCounters
+//	bitmap        NumBitmapBytes (v9+), PaddingBytesAfterBitmapBytes
+//	names         NamesSize bytes, pad to 8
+//	vtables       NumVTables × 24 bytes (v10), pad to 8
+//	vtable names  VNamesSize bytes (v10), pad to 8
+//	value data    one ValueProfData per data record that has value sites
+//
+// then zero padding up to the next profile's header.
+//
+// Data record, v8:  NameRef, FuncHash, CounterPtr, FunctionPointer, Values
+// (u64 each), u32 NumCounters, u16 NumValueSites[2].
+// v9: NameRef, FuncHash, CounterPtr, BitmapPtr, FunctionPointer, Values,
+// u32 NumCounters, u16 NumValueSites[2], u32 NumBitmapBytes, pad to 64.
+// v10: as v9 with NumValueSites[3].
+//
+// CounterPtr (BitmapPtr) is relative: the counters of data record i start
+// CounterPtr − (CountersDelta − i × record size) bytes into the counter
+// section.
+
+// RawMagic is the little-endian raw profile magic (INSTR_PROF_RAW_MAGIC_64).
+const RawMagic = 0xff6c70726f667281
+
+// Raw format versions this reader accepts: 8 (clang 16–17), 9 (clang 18),
+// 10 (clang 19–22).
+const (
+	minRawVersion = 8
+	maxRawVersion = 10
+)
+
+// RawProfile is a decoded .profraw file (all its profiles).
+type RawProfile struct {
+	Version   int    // raw format version (low 32 bits of the version field)
+	Variant   uint64 // the version field's flag bits (Variant*)
+	BinaryIDs [][]byte
+	// Records are the data records in file order, names resolved, counts
+	// decoded (single-byte coverage: 1 covered, 0 not), ICall targets
+	// mapped from addresses to name MD5s (0 for an address no record has).
+	Records     []FuncRecord
+	Names       []string // the name section, in order
+	VTableNames []string
+}
+
+// IsRaw reports whether data starts with a raw profile magic (either byte
+// order).
+func IsRaw(data []byte) bool {
+	if len(data) < 8 {
+		return false
+	}
+	m := le.Uint64(data)
+	return m == RawMagic || m == swap64(RawMagic)
+}
+
+func swap64(v uint64) uint64 {
+	var b [8]byte
+	le.PutUint64(b[:], v)
+	slices.Reverse(b[:])
+	return le.Uint64(b[:])
+}
+
+// OpenRaw reads and decodes the raw profile in file name.
+func OpenRaw(name string) (*RawProfile, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRaw(name, data)
+}
+
+// ParseRaw decodes a raw profile; name is for errors.
+func ParseRaw(name string, data []byte) (*RawProfile, error) {
+	p := &RawProfile{}
+	off := 0
+	for first := true; ; first = false {
+		// Zero padding separates profiles.
+		for off < len(data) && data[off] == 0 {
+			off++
+		}
+		if off == len(data) {
+			if first {
+				c := decode.NewCursor("instrprof", name, "raw header", data, 0)
+				return nil, c.Errorf(0, decode.ErrTruncated, "empty raw profile")
+			}
+			return p, nil
+		}
+		if off%8 != 0 {
+			c := decode.NewCursor("instrprof", name, "raw header", data, 0)
+			return nil, c.Errorf(int64(off), decode.ErrMalformed, "insufficient padding before the next profile")
+		}
+		end, err := p.readOne(name, data, off, first)
+		if err != nil {
+			return nil, err
+		}
+		off = end
+	}
+}
+
+// rawHeader is RawInstrProf::Header; fields the version lacks are zero.
+type rawHeader struct {
+	magic, version, binaryIdsSize, numData, padBeforeCounters, numCounters,
+	padAfterCounters, numBitmapBytes, padAfterBitmap, namesSize,
+	countersDelta, bitmapDelta, namesDelta, numVTables, vnamesSize,
+	valueKindLast uint64
+}
+
+func pad8(n uint64) uint64 { return (8 - n%8) % 8 }
+
+// readOne decodes the profile at off and returns where it ends.
+func (p *RawProfile) readOne(name string, data []byte, off int, first bool) (int, error) {
+	c := decode.NewCursor("instrprof", name, "raw header", data, off)
+	var h rawHeader
+	h.magic = c.U64()
+	if err := c.Err(); err != nil {
+		return 0, err
+	}
+	switch h.magic {
+	case RawMagic:
+	case swap64(RawMagic):
+		c.SetBigEndian(true)
+	default:
+		return 0, c.Errorf(int64(off), decode.ErrBadMagic, "bad magic %#x, want %#x (a raw instrumentation profile)", h.magic, uint64(RawMagic))
+	}
+	h.version = c.U64()
+	ver := int(uint32(h.version))
+	if c.Err() == nil && (ver < minRawVersion || ver > maxRawVersion) {
+		return 0, c.Errorf(int64(off+8), decode.ErrUnsupportedVersion, "unsupported raw profile version %d (supported: %d..%d, as clang 16–22 write)", ver, minRawVersion, maxRawVersion)
+	}
+	h.binaryIdsSize = c.U64()
+	h.numData = c.U64()
+	h.padBeforeCounters = c.U64()
+	h.numCounters = c.U64()
+	h.padAfterCounters = c.U64()
+	if ver >= 9 {
+		h.numBitmapBytes = c.U64()
+		h.padAfterBitmap = c.U64()
+	}
+	h.namesSize = c.U64()
+	h.countersDelta = c.U64()
+	if ver >= 9 {
+		h.bitmapDelta = c.U64()
+	}
+	h.namesDelta = c.U64()
+	if ver >= 10 {
+		h.numVTables = c.U64()
+		h.vnamesSize = c.U64()
+	}
+	h.valueKindLast = c.U64()
+	if err := c.Err(); err != nil {
+		return 0, err
+	}
+	if !first && (ver != p.Version || h.version>>32 != p.Variant>>32) {
+		return 0, c.Errorf(int64(off+8), decode.ErrMalformed, "profile version %#x differs from the first profile's", h.version)
+	}
+	p.Version, p.Variant = ver, h.version&^0xffffffff
+	hdrEnd := c.Off()
+
+	recSize := uint64(48)
+	numKinds := 2
+	if ver >= 9 {
+		recSize = 64
+	}
+	if ver >= 10 {
+		numKinds = 3
+	}
+	ctrSize := uint64(8)
+	if p.Variant&VariantByteCoverage != 0 {
+		ctrSize = 1
+	}
+	// Section offsets, checked for overflow against the file size.
+	size := uint64(len(data) - off)
+	var bad bool
+	add := func(a, b uint64) uint64 {
+		if a > size || b > size-a {
+			bad = true
+			return size + 1
+		}
+		return a + b
+	}
+	mul := func(a, b uint64) uint64 {
+		if b != 0 && a > size/b {
+			bad = true
+			return size + 1
+		}
+		return a * b
+	}
+	if h.binaryIdsSize%8 != 0 {
+		return 0, c.Errorf(int64(off+16), decode.ErrMalformed, "binary id section size %d is not a multiple of 8", h.binaryIdsSize)
+	}
+	binIDs := uint64(hdrEnd - off)
+	dataOff := add(binIDs, h.binaryIdsSize)
+	ctrOff := add(add(dataOff, mul(h.numData, recSize)), h.padBeforeCounters)
+	bitmapOff := add(add(ctrOff, mul(h.numCounters, ctrSize)), h.padAfterCounters)
+	namesOff := add(add(bitmapOff, h.numBitmapBytes), h.padAfterBitmap)
+	vtabOff := add(namesOff, add(h.namesSize, pad8(h.namesSize)))
+	vtabSize := mul(h.numVTables, 24)
+	vnamesOff := add(vtabOff, add(vtabSize, pad8(vtabSize)))
+	valueOff := add(vnamesOff, add(h.vnamesSize, pad8(h.vnamesSize)))
+	if bad || valueOff > size {
+		return 0, c.Errorf(int64(off), decode.ErrTruncated, "header describes %s bytes of sections, the file has %d", sizeString(bad, valueOff), size)
+	}
+	abs := func(o uint64) int { return off + int(o) }
+
+	// Binary ids.
+	bc := decode.NewCursor("instrprof", name, "binary ids", data[:abs(dataOff)], abs(binIDs))
+	bc.SetBigEndian(c.BigEndian())
+	for bc.Remaining() > 0 {
+		at := bc.Off()
+		n := bc.U64()
+		if bc.Err() == nil && n == 0 {
+			return 0, bc.Errorf(int64(at), decode.ErrMalformed, "binary id length is 0")
+		}
+		id := bc.Bytes(n)
+		bc.Skip(min(pad8(n), uint64(bc.Remaining())))
+		if err := bc.Err(); err != nil {
+			return 0, err
+		}
+		p.BinaryIDs = append(p.BinaryIDs, slices.Clone(id))
+	}
+
+	// Names.
+	names, err := readNames(name, "names", data[:abs(namesOff)+int(h.namesSize)], abs(namesOff))
+	if err != nil {
+		return 0, err
+	}
+	p.Names = append(p.Names, names...)
+	byRef := make(map[uint64]string, len(names))
+	for _, n := range names {
+		byRef[NameRef(n)] = n
+	}
+	if h.vnamesSize > 0 {
+		vn, err := readNames(name, "vtable names", data[:abs(vnamesOff)+int(h.vnamesSize)], abs(vnamesOff))
+		if err != nil {
+			return 0, err
+		}
+		p.VTableNames = append(p.VTableNames, vn...)
+	}
+	// Address → name MD5 for indirect-call targets (and vtables).
+	type addrRef struct{ addr, ref uint64 }
+	var addrs []addrRef
+
+	// Data records.
+	dc := decode.NewCursor("instrprof", name, "data", data[:abs(ctrOff)], abs(dataOff))
+	dc.SetBigEndian(c.BigEndian())
+	type pending struct {
+		rec   int
+		sites [NumValueKinds]uint16
+	}
+	var withValues []pending
+	ctrDelta, bmDelta := h.countersDelta, h.bitmapDelta
+	ctrLen, bmLen := h.numCounters*ctrSize, h.numBitmapBytes
+	for i := uint64(0); i < h.numData; i++ {
+		at := dc.Off()
+		var d struct {
+			nameRef, funcHash, counterPtr, bitmapPtr, funcPtr uint64
+			numCounters, numBitmapBytes                       uint32
+			sites                                             [NumValueKinds]uint16
+		}
+		d.nameRef, d.funcHash, d.counterPtr = dc.U64(), dc.U64(), dc.U64()
+		if ver >= 9 {
+			d.bitmapPtr = dc.U64()
+		}
+		d.funcPtr = dc.U64()
+		dc.U64() // Values: a runtime pointer, meaningless in the file
+		d.numCounters = dc.U32()
+		for k := range numKinds {
+			d.sites[k] = dc.U16()
+		}
+		if ver >= 9 {
+			d.numBitmapBytes = dc.U32()
+		}
+		dc.Seek(uint64(at) + recSize)
+		if err := dc.Err(); err != nil {
+			return 0, err
+		}
+		n, ok := byRef[d.nameRef]
+		if !ok {
+			return 0, dc.Errorf(int64(at), decode.ErrMalformed, "function name MD5 %#016x is not in the name section", d.nameRef)
+		}
+		r := FuncRecord{Name: n, Hash: d.funcHash}
+		if d.numCounters == 0 {
+			return 0, dc.Errorf(int64(at), decode.ErrMalformed, "%s: number of counters is zero", n)
+		}
+		co := d.counterPtr - ctrDelta
+		if int64(co) < 0 || co >= ctrLen || uint64(d.numCounters)*ctrSize > ctrLen-co {
+			return 0, dc.Errorf(int64(at), decode.ErrMalformed, "%s: counter offset %#x (%d counters) is outside the counter section (%#x bytes)", n, int64(co), d.numCounters, ctrLen)
+		}
+		ctr := data[abs(ctrOff)+int(co):][:uint64(d.numCounters)*ctrSize]
+		r.Counts = make([]uint64, d.numCounters)
+		for j := range r.Counts {
+			if ctrSize == 1 {
+				if ctr[j] == 0 {
+					r.Counts[j] = 1
+				}
+			} else if c.BigEndian() {
+				r.Counts[j] = swap64(le.Uint64(ctr[8*j:]))
+			} else {
+				r.Counts[j] = le.Uint64(ctr[8*j:])
+			}
+		}
+		if d.numBitmapBytes > 0 {
+			bo := d.bitmapPtr - bmDelta
+			if int64(bo) < 0 || bo >= bmLen || uint64(d.numBitmapBytes) > bmLen-bo {
+				return 0, dc.Errorf(int64(at), decode.ErrMalformed, "%s: bitmap offset %#x (%d bytes) is outside the bitmap section (%#x bytes)", n, int64(bo), d.numBitmapBytes, bmLen)
+			}
+			r.Bitmap = slices.Clone(data[abs(bitmapOff)+int(bo):][:d.numBitmapBytes])
+		}
+		if d.funcPtr != 0 {
+			addrs = append(addrs, addrRef{d.funcPtr, d.nameRef})
+		}
+		if d.sites != [NumValueKinds]uint16{} {
+			withValues = append(withValues, pending{rec: len(p.Records), sites: d.sites})
+		}
+		p.Records = append(p.Records, r)
+		ctrDelta -= recSize
+		bmDelta -= recSize
+	}
+	slices.SortStableFunc(addrs, func(a, b addrRef) int {
+		switch {
+		case a.addr < b.addr:
+			return -1
+		case a.addr > b.addr:
+			return 1
+		}
+		return 0
+	})
+	lookup := func(a uint64) uint64 {
+		i, ok := slices.BinarySearchFunc(addrs, a, func(e addrRef, a uint64) int {
+			switch {
+			case e.addr < a:
+				return -1
+			case e.addr > a:
+				return 1
+			}
+			return 0
+		})
+		if !ok {
+			return 0
+		}
+		return addrs[i].ref
+	}
+
+	// Value profile data.
+	vc := decode.NewCursor("instrprof", name, "value profile data", data, abs(valueOff))
+	vc.SetBigEndian(c.BigEndian())
+	for _, pv := range withValues {
+		r := &p.Records[pv.rec]
+		if err := readValueData(&vc, r, lookup); err != nil {
+			return 0, err
+		}
+	}
+	return vc.Off(), nil
+}
+
+func sizeString(overflow bool, n uint64) string {
+	if overflow {
+		return "more than the file's"
+	}
+	return fmt.Sprint(n)
+}
+
+// readValueData decodes one ValueProfData into r:
+//
+//	u32 TotalSize, u32 NumValueKinds, then per kind a ValueProfRecord:
+//	u32 Kind, u32 NumValueSites, u8 SiteCountArray[NumValueSites], pad to
+//	8 (counting from Kind), then {u64 Value, u64 Count} per value.
+func readValueData(vc *decode.Cursor, r *FuncRecord, lookup func(uint64) uint64) error {
+	at := vc.Off()
+	total := vc.U32()
+	kinds := vc.U32()
+	if err := vc.Err(); err != nil {
+		return err
+	}
+	if total%8 != 0 || total < 8 {
+		return vc.Errorf(int64(at), decode.ErrMalformed, "%s: value data size %d is not a positive multiple of 8", r.Name, total)
+	}
+	if uint64(total) > uint64(vc.Len()-at) {
+		return vc.Errorf(int64(at), decode.ErrTruncated, "%s: value data of %d bytes, %d left", r.Name, total, vc.Len()-at)
+	}
+	if kinds > NumValueKinds {
+		return vc.Errorf(int64(at+4), decode.ErrMalformed, "%s: %d value kinds", r.Name, kinds)
+	}
+	end := at + int(total)
+	sub := decode.NewCursor(vc.Format, vc.File, vc.Section, vc.Data()[:end], at+8)
+	sub.SetBigEndian(vc.BigEndian())
+	for range kinds {
+		kat := sub.Off()
+		kind := sub.U32()
+		nsites := sub.U32()
+		if sub.Err() == nil && kind >= NumValueKinds {
+			return sub.Errorf(int64(kat), decode.ErrMalformed, "%s: value kind %d is invalid", r.Name, kind)
+		}
+		counts := sub.Bytes(uint64(nsites))
+		sub.Skip(min(pad8(uint64(8+nsites)), uint64(sub.Remaining())))
+		if err := sub.Err(); err != nil {
+			return err
+		}
+		sites := make([][]ValueData, nsites)
+		for s, n := range counts {
+			if uint64(n)*16 > uint64(sub.Remaining()) {
+				return sub.Errorf(int64(sub.Off()), decode.ErrMalformed, "%s: value profile address is greater than total size", r.Name)
+			}
+			if n == 0 {
+				continue
+			}
+			vs := make([]ValueData, n)
+			for j := range vs {
+				vs[j].Value, vs[j].Count = sub.U64(), sub.U64()
+				if kind == IPVKIndirectCallTarget {
+					vs[j].Value = lookup(vs[j].Value)
+				}
+			}
+			sites[s] = vs
+		}
+		r.Values[kind] = sites
+	}
+	if err := sub.Err(); err != nil {
+		return err
+	}
+	vc.Seek(uint64(end))
+	return nil
+}
+
+// readNames decodes a name section (readPGOFuncNameStrings): blocks of
+// ULEB uncompressed size, ULEB compressed size (0 = stored), the bytes
+// (zlib when compressed), names separated by "\x01"; zero bytes between
+// blocks are skipped.
+func readNames(file, section string, data []byte, off int) ([]string, error) {
+	c := decode.NewCursor("instrprof", file, section, data, off)
+	var names []string
+	for c.Remaining() > 0 {
+		at := c.Off()
+		usize := c.Uleb()
+		csize := c.Uleb()
+		if err := c.Err(); err != nil {
+			return nil, err
+		}
+		var s []byte
+		if csize == 0 {
+			s = c.Bytes(usize)
+		} else {
+			z := c.Bytes(csize)
+			if err := c.Err(); err != nil {
+				return nil, err
+			}
+			if usize > 64*uint64(len(z))+1024 {
+				return nil, c.Errorf(int64(at), decode.ErrMalformed, "compressed names claim %d bytes from %d", usize, csize)
+			}
+			zr, err := zlib.NewReader(bytes.NewReader(z))
+			if err == nil {
+				s = make([]byte, usize)
+				_, err = io.ReadFull(zr, s)
+			}
+			if err != nil {
+				return nil, c.Errorf(int64(at), decode.ErrMalformed, "uncompress failed: %v", err)
+			}
+		}
+		if err := c.Err(); err != nil {
+			return nil, err
+		}
+		names = append(names, strings.Split(string(s), "\x01")...)
+		for c.Remaining() > 0 && c.Data()[c.Off()] == 0 {
+			c.Skip(1)
+		}
+	}
+	return names, nil
+}

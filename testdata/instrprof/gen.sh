@@ -1,0 +1,71 @@
+#!/bin/bash
+# gen.sh OUTDIR [LLVM...] — build the instrumented-profile test programs and
+# record raw profiles (.profraw) with the compiler-rt profile runtime of each
+# LLVM release.
+#
+# LLVM defaults to "16 19 22" (a missing clang-N is skipped with a message).
+# For each release N and each instrumentation MODE it writes into OUTDIR:
+#
+#   MODE ir     IR-level PGO, -fprofile-generate
+#   MODE fe     front-end PGO, -fprofile-instr-generate
+#   MODE irnc   IR-level PGO, names not compressed
+#               (-mllvm -enable-name-compression=false)
+#   MODE novp   IR-level PGO without value profiling (-mllvm -disable-vp)
+#
+#   app-llvmN-MODE               app.c + lib.c (C; two static helper()s)
+#   app-llvmN-MODE-I.profraw     one run with argument I, for I in 3 10 50
+#   shapes-llvmN-MODE            shapes.cc (C++)
+#   shapes-llvmN-MODE-I.profraw  likewise
+#
+# Raw versions: clang-16 writes raw v8, clang-19 and clang-22 raw v10.
+# Binaries are linked with --build-id, so every raw carries a binary id.
+#
+# Names are deterministic; so are the raw profiles' counters, but not their
+# function pointers (PIE): tests compare our output with llvm-profdata's on
+# the same files rather than with golden files.
+set -euo pipefail
+
+if [ $# -lt 1 ]; then
+  echo "usage: gen.sh OUTDIR [LLVM...]" >&2
+  exit 2
+fi
+out=$1
+shift
+versions=${*:-16 19 22}
+src=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+common=(-O1 -Wl,--build-id)
+
+# run BIN OUT ARGS...: run BIN with the profile runtime, save its raw as OUT.
+run() {
+  local bin=$1 dst=$2
+  shift 2
+  LLVM_PROFILE_FILE=$dst "$bin" "$@" >/dev/null
+  if [ ! -s "$dst" ]; then
+    echo "gen.sh: $bin $*: no profile written" >&2
+    exit 1
+  fi
+}
+
+for v in $versions; do
+  if ! command -v "clang-$v" >/dev/null; then
+    echo "gen.sh: clang-$v not found, skipping LLVM $v" >&2
+    continue
+  fi
+  for mode in ir fe irnc novp; do
+    case $mode in
+      ir) flags=(-fprofile-generate) ;;
+      fe) flags=(-fprofile-instr-generate) ;;
+      irnc) flags=(-fprofile-generate -mllvm -enable-name-compression=false) ;;
+      novp) flags=(-fprofile-generate -mllvm -disable-vp) ;;
+    esac
+    "clang-$v" "${common[@]}" "${flags[@]}" "$src/app.c" "$src/lib.c" -o "$out/app-llvm$v-$mode"
+    "clang++-$v" "${common[@]}" "${flags[@]}" "$src/shapes.cc" -o "$out/shapes-llvm$v-$mode"
+    for i in 3 10 50; do
+      run "$out/app-llvm$v-$mode" "$out/app-llvm$v-$mode-$i.profraw" "$i"
+      run "$out/shapes-llvm$v-$mode" "$out/shapes-llvm$v-$mode-$i.profraw" "$i"
+    done
+  done
+done
