@@ -84,7 +84,25 @@ type FuncProfile struct {
 	records   map[string][]*FuncRecord // by name, hashes in first-seen order
 	order     []string                 // names in first-seen order
 	Warnings  []MergeWarning
+	// Traces are the temporal profiling traces kept (at most
+	// TraceReservoirSize), TraceStreamSize how many were seen.
+	Traces          []TemporalTrace
+	TraceStreamSize uint64
 }
+
+// TemporalTrace is TemporalProfTraceTy: function NameRefs in the order the
+// functions first ran, and the trace's weight.
+type TemporalTrace struct {
+	Weight   uint64
+	NameRefs []uint64
+}
+
+// llvm-profdata's defaults for --temporal-profile-trace-reservoir-size and
+// --temporal-profile-max-trace-length.
+const (
+	TraceReservoirSize = 100
+	MaxTraceLength     = 10000
+)
 
 // NewFuncProfile returns an empty profile.
 func NewFuncProfile() *FuncProfile {
@@ -210,6 +228,9 @@ func (p *FuncProfile) stringMapOrder() []string {
 func (p *FuncProfile) AddRaw(r *RawProfile, w uint64) {
 	p.Variant |= r.Variant & variantKindMask
 	p.BinaryIDs = append(p.BinaryIDs, r.BinaryIDs...)
+	if len(r.Trace) > 0 {
+		p.addTrace(TemporalTrace{Weight: w, NameRefs: r.Trace[:min(len(r.Trace), MaxTraceLength)]})
+	}
 	for i := range r.Records {
 		p.Add(&r.Records[i], w)
 	}
@@ -256,6 +277,17 @@ func (p *FuncProfile) Add(r *FuncRecord, w uint64) {
 			})
 		}
 	}
+}
+
+// addTrace is InstrProfWriter::addTemporalProfileTrace for an unsampled
+// source stream. Once the reservoir is full LLVM replaces a random trace;
+// this keeps the first ones instead (deterministic, but then not what
+// llvm-profdata writes).
+func (p *FuncProfile) addTrace(t TemporalTrace) {
+	if p.TraceStreamSize < TraceReservoirSize {
+		p.Traces = append(p.Traces, t)
+	}
+	p.TraceStreamSize++
 }
 
 func cloneRecord(r *FuncRecord) *FuncRecord {

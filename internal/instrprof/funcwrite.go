@@ -21,17 +21,19 @@ import (
 
 // funcTable is a FuncProfile laid out for writing.
 type funcTable struct {
-	version   int // index version
-	numKinds  int // value kinds the release knows
-	variant   uint64
-	names     []string
-	recs      [][]*FuncRecord // per name, in writing order
-	table     *table
-	summary   [6]uint64 // IndexedInstrProf::Summary fields
-	entries   []SummaryEntry
-	csSummary *[6]uint64 // with the CS variant only
-	csEntries []SummaryEntry
-	binaryIDs [][]byte // sorted, unique
+	version    int // index version
+	numKinds   int // value kinds the release knows
+	variant    uint64
+	names      []string
+	recs       [][]*FuncRecord // per name, in writing order
+	table      *table
+	summary    [6]uint64 // IndexedInstrProf::Summary fields
+	entries    []SummaryEntry
+	csSummary  *[6]uint64 // with the CS variant only
+	csEntries  []SummaryEntry
+	binaryIDs  [][]byte // sorted, unique
+	traces     []TemporalTrace
+	streamSize uint64
 }
 
 func newFuncTable(f *FuncProfile, opts WriteOptions) (*funcTable, error) {
@@ -59,6 +61,7 @@ func newFuncTable(f *FuncProfile, opts WriteOptions) (*funcTable, error) {
 				sb.addRecord(r.Counts)
 			}
 		}
+		ft.traces, ft.streamSize = f.Traces, f.TraceStreamSize
 		ft.binaryIDs = slices.Clone(f.BinaryIDs)
 		slices.SortFunc(ft.binaryIDs, bytes.Compare)
 		ft.binaryIDs = slices.CompactFunc(ft.binaryIDs, bytes.Equal)
@@ -194,6 +197,18 @@ func (ft *funcTable) emitBinaryIDs(o *output) {
 		o.u64(uint64(len(id)))
 		o.write(id)
 		o.pad8()
+	}
+}
+
+// emitTraces writes the temporal profile traces: u64 #traces, u64 stream
+// size, then per trace u64 weight, u64 #functions, the NameRefs.
+func (ft *funcTable) emitTraces(o *output) {
+	o.u64(uint64(len(ft.traces)))
+	o.u64(ft.streamSize)
+	for _, t := range ft.traces {
+		o.u64(t.Weight)
+		o.u64(uint64(len(t.NameRefs)))
+		o.u64s(t.NameRefs)
 	}
 }
 

@@ -71,7 +71,7 @@ func compareFuncs(t *testing.T, release int, got, want []byte) {
 func TestMergeRawDifferential(t *testing.T) {
 	dir := instrproftest.Fixtures(t)
 	for _, rel := range instrproftest.Releases {
-		for _, mode := range instrproftest.Modes {
+		for _, mode := range instrproftest.Modes(rel) {
 			for _, prog := range []string{"app", "shapes"} {
 				name := fmt.Sprintf("%s-llvm%d-%s", prog, rel, mode)
 				t.Run(name, func(t *testing.T) {

@@ -37,6 +37,7 @@ var le = binary.LittleEndian
 // found by the sizing pass (see output).
 type fileOffsets struct {
 	hash, memprof, binaryIDs, vtableNames uint64
+	traces                                uint64
 	recPayload, recTable                  uint64
 	framePayload, frameTable              uint64
 	stackPayload, stackTable              uint64
@@ -164,8 +165,13 @@ func (p *plan) emit(o *output) {
 		version |= VariantMemProf
 		memOff = off.memprof
 	}
+	temporal := ft.variant&VariantTemporalProf != 0
+	tracesOff := uint64(0)
+	if temporal {
+		tracesOff = off.traces
+	}
 	hdr := [...]uint64{Magic, version, 0, 0,
-		off.hash, memOff, off.binaryIDs, 0, off.vtableNames}
+		off.hash, memOff, off.binaryIDs, tracesOff, off.vtableNames}
 	o.u64s(hdr[:headerSize(opts.IndexVersion)/8])
 
 	// Profile summary, then the function table.
@@ -189,6 +195,10 @@ func (p *plan) emit(o *output) {
 	if opts.IndexVersion >= 12 {
 		o.at(&off.vtableNames)
 		o.u64(0)
+	}
+	if temporal {
+		o.at(&off.traces)
+		ft.emitTraces(o)
 	}
 }
 

@@ -2,6 +2,7 @@ package instrprof
 
 import (
 	"bytes"
+	"cmp"
 	"compress/zlib"
 	"fmt"
 	"io"
@@ -63,6 +64,11 @@ type RawProfile struct {
 	Records     []FuncRecord
 	Names       []string // the name section, in order
 	VTableNames []string
+	// Trace is the temporal profiling trace (VariantTemporalProf): the
+	// NameRefs of the functions with a timestamp, by timestamp. The
+	// timestamp is each function's first counter, left out of Counts.
+	Trace  []uint64
+	stamps [][2]uint64 // (timestamp, NameRef)
 }
 
 // IsRaw reports whether data starts with a raw profile magic (either byte
@@ -105,6 +111,16 @@ func ParseRaw(name string, data []byte) (*RawProfile, error) {
 				c := decode.NewCursor("instrprof", name, "raw header", data, 0)
 				return nil, c.Errorf(0, decode.ErrTruncated, "empty raw profile")
 			}
+			slices.SortFunc(p.stamps, func(a, b [2]uint64) int {
+				if a[0] != b[0] {
+					return cmp.Compare(a[0], b[0])
+				}
+				return cmp.Compare(a[1], b[1])
+			})
+			for _, s := range p.stamps {
+				p.Trace = append(p.Trace, s[1])
+			}
+			p.stamps = nil
 			return p, nil
 		}
 		if off%8 != 0 {
@@ -309,16 +325,31 @@ func (p *RawProfile) readOne(name string, data []byte, off int, first bool) (int
 			return 0, dc.Errorf(int64(at), decode.ErrMalformed, "%s: counter offset %#x (%d counters) is outside the counter section (%#x bytes)", n, int64(co), d.numCounters, ctrLen)
 		}
 		ctr := data[abs(ctrOff)+int(co):][:uint64(d.numCounters)*ctrSize]
-		r.Counts = make([]uint64, d.numCounters)
+		u64 := func(b []byte) uint64 {
+			if c.BigEndian() {
+				return swap64(le.Uint64(b))
+			}
+			return le.Uint64(b)
+		}
+		if p.Variant&VariantTemporalProf != 0 {
+			// The first counter is an 8-byte timestamp, whatever the
+			// counter size (readRawCounts).
+			if len(ctr) < 8 {
+				return 0, dc.Errorf(int64(at), decode.ErrMalformed, "%s: no room for the timestamp counter", n)
+			}
+			if ts := u64(ctr); ts != 0 && ts != ^uint64(0) {
+				p.stamps = append(p.stamps, [2]uint64{ts, d.nameRef})
+			}
+			ctr = ctr[8:]
+		}
+		r.Counts = make([]uint64, len(ctr)/int(ctrSize))
 		for j := range r.Counts {
 			if ctrSize == 1 {
 				if ctr[j] == 0 {
 					r.Counts[j] = 1
 				}
-			} else if c.BigEndian() {
-				r.Counts[j] = swap64(le.Uint64(ctr[8*j:]))
 			} else {
-				r.Counts[j] = le.Uint64(ctr[8*j:])
+				r.Counts[j] = u64(ctr[8*j:])
 			}
 		}
 		if d.numBitmapBytes > 0 {

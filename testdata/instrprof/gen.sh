@@ -11,6 +11,15 @@
 #   MODE irnc   IR-level PGO, names not compressed
 #               (-mllvm -enable-name-compression=false)
 #   MODE novp   IR-level PGO without value profiling (-mllvm -disable-vp)
+#   MODE cov    IR-level function-entry coverage, single-byte counters
+#               (-mllvm -pgo-function-entry-coverage)
+#   MODE entry  IR-level PGO, entry count first (-mllvm -pgo-instrument-entry)
+#   MODE mcdc   front-end PGO with MC/DC bitmaps (-fcoverage-mapping
+#               -fcoverage-mcdc; N >= 19)
+#   MODE temporal  IR-level PGO with timestamps
+#               (-mllvm -pgo-temporal-instrumentation; N >= 19)
+#   MODE sbc    front-end single-byte coverage
+#               (-mllvm -enable-single-byte-coverage; N >= 19)
 #
 #   app-llvmN-MODE               app.c + lib.c (C; two static helper()s)
 #   app-llvmN-MODE-I.profraw     one run with argument I, for I in 3 10 50
@@ -54,12 +63,21 @@ for v in $versions; do
     echo "gen.sh: clang-$v not found, skipping LLVM $v" >&2
     continue
   fi
-  for mode in ir fe irnc novp; do
+  modes="ir fe irnc novp cov entry"
+  if [ "$v" -ge 19 ]; then
+    modes="$modes mcdc temporal sbc"
+  fi
+  for mode in $modes; do
     case $mode in
       ir) flags=(-fprofile-generate) ;;
       fe) flags=(-fprofile-instr-generate) ;;
       irnc) flags=(-fprofile-generate -mllvm -enable-name-compression=false) ;;
       novp) flags=(-fprofile-generate -mllvm -disable-vp) ;;
+      cov) flags=(-fprofile-generate -mllvm -pgo-function-entry-coverage) ;;
+      entry) flags=(-fprofile-generate -mllvm -pgo-instrument-entry) ;;
+      mcdc) flags=(-fprofile-instr-generate -fcoverage-mapping -fcoverage-mcdc) ;;
+      temporal) flags=(-fprofile-generate -mllvm -pgo-temporal-instrumentation) ;;
+      sbc) flags=(-fprofile-instr-generate -mllvm -enable-single-byte-coverage) ;;
     esac
     "clang-$v" "${common[@]}" "${flags[@]}" "$src/app.c" "$src/lib.c" -o "$out/app-llvm$v-$mode"
     "clang++-$v" "${common[@]}" "${flags[@]}" "$src/shapes.cc" -o "$out/shapes-llvm$v-$mode"

@@ -21,8 +21,14 @@ var sources = []string{"gen.sh", "app.c", "lib.c", "shapes.cc"}
 // Releases are the LLVM releases whose runtimes the fixtures cover.
 var Releases = []int{16, 19, 22}
 
-// Modes are gen.sh's instrumentation modes.
-var Modes = []string{"ir", "fe", "irnc", "novp"}
+// Modes returns gen.sh's instrumentation modes for a release.
+func Modes(release int) []string {
+	m := []string{"ir", "fe", "irnc", "novp", "cov", "entry"}
+	if release >= 19 {
+		m = append(m, "mcdc", "temporal", "sbc")
+	}
+	return m
+}
 
 // Fixtures returns the directory testdata/instrprof/gen.sh filled for the
 // given LLVM releases (default Releases; see gen.sh for its files),
