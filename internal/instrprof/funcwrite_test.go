@@ -16,13 +16,23 @@ import (
 // merges them.
 func mergeRaws(t *testing.T, release int, paths ...string) []byte {
 	t.Helper()
+	return mergeWeighted(t, release, paths, nil)
+}
+
+// mergeWeighted is mergeRaws with a weight per input (nil: all 1).
+func mergeWeighted(t *testing.T, release int, paths []string, weights []uint64) []byte {
+	t.Helper()
 	f := NewFuncProfile()
-	for _, p := range paths {
+	for i, p := range paths {
 		r, err := OpenRaw(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.AddRaw(r, 1)
+		w := uint64(1)
+		if weights != nil {
+			w = weights[i]
+		}
+		f.AddRaw(r, w)
 	}
 	opts, err := Defaults(release)
 	if err != nil {
@@ -85,6 +95,47 @@ func TestMergeRawDifferential(t *testing.T) {
 				})
 			}
 		}
+		t.Run(fmt.Sprintf("cs-and-ir-llvm%d", rel), func(t *testing.T) {
+			raws := []string{
+				filepath.Join(dir, fmt.Sprintf("app-llvm%d-cs-10.profraw", rel)),
+				filepath.Join(dir, fmt.Sprintf("app-llvm%d-ir-10.profraw", rel)),
+				filepath.Join(dir, fmt.Sprintf("app-llvm%d-ir-3.profraw", rel)),
+			}
+			compareFuncs(t, rel, mergeRaws(t, rel, raws...), llvmMerge(t, rel, raws...))
+		})
+		t.Run(fmt.Sprintf("weighted-llvm%d", rel), func(t *testing.T) {
+			// Weights scale a new record's counters and value counts and
+			// multiply later inputs' before they are added; values new to
+			// a site are inserted unscaled, as LLVM does.
+			raws := []string{
+				filepath.Join(dir, fmt.Sprintf("shapes-llvm%d-ir-10.profraw", rel)),
+				filepath.Join(dir, fmt.Sprintf("shapes-llvm%d-ir-3.profraw", rel)),
+				filepath.Join(dir, fmt.Sprintf("shapes-llvm%d-ir-50.profraw", rel)),
+			}
+			ws := []uint64{3, 1, 1 << 62}
+			var args []string
+			for i, r := range raws {
+				args = append(args, fmt.Sprintf("--weighted-input=%d,%s", ws[i], r))
+			}
+			compareFuncs(t, rel, mergeWeighted(t, rel, raws, ws), llvmMerge(t, rel, args...))
+		})
+		t.Run(fmt.Sprintf("concatenated-llvm%d", rel), func(t *testing.T) {
+			// A file holding two profiles one after the other reads as
+			// both.
+			var cat []byte
+			for _, i := range []string{"3", "50"} {
+				b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("app-llvm%d-ir-%s.profraw", rel, i)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cat = append(cat, b...)
+			}
+			p := filepath.Join(t.TempDir(), "cat.profraw")
+			if err := os.WriteFile(p, cat, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			compareFuncs(t, rel, mergeRaws(t, rel, p), llvmMerge(t, rel, p))
+		})
 		t.Run(fmt.Sprintf("two-binaries-llvm%d", rel), func(t *testing.T) {
 			raws := []string{
 				filepath.Join(dir, fmt.Sprintf("app-llvm%d-ir-3.profraw", rel)),

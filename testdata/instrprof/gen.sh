@@ -20,6 +20,8 @@
 #               (-mllvm -pgo-temporal-instrumentation; N >= 19)
 #   MODE sbc    front-end single-byte coverage
 #               (-mllvm -enable-single-byte-coverage; N >= 19)
+#   MODE cs     context-sensitive IR PGO: built with -fprofile-use= the
+#               ir raws merged by llvm-profdata-N and -fcs-profile-generate
 #
 #   app-llvmN-MODE               app.c + lib.c (C; two static helper()s)
 #   app-llvmN-MODE-I.profraw     one run with argument I, for I in 3 10 50
@@ -63,7 +65,7 @@ for v in $versions; do
     echo "gen.sh: clang-$v not found, skipping LLVM $v" >&2
     continue
   fi
-  modes="ir fe irnc novp cov entry"
+  modes="ir fe irnc novp cov entry cs"
   if [ "$v" -ge 19 ]; then
     modes="$modes mcdc temporal sbc"
   fi
@@ -78,9 +80,20 @@ for v in $versions; do
       mcdc) flags=(-fprofile-instr-generate -fcoverage-mapping -fcoverage-mcdc) ;;
       temporal) flags=(-fprofile-generate -mllvm -pgo-temporal-instrumentation) ;;
       sbc) flags=(-fprofile-instr-generate -mllvm -enable-single-byte-coverage) ;;
+      cs)
+        "llvm-profdata-$v" merge -o "$out/app-llvm$v-ir.profdata" "$out"/app-llvm$v-ir-*.profraw
+        "llvm-profdata-$v" merge -o "$out/shapes-llvm$v-ir.profdata" "$out"/shapes-llvm$v-ir-*.profraw
+        ;;
     esac
-    "clang-$v" "${common[@]}" "${flags[@]}" "$src/app.c" "$src/lib.c" -o "$out/app-llvm$v-$mode"
-    "clang++-$v" "${common[@]}" "${flags[@]}" "$src/shapes.cc" -o "$out/shapes-llvm$v-$mode"
+    if [ "$mode" = cs ]; then
+      "clang-$v" "${common[@]}" -fprofile-use="$out/app-llvm$v-ir.profdata" -fcs-profile-generate \
+        "$src/app.c" "$src/lib.c" -o "$out/app-llvm$v-$mode"
+      "clang++-$v" "${common[@]}" -fprofile-use="$out/shapes-llvm$v-ir.profdata" -fcs-profile-generate \
+        "$src/shapes.cc" -o "$out/shapes-llvm$v-$mode"
+    else
+      "clang-$v" "${common[@]}" "${flags[@]}" "$src/app.c" "$src/lib.c" -o "$out/app-llvm$v-$mode"
+      "clang++-$v" "${common[@]}" "${flags[@]}" "$src/shapes.cc" -o "$out/shapes-llvm$v-$mode"
+    fi
     for i in 3 10 50; do
       run "$out/app-llvm$v-$mode" "$out/app-llvm$v-$mode-$i.profraw" "$i"
       run "$out/shapes-llvm$v-$mode" "$out/shapes-llvm$v-$mode-$i.profraw" "$i"

@@ -23,7 +23,7 @@ var Releases = []int{16, 19, 22}
 
 // Modes returns gen.sh's instrumentation modes for a release.
 func Modes(release int) []string {
-	m := []string{"ir", "fe", "irnc", "novp", "cov", "entry"}
+	m := []string{"ir", "fe", "irnc", "novp", "cov", "entry", "cs"}
 	if release >= 19 {
 		m = append(m, "mcdc", "temporal", "sbc")
 	}
@@ -57,6 +57,7 @@ func Fixtures(t testing.TB, releases ...int) string {
 		inputs = append(inputs, name, string(data))
 	}
 	for _, r := range rel {
+		// llvm-profdata-N (the cs mode) comes with clang-N: its version is clang's.
 		for _, tool := range []string{"clang-" + r, "clang++-" + r} {
 			v := "missing"
 			if _, err := exec.LookPath(tool); err == nil {
