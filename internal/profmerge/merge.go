@@ -46,6 +46,10 @@ type Options struct {
 	BuildIDOutput string
 	// Sample are the sample-profile options (see runSample).
 	Sample SampleOptions
+
+	// funcs are function records merged from .profraw inputs (instr.go),
+	// written beside the MemProf data.
+	funcs *instrprof.FuncProfile
 }
 
 // loaded is one input after reading and decoding.
@@ -128,6 +132,9 @@ func Run(opts Options) error {
 	}
 	if opts.Sample != (SampleOptions{}) {
 		return cli.Usagef("sample-profile options given, but no input is a sample profile (give --sample to read them all as one)")
+	}
+	if idx := instrInputs(inputs); len(idx) > 0 {
+		return runInstr(opts, inputs, idx) // instr.go
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -225,7 +232,7 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 		// Raw inputs only: the converter's dense form goes to the writer
 		// as it is.
 		progress("writing %s", opts.Output)
-		if err := instrprof.WriteCompactFile(opts.Output, rawProf, opts.Write); err != nil {
+		if err := writeCompact(opts, rawProf); err != nil {
 			return outputError(opts.Output, err)
 		}
 		return nil
@@ -243,7 +250,7 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 		runtime.GC()
 	}
 	progress("writing %s", opts.Output)
-	if err := instrprof.WriteFile(opts.Output, merged, opts.Write); err != nil {
+	if err := writeProfile(opts, merged); err != nil {
 		return outputError(opts.Output, err)
 	}
 	return nil

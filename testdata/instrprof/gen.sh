@@ -28,6 +28,13 @@
 #   shapes-llvmN-MODE            shapes.cc (C++)
 #   shapes-llvmN-MODE-I.profraw  likewise
 #
+# For N >= 19 also PGO and MemProf of one run (-fprofile-generate
+# -fmemory-profile, linked with lld):
+#
+#   shapes-llvmN-mem             the binary
+#   shapes-llvmN-mem.profraw     its instrumentation profile (argument 20)
+#   shapes-llvmN-mem.memprofraw  its MemProf profile, same run
+#
 # Raw versions: clang-16 writes raw v8, clang-19 and clang-22 raw v10.
 # Binaries are linked with --build-id, so every raw carries a binary id.
 #
@@ -99,4 +106,18 @@ for v in $versions; do
       run "$out/shapes-llvm$v-$mode" "$out/shapes-llvm$v-$mode-$i.profraw" "$i"
     done
   done
+  if [ "$v" -ge 19 ]; then
+    lld=(-fuse-ld=lld)
+    if [ ! -x "/usr/lib/llvm-$v/bin/ld.lld" ]; then
+      lld=(-fuse-ld=lld --ld-path=/usr/bin/ld.lld-19)
+    fi
+    "clang++-$v" -O1 -gmlt -fdebug-info-for-profiling -fmemory-profile -fprofile-generate \
+      -mno-omit-leaf-frame-pointer -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+      -Wl,--build-id -pthread "${lld[@]}" "$src/shapes.cc" -o "$out/shapes-llvm$v-mem"
+    tmp=$(mktemp -d)
+    LLVM_PROFILE_FILE=$out/shapes-llvm$v-mem.profraw MEMPROF_OPTIONS=log_path=$tmp/prof \
+      "$out/shapes-llvm$v-mem" 20 >/dev/null
+    mv "$tmp"/prof.* "$out/shapes-llvm$v-mem.memprofraw"
+    rm -rf "$tmp"
+  fi
 done
