@@ -350,6 +350,17 @@ func (p *FuncProfile) merge(d, r *FuncRecord, w uint64) {
 		p.warn(d, "function basic block count change detected (counter mismatch)")
 		return
 	}
+	// A first counter of 2^64−1 (hot) or 2^64−2 (warm) is a pseudo count
+	// (profile supplementation); such records only merge with each other,
+	// the hotter kind winning.
+	if dk, rk := pseudoKind(d.Counts), pseudoKind(r.Counts); dk != 0 || rk != 0 {
+		if dk == 0 || rk == 0 {
+			p.warn(d, "function basic block count change detected (counter mismatch)")
+			return
+		}
+		d.Counts[0] = max(d.Counts[0], r.Counts[0])
+		return
+	}
 	over := false
 	for i, c := range r.Counts {
 		v, o := mulAdd(c, w, d.Counts[i])
@@ -359,10 +370,16 @@ func (p *FuncProfile) merge(d, r *FuncRecord, w uint64) {
 		d.Counts[i] = v
 		over = over || o
 	}
-	if len(d.Bitmap) == len(r.Bitmap) {
-		for i, b := range r.Bitmap {
-			d.Bitmap[i] |= b
-		}
+	if over {
+		p.warn(d, "counter overflow")
+	}
+	over = false
+	if len(d.Bitmap) != len(r.Bitmap) {
+		p.warn(d, "function bitmap size change detected (bitmap size mismatch)")
+		return
+	}
+	for i, b := range r.Bitmap {
+		d.Bitmap[i] |= b
 	}
 	for k := range d.Values {
 		if len(d.Values[k]) != len(r.Values[k]) {
@@ -378,6 +395,14 @@ func (p *FuncProfile) merge(d, r *FuncRecord, w uint64) {
 	if over {
 		p.warn(d, "counter overflow")
 	}
+}
+
+// pseudoKind is getCountPseudoKind: 2^64−1 hot, 2^64−2 warm, else 0.
+func pseudoKind(counts []uint64) uint64 {
+	if len(counts) > 0 && counts[0] >= ^uint64(0)-1 {
+		return counts[0]
+	}
+	return 0
 }
 
 // mergeSite is InstrProfValueSiteRecord::merge: both lists are sorted by

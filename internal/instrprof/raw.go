@@ -37,7 +37,8 @@ import (
 // (u64 each), u32 NumCounters, u16 NumValueSites[2].
 // v9: NameRef, FuncHash, CounterPtr, BitmapPtr, FunctionPointer, Values,
 // u32 NumCounters, u16 NumValueSites[2], u32 NumBitmapBytes, pad to 64.
-// v10: as v9 with NumValueSites[3].
+// v10: as v9 with NumValueSites[3], then 2 bytes of padding before
+// NumBitmapBytes (at offset 60).
 //
 // CounterPtr (BitmapPtr) is relative: the counters of data record i start
 // CounterPtr − (CountersDelta − i × record size) bytes into the counter
@@ -306,6 +307,7 @@ func (p *RawProfile) readOne(name string, data []byte, off int, first bool) (int
 			d.sites[k] = dc.U16()
 		}
 		if ver >= 9 {
+			dc.Seek(uint64(dc.Off()+3) &^ 3) // u32 alignment after the u16s
 			d.numBitmapBytes = dc.U32()
 		}
 		dc.Seek(uint64(at) + recSize)
@@ -497,7 +499,8 @@ func readNames(file, section string, data []byte, off int) ([]string, error) {
 			if err := c.Err(); err != nil {
 				return nil, err
 			}
-			if usize > 64*uint64(len(z))+1024 {
+			// zlib cannot expand more than about 1032 times.
+			if usize > 1032*uint64(len(z))+64 {
 				return nil, c.Errorf(int64(at), decode.ErrMalformed, "compressed names claim %d bytes from %d", usize, csize)
 			}
 			zr, err := zlib.NewReader(bytes.NewReader(z))
