@@ -396,12 +396,43 @@ func (p *RawProfile) readOne(name string, data []byte, off int, first bool) (int
 		return addrs[i].ref
 	}
 
+	// VTable records (v10): u64 VTableNameHash, u64 VTablePointer, u32
+	// VTableSize, 4 bytes of padding. A vtable-target value is mapped to
+	// the name hash of the vtable whose [VTablePointer, VTablePointer +
+	// VTableSize] (closed, as LLVM's IntervalMap) holds it, else 0.
+	type vtable struct{ lo, hi, ref uint64 }
+	var vtables []vtable
+	tc := decode.NewCursor("instrprof", name, "vtables", data[:abs(vtabOff)+int(vtabSize)], abs(vtabOff))
+	tc.SetBigEndian(c.BigEndian())
+	for range h.numVTables {
+		ref, ptr, size := tc.U64(), tc.U64(), uint64(tc.U32())
+		tc.U32()
+		vtables = append(vtables, vtable{ptr, ptr + size, ref})
+	}
+	if err := tc.Err(); err != nil {
+		return 0, err
+	}
+	slices.SortStableFunc(vtables, func(a, b vtable) int { return cmp.Compare(a.lo, b.lo) })
+	vtableRef := func(a uint64) uint64 {
+		// The last vtable starting at or below a.
+		i, _ := slices.BinarySearchFunc(vtables, a+1, func(v vtable, t uint64) int {
+			if v.lo < t {
+				return -1
+			}
+			return 1
+		})
+		if a != ^uint64(0) && i > 0 && a <= vtables[i-1].hi {
+			return vtables[i-1].ref
+		}
+		return 0
+	}
+
 	// Value profile data.
 	vc := decode.NewCursor("instrprof", name, "value profile data", data, abs(valueOff))
 	vc.SetBigEndian(c.BigEndian())
 	for _, pv := range withValues {
 		r := &p.Records[pv.rec]
-		if err := readValueData(&vc, r, lookup); err != nil {
+		if err := readValueData(&vc, r, lookup, vtableRef); err != nil {
 			return 0, err
 		}
 	}
@@ -420,7 +451,7 @@ func sizeString(overflow bool, n uint64) string {
 //	u32 TotalSize, u32 NumValueKinds, then per kind a ValueProfRecord:
 //	u32 Kind, u32 NumValueSites, u8 SiteCountArray[NumValueSites], pad to
 //	8 (counting from Kind), then {u64 Value, u64 Count} per value.
-func readValueData(vc *decode.Cursor, r *FuncRecord, lookup func(uint64) uint64) error {
+func readValueData(vc *decode.Cursor, r *FuncRecord, lookup, vtableRef func(uint64) uint64) error {
 	at := vc.Off()
 	total := vc.U32()
 	kinds := vc.U32()
@@ -462,8 +493,11 @@ func readValueData(vc *decode.Cursor, r *FuncRecord, lookup func(uint64) uint64)
 			vs := make([]ValueData, n)
 			for j := range vs {
 				vs[j].Value, vs[j].Count = sub.U64(), sub.U64()
-				if kind == IPVKIndirectCallTarget {
+				switch kind {
+				case IPVKIndirectCallTarget:
 					vs[j].Value = lookup(vs[j].Value)
+				case IPVKVTableTarget:
+					vs[j].Value = vtableRef(vs[j].Value)
 				}
 			}
 			sites[s] = vs

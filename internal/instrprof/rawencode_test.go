@@ -2,6 +2,7 @@ package instrprof
 
 import (
 	"encoding/binary"
+	"slices"
 	"strings"
 )
 
@@ -58,6 +59,17 @@ func encodeRaw(p *RawProfile, version int) []byte {
 		ids = append(ids, id...)
 		ids = append(ids, make([]byte, pad8(uint64(len(id))))...)
 	}
+	// One zero-size vtable per vtable-target value, at that value.
+	var vtabs []uint64
+	for _, r := range p.Records {
+		for _, site := range r.Values[IPVKVTableTarget] {
+			for _, v := range site {
+				if v.Value != 0 && !slices.Contains(vtabs, v.Value) {
+					vtabs = append(vtabs, v.Value)
+				}
+			}
+		}
+	}
 	names := rawNames(p.Names)
 	vnames := []byte(nil)
 	if len(p.VTableNames) > 0 {
@@ -88,7 +100,7 @@ func encodeRaw(p *RawProfile, version int) []byte {
 	}
 	u64(0) // NamesDelta
 	if version >= 10 {
-		u64(0)
+		u64(uint64(len(vtabs)))
 		u64(uint64(len(vnames)))
 	}
 	u64(uint64(numKinds - 1))
@@ -127,6 +139,13 @@ func encodeRaw(p *RawProfile, version int) []byte {
 	}
 	b = append(b, names...)
 	b = append(b, make([]byte, pad8(uint64(len(names))))...)
+	if version >= 10 {
+		for _, v := range vtabs {
+			u64(v)
+			u64(v)
+			u64(0) // size 0, padding
+		}
+	}
 	b = append(b, vnames...)
 	b = append(b, make([]byte, pad8(uint64(len(vnames))))...)
 	for _, r := range p.Records {

@@ -13,6 +13,9 @@ import (
 func FuzzReadRaw(f *testing.F) {
 	for _, v := range []int{8, 9, 10} {
 		p := tinyRaw()
+		if v == 10 {
+			p.Records[1].Values[IPVKVTableTarget] = [][]ValueData{{{Value: 0x4000, Count: 2}}}
+		}
 		f.Add(encodeRaw(p, v))
 		p.Variant |= VariantByteCoverage | VariantTemporalProf
 		p.Trace = []uint64{NameRef("f"), NameRef("main")}

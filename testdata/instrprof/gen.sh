@@ -20,6 +20,8 @@
 #               (-mllvm -pgo-temporal-instrumentation; N >= 19)
 #   MODE sbc    front-end single-byte coverage
 #               (-mllvm -enable-single-byte-coverage; N >= 19)
+#   MODE vtable IR-level PGO with vtable value profiling
+#               (-mllvm -enable-vtable-value-profiling; N >= 19)
 #   MODE cs     context-sensitive IR PGO: built with -fprofile-use= the
 #               ir raws merged by llvm-profdata-N and -fcs-profile-generate
 #
@@ -74,7 +76,7 @@ for v in $versions; do
   fi
   modes="ir fe irnc novp cov entry cs"
   if [ "$v" -ge 19 ]; then
-    modes="$modes mcdc temporal sbc"
+    modes="$modes mcdc temporal sbc vtable"
   fi
   for mode in $modes; do
     case $mode in
@@ -87,6 +89,7 @@ for v in $versions; do
       mcdc) flags=(-fprofile-instr-generate -fcoverage-mapping -fcoverage-mcdc) ;;
       temporal) flags=(-fprofile-generate -mllvm -pgo-temporal-instrumentation) ;;
       sbc) flags=(-fprofile-instr-generate -mllvm -enable-single-byte-coverage) ;;
+      vtable) flags=(-fprofile-generate -mllvm -enable-vtable-value-profiling) ;;
       cs)
         "llvm-profdata-$v" merge -o "$out/app-llvm$v-ir.profdata" "$out"/app-llvm$v-ir-*.profraw
         "llvm-profdata-$v" merge -o "$out/shapes-llvm$v-ir.profdata" "$out"/shapes-llvm$v-ir-*.profraw

@@ -25,7 +25,7 @@ var Releases = []int{16, 19, 22}
 func Modes(release int) []string {
 	m := []string{"ir", "fe", "irnc", "novp", "cov", "entry", "cs"}
 	if release >= 19 {
-		m = append(m, "mcdc", "temporal", "sbc")
+		m = append(m, "mcdc", "temporal", "sbc", "vtable")
 	}
 	return m
 }
