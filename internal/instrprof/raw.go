@@ -91,15 +91,35 @@ func swap64(v uint64) uint64 {
 
 // OpenRaw reads and decodes the raw profile in file name.
 func OpenRaw(name string) (*RawProfile, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	return ParseRaw(name, data)
+	return new(RawReader).Open(name)
 }
 
 // ParseRaw decodes a raw profile; name is for errors.
 func ParseRaw(name string, data []byte) (*RawProfile, error) {
+	return new(RawReader).Parse(name, data)
+}
+
+// RawReader decodes raw profiles one after the other, remembering the last
+// name section: the raws of one binary share it, so its decompression and
+// the MD5 of every name happen once, not once per file. The zero value is
+// ready; a RawReader is not safe for concurrent use.
+type RawReader struct {
+	names    []byte // the last name section's bytes
+	decNames []string
+	byRef    map[uint64]string
+}
+
+// Open reads and decodes the raw profile in file name.
+func (rr *RawReader) Open(name string) (*RawProfile, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return rr.Parse(name, data)
+}
+
+// Parse decodes a raw profile; name is for errors.
+func (rr *RawReader) Parse(name string, data []byte) (*RawProfile, error) {
 	p := &RawProfile{}
 	off := 0
 	for first := true; ; first = false {
@@ -128,12 +148,30 @@ func ParseRaw(name string, data []byte) (*RawProfile, error) {
 			c := decode.NewCursor("instrprof", name, "raw header", data, 0)
 			return nil, c.Errorf(int64(off), decode.ErrMalformed, "insufficient padding before the next profile")
 		}
-		end, err := p.readOne(name, data, off, first)
+		end, err := p.readOne(rr, name, data, off, first)
 		if err != nil {
 			return nil, err
 		}
 		off = end
 	}
+}
+
+// lookupNames returns the names of a name section and their NameRefs.
+func (rr *RawReader) lookupNames(name string, data []byte, off int) ([]string, map[uint64]string, error) {
+	sec := data[off:]
+	if rr.byRef != nil && bytes.Equal(sec, rr.names) {
+		return rr.decNames, rr.byRef, nil
+	}
+	names, err := readNames(name, "names", data, off)
+	if err != nil {
+		return nil, nil, err
+	}
+	byRef := make(map[uint64]string, len(names))
+	for _, n := range names {
+		byRef[NameRef(n)] = n
+	}
+	rr.names, rr.decNames, rr.byRef = bytes.Clone(sec), names, byRef
+	return names, byRef, nil
 }
 
 // rawHeader is RawInstrProf::Header; fields the version lacks are zero.
@@ -147,7 +185,7 @@ type rawHeader struct {
 func pad8(n uint64) uint64 { return (8 - n%8) % 8 }
 
 // readOne decodes the profile at off and returns where it ends.
-func (p *RawProfile) readOne(name string, data []byte, off int, first bool) (int, error) {
+func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, first bool) (int, error) {
 	c := decode.NewCursor("instrprof", name, "raw header", data, off)
 	var h rawHeader
 	h.magic = c.U64()
@@ -259,15 +297,11 @@ func (p *RawProfile) readOne(name string, data []byte, off int, first bool) (int
 	}
 
 	// Names.
-	names, err := readNames(name, "names", data[:abs(namesOff)+int(h.namesSize)], abs(namesOff))
+	names, byRef, err := rr.lookupNames(name, data[:abs(namesOff)+int(h.namesSize)], abs(namesOff))
 	if err != nil {
 		return 0, err
 	}
 	p.Names = append(p.Names, names...)
-	byRef := make(map[uint64]string, len(names))
-	for _, n := range names {
-		byRef[NameRef(n)] = n
-	}
 	if h.vnamesSize > 0 {
 		vn, err := readNames(name, "vtable names", data[:abs(vnamesOff)+int(h.vnamesSize)], abs(vnamesOff))
 		if err != nil {
@@ -288,6 +322,8 @@ func (p *RawProfile) readOne(name string, data []byte, off int, first bool) (int
 	}
 	var withValues []pending
 	ctrDelta, bmDelta := h.countersDelta, h.bitmapDelta
+	var countBuf []uint64 // the records' counts, carved from few allocations
+	p.Records = slices.Grow(p.Records, int(h.numData))
 	ctrLen, bmLen := h.numCounters*ctrSize, h.numBitmapBytes
 	for i := uint64(0); i < h.numData; i++ {
 		at := dc.Off()
@@ -344,7 +380,11 @@ func (p *RawProfile) readOne(name string, data []byte, off int, first bool) (int
 			}
 			ctr = ctr[8:]
 		}
-		r.Counts = make([]uint64, len(ctr)/int(ctrSize))
+		nc := len(ctr) / int(ctrSize)
+		if len(countBuf) < nc {
+			countBuf = make([]uint64, max(nc, int(min(h.numCounters, 1<<16))))
+		}
+		r.Counts, countBuf = countBuf[:nc:nc], countBuf[nc:]
 		for j := range r.Counts {
 			if ctrSize == 1 {
 				if ctr[j] == 0 {

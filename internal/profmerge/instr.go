@@ -47,31 +47,46 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	if jobs <= 0 {
 		jobs = 4
 	}
+	// Inputs are decoded on up to jobs goroutines (each with its own
+	// RawReader, which decodes a binary's names once) and folded in order
+	// as they complete; at most 2×jobs decoded inputs wait in memory.
 	type result struct {
 		raw *instrprof.RawProfile
 		err error
 	}
-	results := make([]result, len(instrIdx))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, jobs)
-	for k, i := range instrIdx {
-		wg.Add(1)
-		sem <- struct{}{}
+	done := make([]chan result, len(instrIdx))
+	for k := range done {
+		done[k] = make(chan result, 1)
+	}
+	window := make(chan struct{}, 2*jobs)
+	var next sync.Mutex
+	nextK := 0
+	for range min(jobs, len(instrIdx)) {
 		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			r, err := instrprof.OpenRaw(inputs[i].Path)
-			results[k] = result{r, err}
+			var rr instrprof.RawReader
+			for {
+				window <- struct{}{}
+				next.Lock()
+				k := nextK
+				nextK++
+				next.Unlock()
+				if k >= len(instrIdx) {
+					<-window
+					return
+				}
+				r, err := rr.Open(inputs[instrIdx[k]].Path)
+				done[k] <- result{r, err}
+			}
 		}()
 	}
-	wg.Wait()
 
 	funcs := instrprof.NewFuncProfile()
 	var bad []error
 	isInstr := make(map[int]bool, len(instrIdx))
 	for k, i := range instrIdx {
 		isInstr[i] = true
-		r := results[k]
+		r := <-done[k]
+		<-window
 		if r.err != nil {
 			bad = append(bad, &InputError{Path: inputs[i].Path, Err: r.err})
 			continue
@@ -81,7 +96,6 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 		for _, w := range funcs.Warnings[n:] {
 			opts.Warnf("%s: %s: %s", inputs[i].Path, w.Name, w.Msg)
 		}
-		results[k].raw = nil
 	}
 	if err := applyPolicy(opts, bad, len(inputs)); err != nil {
 		return err
