@@ -1,6 +1,7 @@
 package instrprof
 
 import (
+	"cmp"
 	"crypto/md5"
 	"encoding/binary"
 	"math/bits"
@@ -266,15 +267,7 @@ func (p *FuncProfile) Add(r *FuncRecord, w uint64) {
 	}
 	for k := range dst.Values {
 		for _, site := range dst.Values[k] {
-			slices.SortStableFunc(site, func(a, b ValueData) int {
-				switch {
-				case a.Count > b.Count:
-					return -1
-				case a.Count < b.Count:
-					return 1
-				}
-				return 0
-			})
+			slices.SortStableFunc(site, func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) })
 		}
 	}
 }
@@ -409,15 +402,7 @@ func pseudoKind(counts []uint64) uint64 {
 // value (stably), values of in found in dst get in's count × w added, the
 // others are inserted as they are (unscaled, as LLVM does).
 func mergeSite(dst, in []ValueData, w uint64) ([]ValueData, bool) {
-	byValue := func(a, b ValueData) int {
-		switch {
-		case a.Value < b.Value:
-			return -1
-		case a.Value > b.Value:
-			return 1
-		}
-		return 0
-	}
+	byValue := func(a, b ValueData) int { return cmp.Compare(a.Value, b.Value) }
 	slices.SortStableFunc(dst, byValue)
 	in = slices.Clone(in)
 	slices.SortStableFunc(in, byValue)

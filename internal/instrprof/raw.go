@@ -411,25 +411,9 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 		ctrDelta -= recSize
 		bmDelta -= recSize
 	}
-	slices.SortStableFunc(addrs, func(a, b addrRef) int {
-		switch {
-		case a.addr < b.addr:
-			return -1
-		case a.addr > b.addr:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(addrs, func(a, b addrRef) int { return cmp.Compare(a.addr, b.addr) })
 	lookup := func(a uint64) uint64 {
-		i, ok := slices.BinarySearchFunc(addrs, a, func(e addrRef, a uint64) int {
-			switch {
-			case e.addr < a:
-				return -1
-			case e.addr > a:
-				return 1
-			}
-			return 0
-		})
+		i, ok := slices.BinarySearchFunc(addrs, a, func(e addrRef, a uint64) int { return cmp.Compare(e.addr, a) })
 		if !ok {
 			return 0
 		}
