@@ -231,8 +231,8 @@ func (s *summaryBuilder) add(c uint64) {
 }
 
 func (s *summaryBuilder) addRecord(counts []uint64) {
-	if len(counts) == 0 {
-		return
+	if len(counts) == 0 || pseudoKind(counts) != 0 {
+		return // records with pseudo counts are left out
 	}
 	s.add(counts[0])
 	s.numFuncs++

@@ -68,8 +68,13 @@ type RawProfile struct {
 	// Trace is the temporal profiling trace (VariantTemporalProf): the
 	// NameRefs of the functions with a timestamp, by timestamp. The
 	// timestamp is each function's first counter, left out of Counts.
-	Trace  []uint64
-	stamps [][2]uint64 // (timestamp, NameRef)
+	Trace []uint64
+	// LargeCounts are the counter values above 2^56 (LLVM's
+	// MaxCounterValue), which llvm-profdata reports as "excessively large
+	// counter value suggests corrupted profile data" while it still merges
+	// them.
+	LargeCounts []uint64
+	stamps      [][2]uint64 // (timestamp, NameRef)
 }
 
 // IsRaw reports whether data starts with a raw profile magic (either byte
@@ -391,7 +396,11 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 					r.Counts[j] = 1
 				}
 			} else {
-				r.Counts[j] = u64(ctr[8*j:])
+				v := u64(ctr[8*j:])
+				r.Counts[j] = v
+				if v > 1<<56 {
+					p.LargeCounts = append(p.LargeCounts, v)
+				}
 			}
 		}
 		if d.numBitmapBytes > 0 {

@@ -1,6 +1,7 @@
 package profmerge
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -90,6 +91,19 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 		if r.err != nil {
 			bad = append(bad, &InputError{Path: inputs[i].Path, Err: r.err})
 			continue
+		}
+		if len(r.raw.LargeCounts) > 0 {
+			// llvm-profdata merges such an input but counts each value as
+			// an error: the merge fails under --failure-mode=any.
+			msg := fmt.Sprintf("excessively large counter value suggests corrupted profile data: %d", r.raw.LargeCounts[0])
+			if n := len(r.raw.LargeCounts); n > 1 {
+				msg += fmt.Sprintf(" (and %d more)", n-1)
+			}
+			if opts.Failure == FailAny {
+				bad = append(bad, &InputError{Path: inputs[i].Path, Err: errors.New(msg)})
+			} else {
+				opts.Warnf("%s: %s (merged, as llvm-profdata does outside --failure-mode=any)", inputs[i].Path, msg)
+			}
 		}
 		n := len(funcs.Warnings)
 		funcs.AddRaw(r.raw, inputs[i].Weight)

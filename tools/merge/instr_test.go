@@ -169,3 +169,26 @@ func TestInstrBadInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestInstrLargeCounter: a counter above 2^56 makes llvm-profdata report
+// the input ("excessively large counter value") and fail by default, yet
+// merge it under --failure-mode=warn; the tool does both the same way.
+func TestInstrLargeCounter(t *testing.T) {
+	dir := instrFixtures(t)
+	gb := readFile(t, filepath.Join(dir, "app-llvm22-ir-3.profraw"))
+	le := binary.LittleEndian
+	ctrs := 128 + le.Uint64(gb[16:]) + 64*le.Uint64(gb[24:]) + le.Uint64(gb[32:])
+	big := bytes.Clone(gb)
+	le.PutUint64(big[ctrs:], 1<<60)
+	tmp := t.TempDir()
+	p := filepath.Join(tmp, "big.profraw")
+	if err := os.WriteFile(p, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "app-llvm22-ir-10.profraw")
+	_, stderr, code := runTool(t, "--llvm-version", "22", "-o", filepath.Join(tmp, "x.profdata"), p, good)
+	if code != 1 || !strings.Contains(stderr, "excessively large counter value") || !strings.Contains(stderr, p) {
+		t.Errorf("exit %d, stderr %q; want exit 1 naming %s and the large counter", code, stderr, p)
+	}
+	compareInstr(t, "22", []string{"--llvm-version", "22", "--failure-mode=warn"}, []string{"--failure-mode=warn"}, []string{p, good})
+}
