@@ -89,6 +89,7 @@ type FuncProfile struct {
 	// TraceReservoirSize), TraceStreamSize how many were seen.
 	Traces          []TemporalTrace
 	TraceStreamSize uint64
+	layout          *rawLayout // the last raw's, for AddRawData (rawfast.go)
 }
 
 // TemporalTrace is TemporalProfTraceTy: function NameRefs in the order the

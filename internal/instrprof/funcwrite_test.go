@@ -23,8 +23,9 @@ func mergeRaws(t *testing.T, release int, paths ...string) []byte {
 func mergeWeighted(t *testing.T, release int, paths []string, weights []uint64) []byte {
 	t.Helper()
 	f := NewFuncProfile()
+	var rr RawReader
 	for i, p := range paths {
-		r, err := OpenRaw(p)
+		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +33,11 @@ func mergeWeighted(t *testing.T, release int, paths []string, weights []uint64) 
 		if weights != nil {
 			w = weights[i]
 		}
-		f.AddRaw(r, w)
+		// The raws after the first of a binary take the same-layout fast
+		// path where they can (rawfast.go).
+		if _, err := f.AddRawData(&rr, p, data, w); err != nil {
+			t.Fatal(err)
+		}
 	}
 	opts, err := Defaults(release)
 	if err != nil {

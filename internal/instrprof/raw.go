@@ -75,6 +75,8 @@ type RawProfile struct {
 	// them.
 	LargeCounts []uint64
 	stamps      [][2]uint64 // (timestamp, NameRef)
+	profiles    int         // profiles in the file
+	hasValues   bool        // some record has value sites
 }
 
 // IsRaw reports whether data starts with a raw profile magic (either byte
@@ -112,6 +114,7 @@ type RawReader struct {
 	names    []byte // the last name section's bytes
 	decNames []string
 	byRef    map[uint64]string
+	scratch  []byte // for FuncProfile.AddRawData
 }
 
 // Open reads and decodes the raw profile in file name.
@@ -185,29 +188,33 @@ type rawHeader struct {
 	padAfterCounters, numBitmapBytes, padAfterBitmap, namesSize,
 	countersDelta, bitmapDelta, namesDelta, numVTables, vnamesSize,
 	valueKindLast uint64
+	size, namesDeltaAt int // header size, NamesDelta's offset in it
+	bitmapDeltaAt      int // BitmapDelta's offset (v9+)
 }
 
 func pad8(n uint64) uint64 { return (8 - n%8) % 8 }
 
-// readOne decodes the profile at off and returns where it ends.
-func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, first bool) (int, error) {
-	c := decode.NewCursor("instrprof", name, "raw header", data, off)
+// readRawHeader reads a raw header at c (after its magic check: c is set
+// to the file's byte order). namesDeltaAt is the offset of NamesDelta from
+// the header's start.
+func readRawHeader(c *decode.Cursor) (rawHeader, error) {
+	start := c.Off()
 	var h rawHeader
 	h.magic = c.U64()
 	if err := c.Err(); err != nil {
-		return 0, err
+		return h, err
 	}
 	switch h.magic {
 	case RawMagic:
 	case swap64(RawMagic):
 		c.SetBigEndian(true)
 	default:
-		return 0, c.Errorf(int64(off), decode.ErrBadMagic, "bad magic %#x, want %#x (a raw instrumentation profile)", h.magic, uint64(RawMagic))
+		return h, c.Errorf(int64(start), decode.ErrBadMagic, "bad magic %#x, want %#x (a raw instrumentation profile)", h.magic, uint64(RawMagic))
 	}
 	h.version = c.U64()
-	ver := int(uint32(h.version))
+	ver := h.version32()
 	if c.Err() == nil && (ver < minRawVersion || ver > maxRawVersion) {
-		return 0, c.Errorf(int64(off+8), decode.ErrUnsupportedVersion, "unsupported raw profile version %d (supported: %d..%d, as clang 16–22 write)", ver, minRawVersion, maxRawVersion)
+		return h, c.Errorf(int64(start+8), decode.ErrUnsupportedVersion, "unsupported raw profile version %d (supported: %d..%d, as clang 16–22 write)", ver, minRawVersion, maxRawVersion)
 	}
 	h.binaryIdsSize = c.U64()
 	h.numData = c.U64()
@@ -221,8 +228,10 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 	h.namesSize = c.U64()
 	h.countersDelta = c.U64()
 	if ver >= 9 {
+		h.bitmapDeltaAt = c.Off() - start
 		h.bitmapDelta = c.U64()
 	}
+	h.namesDeltaAt = c.Off() - start
 	h.namesDelta = c.U64()
 	if ver >= 10 {
 		h.numVTables = c.U64()
@@ -230,29 +239,41 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 	}
 	h.valueKindLast = c.U64()
 	if err := c.Err(); err != nil {
-		return 0, err
+		return h, err
 	}
-	if !first && (ver != p.Version || h.version>>32 != p.Variant>>32) {
-		return 0, c.Errorf(int64(off+8), decode.ErrMalformed, "profile version %#x differs from the first profile's", h.version)
+	if h.binaryIdsSize%8 != 0 {
+		return h, c.Errorf(int64(start+16), decode.ErrMalformed, "binary id section size %d is not a multiple of 8", h.binaryIdsSize)
 	}
-	p.Version, p.Variant = ver, h.version&^0xffffffff
-	hdrEnd := c.Off()
+	h.size = c.Off() - start
+	return h, nil
+}
 
-	recSize := uint64(48)
-	numKinds := 2
+func (h *rawHeader) version32() int { return int(uint32(h.version)) }
+
+// rawOffsets are a profile's section offsets from its header's start.
+type rawOffsets struct {
+	binIDs, dataOff, ctrOff, bitmapOff, namesOff, vtabOff, vtabSize,
+	vnamesOff, valueOff uint64
+	recSize, ctrSize uint64
+	numKinds         int
+}
+
+// offsets lays out the sections h describes; ok is false if they do not
+// fit in size bytes (valueOff then says how much they need, or size+1).
+func (h *rawHeader) offsets(size uint64) (o rawOffsets, ok bool) {
+	ver := h.version32()
+	o.recSize, o.numKinds = 48, 2
 	if ver >= 9 {
-		recSize = 64
+		o.recSize = 64
 	}
 	if ver >= 10 {
-		numKinds = 3
+		o.numKinds = 3
 	}
-	ctrSize := uint64(8)
-	if p.Variant&VariantByteCoverage != 0 {
-		ctrSize = 1
+	o.ctrSize = 8
+	if h.version&VariantByteCoverage != 0 {
+		o.ctrSize = 1
 	}
-	// Section offsets, checked for overflow against the file size.
-	size := uint64(len(data) - off)
-	var bad bool
+	bad := false
 	add := func(a, b uint64) uint64 {
 		if a > size || b > size-a {
 			bad = true
@@ -267,21 +288,39 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 		}
 		return a * b
 	}
-	if h.binaryIdsSize%8 != 0 {
-		return 0, c.Errorf(int64(off+16), decode.ErrMalformed, "binary id section size %d is not a multiple of 8", h.binaryIdsSize)
+	o.binIDs = uint64(h.size)
+	o.dataOff = add(o.binIDs, h.binaryIdsSize)
+	o.ctrOff = add(add(o.dataOff, mul(h.numData, o.recSize)), h.padBeforeCounters)
+	o.bitmapOff = add(add(o.ctrOff, mul(h.numCounters, o.ctrSize)), h.padAfterCounters)
+	o.namesOff = add(add(o.bitmapOff, h.numBitmapBytes), h.padAfterBitmap)
+	o.vtabOff = add(o.namesOff, add(h.namesSize, pad8(h.namesSize)))
+	o.vtabSize = mul(h.numVTables, 24)
+	o.vnamesOff = add(o.vtabOff, add(o.vtabSize, pad8(o.vtabSize)))
+	o.valueOff = add(o.vnamesOff, add(h.vnamesSize, pad8(h.vnamesSize)))
+	return o, !bad && o.valueOff <= size
+}
+
+// readOne decodes the profile at off and returns where it ends.
+func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, first bool) (int, error) {
+	c := decode.NewCursor("instrprof", name, "raw header", data, off)
+	h, err := readRawHeader(&c)
+	if err != nil {
+		return 0, err
 	}
-	binIDs := uint64(hdrEnd - off)
-	dataOff := add(binIDs, h.binaryIdsSize)
-	ctrOff := add(add(dataOff, mul(h.numData, recSize)), h.padBeforeCounters)
-	bitmapOff := add(add(ctrOff, mul(h.numCounters, ctrSize)), h.padAfterCounters)
-	namesOff := add(add(bitmapOff, h.numBitmapBytes), h.padAfterBitmap)
-	vtabOff := add(namesOff, add(h.namesSize, pad8(h.namesSize)))
-	vtabSize := mul(h.numVTables, 24)
-	vnamesOff := add(vtabOff, add(vtabSize, pad8(vtabSize)))
-	valueOff := add(vnamesOff, add(h.vnamesSize, pad8(h.vnamesSize)))
-	if bad || valueOff > size {
-		return 0, c.Errorf(int64(off), decode.ErrTruncated, "header describes %s bytes of sections, the file has %d", sizeString(bad, valueOff), size)
+	ver := h.version32()
+	if !first && (ver != p.Version || h.version>>32 != p.Variant>>32) {
+		return 0, c.Errorf(int64(off+8), decode.ErrMalformed, "profile version %#x differs from the first profile's", h.version)
 	}
+	p.Version, p.Variant = ver, h.version&^0xffffffff
+	p.profiles++
+	size := uint64(len(data) - off)
+	o, ok := h.offsets(size)
+	if !ok {
+		return 0, c.Errorf(int64(off), decode.ErrTruncated, "header describes %s bytes of sections, the file has %d", sizeString(o.valueOff > size, o.valueOff), size)
+	}
+	recSize, numKinds, ctrSize := o.recSize, o.numKinds, o.ctrSize
+	binIDs, dataOff, ctrOff, bitmapOff, namesOff := o.binIDs, o.dataOff, o.ctrOff, o.bitmapOff, o.namesOff
+	vtabOff, vtabSize, vnamesOff, valueOff := o.vtabOff, o.vtabSize, o.vnamesOff, o.valueOff
 	abs := func(o uint64) int { return off + int(o) }
 
 	// Binary ids.
@@ -414,6 +453,7 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 			addrs = append(addrs, addrRef{d.funcPtr, d.nameRef})
 		}
 		if d.sites != [NumValueKinds]uint16{} {
+			p.hasValues = true
 			withValues = append(withValues, pending{rec: len(p.Records), sites: d.sites})
 		}
 		p.Records = append(p.Records, r)

@@ -54,5 +54,25 @@ func FuzzReadRaw(f *testing.F) {
 		if err := WriteFuncs(&b, fp, nil, nil, opts); err != nil {
 			t.Fatalf("writing the merged profile: %v", err)
 		}
+		// The same input twice: the second fold may take the fast path
+		// and must give what folding it record by record gives.
+		slow, fast := NewFuncProfile(), NewFuncProfile()
+		var rr RawReader
+		for w := range uint64(2) {
+			if _, err := fast.AddRawData(&rr, "fuzz.profraw", data, w+1); err != nil {
+				t.Fatalf("AddRawData: %v", err)
+			}
+			slow.AddRaw(p, w+1)
+		}
+		var x, y bytes.Buffer
+		if err := WriteFuncs(&x, fast, nil, nil, opts); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFuncs(&y, slow, nil, nil, opts); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x.Bytes(), y.Bytes()) {
+			t.Fatalf("fast and record-by-record folds differ")
+		}
 	})
 }

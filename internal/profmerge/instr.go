@@ -48,12 +48,11 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	if jobs <= 0 {
 		jobs = 4
 	}
-	// Inputs are decoded on up to jobs goroutines (each with its own
-	// RawReader, which decodes a binary's names once) and folded in order
-	// as they complete; at most 2×jobs decoded inputs wait in memory.
+	// Inputs are read on up to jobs goroutines and folded in order as they
+	// arrive; at most 2×jobs read inputs wait in memory.
 	type result struct {
-		raw *instrprof.RawProfile
-		err error
+		data []byte
+		err  error
 	}
 	done := make([]chan result, len(instrIdx))
 	for k := range done {
@@ -64,7 +63,6 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	nextK := 0
 	for range min(jobs, len(instrIdx)) {
 		go func() {
-			var rr instrprof.RawReader
 			for {
 				window <- struct{}{}
 				next.Lock()
@@ -75,28 +73,38 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 					<-window
 					return
 				}
-				r, err := rr.Open(inputs[instrIdx[k]].Path)
-				done[k] <- result{r, err}
+				data, err := os.ReadFile(inputs[instrIdx[k]].Path)
+				done[k] <- result{data, err}
 			}
 		}()
 	}
 
 	funcs := instrprof.NewFuncProfile()
+	var rr instrprof.RawReader
 	var bad []error
 	isInstr := make(map[int]bool, len(instrIdx))
 	for k, i := range instrIdx {
 		isInstr[i] = true
-		r := <-done[k]
+		res := <-done[k]
 		<-window
-		if r.err != nil {
-			bad = append(bad, &InputError{Path: inputs[i].Path, Err: r.err})
+		if res.err != nil {
+			bad = append(bad, &InputError{Path: inputs[i].Path, Err: res.err})
 			continue
 		}
-		if len(r.raw.LargeCounts) > 0 {
+		// Raws of the binary of the one before take the same-layout fast
+		// path (instrprof.FuncProfile.AddRawData); the others are decoded
+		// here.
+		n := len(funcs.Warnings)
+		raw, err := funcs.AddRawData(&rr, inputs[i].Path, res.data, inputs[i].Weight)
+		if err != nil {
+			bad = append(bad, &InputError{Path: inputs[i].Path, Err: err})
+			continue
+		}
+		if len(raw.LargeCounts) > 0 {
 			// llvm-profdata merges such an input but counts each value as
 			// an error: the merge fails under --failure-mode=any.
-			msg := fmt.Sprintf("excessively large counter value suggests corrupted profile data: %d", r.raw.LargeCounts[0])
-			if n := len(r.raw.LargeCounts); n > 1 {
+			msg := fmt.Sprintf("excessively large counter value suggests corrupted profile data: %d", raw.LargeCounts[0])
+			if n := len(raw.LargeCounts); n > 1 {
 				msg += fmt.Sprintf(" (and %d more)", n-1)
 			}
 			if opts.Failure == FailAny {
@@ -105,8 +113,6 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 				opts.Warnf("%s: %s (merged, as llvm-profdata does outside --failure-mode=any)", inputs[i].Path, msg)
 			}
 		}
-		n := len(funcs.Warnings)
-		funcs.AddRaw(r.raw, inputs[i].Weight)
 		for _, w := range funcs.Warnings[n:] {
 			opts.Warnf("%s: %s: %s", inputs[i].Path, w.Name, w.Msg)
 		}
