@@ -266,8 +266,14 @@ func (p *FuncProfile) Add(r *FuncRecord, w uint64) {
 	} else {
 		p.merge(dst, r, w)
 	}
-	for k := range dst.Values {
-		for _, site := range dst.Values[k] {
+	sortValues(dst)
+}
+
+// sortValues sorts every value site of d by count, descending, ties kept
+// in order (InstrProfRecord::sortValueData).
+func sortValues(d *FuncRecord) {
+	for k := range d.Values {
+		for _, site := range d.Values[k] {
 			slices.SortStableFunc(site, func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) })
 		}
 	}
@@ -367,7 +373,6 @@ func (p *FuncProfile) merge(d, r *FuncRecord, w uint64) {
 	if over {
 		p.warn(d, "counter overflow")
 	}
-	over = false
 	if len(d.Bitmap) != len(r.Bitmap) {
 		p.warn(d, "function bitmap size change detected (bitmap size mismatch)")
 		return
@@ -375,6 +380,12 @@ func (p *FuncProfile) merge(d, r *FuncRecord, w uint64) {
 	for i, b := range r.Bitmap {
 		d.Bitmap[i] |= b
 	}
+	p.mergeValues(d, r, w)
+}
+
+// mergeValues merges r's value sites into d's (mergeValueProfData).
+func (p *FuncProfile) mergeValues(d, r *FuncRecord, w uint64) {
+	over := false
 	for k := range d.Values {
 		if len(d.Values[k]) != len(r.Values[k]) {
 			p.warn(d, "function value site count change detected (counter mismatch)")

@@ -2,6 +2,8 @@ package instrprof
 
 import (
 	"bytes"
+	"cmp"
+	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
@@ -36,6 +38,9 @@ type rawLayout struct {
 	ctrSize  int
 	bmOff    int
 	recs     []fastRec
+	// valueRecs are the records with value data, read at valueOff.
+	valueRecs []int
+	valueOff  int
 }
 
 type fastRec struct {
@@ -72,7 +77,7 @@ func (l *rawLayout) fastKey(data []byte, buf []byte) []byte {
 // profile) and was just added to p, or nil if the fast path cannot take
 // raws like it.
 func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
-	if r.profiles != 1 || r.Variant&VariantTemporalProf != 0 || r.hasValues || len(data) < 8 || le.Uint64(data) != RawMagic {
+	if r.profiles != 1 || r.Variant&VariantTemporalProf != 0 || len(data) < 8 || le.Uint64(data) != RawMagic {
 		return nil
 	}
 	c := decode.NewCursor("instrprof", "", "raw header", data, 0)
@@ -81,7 +86,7 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		return nil
 	}
 	o, ok := h.offsets(uint64(len(data)))
-	if !ok || o.valueOff != uint64(len(data)) || h.numVTables != 0 {
+	if !ok || (!r.hasValues && o.valueOff != uint64(len(data))) || h.numVTables != 0 {
 		return nil
 	}
 	l := &rawLayout{
@@ -89,6 +94,7 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		dataOff: int(o.dataOff), numData: int(h.numData), recSize: int(o.recSize),
 		namesOff: int(o.namesOff), namesEnd: int(o.namesOff + h.namesSize),
 		ctrOff: int(o.ctrOff), ctrSize: int(o.ctrSize), bmOff: int(o.bitmapOff),
+		valueOff: int(o.valueOff),
 	}
 	if h.version32() >= 9 && h.numBitmapBytes == 0 {
 		l.masked = append(l.masked, h.bitmapDeltaAt)
@@ -109,6 +115,22 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		dst := p.find(rr.Name, rr.Hash)
 		if dst == nil || len(dst.Counts) != len(rr.Counts) || len(dst.Bitmap) != len(rr.Bitmap) {
 			return nil // a mismatch: every fold of this layout warns
+		}
+		for k := range dst.Values {
+			if len(dst.Values[k]) != len(rr.Values[k]) {
+				return nil
+			}
+		}
+		// A record has a ValueProfData when any NumValueSites is set.
+		sitesAt := 44
+		if h.version32() >= 9 {
+			sitesAt = 52
+		}
+		for k := range o.numKinds {
+			if le.Uint16(rec[sitesAt+2*k:]) != 0 {
+				l.valueRecs = append(l.valueRecs, i)
+				break
+			}
 		}
 		fr := fastRec{dst: dst, ctr: l.ctrOff + int(le.Uint64(rec[16:])-ctrDelta)}
 		if len(rr.Bitmap) > 0 {
@@ -134,7 +156,7 @@ func (p *FuncProfile) find(name string, hash uint64) *FuncRecord {
 // addFast folds data at weight w if it has the layout l, reporting
 // whether it did; it changes nothing when it does not.
 func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]byte) (large []uint64, ok bool) {
-	if len(data) != l.size {
+	if len(data) != l.size && (len(l.valueRecs) == 0 || len(data) < l.valueOff) {
 		return nil, false
 	}
 	if *scratch = l.maskedHeader(data, *scratch); !bytes.Equal(*scratch, l.header) {
@@ -142,6 +164,10 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 	}
 	*scratch = l.fastKey(data, *scratch)
 	if !bytes.Equal(*scratch, l.fixed) {
+		return nil, false
+	}
+	values, ok := l.readValues(data)
+	if !ok {
 		return nil, false
 	}
 	// Pseudo counts take the record-by-record path.
@@ -182,7 +208,55 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 			d.Bitmap[j] |= b
 		}
 	}
+	for j, i := range l.valueRecs {
+		d := l.recs[i].dst
+		p.mergeValues(d, &values[j], w)
+		sortValues(d)
+	}
 	return large, true
+}
+
+// readValues decodes the value data of data, a raw of layout l, for
+// l.valueRecs; ok is false if it does not decode or anything but zero
+// padding follows it (then the record-by-record path reports or handles
+// it).
+func (l *rawLayout) readValues(data []byte) ([]FuncRecord, bool) {
+	if len(l.valueRecs) == 0 {
+		return nil, true
+	}
+	// This run's function addresses, for indirect-call targets.
+	type addrRef struct{ addr, ref uint64 }
+	addrs := make([]addrRef, 0, l.numData)
+	for i := range l.numData {
+		rec := data[l.dataOff+i*l.recSize:]
+		if fp := le.Uint64(rec[l.ptrWords[0]:]); fp != 0 {
+			addrs = append(addrs, addrRef{fp, le.Uint64(rec)})
+		}
+	}
+	slices.SortStableFunc(addrs, func(a, b addrRef) int { return cmp.Compare(a.addr, b.addr) })
+	lookup := func(a uint64) uint64 {
+		i, ok := slices.BinarySearchFunc(addrs, a, func(e addrRef, a uint64) int { return cmp.Compare(e.addr, a) })
+		if !ok {
+			return 0
+		}
+		return addrs[i].ref
+	}
+	none := func(uint64) uint64 { return 0 } // no vtables in fast layouts
+	vc := decode.NewCursor("instrprof", "", "value profile data", data, l.valueOff)
+	out := make([]FuncRecord, len(l.valueRecs))
+	for j, i := range l.valueRecs {
+		d := l.recs[i].dst
+		out[j] = FuncRecord{Name: d.Name, Hash: d.Hash}
+		if err := readValueData(&vc, &out[j], lookup, none); err != nil {
+			return nil, false
+		}
+	}
+	for _, b := range data[vc.Off():] {
+		if b != 0 {
+			return nil, false
+		}
+	}
+	return out, true
 }
 
 // AddRawData folds the raw profile data (file name, for errors) at weight

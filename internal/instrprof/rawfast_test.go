@@ -19,8 +19,8 @@ func TestFastPath(t *testing.T) {
 		for _, c := range []struct {
 			mode string
 			fast bool
-		}{{"novp", true}, {"fe", true}, {"cov", true}, {"ir", false}, {"temporal", false}, {"mcdc", true}} {
-			if (c.mode == "temporal" || c.mode == "mcdc") && rel < 19 {
+		}{{"novp", true}, {"fe", true}, {"cov", true}, {"ir", true}, {"irnc", true}, {"temporal", false}, {"mcdc", true}, {"vtable", false}} {
+			if (c.mode == "temporal" || c.mode == "mcdc" || c.mode == "vtable") && rel < 19 {
 				continue
 			}
 			t.Run(fmt.Sprintf("llvm%d/%s", rel, c.mode), func(t *testing.T) {
