@@ -354,8 +354,7 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 		p.VTableNames = append(p.VTableNames, vn...)
 	}
 	// Address → name MD5 for indirect-call targets (and vtables).
-	type addrRef struct{ addr, ref uint64 }
-	var addrs []addrRef
+	var addrs addrMap
 
 	// Data records.
 	dc := decode.NewCursor("instrprof", name, "data", data[:abs(ctrOff)], abs(dataOff))
@@ -460,14 +459,7 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 		ctrDelta -= recSize
 		bmDelta -= recSize
 	}
-	slices.SortStableFunc(addrs, func(a, b addrRef) int { return cmp.Compare(a.addr, b.addr) })
-	lookup := func(a uint64) uint64 {
-		i, ok := slices.BinarySearchFunc(addrs, a, func(e addrRef, a uint64) int { return cmp.Compare(e.addr, a) })
-		if !ok {
-			return 0
-		}
-		return addrs[i].ref
-	}
+	lookup := addrs.sorted().lookup
 
 	// VTable records (v10): u64 VTableNameHash, u64 VTablePointer, u32
 	// VTableSize, 4 bytes of padding. A vtable-target value is mapped to
@@ -510,6 +502,27 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 		}
 	}
 	return vc.Off(), nil
+}
+
+// addrMap maps a run's function addresses to NameRefs (LLVM's
+// AddrToMD5Map): indirect-call target values are looked up in it.
+type addrMap []addrRef
+
+type addrRef struct{ addr, ref uint64 }
+
+func (m addrMap) sorted() addrMap {
+	slices.SortStableFunc(m, func(a, b addrRef) int { return cmp.Compare(a.addr, b.addr) })
+	return m
+}
+
+// lookup returns the NameRef of the function at address a, 0 if none (an
+// uninstrumented target).
+func (m addrMap) lookup(a uint64) uint64 {
+	i, ok := slices.BinarySearchFunc(m, a, func(e addrRef, a uint64) int { return cmp.Compare(e.addr, a) })
+	if !ok {
+		return 0
+	}
+	return m[i].ref
 }
 
 func sizeString(overflow bool, n uint64) string {

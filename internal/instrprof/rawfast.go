@@ -2,8 +2,6 @@ package instrprof
 
 import (
 	"bytes"
-	"cmp"
-	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
@@ -225,22 +223,14 @@ func (l *rawLayout) readValues(data []byte) ([]FuncRecord, bool) {
 		return nil, true
 	}
 	// This run's function addresses, for indirect-call targets.
-	type addrRef struct{ addr, ref uint64 }
-	addrs := make([]addrRef, 0, l.numData)
+	addrs := make(addrMap, 0, l.numData)
 	for i := range l.numData {
 		rec := data[l.dataOff+i*l.recSize:]
 		if fp := le.Uint64(rec[l.ptrWords[0]:]); fp != 0 {
 			addrs = append(addrs, addrRef{fp, le.Uint64(rec)})
 		}
 	}
-	slices.SortStableFunc(addrs, func(a, b addrRef) int { return cmp.Compare(a.addr, b.addr) })
-	lookup := func(a uint64) uint64 {
-		i, ok := slices.BinarySearchFunc(addrs, a, func(e addrRef, a uint64) int { return cmp.Compare(e.addr, a) })
-		if !ok {
-			return 0
-		}
-		return addrs[i].ref
-	}
+	lookup := addrs.sorted().lookup
 	none := func(uint64) uint64 { return 0 } // no vtables in fast layouts
 	vc := decode.NewCursor("instrprof", "", "value profile data", data, l.valueOff)
 	out := make([]FuncRecord, len(l.valueRecs))
