@@ -90,6 +90,9 @@ type FuncProfile struct {
 	Traces          []TemporalTrace
 	TraceStreamSize uint64
 	layout          *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	// Sparse is llvm-profdata's --sparse: names none of whose records has
+	// a nonzero counter or bitmap byte are not written.
+	Sparse bool
 }
 
 // TemporalTrace is TemporalProfTraceTy: function NameRefs in the order the

@@ -44,7 +44,11 @@ func newFuncTable(f *FuncProfile, opts WriteOptions) (*funcTable, error) {
 	var sb, cs summaryBuilder
 	if f != nil {
 		ft.variant = f.Variant
-		for _, r := range f.writeOrder(opts.LLVMRelease) {
+		recs := f.writeOrder(opts.LLVMRelease)
+		if f.Sparse {
+			recs = sparse(recs)
+		}
+		for _, r := range recs {
 			if n := len(ft.names); n > 0 && ft.names[n-1] == r.Name {
 				ft.recs[n-1] = append(ft.recs[n-1], r)
 			} else {
@@ -77,6 +81,26 @@ func newFuncTable(f *FuncProfile, opts WriteOptions) (*funcTable, error) {
 	}
 	ft.table = newTable(hashes, func(i int) int { return 16 + len(ft.names[i]) + ft.dataSize(i) })
 	return ft, nil
+}
+
+// sparse keeps the names of recs (grouped by name) of which some record
+// has a nonzero counter or bitmap byte (shouldEncodeData).
+func sparse(recs []*FuncRecord) []*FuncRecord {
+	var out []*FuncRecord
+	for i := 0; i < len(recs); {
+		j := i
+		keep := false
+		for ; j < len(recs) && recs[j].Name == recs[i].Name; j++ {
+			r := recs[j]
+			keep = keep || slices.ContainsFunc(r.Counts, func(c uint64) bool { return c > 0 }) ||
+				slices.ContainsFunc(r.Bitmap, func(b byte) bool { return b > 0 })
+		}
+		if keep {
+			out = append(out, recs[i:j]...)
+		}
+		i = j
+	}
+	return out
 }
 
 func (ft *funcTable) recordSize(r *FuncRecord) int {

@@ -19,6 +19,7 @@ type Config struct {
 	// valid) writes what the release's llvm-profdata writes.
 	MemProfVersion int
 	FullSchema     bool
+	Sparse         bool // --sparse (instrumentation profiles)
 	// Paths are the positional inputs (weight 1), Weighted the
 	// --weighted-input values ("W,FILE") and InputFiles the --input-files
 	// list.
@@ -98,6 +99,7 @@ func (c *Config) Options() (Options, error) {
 		Write:                wo,
 		Jobs:                 c.Jobs,
 		Failure:              fm,
+		Sparse:               c.Sparse,
 		Sample:               c.Sample,
 	}, nil
 }

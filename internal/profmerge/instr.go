@@ -80,6 +80,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	}
 
 	funcs := instrprof.NewFuncProfile()
+	funcs.Sparse = opts.Sparse
 	var rr instrprof.RawReader
 	var bad []error
 	isInstr := make(map[int]bool, len(instrIdx))

@@ -47,6 +47,8 @@ type Options struct {
 	// Sample are the sample-profile options (see runSample).
 	Sample SampleOptions
 
+	// Sparse is --sparse: function records without counts are left out.
+	Sparse bool
 	// funcs are function records merged from .profraw inputs (instr.go),
 	// written beside the MemProf data.
 	funcs *instrprof.FuncProfile

@@ -58,6 +58,13 @@ func TestInstrConformance(t *testing.T) {
 			})
 		}
 	}
+	for _, rel := range []string{"16", "19", "22"} {
+		t.Run("llvm"+rel+"/sparse", func(t *testing.T) {
+			// Front-end raws keep never_called's record, all zeros.
+			raws := []string{filepath.Join(dir, "app-llvm"+rel+"-fe-3.profraw"), filepath.Join(dir, "shapes-llvm"+rel+"-fe-3.profraw")}
+			compareInstr(t, rel, []string{"--llvm-version", rel, "--sparse"}, []string{"--num-threads=1", "--sparse"}, raws)
+		})
+	}
 	t.Run("default", func(t *testing.T) {
 		d := fmt.Sprint(llvmrelease.Default)
 		raws := []string{filepath.Join(dir, "app-llvm"+d+"-ir-3.profraw"), filepath.Join(dir, "app-llvm"+d+"-ir-10.profraw")}

@@ -88,6 +88,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.IntValue(&c.LLVMRelease, "<N>", "LLVM release whose clang reads the output: "+llvmrelease.SupportedText()+fmt.Sprintf(" (default %d; see below)", llvmrelease.Default), "--llvm-version")
 	fs.IntValue(&c.MemProfVersion, "<N>", "MemProf version to write (default: what the release writes)", "--memprof-version")
 	fs.BoolFlag(&c.FullSchema, true, "Write every MemInfoBlock field (MemProf V2+)", "--memprof-full-schema")
+	fs.BoolFlag(&c.Sparse, true, "Leave out functions whose counters are all zero (instrumentation profiles)", "--sparse")
 	fs.StringValue(&c.InputFiles, "<file>", "File listing inputs, one [weight,]path per line; '#' comments", "--input-files", "-f")
 	fs.ListValue(&c.Weighted, "<W,file>", "Input with a weight (weights do not apply to MemProf data)", "--weighted-input", "-w")
 	fs.StringValue(&c.FailureMode, "<any|all|warn>", "What bad inputs do (default any)", "--failure-mode")
