@@ -108,6 +108,15 @@ func (m *Map) Order() []int32 {
 	return out
 }
 
+// NewSmall returns an empty llvm::SmallDenseMap<uint64_t, T, inline> of
+// llvmRelease: inline buckets from the start; its first growth, like
+// DenseMap's, goes to max(64, the next power of two).
+func NewSmall(llvmRelease int, keys []uint64, inline int) *Map {
+	m := New(llvmRelease, keys)
+	m.buckets = make([]int32, inline)
+	return m
+}
+
 // Order inserts keys in turn into a Map of llvmRelease and returns its
 // iteration order as indexes into keys (each key's first occurrence).
 func Order(llvmRelease int, keys []uint64) []int32 {

@@ -3,12 +3,21 @@
 // section in any of the on-disk versions V0–V4, and the YAML MemProf text form
 // of LLVM 20+.
 //
-// Only memprof-only files are written: an empty instrumentation function
-// table, an all-zero profile summary, the MemProf section, an empty binary-id
+// It also reads raw instrumentation profiles (.profraw, raw versions 8–10:
+// raw.go), merges their function records as llvm-profdata does
+// (FuncProfile: funcrecord.go, with a same-layout fast path in rawfast.go)
+// and writes them as the function table and summary of an indexed file
+// (funcwrite.go), alone or beside MemProf data; docs/formats/instrprof.md
+// has the layouts and what was verified.
+//
+// Memprof-only files have an empty instrumentation function table, an
+// all-zero profile summary, the MemProf section, an empty binary-id
 // section and (index version 12+) an empty vtable-name section. The output
 // is byte-identical to llvm-profdata of the selected LLVM release (16, 19 or
 // 22) when the Profile's orders are those llvm-profdata would have used; see
-// WriteOptions and memprof.Profile.
+// WriteOptions and memprof.Profile. Function records are written as
+// llvm-profdata merge --num-threads=1 writes them for the same inputs in
+// the same order.
 //
 // # File layout
 //
@@ -25,10 +34,12 @@
 //	64   8     VTableNamesOffset                     (>= 12)
 //	...        profile summary: u64 NumSummaryFields, u64 NumCutoffEntries,
 //	           fields, then {Cutoff, MinCount, NumCounts} per cutoff
-//	...        function table (OnDiskChainedHashTable; empty here)
+//	...        CS summary, same shape (only with the CS variant bit)
+//	...        function table (OnDiskChainedHashTable, funcwrite.go)
 //	...        MemProf section (MemProfOffset), see memprof_write.go
 //	...        binary ids: u64 total size, then {u64 len, bytes, pad to 8}
 //	...        vtable names: u64 length, bytes, pad to 8
+//	...        temporal traces (TemporalProfTracesOffset; temporal only)
 //
 // Every OnDiskChainedHashTable is "payload, zero padding to 8, u64
 // NumBuckets, u64 NumEntries, NumBuckets × u64 absolute bucket offset"; a

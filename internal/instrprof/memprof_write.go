@@ -37,6 +37,7 @@ var le = binary.LittleEndian
 // found by the sizing pass (see output).
 type fileOffsets struct {
 	hash, memprof, binaryIDs, vtableNames uint64
+	traces                                uint64
 	recPayload, recTable                  uint64
 	framePayload, frameTable              uint64
 	stackPayload, stackTable              uint64
@@ -66,6 +67,9 @@ type plan struct {
 	siteBase   []int32 // V3/V4: record → index of its first alloc site
 	off        fileOffsets
 	emptyTable *table
+	// funcs, if set, are the function records (funcwrite.go); ix is nil
+	// in a file without MemProf data.
+	funcs *funcTable
 }
 
 func newPlan(ix *indexed, opts WriteOptions) *plan {
@@ -147,37 +151,54 @@ func (p *plan) serializeMIBs() {
 func (p *plan) emit(o *output) {
 	opts := p.opts
 	off := &p.off
-	hdr := [...]uint64{Magic, VariantMemProf | uint64(opts.IndexVersion), 0, 0,
-		off.hash, off.memprof, off.binaryIDs, 0, off.vtableNames}
+	ft := p.funcs
+	if ft == nil {
+		if p.emptyTable == nil {
+			p.emptyTable = newTable(nil, nil)
+		}
+		ft = &funcTable{table: p.emptyTable}
+		ft.summary, ft.entries = (&summaryBuilder{}).result()
+	}
+	version := ft.variant | uint64(opts.IndexVersion)
+	memOff := uint64(0)
+	if p.ix != nil {
+		version |= VariantMemProf
+		memOff = off.memprof
+	}
+	temporal := ft.variant&VariantTemporalProf != 0
+	tracesOff := uint64(0)
+	if temporal {
+		tracesOff = off.traces
+	}
+	hdr := [...]uint64{Magic, version, 0, 0,
+		off.hash, memOff, off.binaryIDs, tracesOff, off.vtableNames}
 	o.u64s(hdr[:headerSize(opts.IndexVersion)/8])
 
-	// Profile summary: no functions, so every count is zero.
-	o.u64(6)
-	o.u64(uint64(len(summaryCutoffs)))
-	o.zeros(6 * 8)
-	for _, c := range summaryCutoffs {
-		o.u64(c)
-		o.zeros(16)
-	}
-	// The (empty) function hash table.
-	o.table(p.emptyTable, nil, &off.hash)
+	// Profile summary, then the function table.
+	ft.emitSummary(o)
+	o.table(ft.table, ft.putEntry, &off.hash)
 
-	o.at(&off.memprof)
-	switch p.version {
-	case 0, 1:
-		p.emitV0V1(o)
-	case 2:
-		p.emitV2(o)
-	default:
-		p.emitV3V4(o)
+	if p.ix != nil {
+		o.at(&off.memprof)
+		switch p.version {
+		case 0, 1:
+			p.emitV0V1(o)
+		case 2:
+			p.emitV2(o)
+		default:
+			p.emitV3V4(o)
+		}
 	}
 
-	// Binary ids: none (memprof raw inputs contribute none).
 	o.at(&off.binaryIDs)
-	o.u64(0)
+	ft.emitBinaryIDs(o)
 	if opts.IndexVersion >= 12 {
 		o.at(&off.vtableNames)
 		o.u64(0)
+	}
+	if temporal {
+		o.at(&off.traces)
+		ft.emitTraces(o)
 	}
 }
 

@@ -21,6 +21,7 @@ type Config struct {
 	FullSchema     bool
 	// MergeContexts is --memprof-merge-contexts (Options.MergeContexts).
 	MergeContexts bool
+	Sparse        bool // --sparse (instrumentation profiles)
 	// Paths are the positional inputs (weight 1), Weighted the
 	// --weighted-input values ("W,FILE") and InputFiles the --input-files
 	// list.
@@ -100,6 +101,7 @@ func (c *Config) Options() (Options, error) {
 		Write:                wo,
 		Jobs:                 c.Jobs,
 		Failure:              fm,
+		Sparse:               c.Sparse,
 		Sample:               c.Sample,
 		MergeContexts:        c.MergeContexts,
 	}, nil

@@ -63,6 +63,12 @@ type Options struct {
 	// and YAML inputs are merged the same way, after the raw ones, in
 	// sorted path order.
 	MergeContexts bool
+
+	// Sparse is --sparse: function records without counts are left out.
+	Sparse bool
+	// funcs are function records merged from .profraw inputs (instr.go),
+	// written beside the MemProf data.
+	funcs *instrprof.FuncProfile
 }
 
 // loaded is one input after reading and decoding.
@@ -145,6 +151,9 @@ func Run(opts Options) error {
 	}
 	if opts.Sample != (SampleOptions{}) {
 		return cli.Usagef("sample-profile options given, but no input is a sample profile (give --sample to read them all as one)")
+	}
+	if idx := instrInputs(inputs); len(idx) > 0 {
+		return runInstr(opts, inputs, idx) // instr.go
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -242,7 +251,7 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 		// Raw inputs only: the converter's dense form goes to the writer
 		// as it is.
 		progress("writing %s", opts.Output)
-		if err := instrprof.WriteCompactFile(opts.Output, rawProf, opts.Write); err != nil {
+		if err := writeCompact(opts, rawProf); err != nil {
 			return outputError(opts.Output, err)
 		}
 		return nil
@@ -260,7 +269,7 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 		runtime.GC()
 	}
 	progress("writing %s", opts.Output)
-	if err := instrprof.WriteFile(opts.Output, merged, opts.Write); err != nil {
+	if err := writeProfile(opts, merged); err != nil {
 		return outputError(opts.Output, err)
 	}
 	return nil

@@ -10,6 +10,8 @@
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
 //
+// Raw instrumentation profiles (.profraw) are merged into the indexed
+// function records clang's -fprofile-use reads.
 // Raw MemProf profiles (.memprofraw) from the compiler-rt heap profiler are
 // symbolized against the profiled binary and written as an indexed
 // .profdata for `clang -fmemory-profile-use=`. Indexed and YAML MemProf
@@ -54,8 +56,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return runMerge(args, stdout, stderr)
 }
 
-const mergeSummary = `Converts raw MemProf heap profiles (and merges indexed or YAML MemProf
-profiles) into the indexed .profdata that clang's -fmemory-profile-use reads,
+const mergeSummary = `Merges raw instrumentation profiles (.profraw, from -fprofile-generate or
+-fprofile-instr-generate) into the indexed .profdata that -fprofile-use reads.
+Converts raw MemProf heap profiles (and merges indexed or YAML MemProf
+profiles) into the indexed .profdata that clang's -fmemory-profile-use reads
+(given with .profraw inputs of the same binary, both go into one file),
 and merges sample profiles (AutoFDO, CSSPGO: text, binary, extbinary) for
 -fprofile-sample-use, as llvm-profdata merge --sample of the release does.
 
@@ -64,6 +69,9 @@ recursively. Inputs are always processed in sorted path order, so the output
 bytes do not depend on the order they are given in or on -j.
 
 Examples:
+  merge -o app.profdata prof/*.profraw
+  merge --llvm-version 16 -o app.profdata --weighted-input 2,a.profraw b.profraw
+  merge -o app.profdata --profiled-binary app app.profraw app.memprofraw.123
   merge -o app.profdata --profiled-binary app prof/*.memprofraw
   merge --llvm-version 16 -o app.profdata --profiled-binary app app.memprofraw.123
   merge --llvm-version 19 --memprof-version 3 -o out.profdata --profiled-binary app RAW...
@@ -113,6 +121,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 			c.MergeContexts = name != "--memprof-merge-contexts=false"
 			return nil
 		}})
+	fs.BoolFlag(&c.Sparse, true, "Leave out functions whose counters are all zero (instrumentation profiles)", "--sparse")
 	fs.StringValue(&c.InputFiles, "<file>", "File listing inputs, one [weight,]path per line; '#' comments", "--input-files", "-f")
 	fs.ListValue(&c.Weighted, "<W,file>", "Input with a weight (weights do not apply to MemProf data)", "--weighted-input", "-w")
 	fs.StringValue(&c.FailureMode, "<any|all|warn>", "What bad inputs do (default any)", "--failure-mode")

@@ -1,0 +1,441 @@
+package instrprof
+
+import (
+	"cmp"
+	"crypto/md5"
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"sort"
+
+	"github.com/rules-pgo/rules_pgo/internal/densemap"
+)
+
+// Value kinds (InstrProfValueKind, InstrProfData.inc). Raw version 8
+// profiles (LLVM 16) know the first two; raw version 10 adds vtable
+// targets.
+const (
+	IPVKIndirectCallTarget = 0
+	IPVKMemOPSize          = 1
+	IPVKVTableTarget       = 2
+	NumValueKinds          = 3
+)
+
+// Version-field variant flags (VARIANT_MASK_*, InstrProfData.inc), shared
+// by raw and indexed headers.
+const (
+	VariantIRProf            = 1 << 56
+	VariantCSIRProf          = 1 << 57
+	VariantInstrEntry        = 1 << 58
+	VariantDbgCorrelate      = 1 << 59
+	VariantByteCoverage      = 1 << 60
+	VariantFunctionEntryOnly = 1 << 61
+	VariantTemporalProf      = 1 << 63
+)
+
+// variantKindMask is the variant bits an indexed file inherits from its
+// inputs (llvm-profdata's InstrProfKind; debug-info correlation is not one).
+const variantKindMask = VariantIRProf | VariantCSIRProf | VariantInstrEntry |
+	VariantByteCoverage | VariantFunctionEntryOnly | VariantTemporalProf
+
+// maxCount is getInstrMaxCountValue(): counters saturate here.
+const maxCount = ^uint64(0) - 2
+
+// ValueData is InstrProfValueData: a profiled value (an indirect-call
+// target's name MD5, a memop size) and how often it was seen.
+type ValueData struct {
+	Value, Count uint64
+}
+
+// FuncRecord is one function's profile (NamedInstrProfRecord): its PGO
+// name, the structural hash of its CFG, its counters, MC/DC bitmap bytes and
+// value sites.
+type FuncRecord struct {
+	Name   string
+	Hash   uint64
+	Counts []uint64
+	Bitmap []byte
+	// Values[k] holds the value sites of kind k, each a list of values.
+	Values [NumValueKinds][][]ValueData
+}
+
+// NameRef returns IndexedInstrProf::ComputeHash(Name): the low 64 bits of
+// the name's MD5, as raw profiles store it and the function table hashes it.
+func NameRef(name string) uint64 {
+	s := md5.Sum([]byte(name))
+	return binary.LittleEndian.Uint64(s[:8])
+}
+
+// MergeWarning is a problem llvm-profdata reports per function while it
+// merges (instrprof_error's count_mismatch, counter_overflow,
+// value_site_count_mismatch).
+type MergeWarning struct {
+	Name string
+	Hash uint64
+	Msg  string
+}
+
+// FuncProfile is a merged set of function records: what InstrProfWriter
+// holds before it writes an indexed file.
+type FuncProfile struct {
+	// Variant is the OR of the inputs' variant flags (the kinds
+	// llvm-profdata's Writer.mergeProfileKind accumulates).
+	Variant   uint64
+	BinaryIDs [][]byte
+	records   map[string][]*FuncRecord // by name, hashes in first-seen order
+	order     []string                 // names in first-seen order
+	Warnings  []MergeWarning
+	// Traces are the temporal profiling traces kept (at most
+	// TraceReservoirSize), TraceStreamSize how many were seen.
+	Traces          []TemporalTrace
+	TraceStreamSize uint64
+	layout          *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	// Sparse is llvm-profdata's --sparse: names none of whose records has
+	// a nonzero counter or bitmap byte are not written.
+	Sparse bool
+}
+
+// TemporalTrace is TemporalProfTraceTy: function NameRefs in the order the
+// functions first ran, and the trace's weight.
+type TemporalTrace struct {
+	Weight   uint64
+	NameRefs []uint64
+}
+
+// llvm-profdata's defaults for --temporal-profile-trace-reservoir-size and
+// --temporal-profile-max-trace-length.
+const (
+	TraceReservoirSize = 100
+	MaxTraceLength     = 10000
+)
+
+// NewFuncProfile returns an empty profile.
+func NewFuncProfile() *FuncProfile {
+	return &FuncProfile{records: map[string][]*FuncRecord{}}
+}
+
+// Len returns the number of (name, hash) records.
+func (p *FuncProfile) Len() int {
+	n := 0
+	for _, rs := range p.records {
+		n += len(rs)
+	}
+	return n
+}
+
+// Records returns the records sorted by name, then in the order their
+// hashes were first seen.
+func (p *FuncProfile) Records() []*FuncRecord {
+	names := slices.Clone(p.order)
+	sort.Strings(names)
+	var out []*FuncRecord
+	for _, n := range names {
+		out = append(out, p.records[n]...)
+	}
+	return out
+}
+
+// writeOrder returns the records in the order llvm-profdata of release
+// writes them: names sorted (LLVM 18+) or in StringMap order (LLVM 16),
+// the hashes of one name in SmallDenseMap order.
+func (p *FuncProfile) writeOrder(release int) []*FuncRecord {
+	var names []string
+	if release < 17 {
+		names = p.stringMapOrder()
+	} else {
+		names = slices.Clone(p.order)
+		sort.Strings(names)
+	}
+	return p.recordsOf(names, release)
+}
+
+// recordsOf returns the records of names, in that order; the hashes of a
+// name in the iteration order of the writer's per-name
+// SmallDenseMap<uint64_t, InstrProfRecord> of release (hashes inserted in
+// first-seen order).
+func (p *FuncProfile) recordsOf(names []string, release int) []*FuncRecord {
+	var out []*FuncRecord
+	for _, n := range names {
+		rs := p.records[n]
+		if len(rs) == 1 {
+			out = append(out, rs[0])
+			continue
+		}
+		keys := make([]uint64, len(rs))
+		for i, r := range rs {
+			keys[i] = r.Hash
+		}
+		m := densemap.NewSmall(release, keys, 4)
+		for i := range keys {
+			m.Insert(int32(i))
+		}
+		for _, i := range m.Order() {
+			out = append(out, rs[i])
+		}
+	}
+	return out
+}
+
+// stringMapOrder returns the names in the iteration order of an LLVM 16
+// llvm::StringMap after inserting them in first-seen order: 16 buckets at
+// the first insertion, djbHash(name, 0), quadratic probing, doubling once more
+// than 3/4 full, rehashing in old bucket order (StringMap.cpp). LLVM 17
+// changed the hash to xxh3; from LLVM 18 on the writer sorts the names.
+func (p *FuncProfile) stringMapOrder() []string {
+	type bucket struct {
+		used bool
+		hash uint32
+		name string
+	}
+	djb := func(s string) uint32 {
+		h := uint32(0)
+		for i := 0; i < len(s); i++ {
+			h = h*33 + uint32(s[i])
+		}
+		return h
+	}
+	place := func(tab []bucket, h uint32) int {
+		mask := uint32(len(tab) - 1)
+		b, probe := h&mask, uint32(1)
+		for tab[b].used {
+			b = (b + probe) & mask
+			probe++
+		}
+		return int(b)
+	}
+	tab := make([]bucket, 16)
+	items := 0
+	for _, n := range p.order {
+		h := djb(n)
+		tab[place(tab, h)] = bucket{true, h, n}
+		items++
+		if items*4 > len(tab)*3 {
+			nt := make([]bucket, 2*len(tab))
+			for _, b := range tab {
+				if b.used {
+					nt[place(nt, b.hash)] = b
+				}
+			}
+			tab = nt
+		}
+	}
+	out := make([]string, 0, items)
+	for _, b := range tab {
+		if b.used {
+			out = append(out, b.name)
+		}
+	}
+	return out
+}
+
+// AddRaw merges a raw profile at weight w (≥ 1), as llvm-profdata merge
+// loads one input: its variant flags, binary ids and every record.
+func (p *FuncProfile) AddRaw(r *RawProfile, w uint64) {
+	p.Variant |= r.Variant & variantKindMask
+	p.BinaryIDs = append(p.BinaryIDs, r.BinaryIDs...)
+	if len(r.Trace) > 0 {
+		p.addTrace(TemporalTrace{Weight: w, NameRefs: r.Trace[:min(len(r.Trace), MaxTraceLength)]})
+	}
+	for i := range r.Records {
+		p.Add(&r.Records[i], w)
+	}
+}
+
+// Add merges one record at weight w (InstrProfWriter::addRecord): a new
+// (name, hash) is copied and scaled by w; a known one is merged into it
+// (InstrProfRecord::merge). Its value sites end sorted by count,
+// descending, ties in their previous order (sortValueData).
+func (p *FuncProfile) Add(r *FuncRecord, w uint64) {
+	if w == 0 {
+		w = 1
+	}
+	rs := p.records[r.Name]
+	var dst *FuncRecord
+	for _, d := range rs {
+		if d.Hash == r.Hash {
+			dst = d
+			break
+		}
+	}
+	if dst == nil {
+		dst = cloneRecord(r)
+		if rs == nil {
+			p.order = append(p.order, r.Name)
+		}
+		p.records[r.Name] = append(rs, dst)
+		if w > 1 {
+			p.scale(dst, w)
+		}
+	} else {
+		p.merge(dst, r, w)
+	}
+	sortValues(dst)
+}
+
+// sortValues sorts every value site of d by count, descending, ties kept
+// in order (InstrProfRecord::sortValueData).
+func sortValues(d *FuncRecord) {
+	for k := range d.Values {
+		for _, site := range d.Values[k] {
+			slices.SortStableFunc(site, func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) })
+		}
+	}
+}
+
+// addTrace is InstrProfWriter::addTemporalProfileTrace for an unsampled
+// source stream. Once the reservoir is full LLVM replaces a random trace;
+// this keeps the first ones instead (deterministic, but then not what
+// llvm-profdata writes).
+func (p *FuncProfile) addTrace(t TemporalTrace) {
+	if p.TraceStreamSize < TraceReservoirSize {
+		p.Traces = append(p.Traces, t)
+	}
+	p.TraceStreamSize++
+}
+
+func cloneRecord(r *FuncRecord) *FuncRecord {
+	d := &FuncRecord{Name: r.Name, Hash: r.Hash, Counts: slices.Clone(r.Counts), Bitmap: slices.Clone(r.Bitmap)}
+	for k := range r.Values {
+		if r.Values[k] == nil {
+			continue
+		}
+		d.Values[k] = make([][]ValueData, len(r.Values[k]))
+		for s, site := range r.Values[k] {
+			d.Values[k][s] = slices.Clone(site)
+		}
+	}
+	return d
+}
+
+func (p *FuncProfile) warn(r *FuncRecord, msg string) {
+	p.Warnings = append(p.Warnings, MergeWarning{Name: r.Name, Hash: r.Hash, Msg: msg})
+}
+
+// mulAdd is SaturatingMultiplyAdd(x, w, acc).
+func mulAdd(x, w, acc uint64) (uint64, bool) {
+	hi, lo := bits.Mul64(x, w)
+	if hi != 0 {
+		return ^uint64(0), true
+	}
+	s, c := bits.Add64(lo, acc, 0)
+	if c != 0 {
+		return ^uint64(0), true
+	}
+	return s, false
+}
+
+func (p *FuncProfile) scale(d *FuncRecord, w uint64) {
+	over := false
+	for i, c := range d.Counts {
+		v, o := mulAdd(c, w, 0)
+		if v > maxCount {
+			v, o = maxCount, true
+		}
+		d.Counts[i] = v
+		over = over || o
+	}
+	for k := range d.Values {
+		for _, site := range d.Values[k] {
+			for j := range site {
+				v, o := mulAdd(site[j].Count, w, 0)
+				site[j].Count = v
+				over = over || o
+			}
+		}
+	}
+	if over {
+		p.warn(d, "counter overflow")
+	}
+}
+
+func (p *FuncProfile) merge(d, r *FuncRecord, w uint64) {
+	if len(d.Counts) != len(r.Counts) {
+		p.warn(d, "function basic block count change detected (counter mismatch)")
+		return
+	}
+	// A first counter of 2^64−1 (hot) or 2^64−2 (warm) is a pseudo count
+	// (profile supplementation); such records only merge with each other,
+	// the hotter kind winning.
+	if dk, rk := pseudoKind(d.Counts), pseudoKind(r.Counts); dk != 0 || rk != 0 {
+		if dk == 0 || rk == 0 {
+			p.warn(d, "function basic block count change detected (counter mismatch)")
+			return
+		}
+		d.Counts[0] = max(d.Counts[0], r.Counts[0])
+		return
+	}
+	over := false
+	for i, c := range r.Counts {
+		v, o := mulAdd(c, w, d.Counts[i])
+		if v > maxCount {
+			v, o = maxCount, true
+		}
+		d.Counts[i] = v
+		over = over || o
+	}
+	if over {
+		p.warn(d, "counter overflow")
+	}
+	if len(d.Bitmap) != len(r.Bitmap) {
+		p.warn(d, "function bitmap size change detected (bitmap size mismatch)")
+		return
+	}
+	for i, b := range r.Bitmap {
+		d.Bitmap[i] |= b
+	}
+	p.mergeValues(d, r, w)
+}
+
+// mergeValues merges r's value sites into d's (mergeValueProfData).
+func (p *FuncProfile) mergeValues(d, r *FuncRecord, w uint64) {
+	over := false
+	for k := range d.Values {
+		if len(d.Values[k]) != len(r.Values[k]) {
+			p.warn(d, "function value site count change detected (counter mismatch)")
+			continue
+		}
+		for s := range d.Values[k] {
+			var o bool
+			d.Values[k][s], o = mergeSite(d.Values[k][s], r.Values[k][s], w)
+			over = over || o
+		}
+	}
+	if over {
+		p.warn(d, "counter overflow")
+	}
+}
+
+// pseudoKind is getCountPseudoKind: 2^64−1 hot, 2^64−2 warm, else 0.
+func pseudoKind(counts []uint64) uint64 {
+	if len(counts) > 0 && counts[0] >= ^uint64(0)-1 {
+		return counts[0]
+	}
+	return 0
+}
+
+// mergeSite is InstrProfValueSiteRecord::merge: both lists are sorted by
+// value (stably), values of in found in dst get in's count × w added, the
+// others are inserted as they are (unscaled, as LLVM does).
+func mergeSite(dst, in []ValueData, w uint64) ([]ValueData, bool) {
+	byValue := func(a, b ValueData) int { return cmp.Compare(a.Value, b.Value) }
+	slices.SortStableFunc(dst, byValue)
+	in = slices.Clone(in)
+	slices.SortStableFunc(in, byValue)
+	over := false
+	i := 0
+	for _, j := range in {
+		for i < len(dst) && dst[i].Value < j.Value {
+			i++
+		}
+		if i < len(dst) && dst[i].Value == j.Value {
+			var o bool
+			dst[i].Count, o = mulAdd(j.Count, w, dst[i].Count)
+			over = over || o
+			i++
+			continue
+		}
+		dst = slices.Insert(dst, i, j)
+		i++
+	}
+	return dst, over
+}

@@ -1,0 +1,59 @@
+// Package instrproftest builds the instrumented-profile test programs of
+// testdata/instrprof/gen.sh once for every test package that needs them.
+package instrproftest
+
+import (
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
+)
+
+// Releases are the LLVM releases whose runtimes the fixtures cover.
+var Releases = []int{16, 19, 22}
+
+// Modes returns gen.sh's instrumentation modes for a release.
+func Modes(release int) []string {
+	m := []string{"ir", "fe", "irnc", "novp", "cov", "entry", "cs"}
+	if release >= 19 {
+		m = append(m, "mcdc", "temporal", "sbc", "vtable")
+	}
+	return m
+}
+
+// Fixtures returns the directory testdata/instrprof/gen.sh filled for the
+// given LLVM releases (default Releases; see gen.sh for its files), built
+// through testenv.Cached, keyed by the script, the sources, the releases
+// and the compilers' and linker's versions (llvm-profdata-N, which the cs
+// mode uses, comes with clang-N). The sources are compiled at the fixture
+// directory's final path: static functions' PGO names hold the source
+// path, so they name no checkout and stay the same once built.
+func Fixtures(t testing.TB, releases ...int) string {
+	t.Helper()
+	if len(releases) == 0 {
+		releases = Releases
+	}
+	_, here, _, _ := runtime.Caller(0)
+	s := testenv.Script{
+		Key:         "instrprof-fixtures",
+		Dir:         filepath.Join(filepath.Dir(here), "../../../testdata/instrprof"),
+		Sources:     []string{"gen.sh", "app.c", "lib.c", "shapes.cc"},
+		Tools:       []string{"ld.lld-19"},
+		AtFinalPath: true,
+	}
+	for _, r := range releases {
+		v := strconv.Itoa(r)
+		s.Args = append(s.Args, v)
+		s.Tools = append(s.Tools, "clang-"+v, "clang++-"+v)
+	}
+	return s.Build(t)
+}
+
+// Fixture returns the path of one file of Fixtures(t), failing under
+// CI=true and skipping otherwise when gen.sh did not build it.
+func Fixture(t testing.TB, name string, releases ...int) string {
+	t.Helper()
+	return testenv.FixtureFile(t, Fixtures(t, releases...), name)
+}

@@ -1,0 +1,274 @@
+package instrprof
+
+import (
+	"bytes"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+)
+
+// The same-layout fast path. The raws of one binary share everything but
+// their counters, bitmaps, value data and the absolute addresses the
+// runtime writes (NamesDelta, function pointers). Once a raw has been
+// folded record by record, FuncProfile remembers its layout and, for the
+// records of the merged profile its records went to, where their counters
+// lie; a later raw with the same layout is then folded by adding its
+// counter section in place, without decoding a record. Raws with value
+// data, temporal timestamps, several profiles or pseudo counts take the
+// record-by-record path.
+
+// rawLayout is a raw profile's layout, as the fast path compares it.
+type rawLayout struct {
+	size   int    // file size
+	header []byte // header with the words at masked zeroed
+	// masked are the header words that hold addresses of this run:
+	// NamesDelta, and BitmapDelta when there are no bitmaps (with bitmaps
+	// it is relative, and compared).
+	masked   []int
+	hdrSize  int
+	fixed    []byte // binary ids, data records' fixed words, names
+	dataOff  int
+	numData  int
+	recSize  int
+	ptrWords []int // offsets (in a record) of the words not compared
+	namesOff int
+	namesEnd int
+	ctrOff   int
+	ctrSize  int
+	bmOff    int
+	recs     []fastRec
+	// valueRecs are the records with value data, read at valueOff.
+	valueRecs []int
+	valueOff  int
+}
+
+type fastRec struct {
+	dst     *FuncRecord
+	ctr, bm int // offsets of the counters and bitmap bytes in the file
+}
+
+// maskedHeader returns data's header with the masked words zeroed.
+func (l *rawLayout) maskedHeader(data []byte, buf []byte) []byte {
+	buf = append(buf[:0], data[:l.hdrSize]...)
+	for _, at := range l.masked {
+		clear(buf[at : at+8])
+	}
+	return buf
+}
+
+// fastKey returns the bytes fast layouts compare: binary ids, the data
+// records without their function and value pointers, and the names.
+func (l *rawLayout) fastKey(data []byte, buf []byte) []byte {
+	buf = append(buf[:0], data[l.hdrSize:l.dataOff]...)
+	for i := range l.numData {
+		rec := data[l.dataOff+i*l.recSize:][:l.recSize]
+		prev := 0
+		for _, w := range l.ptrWords {
+			buf = append(buf, rec[prev:w]...)
+			prev = w + 8
+		}
+		buf = append(buf, rec[prev:]...)
+	}
+	return append(buf, data[l.namesOff:l.namesEnd]...)
+}
+
+// newRawLayout returns the layout of data, which decoded as r (one
+// profile) and was just added to p, or nil if the fast path cannot take
+// raws like it.
+func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
+	if r.profiles != 1 || r.Variant&VariantTemporalProf != 0 || len(data) < 8 || le.Uint64(data) != RawMagic {
+		return nil
+	}
+	c := decode.NewCursor("instrprof", "", "raw header", data, 0)
+	h, err := readRawHeader(&c)
+	if err != nil || c.BigEndian() {
+		return nil
+	}
+	o, ok := h.offsets(uint64(len(data)))
+	if !ok || (!r.hasValues && o.valueOff != uint64(len(data))) || h.numVTables != 0 {
+		return nil
+	}
+	l := &rawLayout{
+		size: len(data), masked: []int{h.namesDeltaAt}, hdrSize: int(o.binIDs),
+		dataOff: int(o.dataOff), numData: int(h.numData), recSize: int(o.recSize),
+		namesOff: int(o.namesOff), namesEnd: int(o.namesOff + h.namesSize),
+		ctrOff: int(o.ctrOff), ctrSize: int(o.ctrSize), bmOff: int(o.bitmapOff),
+		valueOff: int(o.valueOff),
+	}
+	if h.version32() >= 9 && h.numBitmapBytes == 0 {
+		l.masked = append(l.masked, h.bitmapDeltaAt)
+	}
+	l.header = l.maskedHeader(data, nil)
+	l.ptrWords = []int{24, 32} // FunctionPointer, Values (v8)
+	if h.version32() >= 9 {
+		l.ptrWords = []int{32, 40}
+	}
+	l.fixed = l.fastKey(data, nil)
+	if len(r.Records) != l.numData {
+		return nil
+	}
+	ctrDelta, bmDelta := h.countersDelta, h.bitmapDelta
+	for i := range r.Records {
+		rr := &r.Records[i]
+		rec := data[l.dataOff+i*l.recSize:]
+		dst := p.find(rr.Name, rr.Hash)
+		if dst == nil || len(dst.Counts) != len(rr.Counts) || len(dst.Bitmap) != len(rr.Bitmap) {
+			return nil // a mismatch: every fold of this layout warns
+		}
+		for k := range dst.Values {
+			if len(dst.Values[k]) != len(rr.Values[k]) {
+				return nil
+			}
+		}
+		// A record has a ValueProfData when any NumValueSites is set.
+		sitesAt := 44
+		if h.version32() >= 9 {
+			sitesAt = 52
+		}
+		for k := range o.numKinds {
+			if le.Uint16(rec[sitesAt+2*k:]) != 0 {
+				l.valueRecs = append(l.valueRecs, i)
+				break
+			}
+		}
+		fr := fastRec{dst: dst, ctr: l.ctrOff + int(le.Uint64(rec[16:])-ctrDelta)}
+		if len(rr.Bitmap) > 0 {
+			fr.bm = l.bmOff + int(le.Uint64(rec[24:])-bmDelta)
+		}
+		l.recs = append(l.recs, fr)
+		ctrDelta -= uint64(l.recSize)
+		bmDelta -= uint64(l.recSize)
+	}
+	return l
+}
+
+// find returns the record of (name, hash), or nil.
+func (p *FuncProfile) find(name string, hash uint64) *FuncRecord {
+	for _, d := range p.records[name] {
+		if d.Hash == hash {
+			return d
+		}
+	}
+	return nil
+}
+
+// addFast folds data at weight w if it has the layout l, reporting
+// whether it did; it changes nothing when it does not.
+func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]byte) (large []uint64, ok bool) {
+	if len(data) != l.size && (len(l.valueRecs) == 0 || len(data) < l.valueOff) {
+		return nil, false
+	}
+	if *scratch = l.maskedHeader(data, *scratch); !bytes.Equal(*scratch, l.header) {
+		return nil, false
+	}
+	*scratch = l.fastKey(data, *scratch)
+	if !bytes.Equal(*scratch, l.fixed) {
+		return nil, false
+	}
+	values, ok := l.readValues(data)
+	if !ok {
+		return nil, false
+	}
+	// Pseudo counts take the record-by-record path.
+	for _, fr := range l.recs {
+		if pseudoKind(fr.dst.Counts) != 0 || (l.ctrSize == 8 && le.Uint64(data[fr.ctr:]) >= ^uint64(0)-1) {
+			return nil, false
+		}
+	}
+	for _, fr := range l.recs {
+		d := fr.dst
+		over := false
+		if l.ctrSize == 1 {
+			for j, b := range data[fr.ctr : fr.ctr+len(d.Counts)] {
+				if b == 0 {
+					v, o := mulAdd(1, w, d.Counts[j])
+					d.Counts[j], over = min(v, maxCount), over || o || v > maxCount
+				}
+			}
+		} else {
+			ctr := data[fr.ctr : fr.ctr+8*len(d.Counts)]
+			for j := range d.Counts {
+				c := le.Uint64(ctr[8*j:])
+				if c > 1<<56 {
+					large = append(large, c)
+				}
+				v, o := mulAdd(c, w, d.Counts[j])
+				if v > maxCount {
+					v, o = maxCount, true
+				}
+				d.Counts[j] = v
+				over = over || o
+			}
+		}
+		if over {
+			p.warn(d, "counter overflow")
+		}
+		for j, b := range data[fr.bm : fr.bm+len(d.Bitmap)] {
+			d.Bitmap[j] |= b
+		}
+	}
+	for j, i := range l.valueRecs {
+		d := l.recs[i].dst
+		p.mergeValues(d, &values[j], w)
+		sortValues(d)
+	}
+	return large, true
+}
+
+// readValues decodes the value data of data, a raw of layout l, for
+// l.valueRecs; ok is false if it does not decode or anything but zero
+// padding follows it (then the record-by-record path reports or handles
+// it).
+func (l *rawLayout) readValues(data []byte) ([]FuncRecord, bool) {
+	if len(l.valueRecs) == 0 {
+		return nil, true
+	}
+	// This run's function addresses, for indirect-call targets.
+	addrs := make(addrMap, 0, l.numData)
+	for i := range l.numData {
+		rec := data[l.dataOff+i*l.recSize:]
+		if fp := le.Uint64(rec[l.ptrWords[0]:]); fp != 0 {
+			addrs = append(addrs, addrRef{fp, le.Uint64(rec)})
+		}
+	}
+	lookup := addrs.sorted().lookup
+	none := func(uint64) uint64 { return 0 } // no vtables in fast layouts
+	vc := decode.NewCursor("instrprof", "", "value profile data", data, l.valueOff)
+	out := make([]FuncRecord, len(l.valueRecs))
+	for j, i := range l.valueRecs {
+		d := l.recs[i].dst
+		out[j] = FuncRecord{Name: d.Name, Hash: d.Hash}
+		if err := readValueData(&vc, &out[j], lookup, none); err != nil {
+			return nil, false
+		}
+	}
+	for _, b := range data[vc.Off():] {
+		if b != 0 {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// AddRawData folds the raw profile data (file name, for errors) at weight
+// w, as AddRaw(rr.Parse(name, data), w) would, and returns what it decoded
+// for the caller's reports: on the same-layout fast path a RawProfile
+// without Records (only Version, Variant and LargeCounts set).
+func (p *FuncProfile) AddRawData(rr *RawReader, name string, data []byte, w uint64) (*RawProfile, error) {
+	if w == 0 {
+		w = 1
+	}
+	if l := p.layout; l != nil {
+		if large, ok := p.addFast(l, data, w, &rr.scratch); ok {
+			c := decode.NewCursor("instrprof", name, "raw header", data, 0)
+			h, _ := readRawHeader(&c)
+			return &RawProfile{Version: h.version32(), Variant: h.version &^ 0xffffffff, LargeCounts: large}, nil
+		}
+	}
+	r, err := rr.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	p.AddRaw(r, w)
+	p.layout = p.newRawLayout(data, r)
+	return r, nil
+}

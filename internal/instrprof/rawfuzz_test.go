@@ -1,0 +1,78 @@
+package instrprof
+
+import (
+	"bytes"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// FuzzReadRaw: ParseRaw returns a profile or an instrprof *decode.Error,
+// never panics; what it decodes re-encodes (encodeRaw) to a profile with
+// the same records, and merging it into an indexed file works.
+func FuzzReadRaw(f *testing.F) {
+	for _, v := range []int{8, 9, 10} {
+		p := tinyRaw()
+		if v == 10 {
+			p.Records[1].Values[IPVKVTableTarget] = [][]ValueData{{{Value: 0x4000, Count: 2}}}
+		}
+		f.Add(encodeRaw(p, v))
+		p.Variant |= VariantByteCoverage | VariantTemporalProf
+		p.Trace = []uint64{NameRef("f"), NameRef("main")}
+		for i := range p.Records {
+			p.Records[i].Values = [NumValueKinds][][]ValueData{}
+			if v >= 9 {
+				p.Records[i].Bitmap = []byte{5}
+			}
+		}
+		f.Add(encodeRaw(p, v))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
+		p, err := ParseRaw("fuzz.profraw", data)
+		if err != nil {
+			checkDecodeError(t, err, "fuzz.profraw")
+			return
+		}
+		q, err := ParseRaw("re.profraw", encodeRaw(p, p.Version))
+		if err != nil {
+			t.Fatalf("re-encoded profile does not decode: %v", err)
+		}
+		if !reflect.DeepEqual(p.Records, q.Records) {
+			t.Fatalf("records differ after re-encoding:\n%+v\n%+v", p.Records, q.Records)
+		}
+		if a, b := slices.Sorted(slices.Values(p.Trace)), slices.Sorted(slices.Values(q.Trace)); !slices.Equal(a, b) {
+			t.Fatalf("traces differ after re-encoding: %x, %x", p.Trace, q.Trace)
+		}
+		fp := NewFuncProfile()
+		fp.AddRaw(p, 2)
+		fp.AddRaw(q, 1)
+		opts, _ := Defaults(22)
+		var b bytes.Buffer
+		if err := WriteFuncs(&b, fp, nil, nil, opts); err != nil {
+			t.Fatalf("writing the merged profile: %v", err)
+		}
+		// The same input twice: the second fold may take the fast path
+		// and must give what folding it record by record gives.
+		slow, fast := NewFuncProfile(), NewFuncProfile()
+		var rr RawReader
+		for w := range uint64(2) {
+			if _, err := fast.AddRawData(&rr, "fuzz.profraw", data, w+1); err != nil {
+				t.Fatalf("AddRawData: %v", err)
+			}
+			slow.AddRaw(p, w+1)
+		}
+		var x, y bytes.Buffer
+		if err := WriteFuncs(&x, fast, nil, nil, opts); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFuncs(&y, slow, nil, nil, opts); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(x.Bytes(), y.Bytes()) {
+			t.Fatalf("fast and record-by-record folds differ")
+		}
+	})
+}

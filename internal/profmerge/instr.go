@@ -1,0 +1,175 @@
+package profmerge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+)
+
+// The instrumented-profile path: raw .profraw inputs (told by their magic)
+// are decoded on up to Jobs goroutines and folded in canonical (sorted
+// path) order into one instrprof.FuncProfile, which is what llvm-profdata
+// merge --num-threads=1 of the same inputs in that order builds. The
+// output is byte-identical to that run's for LLVM 16, 19 and 22; with more
+// threads llvm-profdata merges per-thread writers, which can change the
+// order of a name's hashes (LLVM 16), the order of equal-count values of a
+// site and the order of temporal traces, so its default output may depend
+// on the machine; ours never does.
+//
+// With raw MemProf inputs beside them, the function records are written
+// into the same indexed file as the MemProf data (Run, with opts.funcs).
+
+// isInstrRaw reports whether the file at path starts with the .profraw
+// magic.
+func isInstrRaw(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [8]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return instrprof.IsRaw(b[:])
+}
+
+// runInstr merges the .profraw inputs inputs[instrIdx]; the others (MemProf
+// inputs) go through Run with the merged function records. Bad .profraw
+// inputs are reported under the failure policy, counted against all inputs.
+func runInstr(opts Options, inputs []Input, instrIdx []int) error {
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = 4
+	}
+	// Inputs are read on up to jobs goroutines and folded in order as they
+	// arrive; at most 2×jobs read inputs wait in memory.
+	type result struct {
+		data []byte
+		err  error
+	}
+	done := make([]chan result, len(instrIdx))
+	for k := range done {
+		done[k] = make(chan result, 1)
+	}
+	window := make(chan struct{}, 2*jobs)
+	var next sync.Mutex
+	nextK := 0
+	for range min(jobs, len(instrIdx)) {
+		go func() {
+			for {
+				window <- struct{}{}
+				next.Lock()
+				k := nextK
+				nextK++
+				next.Unlock()
+				if k >= len(instrIdx) {
+					<-window
+					return
+				}
+				data, err := os.ReadFile(inputs[instrIdx[k]].Path)
+				done[k] <- result{data, err}
+			}
+		}()
+	}
+
+	funcs := instrprof.NewFuncProfile()
+	funcs.Sparse = opts.Sparse
+	var rr instrprof.RawReader
+	var bad []error
+	isInstr := make(map[int]bool, len(instrIdx))
+	for k, i := range instrIdx {
+		isInstr[i] = true
+		res := <-done[k]
+		<-window
+		if res.err != nil {
+			bad = append(bad, &InputError{Path: inputs[i].Path, Err: res.err})
+			continue
+		}
+		// Raws of the binary of the one before take the same-layout fast
+		// path (instrprof.FuncProfile.AddRawData); the others are decoded
+		// here.
+		n := len(funcs.Warnings)
+		raw, err := funcs.AddRawData(&rr, inputs[i].Path, res.data, inputs[i].Weight)
+		if err != nil {
+			bad = append(bad, &InputError{Path: inputs[i].Path, Err: err})
+			continue
+		}
+		if len(raw.LargeCounts) > 0 {
+			// llvm-profdata merges such an input but counts each value as
+			// an error: the merge fails under --failure-mode=any.
+			msg := fmt.Sprintf("excessively large counter value suggests corrupted profile data: %d", raw.LargeCounts[0])
+			if n := len(raw.LargeCounts); n > 1 {
+				msg += fmt.Sprintf(" (and %d more)", n-1)
+			}
+			if opts.Failure == FailAny {
+				bad = append(bad, &InputError{Path: inputs[i].Path, Err: errors.New(msg)})
+			} else {
+				opts.Warnf("%s: %s (merged, as llvm-profdata does outside --failure-mode=any)", inputs[i].Path, msg)
+			}
+		}
+		for _, w := range funcs.Warnings[n:] {
+			opts.Warnf("%s: %s: %s", inputs[i].Path, w.Name, w.Msg)
+		}
+	}
+	if err := applyPolicy(opts, bad, len(inputs)); err != nil {
+		return err
+	}
+	if len(bad) == len(instrIdx) {
+		funcs = nil
+	}
+	var rest []Input
+	for i, in := range inputs {
+		if !isInstr[i] {
+			rest = append(rest, in)
+		}
+	}
+	if len(rest) > 0 {
+		opts.Inputs, opts.funcs = rest, funcs
+		return Run(opts)
+	}
+	if funcs == nil {
+		return fmt.Errorf("no profile can be merged: all %d inputs are bad", len(inputs))
+	}
+	if err := instrprof.WriteFuncsFile(opts.Output, funcs, nil, nil, opts.Write); err != nil {
+		return outputError(opts.Output, err)
+	}
+	if err := finish(opts, nil); err != nil {
+		atomicfile.Remove(opts.Output)
+		return err
+	}
+	return nil
+}
+
+// instrInputs returns the indexes of the .profraw inputs.
+func instrInputs(inputs []Input) []int {
+	var idx []int
+	for i, in := range inputs {
+		if isInstrRaw(in.Path) {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// writeCompact and writeProfile write the MemProf data, with the function
+// records of opts.funcs if there are any.
+func writeCompact(opts Options, c *memprof.Compact) error {
+	if opts.funcs != nil {
+		return instrprof.WriteFuncsFile(opts.Output, opts.funcs, nil, c, opts.Write)
+	}
+	return instrprof.WriteCompactFile(opts.Output, c, opts.Write)
+}
+
+func writeProfile(opts Options, p *memprof.Profile) error {
+	if opts.funcs != nil {
+		return instrprof.WriteFuncsFile(opts.Output, opts.funcs, p, nil, opts.Write)
+	}
+	return instrprof.WriteFile(opts.Output, p, opts.Write)
+}
