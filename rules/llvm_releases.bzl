@@ -2,7 +2,7 @@
 """Facts of the LLVM releases rules_pgo writes profiles for (see internal/llvmrelease)."""
 
 # The release of every entry point when none is given.
-DEFAULT_LLVM_VERSION = 19
+DEFAULT_LLVM_VERSION = 22
 
 # The supported releases, oldest first.
 SUPPORTED_LLVM_VERSIONS = [16, 19, 22]

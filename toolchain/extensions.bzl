@@ -1,9 +1,9 @@
 """Bzlmod extensions of rules_pgo (Bazel 7+; not runnable on Bazel 4.2.3, see docs/bazel.md).
 
     pgo = use_extension("@rules_pgo//toolchain:extensions.bzl", "pgo")
-    pgo.toolchain(tools = "prebuilt", version = "...")   # llvm_version: default 19
+    pgo.toolchain(tools = "prebuilt", version = "...")   # llvm_version: default 22
     pgo_cc = use_extension("@rules_pgo//toolchain:extensions.bzl", "pgo_cc")
-    pgo_cc.toolchain(name = "pgo_cc")                     # clang: default clang-19
+    pgo_cc.toolchain(name = "pgo_cc")                     # clang: default clang-22
 
 Both call the WORKSPACE macros of repositories.bzl (one implementation), with the same
 defaults. Only the first pgo.toolchain tag wins, and a root module's tags win over rules_pgo's

@@ -4,7 +4,7 @@
          "rules_pgo_register_toolchains", "rules_pgo_register_cc_toolchain")
     rules_pgo_dependencies()
     rules_pgo_register_toolchains()          # tools built from source, for LLVM 19
-    rules_pgo_register_cc_toolchain()        # @pgo_cc around clang-19
+    rules_pgo_register_cc_toolchain()        # @pgo_cc around clang-22 (the default release)
 
 The bzlmod extensions (extensions.bzl) call these same macros. This file and what it loads
 need no other repository (llvm_releases.bzl is a plain table), so it can run before any

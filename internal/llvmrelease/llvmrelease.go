@@ -25,11 +25,13 @@ import (
 // (rules_pgo_register_toolchains, the pgo module extension,
 // rules_pgo_register_cc_toolchain's clang-N).
 //
-// Its output (index version 12, MemProf V0) is read by clang 19 only: clang
-// 22 no longer reads MemProf V0/V1, and clang 19 cannot read index version 13
-// (LLVM 22's default). A profile for both: --llvm-version 19
-// --memprof-version 3.
-const Default = 19
+// It is the newest supported release, as the LLVM tools one installs
+// today: `merge` without --llvm-version writes what llvm-profdata-22
+// writes (index version 13, MemProf V3), `profgen` what llvm-profgen-22
+// writes. clang 19 cannot read index version 13: --llvm-version 19 writes
+// index version 12 with MemProf V0, which clang 22 no longer reads; a
+// MemProf profile for both is --llvm-version 19 --memprof-version 3.
+const Default = 22
 
 // MemoryProfileUseSince is the first clang release with
 // -fmemory-profile-use; older ones read MemProf records through
@@ -109,17 +111,33 @@ func VersionsHelp() string {
 			r.Major, fmt.Sprint(r.IndexVersion)+",", r.MemProfVersion, r.Major, reads)
 	}
 	def, _ := Lookup(Default)
-	var readers, also []string
+	var readers []string
 	for _, r := range releases {
-		lo, hi := max(r.MinMemProfVersion, def.MinMemProfVersion), min(r.MaxMemProfVersion, def.MaxMemProfVersion)
-		switch {
-		case r.Reads(def.IndexVersion, def.MemProfVersion):
+		if r.Reads(def.IndexVersion, def.MemProfVersion) {
 			readers = append(readers, fmt.Sprint(r.Major))
-		case lo <= hi && r.Reads(def.IndexVersion, hi):
-			also = append(also, fmt.Sprintf("\nclang %d reads the output of --llvm-version %d --memprof-version %d too.", r.Major, def.Major, hi))
 		}
 	}
 	fmt.Fprintf(&b, "Without --llvm-version: %d, whose output is read by clang %s only.", Default, strings.Join(readers, ", "))
-	b.WriteString(strings.Join(also, ""))
+	// The output read by the most releases, the default among them: a
+	// writer release and a MemProf version it can write (within what it
+	// reads).
+	var best []string
+	var bestArgs string
+	for _, w := range releases {
+		for v := w.MinMemProfVersion; v <= w.MaxMemProfVersion; v++ {
+			var rs []string
+			for _, r := range releases {
+				if r.Reads(w.IndexVersion, v) {
+					rs = append(rs, fmt.Sprint(r.Major))
+				}
+			}
+			if def.Reads(w.IndexVersion, v) && len(rs) >= len(best) {
+				best, bestArgs = rs, fmt.Sprintf("--llvm-version %d --memprof-version %d", w.Major, v)
+			}
+		}
+	}
+	if len(best) > len(readers) {
+		fmt.Fprintf(&b, "\nOne profile for clang %s: %s.", strings.Join(best, " and "), bestArgs)
+	}
 	return b.String()
 }

@@ -37,8 +37,8 @@ func TestVersionsHelp(t *testing.T) {
 	h := VersionsHelp()
 	for _, want := range []string{
 		"  --llvm-version 22   index version 13, MemProf V3            (clang 22 reads V2-V4)\n",
-		"Without --llvm-version: 19, whose output is read by clang 19 only.",
-		"clang 22 reads the output of --llvm-version 19 --memprof-version 3 too.",
+		"Without --llvm-version: 22, whose output is read by clang 22 only.",
+		"One profile for clang 19 and 22: --llvm-version 19 --memprof-version 3.",
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("VersionsHelp() lacks %q:\n%s", want, h)

@@ -8,8 +8,8 @@ def _profile_test_impl(ctx):
     target = analysistest.target_under_test(env)
     info = target[PgoProfileInfo]
     asserts.equals(env, "memprof", info.kind)
-    asserts.equals(env, 19, info.llvm_version)
-    asserts.equals(env, "indexed-v12/memprof-v0", info.format_version)
+    asserts.equals(env, 22, info.llvm_version)
+    asserts.equals(env, "indexed-v13/memprof-v3", info.format_version)
     asserts.equals(env, "profile.profdata", info.file.basename)
     asserts.equals(env, "app.bin", info.profiled_binary.basename)
     actions = [a for a in analysistest.target_actions(env) if a.mnemonic == "PgoMemProfIndex"]
@@ -21,7 +21,7 @@ def _profile_test_impl(ctx):
     argv = a.argv
     if argv:  # None for some action types on 4.2.3
         asserts.true(env, "--llvm-version" in argv, str(argv))
-        asserts.equals(env, "19", argv[argv.index("--llvm-version") + 1])
+        asserts.equals(env, "22", argv[argv.index("--llvm-version") + 1])
         asserts.true(env, "--profiled-binary" in argv, str(argv))
 
         # 4.2.3 shows the param file's contents inline; executed, they are --input-files=<file>.

@@ -61,12 +61,12 @@ func TestMemoryViewUsage(t *testing.T) {
 		{[]string{"show", "--sample", "--format=html", "x"}, "--sample takes --format=pprof"},
 		{[]string{"show", "--memory", "-memprof-ave-lifetime-cold-threshold=1", "x"}, "need --hints"},
 		{[]string{"show", "--memory", "--hints", "--llvm-version", "19", "-memprof-use-hot-hints", "x"}, "clang 19 has no option -memprof-use-hot-hints"},
-		{[]string{"show", "--memory", "--hints", "-mllvm", "-memprof-min-lifetime-cold-threshold=1", "x"}, "clang 19 has no option -memprof-min-lifetime-cold-threshold"},
+		{[]string{"show", "--memory", "--hints", "-mllvm", "-memprof-min-lifetime-cold-threshold=1", "x"}, "clang 22 has no option -memprof-min-lifetime-cold-threshold"},
 		{[]string{"show", "--memory", "--hints", "-memprof-ave-lifetime-cold-threshold=soon", "x"}, "not an unsigned 32-bit integer"},
 		{[]string{"show", "--memory", "--hints", "--llvm-version", "17", "x"}, "supported are"},
 		{[]string{"diff", "a"}, "diff takes exactly two profiles"},
 		{[]string{"diff", "--format=html", "a", "b"}, `unknown format "html" (text, pprof)`},
-		{[]string{"diff", "-memprof-use-hot-hints", "a", "b"}, "clang 19 has no option -memprof-use-hot-hints"},
+		{[]string{"diff", "--llvm-version", "19", "-memprof-use-hot-hints", "a", "b"}, "clang 19 has no option -memprof-use-hot-hints"},
 	} {
 		_, stderr, code := runTool(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

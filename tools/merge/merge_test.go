@@ -449,7 +449,7 @@ func TestUsage(t *testing.T) {
 		}
 	}
 	stdout, _, code := runTool(t, "--help")
-	if code != 0 || !strings.Contains(stdout, "--profiled-binary") || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "Without --llvm-version: 19,") {
+	if code != 0 || !strings.Contains(stdout, "--profiled-binary") || !strings.Contains(stdout, "Examples:") || !strings.Contains(stdout, "Without --llvm-version: 22,") {
 		t.Errorf("--help: exit %d, output %q", code, stdout)
 	}
 }
