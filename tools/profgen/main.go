@@ -55,6 +55,8 @@ type config struct {
 	release                            int
 	ignoreStack, skipSymbolization     bool
 	showMmap                           bool
+	showDisassembly, showPseudoProbe   bool
+	useDWARFCorrelation                bool
 	gen                                profgen.Options
 	cs                                 profgen.CSOptions
 	ctx                                profgen.ContextOptions
@@ -87,6 +89,9 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.ignoreStack, true, "Read hybrid samples without their call stacks (context-insensitive profile)", "--ignore-stack-samples")
 	fs.BoolFlag(&c.skipSymbolization, true, "Write the unsymbolized profile (ranges and branches) instead", "--skip-symbolization")
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
+	fs.BoolFlag(&c.showDisassembly, true, "Print the disassembled code and stop (no input or output needed)", "--show-disassembly-only")
+	fs.BoolFlag(&c.showPseudoProbe, true, "Print the pseudo-probe descriptors, and with --show-disassembly-only each instruction's probes", "--show-pseudo-probe")
+	fs.BoolFlag(&c.useDWARFCorrelation, true, "Correlate with DWARF lines even when the binary has pseudo probes", "--use-dwarf-correlation")
 	fs.BoolFlag(&c.gen.UpdateTotalSamples, true, "Recompute totals as the sum of body samples and inlinee totals", "--update-total-samples")
 	fs.BoolFlag(&c.gen.TrimColdProfile, true, "Drop profiles whose total is below the cold threshold", "--trim-cold-profile")
 	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner: keep the contexts it would inline, merge the others into their base profiles (default true)", "--csspgo-preinliner")
@@ -124,6 +129,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("%s: not supported yet", c.unsupported[0])
 	case c.release != 19 && c.release != 22:
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
+	case c.showDisassembly && c.binary != "":
+		return showDisassembly(&c, stdout)
 	case c.perfscript == "":
 		return cli.Usagef("an input is required: --perfscript=<file>")
 	case c.binary == "":
@@ -140,6 +147,9 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	bin, err := perfscript.OpenBinary(c.binary)
 	if err != nil {
 		return err
+	}
+	if c.useDWARFCorrelation {
+		bin.PseudoProbes = false
 	}
 	if bin.InvalidInstructions > 0 {
 		warn(fmt.Sprintf("Found %d invalid instructions", bin.InvalidInstructions))
