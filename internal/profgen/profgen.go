@@ -180,27 +180,8 @@ func (g *generator) leafProfile(s []frame, count uint64) *sampleprof.FunctionSam
 
 // bodySamples is populateBodySamplesForAllFunctions.
 func (g *generator) bodySamples(counter map[perfscript.Branch]uint64) error {
-	ranges := make(map[[2]uint64]uint64, len(counter))
-	for r, n := range counter {
-		ranges[[2]uint64{r.Source, r.Target}] += n
-	}
-	if g.opts.FillZeroForAllFuncs {
-		for _, fn := range g.bin.Functions() {
-			for _, r := range fn.Ranges {
-				ranges[[2]uint64{r[0], r[1] - 1}] += 0
-			}
-		}
-	} else {
-		for r := range counter {
-			if fr := g.bin.FuncRangeAt(r.Source); fr != nil {
-				for _, rr := range fr.Func.Ranges {
-					ranges[[2]uint64{rr[0], rr[1] - 1}] += 0
-				}
-			}
-		}
-	}
 	n := g.bin.NumInsts()
-	for _, d := range disjointRanges(ranges) {
+	for _, d := range g.preprocessRanges(counter) {
 		for i := g.bin.InstIndex(d.begin); i < n; i++ {
 			addr, size := g.bin.Inst(i)
 			if addr > d.end {
@@ -222,6 +203,31 @@ func (g *generator) bodySamples(counter map[perfscript.Branch]uint64) error {
 		}
 	}
 	return nil
+}
+
+// preprocessRanges is preprocessRangeCounter: the ranges zero-filled over
+// their functions (or all functions) and made disjoint.
+func (g *generator) preprocessRanges(counter map[perfscript.Branch]uint64) []disjoint {
+	ranges := make(map[[2]uint64]uint64, len(counter))
+	for r, n := range counter {
+		ranges[[2]uint64{r.Source, r.Target}] += n
+	}
+	if g.opts.FillZeroForAllFuncs {
+		for _, fn := range g.bin.Functions() {
+			for _, r := range fn.Ranges {
+				ranges[[2]uint64{r[0], r[1] - 1}] += 0
+			}
+		}
+	} else {
+		for r := range counter {
+			if fr := g.bin.FuncRangeAt(r.Source); fr != nil {
+				for _, rr := range fr.Func.Ranges {
+					ranges[[2]uint64{rr[0], rr[1] - 1}] += 0
+				}
+			}
+		}
+	}
+	return disjointRanges(ranges)
 }
 
 // updateBody is updateBodySamplesforFunctionProfile: the body record
@@ -256,17 +262,7 @@ func (g *generator) calleeName(addr uint64) string {
 // boundarySamples is populateBoundarySamplesForAllFunctions, the branches
 // in address order.
 func (g *generator) boundarySamples(counter map[perfscript.Branch]uint64) error {
-	keys := make([]perfscript.Branch, 0, len(counter))
-	for k := range counter {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b perfscript.Branch) int {
-		if a.Source != b.Source {
-			return cmp.Compare(a.Source, b.Source)
-		}
-		return cmp.Compare(a.Target, b.Target)
-	})
-	for _, k := range keys {
+	for _, k := range sortedBranches(counter) {
 		count := counter[k]
 		callee := g.calleeName(k.Target)
 		if callee == "" {
@@ -352,7 +348,7 @@ func (g *generator) postProcess() *sampleprof.Profile {
 			}
 		}
 	}
-	out := &sampleprof.Profile{FS: p.FS}
+	out := &sampleprof.Profile{FS: p.FS, ProbeBased: p.ProbeBased}
 	for _, fs := range p.Funcs {
 		if g.opts.TrimColdProfile && fs.TotalSamples < cold {
 			continue

@@ -250,14 +250,26 @@ func (p *Probes) Check(file string) error {
 // SymbolStarts is llvm-profgen's SymbolStartAddrs: the GUID of every
 // .symtab symbol's name to its address (the last of a repeated name).
 func SymbolStarts(f *elf.File) map[uint64]uint64 {
+	m := map[uint64]uint64{}
+	eachSymbol(f, func(addr, guid uint64) { m[guid] = addr })
+	return m
+}
+
+// SymbolsAt is llvm-profgen's StartAddrToSymMap: the GUIDs of the names
+// of the .symtab symbols at each address.
+func SymbolsAt(f *elf.File) map[uint64][]uint64 {
+	m := map[uint64][]uint64{}
+	eachSymbol(f, func(addr, guid uint64) { m[addr] = append(m[addr], guid) })
+	return m
+}
+
+func eachSymbol(f *elf.File, fn func(addr, guid uint64)) {
 	syms, _ := f.Symbols()
-	m := make(map[uint64]uint64, len(syms))
 	for _, s := range syms {
 		name := s.Name
 		if elf.ST_TYPE(s.Info) == elf.STT_SECTION && int(s.Section) < len(f.Sections) {
 			name = f.Sections[s.Section].Name
 		}
-		m[memprof.GUID(name)] = s.Value
+		fn(s.Value, memprof.GUID(name))
 	}
-	return m
 }

@@ -15,6 +15,7 @@
 package main
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -213,6 +214,18 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		})
 	}
 	c.gen.Warn = warn
+	if bin.PseudoProbes {
+		ef, err := elf.Open(c.binary)
+		if err != nil {
+			return err
+		}
+		defer ef.Close()
+		sp, err := profgen.GenerateProbeBased(bin, ef, c.binary, &prof.Counter, c.gen)
+		if err != nil {
+			return err
+		}
+		return write(c, sp)
+	}
 	sp, err := profgen.Generate(bin, sym, &prof.Counter, c.gen)
 	if err != nil {
 		return err

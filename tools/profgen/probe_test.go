@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/perfscript/tracetest"
@@ -63,6 +65,38 @@ func TestShowPseudoProbe(t *testing.T) {
 					t.Errorf("differs from llvm-profgen-%d:\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, w, g)
 				}
 			})
+		}
+	}
+}
+
+// TestProbeBased compares the non-CS profile of probe binaries
+// (llvm-profgen's generateProbeBasedProfile: probe counts, call targets at
+// call probes, !CFGChecksum) with llvm-profgen-19 and -22, on LBR traces and
+// on hybrid traces read with --ignore-stack-samples: text, extbinary,
+// binary (which cannot hold probe profiles) and the warnings.
+func TestProbeBased(t *testing.T) {
+	progs := buildProbePrograms(t)
+	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
+	dir := t.TempDir()
+	type variant struct {
+		hybrid bool
+		format string
+		extra  []string
+	}
+	variants := []variant{{false, "text", nil}, {false, "extbinary", nil}, {false, "binary", nil},
+		{true, "text", []string{"--ignore-stack-samples"}}, {true, "extbinary", []string{"--ignore-stack-samples"}},
+		{false, "text", []string{"--update-total-samples", "--trim-cold-profile"}}, {false, "text", []string{"--fill-zero-for-all-funcs"}}}
+	for _, p := range progs {
+		for _, v := range variants {
+			for _, rel := range []int{19, 22} {
+				trace := p.lbr
+				if v.hybrid {
+					trace = p.hyb
+				}
+				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
+					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, v.extra)
+				})
+			}
 		}
 	}
 }
