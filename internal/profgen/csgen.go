@@ -42,6 +42,9 @@ type CSOptions struct {
 	// (--csprof-merge-cold-context); MaxColdContextDepth frames are kept.
 	MergeColdContext    bool
 	MaxColdContextDepth int
+	// InferMissingFrames fills in the frames tail calls leave out of the
+	// contexts of probe binaries (--infer-missing-frames, default true).
+	InferMissingFrames bool
 	// PreInline are the pre-inliner's switches; the zero value means
 	// DefaultPreInlinerOptions.
 	PreInline PreInlinerOptions
@@ -303,7 +306,7 @@ func (g *csGenerator) postProcessCS(opts CSOptions, sizes *sizeTracker) (*sample
 	}
 	// filterAmbiguousProfile: contexts whose function is a global or TLS
 	// initializer.
-	out := &sampleprof.Profile{FS: p.FS, CS: p.CS, PreInlined: opts.PreInliner}
+	out := &sampleprof.Profile{FS: p.FS, CS: p.CS, PreInlined: opts.PreInliner, ProbeBased: p.ProbeBased}
 	for _, fs := range p.Funcs {
 		if filtered(fs.Name.String()) {
 			continue

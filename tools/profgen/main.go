@@ -68,6 +68,7 @@ type config struct {
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions}
 	c.cs.PreInliner, c.cs.GenNestedProfile, c.cs.MergeColdContext, c.cs.MaxColdContextDepth = true, true, true, 1
+	c.cs.InferMissingFrames = true
 	c.cs.PreInline = profgen.DefaultPreInlinerOptions
 	fs := cli.NewFlagSet(tool, "profgen [options] --perfscript=<file> --binary=<file> -o <file>")
 	fs.Summary, fs.Footer = summary, "Exit status: 0 success, 1 failure, 2 usage error."
@@ -97,6 +98,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.gen.TrimColdProfile, true, "Drop profiles whose total is below the cold threshold", "--trim-cold-profile")
 	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner: keep the contexts it would inline, merge the others into their base profiles (default true)", "--csspgo-preinliner")
 	preInlinerFlags(fs, &c.cs.PreInline)
+	llvmBool(fs, &c.cs.InferMissingFrames, nil, false, "Infer the call frames that tail calls leave out of probe-based contexts (default true; not supported yet: use --infer-missing-frames=false)", "--infer-missing-frames")
 	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested (default true; not supported yet: use --gen-cs-nested-profile=false)", "--gen-cs-nested-profile")
 	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge cold contexts into their base profile (default true, off after the pre-inliner; not supported yet: use --csprof-merge-cold-context=false)", "--csprof-merge-cold-context")
 	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")
@@ -202,7 +204,17 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 			// pre-inliner unless it was asked for.
 			c.cs.MergeColdContext = false
 		}
-		sp, err := profgen.GenerateCS(bin, unwinder, cs, c.cs)
+		var sp *sampleprof.Profile
+		if bin.PseudoProbes {
+			ef, err := elf.Open(c.binary)
+			if err != nil {
+				return err
+			}
+			defer ef.Close()
+			sp, err = profgen.GenerateCSProbeBased(bin, ef, c.binary, unwinder, cs, c.cs)
+		} else {
+			sp, err = profgen.GenerateCS(bin, unwinder, cs, c.cs)
+		}
 		if err != nil {
 			return err
 		}

@@ -100,3 +100,35 @@ func TestProbeBased(t *testing.T) {
 		}
 	}
 }
+
+// probeCSOff: the flat CS profile without the pre-inliner and without
+// tail-call frame inference.
+var probeCSOff = append([]string{"--infer-missing-frames=false"}, csOff...)
+
+// TestProbeContextSensitive compares the CS profile of probe binaries
+// (CSProfileGenerator::generateProbeBasedProfile: hybrid samples unwound to
+// call-address contexts, probe counts under the call probes' inline
+// contexts, inliner call-site samples from entry probes, zero-count probes,
+// !CFGChecksum, !Attributes) with llvm-profgen-19 and -22: text, extbinary,
+// the binary format's failure, context switches, and the pre-inliner with
+// body-size costs.
+func TestProbeContextSensitive(t *testing.T) {
+	progs := buildProbePrograms(t)
+	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
+	dir := t.TempDir()
+	variants := []csVariant{
+		{false, "text", probeCSOff}, {false, "extbinary", probeCSOff}, {false, "binary", probeCSOff},
+		{false, "text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, probeCSOff...)},
+		{false, "text", append([]string{"--compress-recursion=0"}, probeCSOff...)},
+		{false, "text", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false", "--use-context-cost-for-preinliner=false"}},
+	}
+	for _, p := range progs {
+		for _, v := range variants {
+			for _, rel := range []int{19, 22} {
+				t.Run(fmt.Sprintf("%s/%s/%d/%s", p.name, v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
+					compareCS(t, refs[rel], rel, dir, p.hyb, p.bin, v.format, v.extra)
+				})
+			}
+		}
+	}
+}
