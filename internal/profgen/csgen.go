@@ -103,6 +103,8 @@ type csGenerator struct {
 	*generator
 	root   ctxNode
 	hashes nameHashes
+	// probes are the pseudo probes of a probe binary (csprobe.go), else nil.
+	probes *probes
 }
 
 // GenerateCS builds the context-sensitive (CSSPGO) profile of the

@@ -46,7 +46,7 @@ func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *U
 		return nil, err
 	}
 	g := &csProbeGenerator{csGenerator: &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.Options, fs: bin.FSDiscriminator,
-		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true, ProbeBased: true}, names: map[string]sampleprof.FunctionID{}}}, p: p, ctxOpts: u.opts}
+		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true, ProbeBased: true}, names: map[string]sampleprof.FunctionID{}}, probes: p}, p: p, ctxOpts: u.opts}
 	for _, c := range cs.Counters {
 		g.bodySamples(c)
 		g.boundarySamples(c)
@@ -62,10 +62,13 @@ func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *U
 	if opts.PreInline == (PreInlinerOptions{}) {
 		opts.PreInline = DefaultPreInlinerOptions
 	}
+	var sizes *sizeTracker
 	if opts.PreInliner && opts.PreInline.UseContextCost {
-		return nil, fmt.Errorf("the pre-inliner's context sizes of probe binaries: %w; use --use-context-cost-for-preinliner=false or --csspgo-preinliner=false", ErrNotSupported)
+		if sizes, err = g.computeSizes(cs); err != nil {
+			return nil, err
+		}
 	}
-	return g.postProcessCS(opts, nil)
+	return g.postProcessCS(opts, sizes)
 }
 
 // bodySamples is populateBodySamplesWithProbes.
@@ -172,4 +175,61 @@ func (g *csProbeGenerator) leafNode(addrs []uint64, leaf *pseudoprobe.Probe) *ct
 		node.fs.Checksum = d.Hash
 	}
 	return node
+}
+
+// sizeStack is getFrameLocationStack of the pre-inliner's sizes: with
+// probes (UseProbeDiscriminator) each frame's location is the probe index
+// its DWARF discriminator encodes.
+func (g *csGenerator) sizeStack(addr uint64) ([]frame, error) {
+	s, err := g.stack(addr)
+	if err != nil || g.probes == nil {
+		return s, err
+	}
+	out := make([]frame, len(s))
+	for i, f := range s {
+		out[i] = frame{name: f.name, line: probeIndex(f.disc)}
+	}
+	return out, nil
+}
+
+// probeIndex is PseudoProbeDwarfDiscriminator::extractProbeIndex: bits
+// [18:3], or [15:3] when bit 28 says [18:16] hold a DWARF base
+// discriminator.
+func probeIndex(d uint32) uint32 {
+	if d&0x10000000 != 0 {
+		return d >> 3 & 0x1fff
+	}
+	return d >> 3 & 0xffff
+}
+
+// trackInlineesOptimizedAway gives a known size (0) to every inline
+// context of fn's probe tree that kept probes, also of inlinees whose
+// code was optimized away (BinarySizeContextTracker).
+func (g *csGenerator) trackInlineesOptimizedAway(t *sizeTracker, fn *perfscript.Function) {
+	if g.probes == nil {
+		return
+	}
+	var top *pseudoprobe.InlineTree
+	for _, c := range g.probes.Root.Children {
+		if g.probes.Name(c.GUID) == fn.Name {
+			top = c // the last of a name, as TopLevelProbeFrameMap keeps it
+		}
+	}
+	if top == nil {
+		return
+	}
+	var stack []frame
+	var walk func(n *pseudoprobe.InlineTree)
+	walk = func(n *pseudoprobe.InlineTree) {
+		stack = append(stack, frame{name: g.probes.Name(n.GUID)})
+		if len(n.Probes) > 0 {
+			t.add(stack, 0)
+		}
+		for _, c := range n.Children {
+			stack[len(stack)-1].line = c.ProbeID
+			walk(c)
+		}
+		stack = stack[:len(stack)-1]
+	}
+	walk(top)
 }

@@ -124,8 +124,9 @@ func (p *Probes) Desc(guid uint64) *FuncDesc {
 	return &p.Descs[i]
 }
 
-// name is getProbeFNameForGUID ("" for a GUID without a descriptor).
-func (p *Probes) name(guid uint64) string {
+// Name is getProbeFNameForGUID: the name of guid's descriptor ("" for a
+// GUID without one).
+func (p *Probes) Name(guid uint64) string {
 	if d := p.Desc(guid); d != nil {
 		return d.Name
 	}
@@ -175,11 +176,11 @@ type Frame struct {
 func (p *Probes) InlineContext(ctx []Frame, q *Probe, includeLeaf bool) []Frame {
 	begin := len(ctx)
 	for n := q.Node; n.HasInlineSite(); n = n.Parent {
-		ctx = append(ctx, Frame{p.name(n.Parent.GUID), n.ProbeID})
+		ctx = append(ctx, Frame{p.Name(n.Parent.GUID), n.ProbeID})
 	}
 	slices.Reverse(ctx[begin:])
 	if includeLeaf {
-		ctx = append(ctx, Frame{p.name(q.GUID()), q.Index})
+		ctx = append(ctx, Frame{p.Name(q.GUID()), q.Index})
 	}
 	return ctx
 }
@@ -197,7 +198,7 @@ func (p *Probes) InlinerDesc(q *Probe) *FuncDesc {
 // prints it: "FUNC: name Index: 3  [Discriminator: 2  ]Type: Block  [Inlined: @ f:1 @ g:2]".
 func (p *Probes) AppendProbe(b []byte, q *Probe) []byte {
 	b = append(b, "FUNC: "...)
-	b = append(b, p.name(q.GUID())...)
+	b = append(b, p.Name(q.GUID())...)
 	b = append(b, " Index: "...)
 	b = strconv.AppendUint(b, uint64(q.Index), 10)
 	b = append(b, "  "...)

@@ -110,8 +110,9 @@ var probeCSOff = append([]string{"--infer-missing-frames=false"}, csOff...)
 // call-address contexts, probe counts under the call probes' inline
 // contexts, inliner call-site samples from entry probes, zero-count probes,
 // !CFGChecksum, !Attributes) with llvm-profgen-19 and -22: text, extbinary,
-// the binary format's failure, context switches, and the pre-inliner with
-// body-size costs.
+// the binary format's failure, context switches, and the pre-inliner (its
+// machine-code sizes per probe inline context, with the contexts of
+// inlinees optimized away, and body-size costs).
 func TestProbeContextSensitive(t *testing.T) {
 	progs := buildProbePrograms(t)
 	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
@@ -121,6 +122,9 @@ func TestProbeContextSensitive(t *testing.T) {
 		{false, "text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, probeCSOff...)},
 		{false, "text", append([]string{"--compress-recursion=0"}, probeCSOff...)},
 		{false, "text", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false", "--use-context-cost-for-preinliner=false"}},
+		{false, "text", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false"}},
+		{false, "extbinary", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false"}},
+		{false, "text", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false", "--sample-profile-hot-inline-threshold=3"}},
 	}
 	for _, p := range progs {
 		for _, v := range variants {
