@@ -2,7 +2,7 @@ package profgen
 
 import (
 	"debug/elf"
-	"fmt"
+	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
@@ -15,6 +15,8 @@ type csProbeGenerator struct {
 	*csGenerator
 	p       *probes
 	ctxOpts ContextOptions
+	// infer fills in tail-call frames (nil with --infer-missing-frames=false).
+	infer *missingFrames
 }
 
 // GenerateCSProbeBased builds the context-sensitive profile of a probe
@@ -27,9 +29,6 @@ type csProbeGenerator struct {
 // file its name for errors.
 func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *Unwinder, cs *CSCounters, opts CSOptions) (*sampleprof.Profile, error) {
 	opts.setDefaults()
-	if opts.InferMissingFrames {
-		return nil, fmt.Errorf("inferring the frames of tail calls (--infer-missing-frames): %w; use --infer-missing-frames=false", ErrNotSupported)
-	}
 	var ranges, branches [][2]uint64
 	var stacks []uint64
 	for _, c := range cs.Counters {
@@ -47,6 +46,9 @@ func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *U
 	}
 	g := &csProbeGenerator{csGenerator: &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.Options, fs: bin.FSDiscriminator,
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true, ProbeBased: true}, names: map[string]sampleprof.FunctionID{}}, probes: p}, p: p, ctxOpts: u.opts}
+	if opts.InferMissingFrames {
+		g.infer = newMissingFrames(bin, f, cs)
+	}
 	for _, c := range cs.Counters {
 		g.bodySamples(c)
 		g.boundarySamples(c)
@@ -156,6 +158,10 @@ func (g *csProbeGenerator) boundarySamples(c *ContextCounter) {
 // probe's inline frames; the leaf's location cleared, recursion
 // compressed and the depth trimmed before it.
 func (g *csProbeGenerator) leafNode(addrs []uint64, leaf *pseudoprobe.Probe) *ctxNode {
+	if g.infer != nil {
+		addrs = g.infer.inferContext(append(slices.Clip(addrs), leaf.Address))
+		addrs = addrs[:len(addrs)-1]
+	}
 	first := len(addrs)
 	for first > 0 && g.p.CallProbeAt(addrs[first-1]) != nil {
 		first--

@@ -98,7 +98,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.gen.TrimColdProfile, true, "Drop profiles whose total is below the cold threshold", "--trim-cold-profile")
 	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner: keep the contexts it would inline, merge the others into their base profiles (default true)", "--csspgo-preinliner")
 	preInlinerFlags(fs, &c.cs.PreInline)
-	llvmBool(fs, &c.cs.InferMissingFrames, nil, false, "Infer the call frames that tail calls leave out of probe-based contexts (default true; not supported yet: use --infer-missing-frames=false)", "--infer-missing-frames")
+	llvmBool(fs, &c.cs.InferMissingFrames, nil, false, "Infer the call frames that tail calls leave out of probe-based contexts (default true)", "--infer-missing-frames")
 	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested (default true; not supported yet: use --gen-cs-nested-profile=false)", "--gen-cs-nested-profile")
 	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge cold contexts into their base profile (default true, off after the pre-inliner; not supported yet: use --csprof-merge-cold-context=false)", "--csprof-merge-cold-context")
 	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")

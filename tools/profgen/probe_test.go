@@ -101,30 +101,29 @@ func TestProbeBased(t *testing.T) {
 	}
 }
 
-// probeCSOff: the flat CS profile without the pre-inliner and without
-// tail-call frame inference.
-var probeCSOff = append([]string{"--infer-missing-frames=false"}, csOff...)
-
 // TestProbeContextSensitive compares the CS profile of probe binaries
 // (CSProfileGenerator::generateProbeBasedProfile: hybrid samples unwound to
-// call-address contexts, probe counts under the call probes' inline
-// contexts, inliner call-site samples from entry probes, zero-count probes,
-// !CFGChecksum, !Attributes) with llvm-profgen-19 and -22: text, extbinary,
-// the binary format's failure, context switches, and the pre-inliner (its
-// machine-code sizes per probe inline context, with the contexts of
-// inlinees optimized away, and body-size costs).
+// call-address contexts, the frames of tail calls inferred
+// (MissingFrameInferrer), probe counts under the call probes' inline
+// contexts, inliner call-site samples from entry probes, zero-count
+// probes, !CFGChecksum, !Attributes) with llvm-profgen-19 and -22: text,
+// extbinary, the binary format's failure, context switches, and the
+// pre-inliner (its machine-code sizes per probe inline context, with the
+// contexts of inlinees optimized away, and body-size costs).
 func TestProbeContextSensitive(t *testing.T) {
 	progs := buildProbePrograms(t)
 	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
 	dir := t.TempDir()
+	noInfer := append([]string{"--infer-missing-frames=false"}, csOff...)
+	flat := []string{"--gen-cs-nested-profile=false"}
 	variants := []csVariant{
-		{false, "text", probeCSOff}, {false, "extbinary", probeCSOff}, {false, "binary", probeCSOff},
-		{false, "text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, probeCSOff...)},
-		{false, "text", append([]string{"--compress-recursion=0"}, probeCSOff...)},
-		{false, "text", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false", "--use-context-cost-for-preinliner=false"}},
-		{false, "text", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false"}},
-		{false, "extbinary", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false"}},
-		{false, "text", []string{"--infer-missing-frames=false", "--gen-cs-nested-profile=false", "--sample-profile-hot-inline-threshold=3"}},
+		{false, "text", csOff}, {false, "extbinary", csOff}, {false, "binary", csOff}, {false, "text", noInfer},
+		{false, "text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, csOff...)},
+		{false, "text", append([]string{"--compress-recursion=0"}, noInfer...)},
+		{false, "text", flat}, {false, "extbinary", flat},
+		{false, "text", append([]string{"--infer-missing-frames=false"}, flat...)},
+		{false, "text", append([]string{"--use-context-cost-for-preinliner=false"}, flat...)},
+		{false, "text", append([]string{"--sample-profile-hot-inline-threshold=3"}, flat...)},
 	}
 	for _, p := range progs {
 		for _, v := range variants {
