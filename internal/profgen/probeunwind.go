@@ -1,6 +1,13 @@
 package profgen
 
-import "encoding/binary"
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // collectProbeFrame is collectSamplesFromFrame for probe binaries: the
 // frame's samples go to the counter of its call-address stack
@@ -23,4 +30,30 @@ func (u *Unwinder) collectProbeFrame(f *trieFrame, stack []uint64, out map[strin
 	for _, br := range f.branches {
 		c.Branches[[2]uint64{br[0], br[1]}] += br[2]
 	}
+}
+
+// writeProbeUnsymbolized writes the counters of a probe binary as
+// llvm-profgen --skip-symbolization does: each context as its call
+// addresses ("0x" offsets from base joined by " @ "), in ascending order
+// of those strings.
+func (cs *CSCounters) writeProbeUnsymbolized(w *bufio.Writer, base uint64) error {
+	type keyed struct {
+		key string
+		c   *ContextCounter
+	}
+	list := make([]keyed, len(cs.Counters))
+	for i, c := range cs.Counters {
+		parts := make([]string, len(c.Addrs))
+		for j, a := range c.Addrs {
+			parts[j] = "0x" + strconv.FormatUint(a-base, 16)
+		}
+		list[i] = keyed{strings.Join(parts, " @ "), c}
+	}
+	slices.SortStableFunc(list, func(a, b keyed) int { return cmp.Compare(a.key, b.key) })
+	for _, k := range list {
+		w.WriteString("[" + k.key + "]\n")
+		writeIndented(w, k.c.Ranges, "-", base)
+		writeIndented(w, k.c.Branches, "->", base)
+	}
+	return w.Flush()
 }

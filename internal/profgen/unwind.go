@@ -111,6 +111,8 @@ type ContextCounter struct {
 type CSCounters struct {
 	// Counters in ascending order of their context strings.
 	Counters []*ContextCounter
+	// Probes: the contexts are call addresses (ContextCounter.Addrs).
+	Probes bool
 }
 
 // trieFrame is UnwindState::ProfiledFrame: a node of the call-stack trie
@@ -187,7 +189,7 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 			return nil, err
 		}
 	}
-	cs := &CSCounters{}
+	cs := &CSCounters{Probes: u.probes}
 	for _, c := range byKey {
 		cs.Counters = append(cs.Counters, c)
 	}
@@ -530,6 +532,9 @@ func compressRecursion[T comparable](c []T, csize int) []T {
 // branches indented by two spaces, addresses as offsets from base.
 func (cs *CSCounters) WriteUnsymbolized(w io.Writer, base uint64) error {
 	bw := bufio.NewWriter(w)
+	if cs.Probes {
+		return cs.writeProbeUnsymbolized(bw, base)
+	}
 	for _, c := range cs.Counters {
 		bw.WriteString("[" + c.Context.String() + "]\n")
 		writeIndented(bw, c.Ranges, "-", base)

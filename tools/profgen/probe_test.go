@@ -106,7 +106,8 @@ func TestProbeBased(t *testing.T) {
 // call-address contexts, the frames of tail calls inferred
 // (MissingFrameInferrer), probe counts under the call probes' inline
 // contexts, inliner call-site samples from entry probes, zero-count
-// probes, !CFGChecksum, !Attributes) with llvm-profgen-19 and -22: text,
+// probes, !CFGChecksum, !Attributes) with llvm-profgen-19 and -22: the
+// unwound counters (--skip-symbolization, contexts of addresses), text,
 // extbinary, the binary format's failure, context switches, and the
 // pre-inliner (its machine-code sizes per probe inline context, with the
 // contexts of inlinees optimized away, and body-size costs).
@@ -117,6 +118,7 @@ func TestProbeContextSensitive(t *testing.T) {
 	noInfer := append([]string{"--infer-missing-frames=false"}, csOff...)
 	flat := []string{"--gen-cs-nested-profile=false"}
 	variants := []csVariant{
+		{false, "unsymbolized", []string{"--skip-symbolization"}},
 		{false, "text", csOff}, {false, "extbinary", csOff}, {false, "binary", csOff}, {false, "text", noInfer},
 		{false, "text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, csOff...)},
 		{false, "text", append([]string{"--compress-recursion=0"}, noInfer...)},
