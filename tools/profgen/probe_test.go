@@ -137,3 +137,61 @@ func TestProbeContextSensitive(t *testing.T) {
 		}
 	}
 }
+
+// profMetadata matches the IR that a sample profile decides: function
+// entry counts and branch weights (each !prof line of the metadata).
+var profMetadata = regexp.MustCompile(`(?m)^!\d+ = !\{!"(function_entry_count|branch_weights)".*$`)
+
+// TestProbeProfileIR compiles the probe programs with clang++-22
+// -fprofile-sample-use of our profile and of llvm-profgen-22's (non-CS from
+// the LBR trace, and pre-inlined flat CS from the hybrid trace): the same
+// function entry counts and branch weights, and some of them (the
+// checksums matched and the compiler used the profile).
+func TestProbeProfileIR(t *testing.T) {
+	progs := buildProbePrograms(t)
+	ref := testenv.Tool(t, "llvm-profgen-22")
+	dir := t.TempDir()
+	for _, p := range progs {
+		if !strings.Contains(p.name, "clang++-22-nopie") && !strings.Contains(p.name, "clang-22-nopie") {
+			continue
+		}
+		src := "testdata/probe-inline.cc"
+		cc := testenv.Tool(t, "clang++-22")
+		switch {
+		case strings.HasPrefix(p.name, "probe-calls"):
+			src, cc = "testdata/probe-calls.c", testenv.Tool(t, "clang-22")
+		case strings.HasPrefix(p.name, "probe-shapes"):
+			src = "testdata/probe-shapes.cc"
+		}
+		for _, v := range []struct {
+			name, trace string
+			args        []string
+		}{{"lbr", p.lbr, nil}, {"cs", p.hyb, []string{"--gen-cs-nested-profile=false"}}} {
+			t.Run(p.name+"/"+v.name, func(t *testing.T) {
+				args := append([]string{"--perfscript=" + v.trace, "--binary=" + p.bin, "--format=extbinary"}, v.args...)
+				refOut, ourOut := filepath.Join(dir, "ref.prof"), filepath.Join(dir, "our.prof")
+				if out, err := exec.Command(ref, append(args, "--output="+refOut)...).CombinedOutput(); err != nil {
+					t.Fatalf("llvm-profgen-22: %v\n%s", err, out)
+				}
+				if msg, err := runOurs(t, append(args, "-o", ourOut, "--llvm-version", "22")); err != nil {
+					t.Fatalf("profgen: %v\n%s", err, msg)
+				}
+				ir := func(prof string) string {
+					out, err := exec.Command(cc, "-O2", "-g", "-fdebug-info-for-profiling", "-fpseudo-probe-for-profiling",
+						"-fno-omit-frame-pointer", "-fprofile-sample-use="+prof, "-S", "-emit-llvm", "-o", "-", src).Output()
+					if err != nil {
+						t.Fatalf("%s -fprofile-sample-use=%s: %v", cc, prof, err)
+					}
+					return strings.Join(profMetadata.FindAllString(string(out), -1), "\n")
+				}
+				want, got := ir(refOut), ir(ourOut)
+				if !strings.Contains(want, "function_entry_count") {
+					t.Fatalf("llvm-profgen's profile gave no entry counts:\n%s", want)
+				}
+				if got != want {
+					t.Errorf("!prof metadata differs:\n--- with llvm-profgen-22's profile:\n%s\n--- with ours:\n%s", want, got)
+				}
+			})
+		}
+	}
+}
