@@ -2,6 +2,7 @@ package profgen
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -113,7 +114,7 @@ type csGenerator struct {
 // when it is the same *Unwinder's).
 func GenerateCS(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOptions) (*sampleprof.Profile, error) {
 	if bin.PseudoProbes {
-		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
+		return nil, errors.New("a pseudo-probe binary: generate with GenerateCSProbeBased")
 	}
 	opts.setDefaults()
 	g := &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.Options, fs: bin.FSDiscriminator,

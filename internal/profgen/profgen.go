@@ -25,8 +25,14 @@
 // base profiles as SampleContextTracker does), identical in text with
 // --gen-cs-nested-profile=false.
 //
+// Pseudo-probe binaries (probegen.go, csprobe.go, missingframes.go,
+// probeunwind.go, with internal/pseudoprobe): the non-CS probe-based
+// profile (generateProbeBasedProfile) and the CS one (call-address
+// contexts, MissingFrameInferrer, probe inline contexts, checksums, the
+// pre-inliner's sizes per probe context), identical to LLVM 19 and 22.
+//
 // Not done: cold-context trimming/merging and nested CS output (asking for
-// them fails with ErrNotSupported), pseudo probes, vtable (data-access)
+// them fails with ErrNotSupported), vtable (data-access)
 // profiles, --mark-all-context-preinlined (LLVM 22 only; it marks inlinees
 // too).
 package profgen
@@ -115,7 +121,7 @@ func newSymbols(sym Symbolizer) *symbols {
 // Generate builds the non-CS line-number profile of a trace's counters.
 func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opts Options) (*sampleprof.Profile, error) {
 	if bin.PseudoProbes {
-		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
+		return nil, errors.New("a pseudo-probe binary: generate with GenerateProbeBased")
 	}
 	opts.setDefaults()
 	g := &generator{symbols: newSymbols(sym), bin: bin, opts: opts, fs: bin.FSDiscriminator,

@@ -8,9 +8,12 @@
 // (the context-insensitive AutoFDO profile), --skip-symbolization (also of
 // hybrid traces: the unwound CS counters), the flat CSSPGO context profile
 // of hybrid traces, pre-inlined (llvm-profgen's default) or not, with
-// --gen-cs-nested-profile=false. Not yet: nested CS profiles (llvm-
-// profgen's default), cold-context merging without the pre-inliner,
-// --perfdata, --unsymbolized-profile, pseudo probes, data-access (vtable)
+// --gen-cs-nested-profile=false; binaries with pseudo probes
+// (-fpseudo-probe-for-profiling): probe-based profiles with !CFGChecksum,
+// non-CS and CS (tail-call frames inferred, pre-inlined or not),
+// --show-pseudo-probe with --show-disassembly-only. Not yet: nested CS
+// profiles (llvm-profgen's default), cold-context merging without the
+// pre-inliner, --perfdata, --unsymbolized-profile, data-access (vtable)
 // traces.
 package main
 
@@ -44,6 +47,8 @@ profile, or a context-insensitive one with --ignore-stack-samples. CSSPGO
 profiles are pre-inlined as llvm-profgen does (--csspgo-preinliner, on by
 default); the nested form llvm-profgen writes by default is not supported
 yet: add --gen-cs-nested-profile=false for the flat context profile.
+Binaries built with -fpseudo-probe-for-profiling give probe-based profiles
+(counts per probe, function checksums), unless --use-dwarf-correlation.
 
 Examples:
   profgen --perfscript=app.script --binary=app -o app.prof
