@@ -132,6 +132,13 @@ func GenerateCS(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOpti
 		}
 	}
 	g.inferredSamples(&g.root)
+	return g.finish(cs, opts)
+}
+
+// finish is the end of generateProfile: updateFunctionSamples on every
+// context, the pre-inliner's sizes (computeSizeForProfiledFunctions) and
+// postProcessProfiles.
+func (g *csGenerator) finish(cs *CSCounters, opts CSOptions) (*sampleprof.Profile, error) {
 	g.walk(&g.root, func(n *ctxNode) {
 		if n.fs != nil {
 			if opts.UpdateTotalSamples {

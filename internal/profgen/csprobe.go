@@ -53,24 +53,7 @@ func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *U
 		g.bodySamples(c)
 		g.boundarySamples(c)
 	}
-	g.walk(&g.root, func(n *ctxNode) {
-		if n.fs != nil {
-			if opts.UpdateTotalSamples {
-				updateTotalSamples(n.fs)
-			}
-			updateCallsiteSamples(n.fs)
-		}
-	})
-	if opts.PreInline == (PreInlinerOptions{}) {
-		opts.PreInline = DefaultPreInlinerOptions
-	}
-	var sizes *sizeTracker
-	if opts.PreInliner && opts.PreInline.UseContextCost {
-		if sizes, err = g.computeSizes(cs); err != nil {
-			return nil, err
-		}
-	}
-	return g.postProcessCS(opts, sizes)
+	return g.finish(cs, opts)
 }
 
 // bodySamples is populateBodySamplesWithProbes.

@@ -103,15 +103,7 @@ func (m *missingFrames) pathFromFunc(from, to *perfscript.Function, path []uint6
 		return 0, path
 	}
 	m.visiting[from] = true
-	var n uint64
-	for _, site := range sites {
-		var k uint64
-		k, path = m.pathFromSite(site, to, path)
-		n += k
-		if n > 1 {
-			break
-		}
-	}
+	n, path := countPaths(sites, path, func(site uint64, path []uint64) (uint64, []uint64) { return m.pathFromSite(site, to, path) })
 	delete(m.visiting, from)
 	if n != 1 {
 		path = path[:pos]
@@ -130,15 +122,7 @@ func (m *missingFrames) pathFromSite(from uint64, to *perfscript.Function, path 
 	}
 	path = append(path, from)
 	pos := len(path)
-	var n uint64
-	for _, t := range targets {
-		var k uint64
-		k, path = m.pathFromFunc(t, to, path)
-		n += k
-		if n > 1 {
-			break
-		}
-	}
+	n, path := countPaths(targets, path, func(t *perfscript.Function, path []uint64) (uint64, []uint64) { return m.pathFromFunc(t, to, path) })
 	if n != 1 {
 		path = path[:pos-1]
 	}
@@ -159,15 +143,9 @@ func (m *missingFrames) infer(from, to uint64, path []uint64) []uint64 {
 		return path
 	}
 	m.visiting = map[*perfscript.Function]bool{}
-	var n uint64
-	for _, c := range callees {
-		var k uint64
-		k, path = m.pathFromFunc(c, toRange.Func, path)
-		n += k
-		if n > 1 {
-			break
-		}
-	}
+	n, path := countPaths(callees, path, func(c *perfscript.Function, path []uint64) (uint64, []uint64) {
+		return m.pathFromFunc(c, toRange.Func, path)
+	})
 	if n != 1 {
 		path = path[:pos]
 	}
@@ -185,4 +163,18 @@ func (m *missingFrames) inferContext(ctx []uint64) []uint64 {
 		out = m.infer(ctx[i-1], ctx[i], out)
 	}
 	return append(out, ctx[len(ctx)-1])
+}
+
+// countPaths sums the paths found from each item, stopping once there is
+// more than one (a unique path is all the inferrer wants).
+func countPaths[T any](items []T, path []uint64, from func(T, []uint64) (uint64, []uint64)) (uint64, []uint64) {
+	var n uint64
+	for _, it := range items {
+		var k uint64
+		k, path = from(it, path)
+		if n += k; n > 1 {
+			break
+		}
+	}
+	return n, path
 }

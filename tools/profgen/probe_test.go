@@ -27,15 +27,7 @@ var probeSources = []tracetest.Source{
 // traces each run as buildPrograms does.
 func buildProbePrograms(t *testing.T) []program {
 	t.Helper()
-	traces := []tracetest.Trace{{
-		Args:    []string{"--period", "211", "--jitter", "40", "--pid", "4242"},
-		Outputs: map[string]string{"lbr": "lbr", "hybrid": "hybrid"},
-	}}
-	var progs []program
-	for _, p := range tracetest.Build(t, "profgen-probe-traces", probeSources, traces) {
-		progs = append(progs, program{name: p.Name, bin: p.Bin, lbr: p.Traces["lbr"], hyb: p.Traces["hybrid"]})
-	}
-	return progs
+	return tracedPrograms(t, "profgen-probe-traces", probeSources, []tracetest.Trace{lbrAndHybrid})
 }
 
 // instText is the instruction text of a disassembly line, which comes from
@@ -75,30 +67,16 @@ func TestShowPseudoProbe(t *testing.T) {
 // on hybrid traces read with --ignore-stack-samples: text, extbinary,
 // binary (which cannot hold probe profiles) and the warnings.
 func TestProbeBased(t *testing.T) {
-	progs := buildProbePrograms(t)
-	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
-	dir := t.TempDir()
-	type variant struct {
-		hybrid bool
-		format string
-		extra  []string
-	}
-	variants := []variant{{false, "text", nil}, {false, "extbinary", nil}, {false, "binary", nil},
+	// modern selects the hybrid trace here.
+	variants := []csVariant{{false, "text", nil}, {false, "extbinary", nil}, {false, "binary", nil},
 		{true, "text", []string{"--ignore-stack-samples"}}, {true, "extbinary", []string{"--ignore-stack-samples"}},
 		{false, "text", []string{"--update-total-samples", "--trim-cold-profile"}}, {false, "text", []string{"--fill-zero-for-all-funcs"}}}
-	for _, p := range progs {
-		for _, v := range variants {
-			for _, rel := range []int{19, 22} {
-				trace := p.lbr
-				if v.hybrid {
-					trace = p.hyb
-				}
-				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
-					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, v.extra)
-				})
-			}
+	runVariants(t, buildProbePrograms(t), variants, nil, func(p program, v csVariant) string {
+		if v.modern {
+			return p.hyb
 		}
-	}
+		return p.lbr
+	})
 }
 
 // TestProbeContextSensitive compares the CS profile of probe binaries
@@ -112,9 +90,6 @@ func TestProbeBased(t *testing.T) {
 // pre-inliner (its machine-code sizes per probe inline context, with the
 // contexts of inlinees optimized away, and body-size costs).
 func TestProbeContextSensitive(t *testing.T) {
-	progs := buildProbePrograms(t)
-	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
-	dir := t.TempDir()
 	noInfer := append([]string{"--infer-missing-frames=false"}, csOff...)
 	flat := []string{"--gen-cs-nested-profile=false"}
 	variants := []csVariant{
@@ -127,15 +102,7 @@ func TestProbeContextSensitive(t *testing.T) {
 		{false, "text", append([]string{"--use-context-cost-for-preinliner=false"}, flat...)},
 		{false, "text", append([]string{"--sample-profile-hot-inline-threshold=3"}, flat...)},
 	}
-	for _, p := range progs {
-		for _, v := range variants {
-			for _, rel := range []int{19, 22} {
-				t.Run(fmt.Sprintf("%s/%s/%d/%s", p.name, v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
-					compareCS(t, refs[rel], rel, dir, p.hyb, p.bin, v.format, v.extra)
-				})
-			}
-		}
-	}
+	runVariants(t, buildProbePrograms(t), variants, nil, func(p program, _ csVariant) string { return p.hyb })
 }
 
 // profMetadata matches the IR that a sample profile decides: function
