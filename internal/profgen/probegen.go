@@ -111,6 +111,44 @@ func probeCounts(bin *perfscript.Binary, p *probes, ranges []disjoint) map[*pseu
 	return counts
 }
 
+// probeCounterOrder returns the probes of counts in the order
+// llvm-profgen's ProbeCounter (a std::unordered_map keyed by pointers into
+// one vector of decoded probes) iterates them after extractProbesFromRange
+// inserted them: libstdc++'s order depends only on the insertion order and
+// on which keys share a bucket, which for pointers 32 bytes apart
+// (sizeof(MCDecodedPseudoProbe)) does not depend on where the vector is.
+// It decides which function profile llvm-profgen creates first, hence the
+// order of the FuncMetadata section.
+func probeCounterOrder(bin *perfscript.Binary, p *probes, ranges []disjoint, counts map[*pseudoprobe.Probe]uint64) []*pseudoprobe.Probe {
+	const probeSize = 32
+	var inserted []*pseudoprobe.Probe
+	seen := make(map[*pseudoprobe.Probe]bool, len(counts))
+	n := bin.NumInsts()
+	for _, d := range ranges {
+		for i := bin.InstIndex(d.begin); i < n; i++ {
+			addr, _ := bin.Inst(i)
+			if addr > d.end {
+				break
+			}
+			for _, q := range p.At(addr) {
+				if !seen[q] {
+					seen[q] = true
+					inserted = append(inserted, q)
+				}
+			}
+		}
+	}
+	keys := make([]uint64, len(inserted))
+	for i, q := range inserted {
+		keys[i] = uint64(q.Seq) * probeSize
+	}
+	out := make([]*pseudoprobe.Probe, len(inserted))
+	for i, j := range sampleprof.StdUnorderedOrder(keys) {
+		out[i] = inserted[j]
+	}
+	return out
+}
+
 // sortedProbes returns the probes of counts in address order (their order
 // does not change the profile; sorting keeps runs alike).
 func sortedProbes(counts map[*pseudoprobe.Probe]uint64) []*pseudoprobe.Probe {
@@ -147,9 +185,10 @@ func GenerateProbeBased(bin *perfscript.Binary, f *elf.File, file string, c *per
 	}
 	g := &generator{bin: bin, opts: opts, fs: bin.FSDiscriminator,
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, ProbeBased: true}, names: map[string]sampleprof.FunctionID{}}
-	counts := probeCounts(bin, p, g.preprocessRanges(c.Ranges))
+	disjoint := g.preprocessRanges(c.Ranges)
+	counts := probeCounts(bin, p, disjoint)
 	var ctx []frame
-	for _, q := range sortedProbes(counts) {
+	for _, q := range probeCounterOrder(bin, p, disjoint, counts) {
 		n := counts[q]
 		ctx = p.context(ctx[:0], q, true)
 		fs := g.probeLeafProfile(p, ctx, n)
@@ -182,6 +221,7 @@ func GenerateProbeBased(bin *perfscript.Binary, f *elf.File, file string, c *per
 	}
 	out := g.postProcess()
 	out.ProbeBased = true
+	out.InMapOrder()
 	return out, nil
 }
 

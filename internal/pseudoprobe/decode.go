@@ -214,7 +214,7 @@ func (d *probeDecoder) function(parent *InlineTree, site uint32, top bool) {
 				c.Fail(decode.ErrMalformed, "probe type %d (want 0-2)", kind)
 				return
 			}
-			q := &Probe{Address: addr, Index: index, Discriminator: disc, Attributes: attr, Type: kind, Node: cur}
+			q := &Probe{Address: addr, Index: index, Discriminator: disc, Attributes: attr, Type: kind, Node: cur, Seq: len(d.p.ByAddr)}
 			cur.Probes = append(cur.Probes, q)
 			d.p.ByAddr = append(d.p.ByAddr, q)
 		}

@@ -71,6 +71,9 @@ type Probe struct {
 	Attributes    uint8
 	Type          Type
 	Node          *InlineTree
+	// Seq is the probe's position among the decoded probes, in section
+	// order (its index in MCPseudoProbeDecoder's PseudoProbeVec).
+	Seq int
 }
 
 // GUID is the GUID of the function the probe belongs to.

@@ -221,7 +221,9 @@ func runVariants(t *testing.T, progs []program, variants []csVariant, common []s
 // the same size whose bytes differ are compared as llvm-profdata-22 shows
 // them: the FuncMetadata section lists CS contexts in the iteration order
 // of LLVM's unordered_map keyed by hash_combine of the frames, which is
-// not reproduced yet (the seam is sampleprof's extbinary writer).
+// not reproduced yet (the seam is sampleprof's extbinary writer), and
+// llvm-profgen-19 lists the functions of probe profiles in an order that
+// follows malloc's addresses (TestProbeBasedBytes).
 func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string, extra []string) {
 	t.Helper()
 	args := []string{"--perfscript=" + trace, "--binary=" + bin}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -157,6 +158,38 @@ func TestProbeProfileIR(t *testing.T) {
 				}
 				if got != want {
 					t.Errorf("!prof metadata differs:\n--- with llvm-profgen-22's profile:\n%s\n--- with ours:\n%s", want, got)
+				}
+			})
+		}
+	}
+}
+
+// TestProbeBasedBytes: the non-CS probe profile in extbinary is
+// byte-identical to llvm-profgen-22's, FuncMetadata order included (the
+// order in which llvm-profgen's ProbeCounter, a std::unordered_map keyed
+// by pointers into one vector of probes, creates the function profiles).
+// llvm-profgen-19 keeps each probe in its own std::list node, so its order
+// follows malloc's addresses: TestProbeBased compares its profiles as
+// llvm-profdata shows them.
+func TestProbeBasedBytes(t *testing.T) {
+	progs := buildProbePrograms(t)
+	ref := testenv.Tool(t, "llvm-profgen-22")
+	dir := t.TempDir()
+	for _, p := range progs {
+		for _, trace := range []string{p.lbr, p.hyb} {
+			t.Run(filepath.Base(trace), func(t *testing.T) {
+				args := []string{"--perfscript=" + trace, "--binary=" + p.bin, "--ignore-stack-samples"}
+				refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
+				if out, err := exec.Command(ref, append(args, "--output="+refOut)...).CombinedOutput(); err != nil {
+					t.Fatalf("llvm-profgen-22: %v\n%s", err, out)
+				}
+				if msg, err := runOurs(t, append(args, "-o", ourOut, "--llvm-version", "22")); err != nil {
+					t.Fatalf("profgen: %v\n%s", err, msg)
+				}
+				want, _ := os.ReadFile(refOut)
+				got, _ := os.ReadFile(ourOut)
+				if !bytes.Equal(got, want) {
+					t.Errorf("extbinary differs from llvm-profgen-22's (%d vs %d bytes)", len(got), len(want))
 				}
 			})
 		}
