@@ -44,16 +44,19 @@ var lbrAndHybrid = tracetest.Trace{
 	Outputs: map[string]string{"lbr": "lbr", "hybrid": "hybrid"},
 }
 
+// modernHybrid traces another run in perf ≥ 6.1's brstack style, with
+// kernel entries, 8-entry LBRs and a second pid.
+var modernHybrid = tracetest.Trace{
+	Args:    []string{"--period", "97", "--jitter", "20", "--pid", "77", "--brstack-style", "modern", "--kernel-entries", "all", "--lbr-depth", "8", "--seed", "3"},
+	ProgArg: "1000",
+	Outputs: map[string]string{"hybrid-modern": "hybrid"},
+}
+
 // buildPrograms compiles every source PIE and non-PIE and traces each run
 // with lbr-trace (LBR and hybrid samples of the same run).
 func buildPrograms(t *testing.T) []program {
 	t.Helper()
-	traces := []tracetest.Trace{lbrAndHybrid, {
-		Args:    []string{"--period", "97", "--jitter", "20", "--pid", "77", "--brstack-style", "modern", "--kernel-entries", "all", "--lbr-depth", "8", "--seed", "3"},
-		ProgArg: "1000",
-		Outputs: map[string]string{"hybrid-modern": "hybrid"},
-	}}
-	return tracedPrograms(t, "profgen-traces", sources, traces)
+	return tracedPrograms(t, "profgen-traces", sources, []tracetest.Trace{lbrAndHybrid, modernHybrid})
 }
 
 // tracedPrograms builds and traces the sources (tracetest.Build) into

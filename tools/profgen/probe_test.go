@@ -25,10 +25,10 @@ var probeSources = []tracetest.Source{
 }
 
 // buildProbePrograms compiles the probe programs PIE and non-PIE and
-// traces each run as buildPrograms does.
+// traces them as buildPrograms does.
 func buildProbePrograms(t *testing.T) []program {
 	t.Helper()
-	return tracedPrograms(t, "profgen-probe-traces", probeSources, []tracetest.Trace{lbrAndHybrid})
+	return tracedPrograms(t, "profgen-probe-traces", probeSources, []tracetest.Trace{lbrAndHybrid, modernHybrid})
 }
 
 // instText is the instruction text of a disassembly line, which comes from
@@ -102,8 +102,15 @@ func TestProbeContextSensitive(t *testing.T) {
 		{false, "text", append([]string{"--infer-missing-frames=false"}, flat...)},
 		{false, "text", append([]string{"--use-context-cost-for-preinliner=false"}, flat...)},
 		{false, "text", append([]string{"--sample-profile-hot-inline-threshold=3"}, flat...)},
+		{true, "unsymbolized", []string{"--skip-symbolization"}}, {true, "text", csOff}, {true, "text", flat},
+		{true, "text", append([]string{"--pid=77"}, csOff...)},
 	}
-	runVariants(t, buildProbePrograms(t), variants, nil, func(p program, _ csVariant) string { return p.hyb })
+	runVariants(t, buildProbePrograms(t), variants, nil, func(p program, v csVariant) string {
+		if v.modern {
+			return p.hybModern
+		}
+		return p.hyb
+	})
 }
 
 // profMetadata matches the IR that a sample profile decides: function
