@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
 )
@@ -19,6 +20,26 @@ func showProbes(c *config, f *elf.File) (*pseudoprobe.Probes, error) {
 		return nil, nil
 	}
 	return pseudoprobe.Open(f, c.binary, pseudoprobe.Options{FuncStartAddrs: pseudoprobe.SymbolStarts(f)})
+}
+
+// printProbeDescs prints the probe descriptors for --show-pseudo-probe
+// when a profile is generated (llvm-profgen prints them as it decodes the
+// probes).
+func printProbeDescs(c *config, bin *perfscript.Binary, w io.Writer) error {
+	if !c.showPseudoProbe || !bin.PseudoProbes {
+		return nil
+	}
+	f, err := elf.Open(c.binary)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	probes, err := showProbes(c, f)
+	if err != nil || probes == nil {
+		return err
+	}
+	_, err = io.WriteString(w, probes.DescString())
+	return err
 }
 
 // showDisassembly prints what llvm-profgen --show-disassembly-only prints:

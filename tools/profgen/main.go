@@ -202,6 +202,9 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 				return cs.WriteUnsymbolized(f, bin.PreferredBase())
 			})
 		}
+		if err := printProbeDescs(c, bin, stdout); err != nil {
+			return err
+		}
 		c.cs.Options = c.gen
 		c.cs.Warn = warn
 		if c.cs.PreInliner && !c.mergeColdGiven {
@@ -231,6 +234,9 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		})
 	}
 	c.gen.Warn = warn
+	if err := printProbeDescs(c, bin, stdout); err != nil {
+		return err
+	}
 	if bin.PseudoProbes {
 		ef, err := elf.Open(c.binary)
 		if err != nil {

@@ -57,6 +57,19 @@ func TestShowPseudoProbe(t *testing.T) {
 				if g != w {
 					t.Errorf("differs from llvm-profgen-%d:\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, w, g)
 				}
+				// Generating a profile, the descriptors alone.
+				gen := []string{"--binary=" + p.bin, "--perfscript=" + p.lbr, "--show-pseudo-probe", "--output=" + filepath.Join(t.TempDir(), "out")}
+				want, err = exec.Command(ref, gen...).Output()
+				if err != nil {
+					t.Fatalf("llvm-profgen-%d: %v", rel, err)
+				}
+				stdout.Reset()
+				if err := run(gen, nil, &stdout, &stderr); err != nil {
+					t.Fatalf("profgen: %v\n%s", err, stderr.String())
+				}
+				if stdout.String() != string(want) {
+					t.Errorf("descriptors differ from llvm-profgen-%d's:\n%s\nours:\n%s", rel, want, stdout.String())
+				}
 			})
 		}
 	}
