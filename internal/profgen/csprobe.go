@@ -58,7 +58,7 @@ func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *U
 
 // bodySamples is populateBodySamplesWithProbes.
 func (g *csProbeGenerator) bodySamples(c *ContextCounter) {
-	counts := probeCounts(g.bin, g.p, disjointRanges(c.Ranges))
+	counts, _ := probeCounts(g.bin, g.p, disjointRanges(c.Ranges))
 	frames := map[*pseudoprobe.InlineTree][]*sampleprof.FunctionSamples{}
 	var order []*pseudoprobe.InlineTree
 	for _, q := range sortedProbes(counts) {

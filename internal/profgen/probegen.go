@@ -93,9 +93,11 @@ func (p *probes) checksum(name string) uint64 {
 }
 
 // probeCounts is extractProbesFromRange over disjoint ranges: each probe
-// at an instruction of a range gets the range's count.
-func probeCounts(bin *perfscript.Binary, p *probes, ranges []disjoint) map[*pseudoprobe.Probe]uint64 {
+// at an instruction of a range gets the range's count. It also returns
+// the probes in the order they were first counted.
+func probeCounts(bin *perfscript.Binary, p *probes, ranges []disjoint) (map[*pseudoprobe.Probe]uint64, []*pseudoprobe.Probe) {
 	counts := map[*pseudoprobe.Probe]uint64{}
+	var inserted []*pseudoprobe.Probe
 	n := bin.NumInsts()
 	for _, d := range ranges {
 		for i := bin.InstIndex(d.begin); i < n; i++ {
@@ -104,11 +106,15 @@ func probeCounts(bin *perfscript.Binary, p *probes, ranges []disjoint) map[*pseu
 				break
 			}
 			for _, q := range p.At(addr) {
-				counts[q] = satAdd(counts[q], d.count)
+				n, ok := counts[q]
+				if !ok {
+					inserted = append(inserted, q)
+				}
+				counts[q] = satAdd(n, d.count)
 			}
 		}
 	}
-	return counts
+	return counts, inserted
 }
 
 // probeCounterOrder returns the probes of counts in the order
@@ -119,25 +125,8 @@ func probeCounts(bin *perfscript.Binary, p *probes, ranges []disjoint) map[*pseu
 // (sizeof(MCDecodedPseudoProbe)) does not depend on where the vector is.
 // It decides which function profile llvm-profgen creates first, hence the
 // order of the FuncMetadata section.
-func probeCounterOrder(bin *perfscript.Binary, p *probes, ranges []disjoint, counts map[*pseudoprobe.Probe]uint64) []*pseudoprobe.Probe {
+func probeCounterOrder(inserted []*pseudoprobe.Probe) []*pseudoprobe.Probe {
 	const probeSize = 32
-	var inserted []*pseudoprobe.Probe
-	seen := make(map[*pseudoprobe.Probe]bool, len(counts))
-	n := bin.NumInsts()
-	for _, d := range ranges {
-		for i := bin.InstIndex(d.begin); i < n; i++ {
-			addr, _ := bin.Inst(i)
-			if addr > d.end {
-				break
-			}
-			for _, q := range p.At(addr) {
-				if !seen[q] {
-					seen[q] = true
-					inserted = append(inserted, q)
-				}
-			}
-		}
-	}
 	keys := make([]uint64, len(inserted))
 	for i, q := range inserted {
 		keys[i] = uint64(q.Seq) * probeSize
@@ -185,10 +174,9 @@ func GenerateProbeBased(bin *perfscript.Binary, f *elf.File, file string, c *per
 	}
 	g := &generator{bin: bin, opts: opts, fs: bin.FSDiscriminator,
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, ProbeBased: true}, names: map[string]sampleprof.FunctionID{}}
-	disjoint := g.preprocessRanges(c.Ranges)
-	counts := probeCounts(bin, p, disjoint)
+	counts, inserted := probeCounts(bin, p, g.preprocessRanges(c.Ranges))
 	var ctx []frame
-	for _, q := range probeCounterOrder(bin, p, disjoint, counts) {
+	for _, q := range probeCounterOrder(inserted) {
 		n := counts[q]
 		ctx = p.context(ctx[:0], q, true)
 		fs := g.probeLeafProfile(p, ctx, n)
