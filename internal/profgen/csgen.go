@@ -2,6 +2,7 @@ package profgen
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -42,6 +43,9 @@ type CSOptions struct {
 	// (--csprof-merge-cold-context); MaxColdContextDepth frames are kept.
 	MergeColdContext    bool
 	MaxColdContextDepth int
+	// InferMissingFrames fills in the frames tail calls leave out of the
+	// contexts of probe binaries (--infer-missing-frames, default true).
+	InferMissingFrames bool
 	// PreInline are the pre-inliner's switches; the zero value means
 	// DefaultPreInlinerOptions.
 	PreInline PreInlinerOptions
@@ -100,6 +104,8 @@ type csGenerator struct {
 	*generator
 	root   ctxNode
 	hashes nameHashes
+	// probes are the pseudo probes of a probe binary (csprobe.go), else nil.
+	probes *probes
 }
 
 // GenerateCS builds the context-sensitive (CSSPGO) profile of the
@@ -108,7 +114,7 @@ type csGenerator struct {
 // when it is the same *Unwinder's).
 func GenerateCS(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOptions) (*sampleprof.Profile, error) {
 	if bin.PseudoProbes {
-		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
+		return nil, errors.New("a pseudo-probe binary: generate with GenerateCSProbeBased")
 	}
 	opts.setDefaults()
 	g := &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.Options, fs: bin.FSDiscriminator,
@@ -126,6 +132,13 @@ func GenerateCS(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOpti
 		}
 	}
 	g.inferredSamples(&g.root)
+	return g.finish(cs, opts)
+}
+
+// finish is the end of generateProfile: updateFunctionSamples on every
+// context, the pre-inliner's sizes (computeSizeForProfiledFunctions) and
+// postProcessProfiles.
+func (g *csGenerator) finish(cs *CSCounters, opts CSOptions) (*sampleprof.Profile, error) {
 	g.walk(&g.root, func(n *ctxNode) {
 		if n.fs != nil {
 			if opts.UpdateTotalSamples {
@@ -303,7 +316,7 @@ func (g *csGenerator) postProcessCS(opts CSOptions, sizes *sizeTracker) (*sample
 	}
 	// filterAmbiguousProfile: contexts whose function is a global or TLS
 	// initializer.
-	out := &sampleprof.Profile{FS: p.FS, CS: p.CS, PreInlined: opts.PreInliner}
+	out := &sampleprof.Profile{FS: p.FS, CS: p.CS, PreInlined: opts.PreInliner, ProbeBased: p.ProbeBased}
 	for _, fs := range p.Funcs {
 		if filtered(fs.Name.String()) {
 			continue

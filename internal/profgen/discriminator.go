@@ -3,7 +3,8 @@ package profgen
 // baseDisc is ProfileGeneratorBase::getBaseDiscriminator: the raw value
 // for FS discriminators, else DILocation's prefix-encoded base
 // discriminator. (The pseudo-probe form, low three bits 7, never comes
-// out of clang's three-component encoding; probe binaries are refused.)
+// out of clang's three-component encoding; probe binaries take their
+// locations from the probes instead.)
 func (g *generator) baseDisc(d uint32) uint32 {
 	if g.fs {
 		return d

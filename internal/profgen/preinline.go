@@ -215,6 +215,9 @@ func (g *csGenerator) computeSizes(cs *CSCounters) (*sizeTracker, error) {
 		}
 	}
 	for _, c := range cs.Counters {
+		for _, a := range c.Addrs {
+			note(a)
+		}
 		for k := range c.Ranges {
 			note(k[0])
 		}
@@ -242,13 +245,14 @@ func (g *csGenerator) computeSizes(cs *CSCounters) (*sizeTracker, error) {
 				if addr >= r[1] {
 					break
 				}
-				s, err := g.stack(addr)
+				s, err := g.sizeStack(addr)
 				if err != nil {
 					return nil, err
 				}
 				t.add(s, uint32(size))
 			}
 		}
+		g.trackInlineesOptimizedAway(t, f)
 	}
 	return t, nil
 }

@@ -25,8 +25,14 @@
 // base profiles as SampleContextTracker does), identical in text with
 // --gen-cs-nested-profile=false.
 //
+// Pseudo-probe binaries (probegen.go, csprobe.go, missingframes.go,
+// probeunwind.go, with internal/pseudoprobe): the non-CS probe-based
+// profile (generateProbeBasedProfile) and the CS one (call-address
+// contexts, MissingFrameInferrer, probe inline contexts, checksums, the
+// pre-inliner's sizes per probe context), identical to LLVM 19 and 22.
+//
 // Not done: cold-context trimming/merging and nested CS output (asking for
-// them fails with ErrNotSupported), pseudo probes, vtable (data-access)
+// them fails with ErrNotSupported), vtable (data-access)
 // profiles, --mark-all-context-preinlined (LLVM 22 only; it marks inlinees
 // too).
 package profgen
@@ -115,7 +121,7 @@ func newSymbols(sym Symbolizer) *symbols {
 // Generate builds the non-CS line-number profile of a trace's counters.
 func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opts Options) (*sampleprof.Profile, error) {
 	if bin.PseudoProbes {
-		return nil, fmt.Errorf("profiles from pseudo-probe binaries: %w", ErrNotSupported)
+		return nil, errors.New("a pseudo-probe binary: generate with GenerateProbeBased")
 	}
 	opts.setDefaults()
 	g := &generator{symbols: newSymbols(sym), bin: bin, opts: opts, fs: bin.FSDiscriminator,
@@ -180,27 +186,8 @@ func (g *generator) leafProfile(s []frame, count uint64) *sampleprof.FunctionSam
 
 // bodySamples is populateBodySamplesForAllFunctions.
 func (g *generator) bodySamples(counter map[perfscript.Branch]uint64) error {
-	ranges := make(map[[2]uint64]uint64, len(counter))
-	for r, n := range counter {
-		ranges[[2]uint64{r.Source, r.Target}] += n
-	}
-	if g.opts.FillZeroForAllFuncs {
-		for _, fn := range g.bin.Functions() {
-			for _, r := range fn.Ranges {
-				ranges[[2]uint64{r[0], r[1] - 1}] += 0
-			}
-		}
-	} else {
-		for r := range counter {
-			if fr := g.bin.FuncRangeAt(r.Source); fr != nil {
-				for _, rr := range fr.Func.Ranges {
-					ranges[[2]uint64{rr[0], rr[1] - 1}] += 0
-				}
-			}
-		}
-	}
 	n := g.bin.NumInsts()
-	for _, d := range disjointRanges(ranges) {
+	for _, d := range g.preprocessRanges(counter) {
 		for i := g.bin.InstIndex(d.begin); i < n; i++ {
 			addr, size := g.bin.Inst(i)
 			if addr > d.end {
@@ -222,6 +209,31 @@ func (g *generator) bodySamples(counter map[perfscript.Branch]uint64) error {
 		}
 	}
 	return nil
+}
+
+// preprocessRanges is preprocessRangeCounter: the ranges zero-filled over
+// their functions (or all functions) and made disjoint.
+func (g *generator) preprocessRanges(counter map[perfscript.Branch]uint64) []disjoint {
+	ranges := make(map[[2]uint64]uint64, len(counter))
+	for r, n := range counter {
+		ranges[[2]uint64{r.Source, r.Target}] += n
+	}
+	if g.opts.FillZeroForAllFuncs {
+		for _, fn := range g.bin.Functions() {
+			for _, r := range fn.Ranges {
+				ranges[[2]uint64{r[0], r[1] - 1}] += 0
+			}
+		}
+	} else {
+		for r := range counter {
+			if fr := g.bin.FuncRangeAt(r.Source); fr != nil {
+				for _, rr := range fr.Func.Ranges {
+					ranges[[2]uint64{rr[0], rr[1] - 1}] += 0
+				}
+			}
+		}
+	}
+	return disjointRanges(ranges)
 }
 
 // updateBody is updateBodySamplesforFunctionProfile: the body record
@@ -256,17 +268,7 @@ func (g *generator) calleeName(addr uint64) string {
 // boundarySamples is populateBoundarySamplesForAllFunctions, the branches
 // in address order.
 func (g *generator) boundarySamples(counter map[perfscript.Branch]uint64) error {
-	keys := make([]perfscript.Branch, 0, len(counter))
-	for k := range counter {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b perfscript.Branch) int {
-		if a.Source != b.Source {
-			return cmp.Compare(a.Source, b.Source)
-		}
-		return cmp.Compare(a.Target, b.Target)
-	})
-	for _, k := range keys {
+	for _, k := range sortedBranches(counter) {
 		count := counter[k]
 		callee := g.calleeName(k.Target)
 		if callee == "" {
@@ -352,7 +354,7 @@ func (g *generator) postProcess() *sampleprof.Profile {
 			}
 		}
 	}
-	out := &sampleprof.Profile{FS: p.FS}
+	out := &sampleprof.Profile{FS: p.FS, ProbeBased: p.ProbeBased}
 	for _, fs := range p.Funcs {
 		if g.opts.TrimColdProfile && fs.TotalSamples < cold {
 			continue

@@ -28,6 +28,9 @@ type Unwinder struct {
 	buf     []byte
 	// Options of the context keys.
 	opts ContextOptions
+	// probes: the binary has pseudo probes, contexts are call addresses
+	// (probeunwind.go).
+	probes bool
 }
 
 // ContextOptions are the switches that shape calling contexts.
@@ -46,7 +49,7 @@ var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxCompressionSi
 
 // NewUnwinder returns an unwinder for the binary and its symbolizer.
 func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *Unwinder {
-	return &Unwinder{bin: bin, sym: newSymbols(sym), samples: map[string]uint64{}, opts: opts}
+	return &Unwinder{bin: bin, sym: newSymbols(sym), samples: map[string]uint64{}, opts: opts, probes: bin.PseudoProbes}
 }
 
 // Add aggregates one hybrid sample (the signature of
@@ -97,6 +100,10 @@ type ContextCounter struct {
 	WasLeafInlined bool
 	Ranges         map[[2]uint64]uint64
 	Branches       map[[2]uint64]uint64
+	// Addrs is the context of a probe binary (Context is then empty): the
+	// call instructions' addresses, root first, recursion compressed and
+	// trimmed (AddrBasedCtxKey).
+	Addrs []uint64
 }
 
 // CSCounters are the context-sensitive counters of a hybrid trace
@@ -104,6 +111,8 @@ type ContextCounter struct {
 type CSCounters struct {
 	// Counters in ascending order of their context strings.
 	Counters []*ContextCounter
+	// Probes: the contexts are call addresses (ContextCounter.Addrs).
+	Probes bool
 }
 
 // trieFrame is UnwindState::ProfiledFrame: a node of the call-stack trie
@@ -180,7 +189,7 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 			return nil, err
 		}
 	}
-	cs := &CSCounters{}
+	cs := &CSCounters{Probes: u.probes}
 	for _, c := range byKey {
 		cs.Counters = append(cs.Counters, c)
 	}
@@ -188,7 +197,12 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 	for _, c := range cs.Counters {
 		strs[c] = c.Context.String()
 	}
-	slices.SortFunc(cs.Counters, func(a, b *ContextCounter) int { return cmp.Compare(strs[a], strs[b]) })
+	slices.SortFunc(cs.Counters, func(a, b *ContextCounter) int {
+		if c := cmp.Compare(strs[a], strs[b]); c != 0 {
+			return c
+		}
+		return slices.Compare(a.Addrs, b.Addrs)
+	})
 	if warn != nil {
 		summary := func(num, total uint64, msg string) {
 			if num != 0 && total != 0 {
@@ -278,6 +292,8 @@ func (u *Unwinder) unwind(stack []uint64, lbr []perfscript.Branch, repeat uint64
 		case br.Target == perfscript.ExternalAddr:
 		case srcExt:
 			s.root.branches = append(s.root.branches, [3]uint64{br.Source, br.Target, repeat})
+		case u.probes:
+			s.leaf.parent.branches = append(s.leaf.parent.branches, [3]uint64{br.Source, br.Target, repeat})
 		default:
 			s.leaf.branches = append(s.leaf.branches, [3]uint64{br.Source, br.Target, repeat})
 		}
@@ -301,6 +317,9 @@ func (u *Unwinder) unwindLinear(s *unwindState, repeat uint64, st *unwindStats) 
 		return nil
 	case !u.bin.ValidFallThrough(target, end):
 		s.invalid = true
+		return nil
+	case u.probes:
+		s.leaf.parent.recordRange(target, end, repeat)
 		return nil
 	}
 	idx := u.bin.InstIndex(s.ip)
@@ -392,6 +411,10 @@ func (u *Unwinder) collect(root, cur *trieFrame, stack *[]uint64, st *unwindStat
 // collectFrame is collectSamplesFromFrame.
 func (u *Unwinder) collectFrame(f *trieFrame, stack []uint64, out map[string]*ContextCounter) error {
 	if len(f.ranges) == 0 && len(f.branches) == 0 {
+		return nil
+	}
+	if u.probes {
+		u.collectProbeFrame(f, stack, out)
 		return nil
 	}
 	ctx, inlined, err := u.expandedContext(stack)
@@ -509,6 +532,9 @@ func compressRecursion[T comparable](c []T, csize int) []T {
 // branches indented by two spaces, addresses as offsets from base.
 func (cs *CSCounters) WriteUnsymbolized(w io.Writer, base uint64) error {
 	bw := bufio.NewWriter(w)
+	if cs.Probes {
+		return cs.writeProbeUnsymbolized(bw, base)
+	}
 	for _, c := range cs.Counters {
 		bw.WriteString("[" + c.Context.String() + "]\n")
 		writeIndented(bw, c.Ranges, "-", base)

@@ -8,13 +8,17 @@
 // (the context-insensitive AutoFDO profile), --skip-symbolization (also of
 // hybrid traces: the unwound CS counters), the flat CSSPGO context profile
 // of hybrid traces, pre-inlined (llvm-profgen's default) or not, with
-// --gen-cs-nested-profile=false. Not yet: nested CS profiles (llvm-
-// profgen's default), cold-context merging without the pre-inliner,
-// --perfdata, --unsymbolized-profile, pseudo probes, data-access (vtable)
+// --gen-cs-nested-profile=false; binaries with pseudo probes
+// (-fpseudo-probe-for-profiling): probe-based profiles with !CFGChecksum,
+// non-CS and CS (tail-call frames inferred, pre-inlined or not),
+// --show-pseudo-probe with --show-disassembly-only. Not yet: nested CS
+// profiles (llvm-profgen's default), cold-context merging without the
+// pre-inliner, --perfdata, --unsymbolized-profile, data-access (vtable)
 // traces.
 package main
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +47,8 @@ profile, or a context-insensitive one with --ignore-stack-samples. CSSPGO
 profiles are pre-inlined as llvm-profgen does (--csspgo-preinliner, on by
 default); the nested form llvm-profgen writes by default is not supported
 yet: add --gen-cs-nested-profile=false for the flat context profile.
+Binaries built with -fpseudo-probe-for-profiling give probe-based profiles
+(counts per probe, function checksums), unless --use-dwarf-correlation.
 
 Examples:
   profgen --perfscript=app.script --binary=app -o app.prof
@@ -55,6 +61,8 @@ type config struct {
 	release                            int
 	ignoreStack, skipSymbolization     bool
 	showMmap                           bool
+	showDisassembly, showPseudoProbe   bool
+	useDWARFCorrelation                bool
 	gen                                profgen.Options
 	cs                                 profgen.CSOptions
 	ctx                                profgen.ContextOptions
@@ -65,6 +73,7 @@ type config struct {
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions}
 	c.cs.PreInliner, c.cs.GenNestedProfile, c.cs.MergeColdContext, c.cs.MaxColdContextDepth = true, true, true, 1
+	c.cs.InferMissingFrames = true
 	c.cs.PreInline = profgen.DefaultPreInlinerOptions
 	fs := cli.NewFlagSet(tool, "profgen [options] --perfscript=<file> --binary=<file> -o <file>")
 	fs.Summary, fs.Footer = summary, "Exit status: 0 success, 1 failure, 2 usage error."
@@ -87,10 +96,14 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.ignoreStack, true, "Read hybrid samples without their call stacks (context-insensitive profile)", "--ignore-stack-samples")
 	fs.BoolFlag(&c.skipSymbolization, true, "Write the unsymbolized profile (ranges and branches) instead", "--skip-symbolization")
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
+	fs.BoolFlag(&c.showDisassembly, true, "Print the disassembled code and stop (no input or output needed)", "--show-disassembly-only")
+	fs.BoolFlag(&c.showPseudoProbe, true, "Print the pseudo-probe descriptors, and with --show-disassembly-only each instruction's probes", "--show-pseudo-probe")
+	fs.BoolFlag(&c.useDWARFCorrelation, true, "Correlate with DWARF lines even when the binary has pseudo probes", "--use-dwarf-correlation")
 	fs.BoolFlag(&c.gen.UpdateTotalSamples, true, "Recompute totals as the sum of body samples and inlinee totals", "--update-total-samples")
 	fs.BoolFlag(&c.gen.TrimColdProfile, true, "Drop profiles whose total is below the cold threshold", "--trim-cold-profile")
 	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner: keep the contexts it would inline, merge the others into their base profiles (default true)", "--csspgo-preinliner")
 	preInlinerFlags(fs, &c.cs.PreInline)
+	llvmBool(fs, &c.cs.InferMissingFrames, nil, false, "Infer the call frames that tail calls leave out of probe-based contexts (default true)", "--infer-missing-frames")
 	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested (default true; not supported yet: use --gen-cs-nested-profile=false)", "--gen-cs-nested-profile")
 	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge cold contexts into their base profile (default true, off after the pre-inliner; not supported yet: use --csprof-merge-cold-context=false)", "--csprof-merge-cold-context")
 	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")
@@ -124,6 +137,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("%s: not supported yet", c.unsupported[0])
 	case c.release != 19 && c.release != 22:
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
+	case c.showDisassembly && c.binary != "":
+		return showDisassembly(&c, stdout)
 	case c.perfscript == "":
 		return cli.Usagef("an input is required: --perfscript=<file>")
 	case c.binary == "":
@@ -140,6 +155,9 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	bin, err := perfscript.OpenBinary(c.binary)
 	if err != nil {
 		return err
+	}
+	if c.useDWARFCorrelation {
+		bin.PseudoProbes = false
 	}
 	if bin.InvalidInstructions > 0 {
 		warn(fmt.Sprintf("Found %d invalid instructions", bin.InvalidInstructions))
@@ -184,6 +202,9 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 				return cs.WriteUnsymbolized(f, bin.PreferredBase())
 			})
 		}
+		if err := printProbeDescs(c, bin, stdout); err != nil {
+			return err
+		}
 		c.cs.Options = c.gen
 		c.cs.Warn = warn
 		if c.cs.PreInliner && !c.mergeColdGiven {
@@ -191,7 +212,17 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 			// pre-inliner unless it was asked for.
 			c.cs.MergeColdContext = false
 		}
-		sp, err := profgen.GenerateCS(bin, unwinder, cs, c.cs)
+		var sp *sampleprof.Profile
+		if bin.PseudoProbes {
+			ef, err := elf.Open(c.binary)
+			if err != nil {
+				return err
+			}
+			defer ef.Close()
+			sp, err = profgen.GenerateCSProbeBased(bin, ef, c.binary, unwinder, cs, c.cs)
+		} else {
+			sp, err = profgen.GenerateCS(bin, unwinder, cs, c.cs)
+		}
 		if err != nil {
 			return err
 		}
@@ -203,6 +234,21 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		})
 	}
 	c.gen.Warn = warn
+	if err := printProbeDescs(c, bin, stdout); err != nil {
+		return err
+	}
+	if bin.PseudoProbes {
+		ef, err := elf.Open(c.binary)
+		if err != nil {
+			return err
+		}
+		defer ef.Close()
+		sp, err := profgen.GenerateProbeBased(bin, ef, c.binary, &prof.Counter, c.gen)
+		if err != nil {
+			return err
+		}
+		return write(c, sp)
+	}
 	sp, err := profgen.Generate(bin, sym, &prof.Counter, c.gen)
 	if err != nil {
 		return err

@@ -38,20 +38,33 @@ var sources = []tracetest.Source{
 	{File: "testdata/cycles.cc", CC: "clang++-22"},
 }
 
+// lbrAndHybrid traces a run with LBR and hybrid samples.
+var lbrAndHybrid = tracetest.Trace{
+	Args:    []string{"--period", "211", "--jitter", "40", "--pid", "4242"},
+	Outputs: map[string]string{"lbr": "lbr", "hybrid": "hybrid"},
+}
+
+// modernHybrid traces another run in perf ≥ 6.1's brstack style, with
+// kernel entries, 8-entry LBRs and a second pid.
+var modernHybrid = tracetest.Trace{
+	Args:    []string{"--period", "97", "--jitter", "20", "--pid", "77", "--brstack-style", "modern", "--kernel-entries", "all", "--lbr-depth", "8", "--seed", "3"},
+	ProgArg: "1000",
+	Outputs: map[string]string{"hybrid-modern": "hybrid"},
+}
+
 // buildPrograms compiles every source PIE and non-PIE and traces each run
 // with lbr-trace (LBR and hybrid samples of the same run).
 func buildPrograms(t *testing.T) []program {
 	t.Helper()
-	traces := []tracetest.Trace{{
-		Args:    []string{"--period", "211", "--jitter", "40", "--pid", "4242"},
-		Outputs: map[string]string{"lbr": "lbr", "hybrid": "hybrid"},
-	}, {
-		Args:    []string{"--period", "97", "--jitter", "20", "--pid", "77", "--brstack-style", "modern", "--kernel-entries", "all", "--lbr-depth", "8", "--seed", "3"},
-		ProgArg: "1000",
-		Outputs: map[string]string{"hybrid-modern": "hybrid"},
-	}}
+	return tracedPrograms(t, "profgen-traces", sources, []tracetest.Trace{lbrAndHybrid, modernHybrid})
+}
+
+// tracedPrograms builds and traces the sources (tracetest.Build) into
+// programs.
+func tracedPrograms(t *testing.T, key string, sources []tracetest.Source, traces []tracetest.Trace) []program {
+	t.Helper()
 	var progs []program
-	for _, p := range tracetest.Build(t, "profgen-traces", sources, traces) {
+	for _, p := range tracetest.Build(t, key, sources, traces) {
 		progs = append(progs, program{p.Name, p.Bin, p.Traces["lbr"], p.Traces["hybrid"], p.Traces["hybrid-modern"]})
 	}
 	return progs
@@ -181,16 +194,23 @@ type csVariant struct {
 // runCSVariants runs compareCS on every program with every variant, each
 // with the switches common before its own, against both releases.
 func runCSVariants(t *testing.T, variants []csVariant, common []string) {
-	progs := buildPrograms(t)
+	runVariants(t, buildPrograms(t), variants, common, func(p program, v csVariant) string {
+		if v.modern {
+			return p.hybModern
+		}
+		return p.hyb
+	})
+}
+
+// runVariants runs compareCS on the programs with every variant on the
+// trace pick chooses.
+func runVariants(t *testing.T, progs []program, variants []csVariant, common []string, pick func(program, csVariant) string) {
 	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
 	dir := t.TempDir()
 	for _, p := range progs {
 		for _, v := range variants {
 			for _, rel := range []int{19, 22} {
-				trace := p.hyb
-				if v.modern {
-					trace = p.hybModern
-				}
+				trace := pick(p, v)
 				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
 					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, append(slices.Clip(common), v.extra...))
 				})
@@ -204,7 +224,9 @@ func runCSVariants(t *testing.T, variants []csVariant, common []string) {
 // the same size whose bytes differ are compared as llvm-profdata-22 shows
 // them: the FuncMetadata section lists CS contexts in the iteration order
 // of LLVM's unordered_map keyed by hash_combine of the frames, which is
-// not reproduced yet (the seam is sampleprof's extbinary writer).
+// not reproduced yet (the seam is sampleprof's extbinary writer), and
+// llvm-profgen-19 lists the functions of probe profiles in an order that
+// follows malloc's addresses (TestProbeBasedBytes).
 func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string, extra []string) {
 	t.Helper()
 	args := []string{"--perfscript=" + trace, "--binary=" + bin}

@@ -1,0 +1,66 @@
+package perfscript
+
+import (
+	"debug/elf"
+
+	"golang.org/x/arch/x86/x86asm"
+)
+
+// CallSites returns the sources of llvm-profgen's static call and tail-call
+// edges (the MissingFrameInferrer's CallEdges and TailCallEdges keys): every
+// call instruction inside a DWARF function, and every JMP inside one that
+// is indirect or goes directly into another function. f is the binary's
+// ELF file (the jumps are decoded again for their targets).
+func (b *Binary) CallSites(f *elf.File) (calls, tailCalls map[uint64]bool) {
+	calls, tailCalls = map[uint64]bool{}, map[uint64]bool{}
+	var secs []*elf.Section
+	for _, s := range f.Sections {
+		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type != elf.SHT_NOBITS && s.Size != 0 {
+			secs = append(secs, s)
+		}
+	}
+	data := map[*elf.Section][]byte{}
+	bytesAt := func(a uint64) []byte {
+		for _, s := range secs {
+			if a >= s.Addr && a-s.Addr < s.Size {
+				d, ok := data[s]
+				if !ok {
+					d, _ = s.Data()
+					data[s] = d
+				}
+				if a-s.Addr < uint64(len(d)) {
+					return d[a-s.Addr:]
+				}
+			}
+		}
+		return nil
+	}
+	for i, a := range b.code {
+		k := b.kind[i]
+		if k != instCall && k != instUncondBranch && k != instCondBranch {
+			continue
+		}
+		from := b.findFuncRange(a)
+		if from == nil {
+			continue
+		}
+		if k == instCall {
+			calls[a] = true
+			continue
+		}
+		inst, err := x86asm.Decode(bytesAt(a), 64)
+		if err != nil || inst.Op != x86asm.JMP {
+			continue
+		}
+		rel, direct := inst.Args[0].(x86asm.Rel)
+		if !direct {
+			tailCalls[a] = true
+			continue
+		}
+		to := b.findFuncRange(a + uint64(inst.Len) + uint64(int64(rel)))
+		if to != nil && to.Func != from.Func {
+			tailCalls[a] = true
+		}
+	}
+	return calls, tailCalls
+}

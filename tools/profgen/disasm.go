@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"debug/elf"
+	"fmt"
+	"io"
+
+	"github.com/rules-pgo/rules_pgo/internal/perfscript"
+	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
+	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
+)
+
+// showProbes opens the binary's pseudo probes for --show-pseudo-probe and
+// --show-disassembly-only: every function's, with the symbol table's
+// start addresses (llvm-profgen's decodePseudoProbe in that mode); nil
+// without probe sections or with --use-dwarf-correlation.
+func showProbes(c *config, f *elf.File) (*pseudoprobe.Probes, error) {
+	if c.useDWARFCorrelation {
+		return nil, nil
+	}
+	return pseudoprobe.Open(f, c.binary, pseudoprobe.Options{FuncStartAddrs: pseudoprobe.SymbolStarts(f)})
+}
+
+// printProbeDescs prints the probe descriptors for --show-pseudo-probe
+// when a profile is generated (llvm-profgen prints them as it decodes the
+// probes).
+func printProbeDescs(c *config, bin *perfscript.Binary, w io.Writer) error {
+	if !c.showPseudoProbe || !bin.PseudoProbes {
+		return nil
+	}
+	f, err := elf.Open(c.binary)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	probes, err := showProbes(c, f)
+	if err != nil || probes == nil {
+		return err
+	}
+	_, err = io.WriteString(w, probes.DescString())
+	return err
+}
+
+// showDisassembly prints what llvm-profgen --show-disassembly-only prints:
+// with --show-pseudo-probe the probe descriptors first and each
+// instruction's probes before it. The instruction text is
+// golang.org/x/arch's AT&T syntax, not LLVM's printer's (addresses,
+// symbols, sections and probes are the same).
+func showDisassembly(c *config, w io.Writer) error {
+	f, err := elf.Open(c.binary)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var probes *pseudoprobe.Probes
+	if c.showPseudoProbe {
+		if probes, err = showProbes(c, f); err != nil {
+			return err
+		}
+	}
+	bw := bufio.NewWriter(w)
+	if probes != nil {
+		bw.WriteString(probes.DescString())
+	}
+	syms, err := symbolizer.SectionSymbols(f)
+	if err != nil {
+		return fmt.Errorf("%s: reading the symbol table: %v", c.binary, err)
+	}
+	fmt.Fprintf(bw, "\nDisassembly of %s:\n", c.binary)
+	var line []byte
+	for i, sec := range f.Sections {
+		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Type != elf.SHT_PROGBITS || sec.Size == 0 {
+			continue
+		}
+		fmt.Fprintf(bw, "\nDisassembly of section %s [0x%x, 0x%x]:\n\n", sec.Name, sec.Addr, sec.Addr+sec.Size)
+		if sec.Name == ".plt" {
+			continue
+		}
+		data, err := sec.Data()
+		if err != nil {
+			return fmt.Errorf("%s: section %s: %v", c.binary, sec.Name, err)
+		}
+		list := syms[i]
+		for j, sym := range list {
+			end := sec.Addr + sec.Size
+			if j+1 < len(list) {
+				end = list[j+1].Addr
+			}
+			fmt.Fprintf(bw, "<%s>:\n", sym.Name)
+			for pc := sym.Addr; pc < end && pc >= sec.Addr && pc-sec.Addr < uint64(len(data)); {
+				if probes != nil {
+					for _, q := range probes.At(pc) {
+						line = append(line[:0], " [Probe]:\t"...)
+						line = probes.AppendProbe(line, q)
+						line = append(line, '\n')
+						bw.Write(line)
+					}
+				}
+				text, size := symbolizer.DecodeInst(data[pc-sec.Addr:min(end, sec.Addr+uint64(len(data)))-sec.Addr], pc)
+				fmt.Fprintf(bw, "%8x:%s\n", pc, text)
+				pc += uint64(size)
+			}
+			bw.WriteString("\n")
+		}
+	}
+	return bw.Flush()
+}
