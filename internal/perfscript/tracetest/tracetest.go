@@ -63,7 +63,7 @@ func Build(t testing.TB, key string, sources []Source, traces []Trace) []Program
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(tracerData)
-	inputs := []string{"lbr-trace " + hex.EncodeToString(sum[:]), testenv.ToolOutput(t, "qemu-x86_64", "--version")}
+	inputs := []string{"lbr-trace " + hex.EncodeToString(sum[:]), testenv.ToolOutput(t, "qemu-x86_64", "--version"), "fixed env, ./NAME"}
 	type job struct {
 		name, dir string
 		argv      []string
@@ -84,6 +84,7 @@ func Build(t testing.TB, key string, sources []Source, traces []Trace) []Program
 			t.Fatal(err)
 		}
 		inputs = append(inputs, filepath.Base(src.File), string(text), testenv.Version(t, src.CC))
+		inputs = append(inputs, includedSources(t, src.File, string(text))...)
 		base := strings.TrimSuffix(filepath.Base(src.File), filepath.Ext(src.File))
 		for _, pie := range []string{"-fPIE -pie", "-fno-pie -no-pie"} {
 			kind := "pie"
@@ -155,12 +156,17 @@ func buildAndTrace(out, srcDir, tracer, name string, argv []string, traces []Tra
 				args = append(args, "--also", tr.Outputs[n]+"="+script)
 			}
 		}
-		args = append(args, "--", bin)
+		// The program runs as ./NAME in a fixed environment: ld.so's
+		// startup work (and so every branch after it) depends on the
+		// environment and on the path of the program, and the traces
+		// must not change from one machine or cache directory to another.
+		args = append(args, "--", "./"+name)
 		if tr.ProgArg != "" {
 			args = append(args, tr.ProgArg)
 		}
 		cmd := exec.Command(tracer, args...)
 		cmd.Dir = out
+		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin"}
 		if o, err := cmd.CombinedOutput(); err != nil {
 			return fmt.Errorf("lbr-trace %s: %v\n%s", strings.Join(args, " "), err, o)
 		}
@@ -187,4 +193,39 @@ func Seed(data []byte, samples, entries int) []byte {
 		}
 	}
 	return []byte(out.String())
+}
+
+// includedSources returns the name and text of every file a source pulls
+// in with #include "…" (relative to the including file, recursively), so
+// that editing an included test program changes the cache key too.
+func includedSources(t testing.TB, file, text string) []string {
+	t.Helper()
+	var out []string
+	seen := map[string]bool{}
+	var walk func(file, text string)
+	walk = func(file, text string) {
+		for _, line := range strings.Split(text, "\n") {
+			rest, ok := strings.CutPrefix(strings.TrimSpace(line), "#include \"")
+			if !ok {
+				continue
+			}
+			name, _, ok := strings.Cut(rest, "\"")
+			if !ok {
+				continue
+			}
+			path := filepath.Join(filepath.Dir(file), name)
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%s includes %s: %v", file, name, err)
+			}
+			out = append(out, name, string(data))
+			walk(path, string(data))
+		}
+	}
+	walk(file, text)
+	return out
 }
