@@ -464,7 +464,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		if !p.ProbeBased && !p.CS && !p.PreInlined {
 			return b
 		}
-		for _, fs := range p.metadataOrder(o.LLVM, sorted) {
+		for _, fs := range p.metadataOrder(o.LLVM) {
 			b = w.appendMetadata(b, fs, true)
 		}
 		return b
@@ -555,18 +555,15 @@ func (w *binWriter) appendMetadata(b []byte, fs *FunctionSamples, top bool) []by
 
 // metadataOrder is the order of the FuncMetadata records: libstdc++'s
 // iteration order of llvm-profdata's profile map when p.Funcs is the order
-// the reader inserted them in, for non-CS profiles of LLVM 19 and 22
-// (keys are MD5 hashes of the names). CS profiles and LLVM 16 key the map
-// by LLVM's hash_combine, which is not reproduced: their records come in
-// sortFuncProfiles order (sorted, which is p.Sorted()), and equal LLVM's
-// only as a set.
-func (p *Profile) metadataOrder(llvm int, sorted []*FunctionSamples) []*FunctionSamples {
-	if p.CS || llvm == 16 {
-		return sorted
+// the reader inserted them in (keys are SampleContext hashes, see
+// llvmhash.go).
+func (p *Profile) metadataOrder(llvm int) []*FunctionSamples {
+	if llvm == 0 {
+		llvm = 22
 	}
 	if p.merged {
 		// Funcs are in the order merge's map was filled (Merger).
-		return stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
+		return stdMapPass(p.Funcs, mapKey(llvm))
 	}
-	return stdMapOrder(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
+	return stdMapOrder(p.Funcs, mapKey(llvm))
 }

@@ -43,11 +43,8 @@ type ShowOptions struct {
 // read by the release's reader (Read with the same LLVM).
 //
 // The hot-function list orders functions of equal total samples as
-// LLVM's profile map iterates them. That order is reproduced for non-CS
-// profiles of LLVM 19 and 22 (a libstdc++ unordered_map over MD5 keys,
-// see stdhash.go); CS profiles and LLVM 16 key the map by LLVM's
-// hash_combine, which is not, so their ties come in sortFuncProfiles
-// order and equal LLVM's only as a set.
+// LLVM's profile map iterates them: a libstdc++ unordered_map (stdhash.go)
+// keyed by the context's hash (llvmhash.go).
 func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 	rel := o.LLVM
 	if rel == 0 {
@@ -218,10 +215,7 @@ func (fs *FunctionSamples) headEstimate(cs bool) uint64 {
 // showOrder is the order in which LLVM's reader map iterates p.Funcs (see
 // AppendShow).
 func (p *Profile) showOrder(rel int) []*FunctionSamples {
-	if p.CS || rel == 16 {
-		return p.Sorted()
-	}
-	return stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
+	return stdMapPass(p.Funcs, mapKey(rel))
 }
 
 // appendHotList is showHotFunctionList and dumpHotFunctionList; extra,
