@@ -78,7 +78,7 @@ func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 		b = s.print(b, fs, 0)
 	}
 	if o.TopN > 0 || o.HotList {
-		b = p.appendHotList(b, rel, o.TopN, extra)
+		b = p.appendHotList(b, rel, o.TopN, extra, o.Function)
 	}
 	return b
 }
@@ -212,15 +212,10 @@ func (fs *FunctionSamples) headEstimate(cs bool) uint64 {
 	return n
 }
 
-// showOrder is the order in which LLVM's reader map iterates p.Funcs (see
-// AppendShow).
-func (p *Profile) showOrder(rel int) []*FunctionSamples {
-	return stdMapPass(p.Funcs, mapKey(rel))
-}
-
 // appendHotList is showHotFunctionList and dumpHotFunctionList; extra,
-// if not nil, is one more profile in the map.
-func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples) []byte {
+// if not nil, is one more profile in the map, inserted last under the key
+// of extraName.
+func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples, extraName string) []byte {
 	sum := p.summary
 	if sum == nil {
 		sum = p.ComputeSummary()
@@ -238,10 +233,18 @@ func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples)
 	}
 	var rows []row
 	var total, hotTotal uint64
-	funcs := p.showOrder(rel)
+	// The reader's map, in its iteration order.
+	funcs := p.Funcs
 	if extra != nil {
-		funcs = append(funcs, extra)
+		funcs = append(slices.Clone(funcs), extra)
 	}
+	key := mapKey(rel)
+	funcs = stdMapPass(funcs, func(fs *FunctionSamples) uint64 {
+		if fs == extra {
+			return contextHash(&FunctionSamples{Name: Name(extraName)}, rel, FunctionID.MD5)
+		}
+		return key(fs)
+	})
 	for _, fs := range funcs {
 		total += fs.TotalSamples
 		var m uint64
