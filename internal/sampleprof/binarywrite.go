@@ -234,7 +234,7 @@ type secHdr struct {
 //
 // The FuncMetadata section lists functions in the order LLVM's
 // std::unordered_map iterates them after llvm-profdata merge read p (see
-// metadataOrder).
+// mapOrder).
 func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	if (o.VTables || o.SplitLayout) && o.LLVM != 0 && o.LLVM < 22 {
 		return b, ErrUnsupported // no reader before LLVM 22 knows them
@@ -304,7 +304,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	sumDone := make(chan struct{})
 	go func() {
 		defer close(sumDone)
-		sum = p.ComputeSummary()
+		sum = p.ComputeSummaryFor(o.LLVM)
 	}()
 	names := w.buildNameTable(p.Funcs)
 	sorted := p.Sorted()
@@ -464,7 +464,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		if !p.ProbeBased && !p.CS && !p.PreInlined {
 			return b
 		}
-		for _, fs := range p.metadataOrder(o.LLVM) {
+		for _, fs := range p.mapOrder(o.LLVM) {
 			b = w.appendMetadata(b, fs, true)
 		}
 		return b
@@ -553,13 +553,16 @@ func (w *binWriter) appendMetadata(b []byte, fs *FunctionSamples, top bool) []by
 	return b
 }
 
-// metadataOrder is the order of the FuncMetadata records: libstdc++'s
-// iteration order of llvm-profdata's profile map when p.Funcs is the order
-// the reader inserted them in (keys are SampleContext hashes, see
+// mapOrder is the order in which llvm-profdata-llvm's writer iterates its
+// profile map (the FuncMetadata records): libstdc++'s iteration order of
+// that map when p.Funcs is the order the reader inserted them in (keys are SampleContext hashes, see
 // llvmhash.go).
-func (p *Profile) metadataOrder(llvm int) []*FunctionSamples {
+func (p *Profile) mapOrder(llvm int) []*FunctionSamples {
 	if llvm == 0 {
 		llvm = 22
+	}
+	if p.lmap != nil && p.lmap.llvm == llvm {
+		return p.Funcs
 	}
 	if p.merged {
 		// Funcs are in the order merge's map was filled (Merger).

@@ -218,7 +218,7 @@ func (fs *FunctionSamples) headEstimate(cs bool) uint64 {
 func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples, extraName string) []byte {
 	sum := p.summary
 	if sum == nil {
-		sum = p.ComputeSummary()
+		sum = p.computeSummary(stdMapPass(p.Funcs, mapKey(rel)))
 	}
 	var threshold uint64
 	for _, e := range sum.Detailed {

@@ -17,11 +17,12 @@ import (
 // before the bucket's first node (beforeBegin for the bucket owning the
 // list's front, -1 for an empty bucket).
 type stdTable struct {
-	keys       []uint64
+	keys       []uint64 // by node; erased nodes stay, unlinked
 	next       []int32
 	head       int32 // _M_before_begin._M_nxt
 	buckets    []int32
 	nextResize uint64
+	count      int // nodes in the table
 }
 
 const beforeBegin = -2
@@ -52,7 +53,7 @@ func (t *stdTable) nextBucketCount(n uint64) uint64 {
 
 // needRehash is _Prime_rehash_policy::_M_need_rehash for one insertion.
 func (t *stdTable) needRehash() (uint64, bool) {
-	nElt := uint64(len(t.keys))
+	nElt := uint64(t.count)
 	nBkt := uint64(len(t.buckets))
 	if nElt+1 <= t.nextResize {
 		return 0, false
@@ -112,19 +113,20 @@ func (t *stdTable) setNext(n, to int32) {
 	}
 }
 
-// insert adds a key that is not in the table yet.
-func (t *stdTable) insert(key uint64) {
+// insert adds a key that is not in the table yet and returns its node.
+func (t *stdTable) insert(key uint64) int32 {
 	if n, ok := t.needRehash(); ok {
 		t.rehash(n)
 	}
 	node := int32(len(t.keys))
 	t.keys = append(t.keys, key)
 	t.next = append(t.next, -1)
+	t.count++
 	b := key % uint64(len(t.buckets))
 	if t.buckets[b] != -1 {
 		t.next[node] = t.nextOf(t.buckets[b])
 		t.setNext(t.buckets[b], node)
-		return
+		return node
 	}
 	t.next[node] = t.head
 	t.head = node
@@ -132,6 +134,32 @@ func (t *stdTable) insert(key uint64) {
 		t.buckets[t.keys[t.next[node]]%uint64(len(t.buckets))] = node
 	}
 	t.buckets[b] = beforeBegin
+	return node
+}
+
+// erase unlinks a node of the table (_Hashtable::_M_erase).
+func (t *stdTable) erase(node int32) {
+	n := uint64(len(t.buckets))
+	b := t.keys[node] % n
+	prev := t.buckets[b]
+	for t.nextOf(prev) != node {
+		prev = t.nextOf(prev)
+	}
+	next := t.next[node]
+	if prev == t.buckets[b] {
+		// node begins its bucket: the bucket may be empty now.
+		if next < 0 || t.keys[next]%n != b {
+			if next >= 0 {
+				t.buckets[t.keys[next]%n] = t.buckets[b]
+			}
+			t.buckets[b] = -1
+		}
+	} else if next >= 0 && t.keys[next]%n != b {
+		t.buckets[t.keys[next]%n] = prev
+	}
+	t.setNext(prev, next)
+	t.next[node] = -1
+	t.count--
 }
 
 // order returns the indexes (in insertion order) of the nodes in iteration

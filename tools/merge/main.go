@@ -103,6 +103,21 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.Sample.VTables, true, "Sample: write vtable type profiles (extbinary, LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.Sample.SymbolListFile, "<file>", "Sample: add the names in file (one a line) to the profile symbol list", "--prof-sym-list")
 	fs.BoolFlag(&c.Sample.DropSymbolList, true, "Sample: drop the inputs' profile symbol lists", "--drop-profile-symbol-list")
+	fs.BoolFlag(&c.Sample.MergeColdContext, true, "Sample, CS: merge contexts below the cold threshold into their last frames' context", "--sample-merge-cold-context")
+	fs.BoolFlag(&c.Sample.TrimColdContext, true, "Sample, CS: drop contexts (merged or not) below the cold threshold", "--sample-trim-cold-context")
+	fs.IntValue(&c.Sample.ColdContextFrameDepth, "<N>", "Sample, CS: frames a merged cold context keeps (default 1: the base profile)", "--sample-frame-depth-for-cold-context")
+	fs.Add(&cli.Option{Names: []string{"--convert-sample-profile-layout"}, Kind: cli.Value, MetaVar: "<nest|flat>",
+		Help: "Sample: nest a CS profile's contexts into inlinees, or flatten contexts and inlinees (flat: LLVM 19+)",
+		Set: func(_, v string) error {
+			c.Sample.Layout = v
+			return nil
+		}})
+	fs.Add(&cli.Option{Names: []string{"--gen-cs-nested-profile"}, Kind: cli.Flag,
+		Help: "Sample: LLVM 16's spelling of --convert-sample-profile-layout=nest",
+		Set: func(string, string) error {
+			c.Sample.Layout = "nest"
+			return nil
+		}})
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
