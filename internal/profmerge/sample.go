@@ -153,7 +153,7 @@ func runSample(opts Options, inputs []Input) error {
 		}
 	}
 	p := m.Profile()
-	if p.CS && (so.MergeColdContext || so.TrimColdContext) {
+	if so.MergeColdContext || so.TrimColdContext {
 		depth := so.ColdContextFrameDepth
 		if rel == 16 && depth > 1 {
 			// Measured: its trimmer merges into base profiles whatever
@@ -161,10 +161,13 @@ func runSample(opts Options, inputs []Input) error {
 			opts.Warnf("llvm-profdata-16 ignores --sample-frame-depth-for-cold-context=%d: cold contexts are merged into base profiles (use --llvm-version 19 or later)", depth)
 			depth = 1
 		}
-		p.TrimColdContexts(sampleprof.ColdContextOptions{
+		err := p.TrimColdContexts(sampleprof.ColdContextOptions{
 			Threshold: p.ComputeSummaryFor(rel).CountThreshold(sampleprof.ColdCutoff),
 			Trim:      so.TrimColdContext, Merge: so.MergeColdContext,
 			FrameDepth: depth, LLVM: rel})
+		if err != nil {
+			return fmt.Errorf("--sample-merge-cold-context: %w (llvm-profdata-%d crashes here; give --sample-trim-cold-context alone)", err, rel)
+		}
 	}
 	switch so.Layout {
 	case "flat":

@@ -167,11 +167,19 @@ type ColdContextOptions struct {
 	LLVM int
 }
 
-// TrimColdContexts is SampleContextTrimmer::trimAndMergeColdContextProfiles
-// on a CS profile (other profiles are left alone).
-func (p *Profile) TrimColdContexts(o ColdContextOptions) {
-	if !p.CS || !o.Trim && !o.Merge || o.Threshold == 0 {
-		return
+// ErrNoContexts is what TrimColdContexts returns when asked to merge cold
+// profiles of a profile without contexts (where llvm-profdata crashes).
+var ErrNoContexts = errorString("cannot merge cold contexts: the profile is not context-sensitive")
+
+// TrimColdContexts is SampleContextTrimmer::trimAndMergeColdContextProfiles.
+// As in llvm-profdata, Trim also drops the cold profiles of a profile
+// without contexts; merging them is ErrNoContexts (and changes nothing).
+func (p *Profile) TrimColdContexts(o ColdContextOptions) error {
+	if !o.Trim && !o.Merge || o.Threshold == 0 {
+		return nil
+	}
+	if !p.CS && o.Merge && slices.ContainsFunc(p.Funcs, func(fs *FunctionSamples) bool { return fs.TotalSamples < o.Threshold }) {
+		return ErrNoContexts
 	}
 	depth := max(o.FrameDepth, 1)
 	baseOnly := o.BaseOnly && !o.Merge
@@ -206,6 +214,7 @@ func (p *Profile) TrimColdContexts(o ColdContextOptions) {
 		dst.mergeKeep(fs)
 	}
 	p.setMap(m)
+	return nil
 }
 
 // Flatten is ProfileConverter::flattenProfile (--convert-sample-profile-layout=flat):
@@ -285,9 +294,17 @@ func (n *frameNode) child(loc LineLocation, fn FunctionID, llvm int) *frameNode 
 	return c
 }
 
-// callsiteHash is FunctionSamples::getCallSiteHash.
+// callsiteHash is FunctionSamples::getCallSiteHash: LLVM 19 and 22 hash
+// the callee and location as a context frame; LLVM 16 combines
+// std::hash<std::string> of the name with line<<32 | discriminator.
 func callsiteHash(fn FunctionID, loc LineLocation, llvm int) uint64 {
-	return frameHash(Frame{Func: fn, Loc: loc}, 19, FunctionID.MD5)
+	if llvm < 19 {
+		var buf [64]byte
+		name := stdHashBytes(fn.appendTo(buf[:0]))
+		id := uint64(loc.Line)<<32 | uint64(loc.Disc)
+		return name + id<<5 + id
+	}
+	return frameHash(Frame{Func: fn, Loc: loc}, llvm, FunctionID.MD5)
 }
 
 // NestOptions say what NestContexts does.

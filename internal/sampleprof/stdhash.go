@@ -1,9 +1,33 @@
 package sampleprof
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 )
+
+// stdHashBytes is libstdc++'s std::hash<std::string> on 64-bit hosts
+// (_Hash_bytes with seed 0xc70f6907, a MurmurHash64A variant).
+func stdHashBytes(b []byte) uint64 {
+	const mul = 0xc6a4a7935bd1e995
+	mix := func(v uint64) uint64 { return v ^ v>>47 }
+	n := len(b)
+	h := 0xc70f6907 ^ uint64(n)*mul
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		h ^= mix(binary.LittleEndian.Uint64(b[i:])*mul) * mul
+		h *= mul
+	}
+	if i < n {
+		var tail uint64
+		for j := n - 1; j >= i; j-- {
+			tail = tail<<8 | uint64(b[j])
+		}
+		h ^= tail
+		h *= mul
+	}
+	return mix(mix(h) * mul)
+}
 
 // LLVM's SampleProfileMap is a std::unordered_map keyed by a 64-bit hash of
 // the context, and the writer iterates it for the FuncMetadata section. With

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
@@ -105,7 +106,17 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.Sample.DropSymbolList, true, "Sample: drop the inputs' profile symbol lists", "--drop-profile-symbol-list")
 	fs.BoolFlag(&c.Sample.MergeColdContext, true, "Sample, CS: merge contexts below the cold threshold into their last frames' context", "--sample-merge-cold-context")
 	fs.BoolFlag(&c.Sample.TrimColdContext, true, "Sample, CS: drop contexts (merged or not) below the cold threshold", "--sample-trim-cold-context")
-	fs.IntValue(&c.Sample.ColdContextFrameDepth, "<N>", "Sample, CS: frames a merged cold context keeps (default 1: the base profile)", "--sample-frame-depth-for-cold-context")
+	fs.Add(&cli.Option{Names: []string{"--sample-frame-depth-for-cold-context"}, Kind: cli.Value, MetaVar: "<N>",
+		Help: "Sample, CS: frames a merged cold context keeps (default 1: the base profile)",
+		Set: func(name, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				// 0 makes llvm-profdata merge into an empty context.
+				return fmt.Errorf("want a number of frames, at least 1, but got %q", v)
+			}
+			c.Sample.ColdContextFrameDepth = n
+			return nil
+		}})
 	fs.Add(&cli.Option{Names: []string{"--convert-sample-profile-layout"}, Kind: cli.Value, MetaVar: "<nest|flat>",
 		Help: "Sample: nest a CS profile's contexts into inlinees, or flatten contexts and inlinees (flat: LLVM 19+)",
 		Set: func(_, v string) error {

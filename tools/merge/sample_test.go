@@ -321,3 +321,75 @@ func TestSampleUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleConvert: --sample-merge-cold-context, --sample-trim-cold-context,
+// --sample-frame-depth-for-cold-context and --convert-sample-profile-layout
+// (LLVM 16: --gen-cs-nested-profile) on merged weighted inputs write what
+// llvm-profdata-N writes (internal/sampleprof's TestConvertConformance
+// covers more profiles); their misuses are usage errors.
+func TestSampleConvert(t *testing.T) {
+	var n int
+	for _, rel := range sampleReleases {
+		sets := sampleInputs(t, rel)
+		nest := []string{"--convert-sample-profile-layout=nest"}
+		if rel == 16 {
+			nest = []string{"--gen-cs-nested-profile"}
+		}
+		flagSets := [][]string{{"--sample-merge-cold-context"}, {"--sample-trim-cold-context", "--sample-merge-cold-context"},
+			nest, append([]string{"--sample-merge-cold-context"}, nest...)}
+		if rel > 16 {
+			flagSets = append(flagSets, []string{"--convert-sample-profile-layout=flat"},
+				[]string{"--sample-merge-cold-context", "--sample-frame-depth-for-cold-context=2"})
+		}
+		for _, set := range []string{"cs-text", "cs-mixed", "probe-mixed"} {
+			var args []string
+			for _, in := range sets[set] {
+				args = append(args, fmt.Sprintf("--weighted-input=%d,%s", in.w, in.path))
+			}
+			for _, flags := range flagSets {
+				for _, format := range []string{"--text", "--extbinary"} {
+					all := append(append([]string{format}, flags...), args...)
+					what := fmt.Sprintf("LLVM %d %s %v", rel, set, all[:len(flags)+1])
+					want, msg, ok := llvmSample(t, rel, all...)
+					out := filepath.Join(t.TempDir(), "out")
+					_, stderr, code := runTool(t, append([]string{"--sample", "--llvm-version", fmt.Sprint(rel), "-o", out}, all...)...)
+					switch {
+					case !ok && code == 0:
+						t.Errorf("%s: llvm-profdata fails (%.200s), we do not", what, msg)
+					case ok && code != 0:
+						t.Errorf("%s: exit %d: %s", what, code, stderr)
+					case ok && !bytes.Equal(readFile(t, out), want):
+						t.Errorf("%s: output differs", what)
+					case ok:
+						n++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d outputs byte-identical", n)
+	basic := filepath.Join(sampleTestdata, "basic.txt")
+	out := filepath.Join(t.TempDir(), "out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--convert-sample-profile-layout=nested"}, "want nest or flat"},
+		{[]string{"--llvm-version=16", "--convert-sample-profile-layout=flat"}, "LLVM 19 and later"},
+		{[]string{"--sample-frame-depth-for-cold-context=-1"}, "at least 1"},
+		{[]string{"--sample-frame-depth-for-cold-context=0"}, "at least 1"},
+	} {
+		_, stderr, code := runTool(t, append(append([]string{"--sample", "-o", out}, c.args...), basic)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want usage error saying %q", c.args, code, stderr, c.want)
+		}
+	}
+	// llvm-profdata-16 merges cold contexts into base profiles whatever
+	// the depth: we do too, and say so.
+	cs := sampleInputs(t, 16)["cs-text"][0].path
+	want, _, _ := llvmSample(t, 16, "--text", "--sample-merge-cold-context", "--sample-frame-depth-for-cold-context=3", cs)
+	_, stderr, code := runTool(t, "--sample", "--llvm-version=16", "--text", "--sample-merge-cold-context", "--sample-frame-depth-for-cold-context=3", "-o", out, cs)
+	if code != 0 || !strings.Contains(stderr, "ignores --sample-frame-depth-for-cold-context") || !bytes.Equal(readFile(t, out), want) {
+		t.Errorf("LLVM 16 depth 3: exit %d, %q, same output %v", code, stderr, bytes.Equal(readFile(t, out), want))
+	}
+}
