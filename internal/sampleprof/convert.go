@@ -98,6 +98,13 @@ func (p *Profile) llvmMap(llvm int) *llvmMap {
 	return m
 }
 
+// SetGenerated marks p as filled by a tool that builds LLVM's profile map
+// itself, as llvm-profgen does: Funcs are in the order that map was
+// filled, which the converters and the FuncMetadata section follow. (A
+// profile read from a file is in its reader's order instead, and
+// llvm-profdata copies the reader's map into its own first.)
+func (p *Profile) SetGenerated() { p.merged = true }
+
 // setMap makes m p's profile map: Funcs in its iteration order.
 func (p *Profile) setMap(m *llvmMap) {
 	p.lmap = m

@@ -37,6 +37,12 @@ type ShowOptions struct {
 	// (--topn); HotList appends all of them (--hot-func-list).
 	TopN    int
 	HotList bool
+	// JSON prints the profiles as JSON instead (--json; not with
+	// Function).
+	JSON bool
+	// SymbolList appends the profile symbol list (--show-prof-sym-list);
+	// DetailedSummary appends the summary (--detailed-summary).
+	SymbolList, DetailedSummary bool
 }
 
 // AppendShow appends what `llvm-profdata show --sample` prints for p, as
@@ -52,7 +58,9 @@ func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 	}
 	s := shower{p: p, vtables: rel >= 22}
 	var extra *FunctionSamples
-	if !o.HasFunction {
+	if o.JSON {
+		b = p.AppendJSON(b)
+	} else if !o.HasFunction {
 		for _, fs := range p.Sorted() {
 			b = append(b, "Function: "...)
 			b = fs.appendContext(b)
@@ -76,6 +84,12 @@ func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 			fs = &FunctionSamples{}
 		}
 		b = s.print(b, fs, 0)
+	}
+	if o.SymbolList {
+		b = p.AppendSymbolList(b)
+	}
+	if o.DetailedSummary {
+		b = p.readerSummary(rel).AppendText(b, rel)
 	}
 	if o.TopN > 0 || o.HotList {
 		b = p.appendHotList(b, rel, o.TopN, extra, o.Function)
@@ -212,14 +226,20 @@ func (fs *FunctionSamples) headEstimate(cs bool) uint64 {
 	return n
 }
 
+// readerSummary is the summary release rel's reader reports: the one a
+// binary profile carries, or the one computed from its map.
+func (p *Profile) readerSummary(rel int) *Summary {
+	if p.summary != nil {
+		return p.summary
+	}
+	return p.computeSummary(stdMapPass(p.Funcs, mapKey(rel)))
+}
+
 // appendHotList is showHotFunctionList and dumpHotFunctionList; extra,
 // if not nil, is one more profile in the map, inserted last under the key
 // of extraName.
 func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples, extraName string) []byte {
-	sum := p.summary
-	if sum == nil {
-		sum = p.computeSummary(stdMapPass(p.Funcs, mapKey(rel)))
-	}
+	sum := p.readerSummary(rel)
 	var threshold uint64
 	for _, e := range sum.Detailed {
 		if e.Cutoff == hotFuncCutoff {

@@ -45,8 +45,8 @@ var readerDiffers = map[string]string{
 func TestShowConformance(t *testing.T) {
 	md5Main := strconv.FormatUint(MD5Hash("main"), 10)
 	textArgs := [][]string{{}, {"--topn=2"}, {"--hot-func-list"}, {"--function=main"}, {"--function=foo"},
-		{"--function=nothere", "--topn=3"}, {"--function=" + md5Main}}
-	binArgs := [][]string{{}, {"--topn=2"}, {"--function=main"}}
+		{"--function=nothere", "--topn=3"}, {"--function=" + md5Main}, {"--json"}, {"--detailed-summary", "--hot-func-list"}}
+	binArgs := [][]string{{}, {"--topn=2"}, {"--function=main"}, {"--json"}, {"--detailed-summary"}}
 	var exact, rejected int
 	for _, file := range textCorpus(t) {
 		bad := strings.HasPrefix(filepath.Base(file), "bad_")
@@ -113,6 +113,10 @@ func TestShowConformance(t *testing.T) {
 							o.HotList = true
 						case "--function":
 							o.Function, o.HasFunction = v, true
+						case "--json":
+							o.JSON = true
+						case "--detailed-summary":
+							o.DetailedSummary = true
 						}
 					}
 					got := string(p.AppendShow(nil, o))

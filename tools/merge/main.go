@@ -171,6 +171,11 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions", "--topn")
 	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
 	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
+	fs.BoolFlag(&so.AllFunctions, true, "Sample: show every function (overrides --function)", "--all-functions")
+	fs.BoolFlag(&so.JSON, true, "Sample: print the profiles as JSON", "--json")
+	fs.StringValue(&so.Format, "<text|json|yaml>", "Sample: output format (json as --json; yaml is not supported for samples)", "--show-format")
+	fs.BoolFlag(&so.SymbolList, true, "Sample: also print the profile symbol list (extbinary)", "--show-prof-sym-list")
+	fs.BoolFlag(&so.DetailedSummary, true, "Sample: also print the profile summary", "--detailed-summary")
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
