@@ -2,10 +2,15 @@ package sampleprof
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
 
 type binCase struct {
@@ -209,6 +214,65 @@ func TestCompressedAndSymbolList(t *testing.T) {
 			os.WriteFile(tmp, got, 0o644)
 			if txt, ok := llvmMerge(t, rel, tmp, "--text"); !ok || !bytes.Equal(txt, data) {
 				t.Errorf("LLVM %d cannot read our compressed profile: %s", rel, txt)
+			}
+		}
+	}
+}
+
+// TestTruncatedLastSection documents where we reject what llvm-profdata
+// accepts. The last section LLVM writes is the function offset table.
+// llvm-profdata-19 and -22 never read it (without an IR module they load
+// every function, SampleProfileReaderExtBinaryBase::readOneSection), and
+// no release checks a section's extent against the file size, so a file
+// cut into that table merges as if it were whole (LLVM 16 reads the table,
+// past the end of the buffer, and does not notice), while
+// one cut a few bytes deeper merges, in 19 and 22, into different counts
+// read from past the end of the buffer, with no error either. clang, which reads the table, would
+// read past the end too. A section that lies outside the file is an error
+// here, whichever section it is.
+func TestTruncatedLastSection(t *testing.T) {
+	data, err := os.ReadFile("testdata/text/basic.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range releases {
+		p, err := ReadText("basic.txt", data, ReadOptions{LLVM: rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		whole := filepath.Join(dir, "whole.prof")
+		os.WriteFile(whole, full, 0o644)
+		wholeText, _ := llvmMerge(t, rel, whole, "--text")
+		for _, cut := range []int{3, 10} {
+			short := filepath.Join(dir, fmt.Sprintf("cut%d.prof", cut))
+			os.WriteFile(short, full[:len(full)-cut], 0o644)
+			llvmText, llvmOK := llvmMerge(t, rel, short, "--text")
+			_, err := ReadExtBinary(short, full[:len(full)-cut], ReadOptions{LLVM: rel})
+			var de *decode.Error
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), "outside the file") {
+				t.Errorf("LLVM %d cut %d: got %v, want a section outside the file", rel, cut, err)
+			}
+			// What LLVM does, measured, so that a release that starts
+			// checking shows up here.
+			switch {
+			case cut == 3:
+				if !llvmOK || !bytes.Equal(llvmText, wholeText) {
+					t.Errorf("llvm-profdata-%d no longer reads a file cut into its function offset table as whole (ok %v)", rel, llvmOK)
+				}
+			case rel == 16:
+				// It reads the table, and the profiles through it.
+				if llvmOK {
+					t.Errorf("llvm-profdata-16 now accepts a file cut into its profiles")
+				}
+			default:
+				if !llvmOK || bytes.Equal(llvmText, wholeText) {
+					t.Errorf("llvm-profdata-%d cut into the profiles: ok %v, same as whole %v; it read past the end before", rel, llvmOK, bytes.Equal(llvmText, wholeText))
+				}
 			}
 		}
 	}

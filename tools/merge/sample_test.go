@@ -247,7 +247,8 @@ func TestSampleBadInputs(t *testing.T) {
 		}
 		// Not a cut into the last section: llvm-profdata-N reads past the
 		// end of such a file, where we report the section the table
-		// points outside the file.
+		// points outside the file (internal/sampleprof's
+		// TestTruncatedLastSection).
 		for _, cut := range []int{5, 40, len(full) / 2} {
 			trunc := filepath.Join(dir, fmt.Sprintf("a_trunc%d_%d.prof", rel, cut))
 			os.WriteFile(trunc, full[:cut], 0o644)
