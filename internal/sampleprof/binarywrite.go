@@ -299,12 +299,18 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	b = append(b, make([]byte, 32*len(layout))...)
 	hdrs := make([]secHdr, len(layout))
 
-	// The summary is computed while the names are collected and sorted.
+	// The summary is computed while the names are collected and sorted,
+	// and so is the order of LLVM's map, which the summary of a CS
+	// profile and the FuncMetadata section follow.
 	var sum *Summary
+	order := p.Funcs
 	sumDone := make(chan struct{})
 	go func() {
 		defer close(sumDone)
-		sum = p.ComputeSummaryFor(o.LLVM)
+		if p.CS || p.ProbeBased || p.PreInlined {
+			order = p.mapOrder(o.LLVM)
+		}
+		sum = p.computeSummary(order)
 	}()
 	names := w.buildNameTable(p.Funcs)
 	sorted := p.Sorted()
@@ -464,7 +470,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		if !p.ProbeBased && !p.CS && !p.PreInlined {
 			return b
 		}
-		for _, fs := range p.mapOrder(o.LLVM) {
+		for _, fs := range order {
 			b = w.appendMetadata(b, fs, true)
 		}
 		return b

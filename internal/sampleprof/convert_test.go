@@ -165,3 +165,34 @@ func TestConvertConformance(t *testing.T) {
 	}
 	t.Logf("%d outputs byte-identical, %d where llvm-profdata crashes and we refuse", exact, crashes)
 }
+
+// TestConvertCorpus runs every conversion on every profile of the text
+// corpus (odd ones included) and reads back what is written: no panics,
+// and the output is a profile again.
+func TestConvertCorpus(t *testing.T) {
+	for _, file := range textCorpus(t) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rel := range releases {
+			for _, c := range convertCases {
+				p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+				if err != nil {
+					continue
+				}
+				if err := c.apply(p, rel); err != nil && !errors.Is(err, ErrNoContexts) {
+					t.Errorf("%s %s LLVM %d: %v", filepath.Base(file), c.name, rel, err)
+				}
+				out, err := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+				if err != nil {
+					t.Errorf("%s %s LLVM %d: %v", filepath.Base(file), c.name, rel, err)
+					continue
+				}
+				if _, err := ReadExtBinary("out", out, ReadOptions{LLVM: rel}); err != nil {
+					t.Errorf("%s %s LLVM %d: reading back: %v", filepath.Base(file), c.name, rel, err)
+				}
+			}
+		}
+	}
+}

@@ -185,7 +185,20 @@ func contextHash(fs *FunctionSamples, llvm int, md5 func(FunctionID) uint64) uin
 	return llvmHashBytes(b)
 }
 
-// mapKey returns the key function of LLVM's profile map in release llvm.
+// mapKey returns the key function of LLVM's profile map in release llvm
+// (which remembers the MD5s of the names it has seen).
 func mapKey(llvm int) func(*FunctionSamples) uint64 {
-	return func(fs *FunctionSamples) uint64 { return contextHash(fs, llvm, FunctionID.MD5) }
+	md5s := map[string]uint64{}
+	md5 := func(f FunctionID) uint64 {
+		if f.isHash {
+			return f.hash
+		}
+		h, ok := md5s[f.name]
+		if !ok {
+			h = MD5Hash(f.name)
+			md5s[f.name] = h
+		}
+		return h
+	}
+	return func(fs *FunctionSamples) uint64 { return contextHash(fs, llvm, md5) }
 }

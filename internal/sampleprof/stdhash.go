@@ -203,18 +203,33 @@ func stdMapOrder(fs []*FunctionSamples, key func(*FunctionSamples) uint64) []*Fu
 	return stdMapPass(stdMapPass(fs, key), key)
 }
 
+// find returns the node of key, or -1.
+func (t *stdTable) find(key uint64) int32 {
+	n := uint64(len(t.buckets))
+	b := key % n
+	if t.buckets[b] == -1 {
+		return -1
+	}
+	for p := t.nextOf(t.buckets[b]); p >= 0 && t.keys[p]%n == b; p = t.next[p] {
+		if t.keys[p] == key {
+			return p
+		}
+	}
+	return -1
+}
+
 // stdMapPass returns the order in which a std::unordered_map iterates fs
 // inserted in the given order (a repeated key keeps its first).
 func stdMapPass(in []*FunctionSamples, key func(*FunctionSamples) uint64) []*FunctionSamples {
 	t := newStdTable()
-	seen := make(map[uint64]bool, len(in))
-	var kept []*FunctionSamples
+	t.keys = make([]uint64, 0, len(in))
+	t.next = make([]int32, 0, len(in))
+	kept := make([]*FunctionSamples, 0, len(in))
 	for _, f := range in {
 		k := key(f)
-		if seen[k] {
+		if t.find(k) >= 0 {
 			continue
 		}
-		seen[k] = true
 		t.insert(k)
 		kept = append(kept, f)
 	}
