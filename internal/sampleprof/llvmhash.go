@@ -188,8 +188,14 @@ func contextHash(fs *FunctionSamples, llvm int, md5 func(FunctionID) uint64) uin
 // mapKey returns the key function of LLVM's profile map in release llvm
 // (which remembers the MD5s of the names it has seen).
 func mapKey(llvm int) func(*FunctionSamples) uint64 {
+	md5 := md5Memo()
+	return func(fs *FunctionSamples) uint64 { return contextHash(fs, llvm, md5) }
+}
+
+// md5Memo returns FunctionID.MD5 remembering the names it has hashed.
+func md5Memo() func(FunctionID) uint64 {
 	md5s := map[string]uint64{}
-	md5 := func(f FunctionID) uint64 {
+	return func(f FunctionID) uint64 {
 		if f.isHash {
 			return f.hash
 		}
@@ -200,5 +206,4 @@ func mapKey(llvm int) func(*FunctionSamples) uint64 {
 		}
 		return h
 	}
-	return func(fs *FunctionSamples) uint64 { return contextHash(fs, llvm, md5) }
 }

@@ -72,18 +72,7 @@ func (p *Profile) computeSummary(funcs []*FunctionSamples) *Summary {
 		// that a function named in one context and hashed in another
 		// (merged inputs) is one. Only what the summary reads is merged
 		// (mergeCounts), and a function of one context is taken as it is.
-		md5s := map[string]uint64{}
-		key := func(f FunctionID) uint64 {
-			if f.isHash {
-				return f.hash
-			}
-			h, ok := md5s[f.name]
-			if !ok {
-				h = MD5Hash(f.name)
-				md5s[f.name] = h
-			}
-			return h
-		}
+		key := md5Memo()
 		type group struct {
 			first, flat *FunctionSamples
 		}
