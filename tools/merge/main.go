@@ -3,9 +3,12 @@
 //
 //	merge -o OUT --profiled-binary BIN [--llvm-version 16|19|22] RAW...
 //	merge show --memory [--profiled-binary BIN] FILE
-//	merge show --sample [--function NAME] [--topn N] [--show-sec-info-only] FILE
+//	merge show --sample [--function NAME] [--topn N] [--json] [--detailed-summary]
+//	           [--show-prof-sym-list] [--show-sec-info-only] FILE
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
+//	      [--sample-merge-cold-context] [--sample-trim-cold-context]
+//	      [--convert-sample-profile-layout=nest|flat]
 //
 // Raw MemProf profiles (.memprofraw) from the compiler-rt heap profiler are
 // symbolized against the profiled binary and written as an indexed
@@ -60,7 +63,8 @@ Examples:
   merge --llvm-version 19 --memprof-version 3 -o out.profdata --profiled-binary app RAW...
   merge show --memory --profiled-binary app app.memprofraw.123
   merge --sample --extbinary -o app.prof perf1.prof --weighted-input 2,perf2.prof
-  merge --sample --text --llvm-version 16 -o app.txt --weighted-input 3,a.prof b.prof`
+  merge --sample --text --llvm-version 16 -o app.txt --weighted-input 3,a.prof b.prof
+  merge --sample --extbinary --sample-merge-cold-context --convert-sample-profile-layout=nest -o nested.prof cs.prof`
 
 var mergeFooter = llvmrelease.VersionsHelp() + `
 
