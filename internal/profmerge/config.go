@@ -64,6 +64,9 @@ func (c *Config) Options() (Options, error) {
 			return Options{}, cli.Usagef("%s: llvm-profdata-%d has no such option (LLVM 22 and later)", f.name, c.LLVMRelease)
 		}
 	}
+	if err := c.Sample.validate(c.LLVMRelease); err != nil {
+		return Options{}, err
+	}
 	fm, err := ParseFailureMode(c.FailureMode)
 	if err != nil {
 		return Options{}, cli.Usagef("%v", err)

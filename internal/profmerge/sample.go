@@ -33,6 +33,36 @@ type SampleOptions struct {
 	// SymbolListFile is --prof-sym-list: names added to the profile
 	// symbol list, one a line.
 	SymbolListFile string
+	// MergeColdContext and TrimColdContext are
+	// --sample-merge-cold-context and --sample-trim-cold-context: CS
+	// contexts below the profile's cold count threshold are merged into
+	// the context of their last ColdContextFrameDepth frames
+	// (--sample-frame-depth-for-cold-context; 0 means 1, the base
+	// profile) and/or dropped.
+	MergeColdContext, TrimColdContext bool
+	ColdContextFrameDepth             int
+	// Layout is --convert-sample-profile-layout (LLVM 19, 22; LLVM 16's
+	// --gen-cs-nested-profile is "nest"): "nest" nests a CS profile's
+	// contexts into inlinees, "flat" flattens contexts or inlinees into
+	// one profile per function.
+	Layout string
+}
+
+// validate checks the options against what llvm-profdata-rel has.
+func (so *SampleOptions) validate(rel int) error {
+	switch so.Layout {
+	case "", "nest":
+	case "flat":
+		if rel < 19 {
+			return cli.Usagef("--convert-sample-profile-layout=flat: llvm-profdata-%d has no such option (LLVM 19 and later)", rel)
+		}
+	default:
+		return cli.Usagef("--convert-sample-profile-layout=%s: want nest or flat", so.Layout)
+	}
+	if so.ColdContextFrameDepth < 0 {
+		return cli.Usagef("--sample-frame-depth-for-cold-context=%d: want a number of frames, at least 1", so.ColdContextFrameDepth)
+	}
+	return nil
 }
 
 // sniffSample reports which inputs are sample profiles and which are
@@ -124,6 +154,28 @@ func runSample(opts Options, inputs []Input) error {
 		}
 	}
 	p := m.Profile()
+	if so.MergeColdContext || so.TrimColdContext {
+		depth := so.ColdContextFrameDepth
+		if rel == 16 && depth > 1 {
+			// Measured: its trimmer merges into base profiles whatever
+			// the option says.
+			opts.Warnf("llvm-profdata-16 ignores --sample-frame-depth-for-cold-context=%d: cold contexts are merged into base profiles (use --llvm-version 19 or later)", depth)
+			depth = 1
+		}
+		err := p.TrimColdContexts(sampleprof.ColdContextOptions{
+			Threshold: p.ComputeSummaryFor(rel).CountThreshold(sampleprof.ColdCutoff),
+			Trim:      so.TrimColdContext, Merge: so.MergeColdContext,
+			FrameDepth: depth, LLVM: rel})
+		if err != nil {
+			return fmt.Errorf("--sample-merge-cold-context: %w (llvm-profdata-%d crashes here; give --sample-trim-cold-context alone)", err, rel)
+		}
+	}
+	switch so.Layout {
+	case "flat":
+		p.Flatten(rel)
+	case "nest":
+		p.NestContexts(sampleprof.NestOptions{LLVM: rel})
+	}
 	// What the inputs left is garbage now: collect it, for the writer's
 	// buffers to reuse its memory rather than add to the peak.
 	runtime.GC()

@@ -65,7 +65,13 @@ type SampleShowOptions struct {
 	// SectionInfoOnly prints the extbinary section table instead
 	// (--show-sec-info-only); other encodings get a warning and nothing.
 	SectionInfoOnly bool
-	Warnf           func(format string, args ...any)
+	// AllFunctions (--all-functions) prints every profile even with a
+	// Function, which it overrides with a warning.
+	AllFunctions bool
+	// Format is --show-format: "" or text, json (as --json), yaml (an
+	// error for sample profiles, as in LLVM).
+	Format string
+	Warnf  func(format string, args ...any)
 }
 
 // ShowSample writes what `llvm-profdata show --sample` of release
@@ -78,6 +84,22 @@ func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 	enc := sampleprof.Detect(data)
 	if enc == sampleprof.FormatUnknown {
 		return errors.New(path + ": unrecognized sample profile encoding format")
+	}
+	switch o.Format {
+	case "", "text":
+	case "json":
+		o.JSON = true
+	case "yaml":
+		return errors.New("YAML output is not supported for sample profiles")
+	default:
+		return fmt.Errorf("--show-format=%s: want text, json or yaml", o.Format)
+	}
+	if o.AllFunctions && o.HasFunction {
+		o.Warnf("-function argument ignored: showing all functions")
+		o.HasFunction = false
+	}
+	if o.JSON && o.HasFunction {
+		return errors.New("the JSON format is supported only when all functions are to be printed (drop --function or give --all-functions)")
 	}
 	var out []byte
 	if o.SectionInfoOnly {
@@ -94,6 +116,9 @@ func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 		p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: o.LLVM})
 		if err != nil {
 			return err
+		}
+		if o.SymbolList && len(p.SymbolList) == 0 {
+			return errors.New(path + ": --show-prof-sym-list: the profile has no profile symbol list (llvm-profdata crashes here)")
 		}
 		out = p.AppendShow(nil, o.ShowOptions)
 	}

@@ -234,7 +234,7 @@ type secHdr struct {
 //
 // The FuncMetadata section lists functions in the order LLVM's
 // std::unordered_map iterates them after llvm-profdata merge read p (see
-// metadataOrder).
+// mapOrder).
 func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	if (o.VTables || o.SplitLayout) && o.LLVM != 0 && o.LLVM < 22 {
 		return b, ErrUnsupported // no reader before LLVM 22 knows them
@@ -299,12 +299,18 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	b = append(b, make([]byte, 32*len(layout))...)
 	hdrs := make([]secHdr, len(layout))
 
-	// The summary is computed while the names are collected and sorted.
+	// The summary is computed while the names are collected and sorted,
+	// and so is the order of LLVM's map, which the summary of a CS
+	// profile and the FuncMetadata section follow.
 	var sum *Summary
+	order := p.Funcs
 	sumDone := make(chan struct{})
 	go func() {
 		defer close(sumDone)
-		sum = p.ComputeSummary()
+		if p.CS || p.ProbeBased || p.PreInlined {
+			order = p.mapOrder(o.LLVM)
+		}
+		sum = p.computeSummary(order)
 	}()
 	names := w.buildNameTable(p.Funcs)
 	sorted := p.Sorted()
@@ -464,7 +470,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		if !p.ProbeBased && !p.CS && !p.PreInlined {
 			return b
 		}
-		for _, fs := range p.metadataOrder(o.LLVM, sorted) {
+		for _, fs := range order {
 			b = w.appendMetadata(b, fs, true)
 		}
 		return b
@@ -553,20 +559,20 @@ func (w *binWriter) appendMetadata(b []byte, fs *FunctionSamples, top bool) []by
 	return b
 }
 
-// metadataOrder is the order of the FuncMetadata records: libstdc++'s
-// iteration order of llvm-profdata's profile map when p.Funcs is the order
-// the reader inserted them in, for non-CS profiles of LLVM 19 and 22
-// (keys are MD5 hashes of the names). CS profiles and LLVM 16 key the map
-// by LLVM's hash_combine, which is not reproduced: their records come in
-// sortFuncProfiles order (sorted, which is p.Sorted()), and equal LLVM's
-// only as a set.
-func (p *Profile) metadataOrder(llvm int, sorted []*FunctionSamples) []*FunctionSamples {
-	if p.CS || llvm == 16 {
-		return sorted
+// mapOrder is the order in which llvm-profdata-llvm's writer iterates its
+// profile map (the FuncMetadata records): libstdc++'s iteration order of
+// that map when p.Funcs is the order the reader inserted them in (keys are SampleContext hashes, see
+// llvmhash.go).
+func (p *Profile) mapOrder(llvm int) []*FunctionSamples {
+	if llvm == 0 {
+		llvm = 22
+	}
+	if p.lmap != nil && p.lmap.llvm == llvm {
+		return p.Funcs
 	}
 	if p.merged {
 		// Funcs are in the order merge's map was filled (Merger).
-		return stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
+		return stdMapPass(p.Funcs, mapKey(llvm))
 	}
-	return stdMapOrder(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
+	return stdMapOrder(p.Funcs, mapKey(llvm))
 }

@@ -145,10 +145,8 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 		llvm = 22
 	}
 	byMD5 := !p.CS && llvm >= 19
-	order := p.Funcs
-	if byMD5 {
-		order = stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return m.md5(fs.Name) })
-	}
+	// The input's profiles, in its reader map's order.
+	order := stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return contextHash(fs, llvm, m.md5) })
 	for _, fs := range order {
 		var dst *FunctionSamples
 		switch {

@@ -252,6 +252,9 @@ type Profile struct {
 	// merged: Funcs are in the insertion order of llvm-profdata merge's
 	// own map, not of a reader's (see Merger).
 	merged bool
+	// lmap, once a conversion (convert.go) changed the profile map: the
+	// map, whose iteration order Funcs are in.
+	lmap *llvmMap
 	// summary: the summary a binary profile carries (nil for text), what
 	// LLVM's reader reports instead of computing one.
 	summary *Summary

@@ -37,17 +37,20 @@ type ShowOptions struct {
 	// (--topn); HotList appends all of them (--hot-func-list).
 	TopN    int
 	HotList bool
+	// JSON prints the profiles as JSON instead (--json; not with
+	// Function).
+	JSON bool
+	// SymbolList appends the profile symbol list (--show-prof-sym-list);
+	// DetailedSummary appends the summary (--detailed-summary).
+	SymbolList, DetailedSummary bool
 }
 
 // AppendShow appends what `llvm-profdata show --sample` prints for p, as
 // read by the release's reader (Read with the same LLVM).
 //
 // The hot-function list orders functions of equal total samples as
-// LLVM's profile map iterates them. That order is reproduced for non-CS
-// profiles of LLVM 19 and 22 (a libstdc++ unordered_map over MD5 keys,
-// see stdhash.go); CS profiles and LLVM 16 key the map by LLVM's
-// hash_combine, which is not, so their ties come in sortFuncProfiles
-// order and equal LLVM's only as a set.
+// LLVM's profile map iterates them: a libstdc++ unordered_map (stdhash.go)
+// keyed by the context's hash (llvmhash.go).
 func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 	rel := o.LLVM
 	if rel == 0 {
@@ -55,7 +58,9 @@ func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 	}
 	s := shower{p: p, vtables: rel >= 22}
 	var extra *FunctionSamples
-	if !o.HasFunction {
+	if o.JSON {
+		b = p.AppendJSON(b)
+	} else if !o.HasFunction {
 		for _, fs := range p.Sorted() {
 			b = append(b, "Function: "...)
 			b = fs.appendContext(b)
@@ -80,8 +85,14 @@ func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 		}
 		b = s.print(b, fs, 0)
 	}
+	if o.SymbolList {
+		b = p.AppendSymbolList(b)
+	}
+	if o.DetailedSummary {
+		b = p.readerSummary(rel).AppendText(b, rel)
+	}
 	if o.TopN > 0 || o.HotList {
-		b = p.appendHotList(b, rel, o.TopN, extra)
+		b = p.appendHotList(b, rel, o.TopN, extra, o.Function)
 	}
 	return b
 }
@@ -215,22 +226,20 @@ func (fs *FunctionSamples) headEstimate(cs bool) uint64 {
 	return n
 }
 
-// showOrder is the order in which LLVM's reader map iterates p.Funcs (see
-// AppendShow).
-func (p *Profile) showOrder(rel int) []*FunctionSamples {
-	if p.CS || rel == 16 {
-		return p.Sorted()
+// readerSummary is the summary release rel's reader reports: the one a
+// binary profile carries, or the one computed from its map.
+func (p *Profile) readerSummary(rel int) *Summary {
+	if p.summary != nil {
+		return p.summary
 	}
-	return stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return fs.Name.MD5() })
+	return p.computeSummary(stdMapPass(p.Funcs, mapKey(rel)))
 }
 
 // appendHotList is showHotFunctionList and dumpHotFunctionList; extra,
-// if not nil, is one more profile in the map.
-func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples) []byte {
-	sum := p.summary
-	if sum == nil {
-		sum = p.ComputeSummary()
-	}
+// if not nil, is one more profile in the map, inserted last under the key
+// of extraName.
+func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples, extraName string) []byte {
+	sum := p.readerSummary(rel)
 	var threshold uint64
 	for _, e := range sum.Detailed {
 		if e.Cutoff == hotFuncCutoff {
@@ -244,10 +253,18 @@ func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples)
 	}
 	var rows []row
 	var total, hotTotal uint64
-	funcs := p.showOrder(rel)
+	// The reader's map, in its iteration order.
+	funcs := p.Funcs
 	if extra != nil {
-		funcs = append(funcs, extra)
+		funcs = append(slices.Clone(funcs), extra)
 	}
+	key := mapKey(rel)
+	funcs = stdMapPass(funcs, func(fs *FunctionSamples) uint64 {
+		if fs == extra {
+			return contextHash(&FunctionSamples{Name: Name(extraName)}, rel, FunctionID.MD5)
+		}
+		return key(fs)
+	})
 	for _, fs := range funcs {
 		total += fs.TotalSamples
 		var m uint64

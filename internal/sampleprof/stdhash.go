@@ -1,9 +1,33 @@
 package sampleprof
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 )
+
+// stdHashBytes is libstdc++'s std::hash<std::string> on 64-bit hosts
+// (_Hash_bytes with seed 0xc70f6907, a MurmurHash64A variant).
+func stdHashBytes(b []byte) uint64 {
+	const mul = 0xc6a4a7935bd1e995
+	mix := func(v uint64) uint64 { return v ^ v>>47 }
+	n := len(b)
+	h := 0xc70f6907 ^ uint64(n)*mul
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		h ^= mix(binary.LittleEndian.Uint64(b[i:])*mul) * mul
+		h *= mul
+	}
+	if i < n {
+		var tail uint64
+		for j := n - 1; j >= i; j-- {
+			tail = tail<<8 | uint64(b[j])
+		}
+		h ^= tail
+		h *= mul
+	}
+	return mix(mix(h) * mul)
+}
 
 // LLVM's SampleProfileMap is a std::unordered_map keyed by a 64-bit hash of
 // the context, and the writer iterates it for the FuncMetadata section. With
@@ -17,11 +41,12 @@ import (
 // before the bucket's first node (beforeBegin for the bucket owning the
 // list's front, -1 for an empty bucket).
 type stdTable struct {
-	keys       []uint64
+	keys       []uint64 // by node; erased nodes stay, unlinked
 	next       []int32
 	head       int32 // _M_before_begin._M_nxt
 	buckets    []int32
 	nextResize uint64
+	count      int // nodes in the table
 }
 
 const beforeBegin = -2
@@ -52,7 +77,7 @@ func (t *stdTable) nextBucketCount(n uint64) uint64 {
 
 // needRehash is _Prime_rehash_policy::_M_need_rehash for one insertion.
 func (t *stdTable) needRehash() (uint64, bool) {
-	nElt := uint64(len(t.keys))
+	nElt := uint64(t.count)
 	nBkt := uint64(len(t.buckets))
 	if nElt+1 <= t.nextResize {
 		return 0, false
@@ -112,19 +137,20 @@ func (t *stdTable) setNext(n, to int32) {
 	}
 }
 
-// insert adds a key that is not in the table yet.
-func (t *stdTable) insert(key uint64) {
+// insert adds a key that is not in the table yet and returns its node.
+func (t *stdTable) insert(key uint64) int32 {
 	if n, ok := t.needRehash(); ok {
 		t.rehash(n)
 	}
 	node := int32(len(t.keys))
 	t.keys = append(t.keys, key)
 	t.next = append(t.next, -1)
+	t.count++
 	b := key % uint64(len(t.buckets))
 	if t.buckets[b] != -1 {
 		t.next[node] = t.nextOf(t.buckets[b])
 		t.setNext(t.buckets[b], node)
-		return
+		return node
 	}
 	t.next[node] = t.head
 	t.head = node
@@ -132,6 +158,32 @@ func (t *stdTable) insert(key uint64) {
 		t.buckets[t.keys[t.next[node]]%uint64(len(t.buckets))] = node
 	}
 	t.buckets[b] = beforeBegin
+	return node
+}
+
+// erase unlinks a node of the table (_Hashtable::_M_erase).
+func (t *stdTable) erase(node int32) {
+	n := uint64(len(t.buckets))
+	b := t.keys[node] % n
+	prev := t.buckets[b]
+	for t.nextOf(prev) != node {
+		prev = t.nextOf(prev)
+	}
+	next := t.next[node]
+	if prev == t.buckets[b] {
+		// node begins its bucket: the bucket may be empty now.
+		if next < 0 || t.keys[next]%n != b {
+			if next >= 0 {
+				t.buckets[t.keys[next]%n] = t.buckets[b]
+			}
+			t.buckets[b] = -1
+		}
+	} else if next >= 0 && t.keys[next]%n != b {
+		t.buckets[t.keys[next]%n] = prev
+	}
+	t.setNext(prev, next)
+	t.next[node] = -1
+	t.count--
 }
 
 // order returns the indexes (in insertion order) of the nodes in iteration
@@ -151,18 +203,33 @@ func stdMapOrder(fs []*FunctionSamples, key func(*FunctionSamples) uint64) []*Fu
 	return stdMapPass(stdMapPass(fs, key), key)
 }
 
+// find returns the node of key, or -1.
+func (t *stdTable) find(key uint64) int32 {
+	n := uint64(len(t.buckets))
+	b := key % n
+	if t.buckets[b] == -1 {
+		return -1
+	}
+	for p := t.nextOf(t.buckets[b]); p >= 0 && t.keys[p]%n == b; p = t.next[p] {
+		if t.keys[p] == key {
+			return p
+		}
+	}
+	return -1
+}
+
 // stdMapPass returns the order in which a std::unordered_map iterates fs
 // inserted in the given order (a repeated key keeps its first).
 func stdMapPass(in []*FunctionSamples, key func(*FunctionSamples) uint64) []*FunctionSamples {
 	t := newStdTable()
-	seen := make(map[uint64]bool, len(in))
-	var kept []*FunctionSamples
+	t.keys = make([]uint64, 0, len(in))
+	t.next = make([]int32, 0, len(in))
+	kept := make([]*FunctionSamples, 0, len(in))
 	for _, f := range in {
 		k := key(f)
-		if seen[k] {
+		if t.find(k) >= 0 {
 			continue
 		}
-		seen[k] = true
 		t.insert(k)
 		kept = append(kept, f)
 	}

@@ -50,33 +50,35 @@ func (b *summaryBuilder) addRecord(fs *FunctionSamples, callsite bool) {
 	}
 }
 
-// ComputeSummary computes the summary of p as llvm-profdata does when it
-// writes p: CS profiles are first flattened to one profile per function.
-func (p *Profile) ComputeSummary() *Summary {
+// ComputeSummary computes the summary of p as llvm-profdata-22 does when
+// it writes p: CS profiles are first flattened to one profile per
+// function.
+func (p *Profile) ComputeSummary() *Summary { return p.ComputeSummaryFor(22) }
+
+// ComputeSummaryFor is ComputeSummary as llvm-profdata of release llvm
+// computes it. (Releases differ only in the order the contexts of a
+// function of a CS profile are merged in, which decides which one's
+// checksum wins when they differ.)
+func (p *Profile) ComputeSummaryFor(llvm int) *Summary {
+	return p.computeSummary(p.mapOrder(llvm))
+}
+
+// computeSummary computes the summary of top-level profiles funcs, in the
+// order LLVM's profile map holds them.
+func (p *Profile) computeSummary(funcs []*FunctionSamples) *Summary {
 	var b summaryBuilder
 	if p.CS {
 		// Keyed as LLVM's SampleProfileMap: by the MD5 of the name, so
 		// that a function named in one context and hashed in another
 		// (merged inputs) is one. Only what the summary reads is merged
 		// (mergeCounts), and a function of one context is taken as it is.
-		md5s := map[string]uint64{}
-		key := func(f FunctionID) uint64 {
-			if f.isHash {
-				return f.hash
-			}
-			h, ok := md5s[f.name]
-			if !ok {
-				h = MD5Hash(f.name)
-				md5s[f.name] = h
-			}
-			return h
-		}
+		key := md5Memo()
 		type group struct {
 			first, flat *FunctionSamples
 		}
 		flat := map[uint64]*group{}
 		var order []*group
-		for _, fs := range p.Funcs {
+		for _, fs := range funcs {
 			k := key(fs.Name)
 			g := flat[k]
 			switch {
@@ -99,7 +101,7 @@ func (p *Profile) ComputeSummary() *Summary {
 			}
 		}
 	} else {
-		for _, fs := range p.Funcs {
+		for _, fs := range funcs {
 			b.addRecord(fs, false)
 		}
 	}

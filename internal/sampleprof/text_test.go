@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,7 +55,42 @@ func textCorpus(t *testing.T) []string {
 		}
 		files = append(files, name)
 	}
+	hashCases := genHashCases()
+	for _, name := range slices.Sorted(maps.Keys(hashCases)) {
+		data := hashCases[name]
+		name = filepath.Join(dir, name)
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, name)
+	}
 	return files
+}
+
+// genHashCases writes profiles whose FuncMetadata order and hot-list ties
+// follow LLVM's hash of every length class (llvmhash.go): CS contexts of 1
+// to 20 frames (frame hashes of 8 to 160 bytes), and probe-based
+// functions whose names have 1 to 99 bytes (LLVM 16 hashes the names),
+// many of equal total samples.
+func genHashCases() map[string][]byte {
+	r := newRand(99)
+	var deep, names bytes.Buffer
+	fns := []string{"main", "foo", "_Z3bazv", "q", strings.Repeat("long_name_", 7), strings.Repeat("m", 25)}
+	for i := range 80 {
+		var frames []string
+		for range i % 20 {
+			frames = append(frames, fmt.Sprintf("%s:%d", fns[r.Intn(len(fns))], r.Intn(9)))
+			if r.Intn(3) == 0 {
+				frames[len(frames)-1] += fmt.Sprintf(".%d", 1+r.Intn(3))
+			}
+		}
+		frames = append(frames, fns[r.Intn(len(fns))])
+		fmt.Fprintf(&deep, "[%s]:%d:1\n 1: 5\n !CFGChecksum: 5\n", strings.Join(frames, " @ "), 100*r.Intn(5))
+	}
+	for i := range 150 {
+		fmt.Fprintf(&names, "%s%d:%d:1\n 1: 5\n !CFGChecksum: 5\n", strings.Repeat("f", r.Intn(98)), i, 100*r.Intn(5))
+	}
+	return map[string][]byte{"hash_deep_cs.txt": deep.Bytes(), "hash_names.txt": names.Bytes()}
 }
 
 type genKind int

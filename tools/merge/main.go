@@ -4,11 +4,14 @@
 //	merge -o OUT --profiled-binary BIN [--llvm-version 16|19|22] RAW...
 //	merge show --memory [--profiled-binary BIN] FILE
 //	merge show --memory --hints|--format=pprof|html [-o OUT] [-memprof-*=V]... FILE
-//	merge show --sample [--function NAME] [--topn N] [--show-sec-info-only] FILE
+//	merge show --sample [--function NAME] [--topn N] [--json] [--detailed-summary]
+//	           [--show-prof-sym-list] [--show-sec-info-only] FILE
 //	merge show --sample --format=pprof [-o OUT] FILE
 //	merge diff [--format=text|pprof] [-o OUT] [--profiled-binary BIN] [-memprof-*=V]... A B
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
+//	      [--sample-merge-cold-context] [--sample-trim-cold-context]
+//	      [--convert-sample-profile-layout=nest|flat]
 //
 // Raw instrumentation profiles (.profraw) are merged into the indexed
 // function records clang's -fprofile-use reads.
@@ -29,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
@@ -79,7 +83,8 @@ Examples:
   merge show --memory --hints --profiled-binary app app.memprofraw.123
   merge diff old.profdata new.profdata
   merge --sample --extbinary -o app.prof perf1.prof --weighted-input 2,perf2.prof
-  merge --sample --text --llvm-version 16 -o app.txt --weighted-input 3,a.prof b.prof`
+  merge --sample --text --llvm-version 16 -o app.txt --weighted-input 3,a.prof b.prof
+  merge --sample --extbinary --sample-merge-cold-context --convert-sample-profile-layout=nest -o nested.prof cs.prof`
 
 var mergeFooter = llvmrelease.VersionsHelp() + `
 
@@ -145,6 +150,31 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.Sample.VTables, true, "Sample: write vtable type profiles (extbinary, LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.Sample.SymbolListFile, "<file>", "Sample: add the names in file (one a line) to the profile symbol list", "--prof-sym-list")
 	fs.BoolFlag(&c.Sample.DropSymbolList, true, "Sample: drop the inputs' profile symbol lists", "--drop-profile-symbol-list")
+	fs.BoolFlag(&c.Sample.MergeColdContext, true, "Sample, CS: merge contexts below the cold threshold into their last frames' context", "--sample-merge-cold-context")
+	fs.BoolFlag(&c.Sample.TrimColdContext, true, "Sample, CS: drop contexts (merged or not) below the cold threshold", "--sample-trim-cold-context")
+	fs.Add(&cli.Option{Names: []string{"--sample-frame-depth-for-cold-context"}, Kind: cli.Value, MetaVar: "<N>",
+		Help: "Sample, CS: frames a merged cold context keeps (default 1: the base profile)",
+		Set: func(name, v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				// 0 makes llvm-profdata merge into an empty context.
+				return fmt.Errorf("want a number of frames, at least 1, but got %q", v)
+			}
+			c.Sample.ColdContextFrameDepth = n
+			return nil
+		}})
+	fs.Add(&cli.Option{Names: []string{"--convert-sample-profile-layout"}, Kind: cli.Value, MetaVar: "<nest|flat>",
+		Help: "Sample: nest a CS profile's contexts into inlinees, or flatten contexts and inlinees (flat: LLVM 19+)",
+		Set: func(_, v string) error {
+			c.Sample.Layout = v
+			return nil
+		}})
+	fs.Add(&cli.Option{Names: []string{"--gen-cs-nested-profile"}, Kind: cli.Flag,
+		Help: "Sample: LLVM 16's spelling of --convert-sample-profile-layout=nest",
+		Set: func(string, string) error {
+			c.Sample.Layout = "nest"
+			return nil
+		}})
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
@@ -219,6 +249,11 @@ Examples:
 	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions", "--topn")
 	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
 	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
+	fs.BoolFlag(&so.AllFunctions, true, "Sample: show every function (overrides --function)", "--all-functions")
+	fs.BoolFlag(&so.JSON, true, "Sample: print the profiles as JSON", "--json")
+	fs.StringValue(&so.Format, "<text|json|yaml>", "Sample: output format (json as --json; yaml is not supported for samples)", "--show-format")
+	fs.BoolFlag(&so.SymbolList, true, "Sample: also print the profile symbol list (extbinary)", "--show-prof-sym-list")
+	fs.BoolFlag(&so.DetailedSummary, true, "Sample: also print the profile summary", "--detailed-summary")
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
