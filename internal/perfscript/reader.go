@@ -54,6 +54,10 @@ type Options struct {
 	// count. The slices are reused after the call returns. This is where a
 	// virtual unwinder plugs in; the Profile's counters then stay empty.
 	HybridSample func(stack []uint64, lbr []Branch, count uint64)
+	// BuildID, if not nil, is the binary's GNU build id: an mmap event of
+	// the binary that names another one (perf record --buildid-mmap) is
+	// warned about (see checkBuildID; llvm-profgen does not check).
+	BuildID []byte
 }
 
 // Branch is one LBR entry after canonicalization: addresses outside the
@@ -298,6 +302,7 @@ func (p *reader) parseMMapEvent() error {
 	if fileName(e.Path) != p.bin.Name {
 		return nil
 	}
+	p.checkBuildID(e)
 	return p.updateBinaryAddress(e)
 }
 

@@ -18,8 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
@@ -131,6 +133,10 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	case c.output == "":
 		return cli.Usagef("--output is required")
 	}
+	// llvm-profgen's validateCommandLine: the input, then the binary.
+	if _, err := os.Stat(c.perfscript); errors.Is(err, iofs.ErrNotExist) {
+		return fmt.Errorf("Input perf file(%s) doesn't exist.", c.perfscript)
+	}
 	rep := cli.NewReporter(tool, stderr)
 	return generate(&c, stdout, rep)
 }
@@ -141,10 +147,21 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	if err != nil {
 		return err
 	}
-	if bin.InvalidInstructions > 0 {
-		warn(fmt.Sprintf("Found %d invalid instructions", bin.InvalidInstructions))
+	for _, w := range bin.LoadWarnings() {
+		warn(w)
 	}
-	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn}
+	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: func(msg string) {
+		// A binary without DWARF was reported above as llvm-profgen
+		// reports it (no binary functions); DWARFOnly has no fallback.
+		if !strings.HasSuffix(msg, "falling back to the symbol table") {
+			warn(msg)
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	defer sym.Close()
+	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: sym.BuildID()}
 	if c.showMmap {
 		popts.MmapEvents = stdout
 	}
@@ -160,11 +177,6 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	defer f.Close()
-	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: warn})
-	if err != nil {
-		return err
-	}
-	defer sym.Close()
 	var unwinder *profgen.Unwinder
 	if !c.ignoreStack {
 		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
