@@ -8,10 +8,10 @@
 // (the context-insensitive AutoFDO profile), --skip-symbolization (also of
 // hybrid traces: the unwound CS counters), the flat CSSPGO context profile
 // of hybrid traces, pre-inlined (llvm-profgen's default) or not, with
-// --gen-cs-nested-profile=false. Not yet: nested CS profiles (llvm-
-// profgen's default), cold-context merging without the pre-inliner,
-// --perfdata, --unsymbolized-profile, pseudo probes, data-access (vtable)
-// traces.
+// --gen-cs-nested-profile=false; --perfdata (perf script run as
+// llvm-profgen runs it). Not yet: nested CS profiles (llvm-profgen's
+// default), cold-context merging without the pre-inliner,
+// --unsymbolized-profile, pseudo probes.
 package main
 
 import (
@@ -52,7 +52,7 @@ Examples:
 
 // config is the command line.
 type config struct {
-	perfscript, binary, output, format string
+	perfscript, perfdata, binary, output, format string
 	pid                                string
 	release                            int
 	ignoreStack, skipSymbolization     bool
@@ -109,7 +109,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		Set: func(string, string) error { c.gen.FillZeroForAllFuncs = true; return nil }})
 	fs.Add(&cli.Option{Names: []string{"--mark-all-context-preinlined"}, Kind: cli.Flag, Hidden: true,
 		Set: func(n, _ string) error { c.unsupported = append(c.unsupported, n); return nil }})
-	for _, name := range []string{"--perfdata", "--pd", "--unsymbolized-profile", "--up", "--llvm-sample-profile", "--data-access-perftrace", "--debug-binary", "--dwp"} {
+	fs.StringValue(&c.perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
+	for _, name := range []string{"--unsymbolized-profile", "--up", "--llvm-sample-profile", "--data-access-perftrace", "--debug-binary", "--dwp"} {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
 			c.unsupported = append(c.unsupported, n)
 			return nil
@@ -126,16 +127,18 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("%s: not supported yet", c.unsupported[0])
 	case c.release != 19 && c.release != 22:
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
-	case c.perfscript == "":
-		return cli.Usagef("an input is required: --perfscript=<file>")
+	case c.perfscript != "" && c.perfdata != "":
+		return cli.Usagef("Only one of `--perfscript` and `--perfdata` can be used.")
+	case c.perfscript == "" && c.perfdata == "":
+		return cli.Usagef("an input is required: --perfscript=<file> or --perfdata=<file>")
 	case c.binary == "":
 		return cli.Usagef("--binary is required")
 	case c.output == "":
 		return cli.Usagef("--output is required")
 	}
 	// llvm-profgen's validateCommandLine: the input, then the binary.
-	if _, err := os.Stat(c.perfscript); errors.Is(err, iofs.ErrNotExist) {
-		return fmt.Errorf("Input perf file(%s) doesn't exist.", c.perfscript)
+	if _, err := os.Stat(c.perfscript + c.perfdata); errors.Is(err, iofs.ErrNotExist) {
+		return fmt.Errorf("Input perf file(%s) doesn't exist.", c.perfscript+c.perfdata)
 	}
 	rep := cli.NewReporter(tool, stderr)
 	return generate(&c, stdout, rep)
@@ -171,6 +174,14 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 			return cli.Usagef("--pid: '%s' is not a process id", c.pid)
 		}
 		popts.PID, popts.HasPID = int32(n), true
+	}
+	if c.perfdata != "" {
+		script, cleanup, err := perfScript(bin, c.perfdata, popts.PID, popts.HasPID)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		c.perfscript = script
 	}
 	f, err := os.Open(c.perfscript)
 	if err != nil {
