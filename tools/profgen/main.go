@@ -53,15 +53,15 @@ Examples:
 // config is the command line.
 type config struct {
 	perfscript, perfdata, binary, output, format string
-	pid                                string
-	release                            int
-	ignoreStack, skipSymbolization     bool
-	showMmap                           bool
-	gen                                profgen.Options
-	cs                                 profgen.CSOptions
-	ctx                                profgen.ContextOptions
-	mergeColdGiven                     bool
-	unsupported                        []string
+	pid                                          string
+	release                                      int
+	ignoreStack, skipSymbolization               bool
+	showMmap                                     bool
+	gen                                          profgen.Options
+	cs                                           profgen.CSOptions
+	ctx                                          profgen.ContextOptions
+	mergeColdGiven                               bool
+	unsupported                                  []string
 }
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
