@@ -25,7 +25,11 @@
 // object file. One check llvm-profgen does not make: an MMAP2 event that
 // names a build id (perf record --buildid-mmap) other than the binary's
 // (Options.BuildID) is warned about; the trace is still read as
-// llvm-profgen reads it. Not done: pseudo probes, COFF, kernel images.
+// llvm-profgen reads it. Data-access traces (`perf report -D` dumps of
+// load samples, llvm-profgen 22's --data-access-perftrace): ParseDataAccess
+// counts the loads of vtables (_ZTV symbols) per canonical IP, mapping data
+// addresses back through the dump's non-executable mmap events as
+// llvm-profgen does. Not done: pseudo probes, COFF, kernel images.
 //
 // llvm-profgen behaviours the spec (sample-profiles-and-profgen.md §4.3)
 // does not spell out, all reproduced here:

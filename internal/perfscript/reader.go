@@ -87,6 +87,10 @@ type Profile struct {
 	// (NumTotalSample), Distinct the distinct aggregated samples of a
 	// hybrid trace.
 	Samples, Distinct uint64
+	// BaseAddress is the binary's runtime base after the trace's mmap
+	// events (the preferred base without one): what llvm-profgen
+	// canonicalizes the data-access trace's IPs with (ParseDataAccess).
+	BaseAddress uint64
 }
 
 // ErrContextSensitive reports hybrid samples read with their stacks: the
@@ -268,6 +272,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
 	}
 	p.prof.Distinct = uint64(len(p.distinct))
+	p.prof.BaseAddress = p.base
 	p.summarize()
 	if !p.prof.CS {
 		p.finish()

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,6 +39,17 @@ func runBoth(t *testing.T, ref string, rel int, args []string) (extra []string) 
 	if err != nil {
 		if _, serr := os.Stat(ourOut); !os.IsNotExist(serr) {
 			t.Errorf("output written after an error: %v", serr)
+		}
+		warnings := func(s string) (w []string) {
+			for _, l := range strings.SplitAfter(s, "\n") {
+				if strings.HasPrefix(l, "warning: ") && !strings.HasPrefix(l, "warning: "+ourOnly) {
+					w = append(w, l)
+				}
+			}
+			return w
+		}
+		if got, want := warnings(ourErr), warnings(refErr.String()); !slices.Equal(got, want) {
+			t.Errorf("warnings before the error differ:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, want, got)
 		}
 		t.Logf("llvm-profgen-%d: %s\nours: %v", rel, strings.TrimSpace(refErr.String()), err)
 		return nil

@@ -9,7 +9,8 @@
 // hybrid traces: the unwound CS counters), the flat CSSPGO context profile
 // of hybrid traces, pre-inlined (llvm-profgen's default) or not, with
 // --gen-cs-nested-profile=false; --perfdata (perf script run as
-// llvm-profgen runs it). Not yet: nested CS profiles (llvm-profgen's
+// llvm-profgen runs it); vtable type profiles from
+// --data-access-perftrace (LLVM 22). Not yet: nested CS profiles (llvm-profgen's
 // default), cold-context merging without the pre-inliner,
 // --unsymbolized-profile, pseudo probes.
 package main
@@ -46,13 +47,24 @@ profiles are pre-inlined as llvm-profgen does (--csspgo-preinliner, on by
 default); the nested form llvm-profgen writes by default is not supported
 yet: add --gen-cs-nested-profile=false for the flat context profile.
 
+Vtable type profiles (LLVM 22): --data-access-perftrace=DUMP with the
+'perf report -D' dump of a load-sampling event recorded with data
+addresses (Intel MEM_INST_RETIRED.ALL_LOADS, perf record -d): the
+loads of vtables (_ZTV symbols) become 'vtables' lines at the load's
+location (text output, or extbinary with --extbinary-write-vtable-type-prof).
+
 Examples:
   profgen --perfscript=app.script --binary=app -o app.prof
+  profgen --perfdata=perf.data --binary=app -o app.prof
+  profgen --perfscript=app.script --data-access-perftrace=loads.txt --binary=app \
+      --format=text -o app.txt --llvm-version 22
   profgen --perfscript=app.script --binary=app --format=text -o app.txt --llvm-version 22`
 
 // config is the command line.
 type config struct {
 	perfscript, perfdata, binary, output, format string
+	dataAccess                                   string
+	writeVTables                                 bool
 	pid                                          string
 	release                                      int
 	ignoreStack, skipSymbolization               bool
@@ -109,8 +121,10 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		Set: func(string, string) error { c.gen.FillZeroForAllFuncs = true; return nil }})
 	fs.Add(&cli.Option{Names: []string{"--mark-all-context-preinlined"}, Kind: cli.Flag, Hidden: true,
 		Set: func(n, _ string) error { c.unsupported = append(c.unsupported, n); return nil }})
+	fs.StringValue(&c.dataAccess, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
+	llvmBool(fs, &c.writeVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
-	for _, name := range []string{"--unsymbolized-profile", "--up", "--llvm-sample-profile", "--data-access-perftrace", "--debug-binary", "--dwp"} {
+	for _, name := range []string{"--unsymbolized-profile", "--up", "--llvm-sample-profile", "--debug-binary", "--dwp"} {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
 			c.unsupported = append(c.unsupported, n)
 			return nil
@@ -127,6 +141,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("%s: not supported yet", c.unsupported[0])
 	case c.release != 19 && c.release != 22:
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
+	case (c.dataAccess != "" || c.writeVTables) && c.release < 22:
+		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
 	case c.perfscript != "" && c.perfdata != "":
 		return cli.Usagef("Only one of `--perfscript` and `--perfdata` can be used.")
 	case c.perfscript == "" && c.perfdata == "":
@@ -197,6 +213,17 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	if err != nil {
 		return err
 	}
+	if c.dataAccess != "" {
+		if prof.CS {
+			// llvm-profgen refuses after unwinding (and its warnings).
+			if _, err := unwinder.Unwind(warn); err != nil {
+				return err
+			}
+		}
+		if c.gen.DataAccess, err = dataAccess(c, bin, prof, popts); err != nil {
+			return err
+		}
+	}
 	if prof.CS {
 		cs, err := unwinder.Unwind(warn)
 		if err != nil {
@@ -243,7 +270,7 @@ func write(c *config, sp *sampleprof.Profile) error {
 	case "binary":
 		out, err = sp.AppendBinary(nil)
 	default:
-		out, err = sp.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: c.release})
+		out, err = sp.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: c.release, VTables: c.writeVTables})
 	}
 	if errors.Is(err, sampleprof.ErrUnsupported) {
 		// llvm-profgen's words (it leaves an empty file; we write none).
@@ -309,4 +336,22 @@ func preInlinerFlags(fs *cli.FlagSet, o *profgen.PreInlinerOptions) {
 	llvmBool(fs, &o.ReplayPreInline, nil, true, "Pre-inline what the profiled binary inlined", "--csspgo-replay-preinline")
 	llvmBool(fs, &o.UseContextCost, nil, true, "Pre-inliner sizes from the machine code under each context (default true)", "--use-context-cost-for-preinliner")
 	llvmBool(fs, &o.SortProfiledSCC, nil, true, "Order call-graph cycles by their hottest edges (default true)", "--sort-profiled-scc-member")
+}
+
+// dataAccess reads --data-access-perftrace as llvm-profgen does, after the
+// LBR trace: only for context-insensitive profiles without pseudo probes.
+func dataAccess(c *config, bin *perfscript.Binary, prof *perfscript.Profile, popts perfscript.Options) (map[perfscript.DataAccess]uint64, error) {
+	if prof.CS || bin.PseudoProbes {
+		return nil, errors.New("Symbolizing vtables from data access profiles is not yet supported for context-sensitive perf traces or when pseudo-probe based mapping is enabled: add --ignore-stack-samples (and --use-dwarf-correlation for a pseudo-probe binary)")
+	}
+	f, err := os.Open(c.dataAccess)
+	if err != nil {
+		return nil, fmt.Errorf("Failed to open perf trace file: %s: %w", c.dataAccess, err)
+	}
+	defer f.Close()
+	syms, err := perfscript.OpenDataAccessSymbols(c.binary)
+	if err != nil {
+		return nil, err
+	}
+	return perfscript.ParseDataAccess(c.dataAccess, f, bin, syms, prof.BaseAddress, popts)
 }
