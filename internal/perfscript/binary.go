@@ -173,6 +173,9 @@ func (b *Binary) findFuncRange(addr uint64) *FuncRange {
 
 // OpenBinary loads an x86-64 ELF executable as llvm-profgen does.
 func OpenBinary(path string) (*Binary, error) {
+	if err := checkObjectFile(path); err != nil {
+		return nil, err
+	}
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}

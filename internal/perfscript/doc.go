@@ -20,8 +20,16 @@
 // repeat-count lines; llvm-profgen's parsing warnings with their counts.
 // The virtual unwinder and the context-sensitive counters need the
 // symbolizer's inline frames: they are internal/profgen's Unwinder, fed
-// through HybridSample. Not done: pseudo probes, COFF, kernel images, the
-// warnings llvm-profgen prints while loading the binary.
+// through HybridSample. The warnings llvm-profgen prints while loading the
+// binary (Binary.LoadWarnings) and its error for a file that is not an
+// object file. One check llvm-profgen does not make: an MMAP2 event that
+// names a build id (perf record --buildid-mmap) other than the binary's
+// (Options.BuildID) is warned about; the trace is still read as
+// llvm-profgen reads it. Data-access traces (`perf report -D` dumps of
+// load samples, llvm-profgen 22's --data-access-perftrace): ParseDataAccess
+// counts the loads of vtables (_ZTV symbols) per canonical IP, mapping data
+// addresses back through the dump's non-executable mmap events as
+// llvm-profgen does. Not done: pseudo probes, COFF, kernel images.
 //
 // llvm-profgen behaviours the spec (sample-profiles-and-profgen.md §4.3)
 // does not spell out, all reproduced here:

@@ -54,6 +54,10 @@ type Options struct {
 	// count. The slices are reused after the call returns. This is where a
 	// virtual unwinder plugs in; the Profile's counters then stay empty.
 	HybridSample func(stack []uint64, lbr []Branch, count uint64)
+	// BuildID, if not nil, is the binary's GNU build id: an mmap event of
+	// the binary that names another one (perf record --buildid-mmap) is
+	// warned about (see checkBuildID; llvm-profgen does not check).
+	BuildID []byte
 }
 
 // Branch is one LBR entry after canonicalization: addresses outside the
@@ -83,6 +87,10 @@ type Profile struct {
 	// (NumTotalSample), Distinct the distinct aggregated samples of a
 	// hybrid trace.
 	Samples, Distinct uint64
+	// BaseAddress is the binary's runtime base after the trace's mmap
+	// events (the preferred base without one): what llvm-profgen
+	// canonicalizes the data-access trace's IPs with (ParseDataAccess).
+	BaseAddress uint64
 }
 
 // ErrContextSensitive reports hybrid samples read with their stacks: the
@@ -264,6 +272,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
 	}
 	p.prof.Distinct = uint64(len(p.distinct))
+	p.prof.BaseAddress = p.base
 	p.summarize()
 	if !p.prof.CS {
 		p.finish()
@@ -298,6 +307,7 @@ func (p *reader) parseMMapEvent() error {
 	if fileName(e.Path) != p.bin.Name {
 		return nil
 	}
+	p.checkBuildID(e)
 	return p.updateBinaryAddress(e)
 }
 

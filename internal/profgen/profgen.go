@@ -31,10 +31,14 @@
 // contexts, MissingFrameInferrer, probe inline contexts, checksums, the
 // pre-inliner's sizes per probe context), identical to LLVM 19 and 22.
 //
+// Vtable type profiles (vtable.go, LLVM 22's
+// populateTypeSamplesForAllFunctions): the loads of Options.DataAccess
+// become type counts at each load's location in the leaf profile of its
+// inline stack, identical to llvm-profgen-22 on traces of real runs.
+//
 // Not done: cold-context trimming/merging and nested CS output (asking for
-// them fails with ErrNotSupported), vtable (data-access)
-// profiles, --mark-all-context-preinlined (LLVM 22 only; it marks inlinees
-// too).
+// them fails with ErrNotSupported), --mark-all-context-preinlined (LLVM 22
+// only; it marks inlinees too).
 package profgen
 
 import (
@@ -68,6 +72,10 @@ type Options struct {
 	ProfileDensityCutoffHot int
 	// Warn receives llvm-profgen's warnings without "warning: ".
 	Warn func(msg string)
+	// DataAccess holds the vtable loads of a data-access trace
+	// (perfscript.ParseDataAccess, --data-access-perftrace): they become
+	// vtable type counts (LLVM 22).
+	DataAccess map[perfscript.DataAccess]uint64
 }
 
 // setDefaults fills in the density warning's defaults.
@@ -130,6 +138,9 @@ func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opt
 		return nil, err
 	}
 	if err := g.boundarySamples(c.Branches); err != nil {
+		return nil, err
+	}
+	if err := g.typeSamples(opts.DataAccess); err != nil {
 		return nil, err
 	}
 	for _, fs := range g.prof.Funcs {

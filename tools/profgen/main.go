@@ -11,10 +11,11 @@
 // --gen-cs-nested-profile=false; binaries with pseudo probes
 // (-fpseudo-probe-for-profiling): probe-based profiles with !CFGChecksum,
 // non-CS and CS (tail-call frames inferred, pre-inlined or not),
-// --show-pseudo-probe with --show-disassembly-only. Not yet: nested CS
-// profiles (llvm-profgen's default), cold-context merging without the
-// pre-inliner, --perfdata, --unsymbolized-profile, data-access (vtable)
-// traces.
+// --show-pseudo-probe with --show-disassembly-only; --perfdata (perf
+// script run as llvm-profgen runs it); vtable type profiles from
+// --data-access-perftrace (LLVM 22). Not yet: nested CS profiles
+// (llvm-profgen's default), cold-context merging without the pre-inliner,
+// --unsymbolized-profile.
 package main
 
 import (
@@ -22,8 +23,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
@@ -50,24 +53,35 @@ yet: add --gen-cs-nested-profile=false for the flat context profile.
 Binaries built with -fpseudo-probe-for-profiling give probe-based profiles
 (counts per probe, function checksums), unless --use-dwarf-correlation.
 
+Vtable type profiles (LLVM 22): --data-access-perftrace=DUMP with the
+'perf report -D' dump of a load-sampling event recorded with data
+addresses (Intel MEM_INST_RETIRED.ALL_LOADS, perf record -d): the
+loads of vtables (_ZTV symbols) become 'vtables' lines at the load's
+location (text output, or extbinary with --extbinary-write-vtable-type-prof).
+
 Examples:
   profgen --perfscript=app.script --binary=app -o app.prof
+  profgen --perfdata=perf.data --binary=app -o app.prof
+  profgen --perfscript=app.script --data-access-perftrace=loads.txt --binary=app \
+      --format=text -o app.txt --llvm-version 22
   profgen --perfscript=app.script --binary=app --format=text -o app.txt --llvm-version 22`
 
 // config is the command line.
 type config struct {
-	perfscript, binary, output, format string
-	pid                                string
-	release                            int
-	ignoreStack, skipSymbolization     bool
-	showMmap                           bool
-	showDisassembly, showPseudoProbe   bool
-	useDWARFCorrelation                bool
-	gen                                profgen.Options
-	cs                                 profgen.CSOptions
-	ctx                                profgen.ContextOptions
-	mergeColdGiven                     bool
-	unsupported                        []string
+	perfscript, perfdata, binary, output, format string
+	dataAccess                                   string
+	writeVTables                                 bool
+	pid                                          string
+	release                                      int
+	ignoreStack, skipSymbolization               bool
+	showMmap                                     bool
+	showDisassembly, showPseudoProbe             bool
+	useDWARFCorrelation                          bool
+	gen                                          profgen.Options
+	cs                                           profgen.CSOptions
+	ctx                                          profgen.ContextOptions
+	mergeColdGiven                               bool
+	unsupported                                  []string
 }
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -120,7 +134,10 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		Set: func(string, string) error { c.gen.FillZeroForAllFuncs = true; return nil }})
 	fs.Add(&cli.Option{Names: []string{"--mark-all-context-preinlined"}, Kind: cli.Flag, Hidden: true,
 		Set: func(n, _ string) error { c.unsupported = append(c.unsupported, n); return nil }})
-	for _, name := range []string{"--perfdata", "--pd", "--unsymbolized-profile", "--up", "--llvm-sample-profile", "--data-access-perftrace", "--debug-binary", "--dwp"} {
+	fs.StringValue(&c.dataAccess, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
+	llvmBool(fs, &c.writeVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
+	fs.StringValue(&c.perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
+	for _, name := range []string{"--unsymbolized-profile", "--up", "--llvm-sample-profile", "--debug-binary", "--dwp"} {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
 			c.unsupported = append(c.unsupported, n)
 			return nil
@@ -139,12 +156,20 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
 	case c.showDisassembly && c.binary != "":
 		return showDisassembly(&c, stdout)
-	case c.perfscript == "":
-		return cli.Usagef("an input is required: --perfscript=<file>")
+	case (c.dataAccess != "" || c.writeVTables) && c.release < 22:
+		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
+	case c.perfscript != "" && c.perfdata != "":
+		return cli.Usagef("Only one of `--perfscript` and `--perfdata` can be used.")
+	case c.perfscript == "" && c.perfdata == "":
+		return cli.Usagef("an input is required: --perfscript=<file> or --perfdata=<file>")
 	case c.binary == "":
 		return cli.Usagef("--binary is required")
 	case c.output == "":
 		return cli.Usagef("--output is required")
+	}
+	// llvm-profgen's validateCommandLine: the input, then the binary.
+	if _, err := os.Stat(c.perfscript + c.perfdata); errors.Is(err, iofs.ErrNotExist) {
+		return fmt.Errorf("Input perf file(%s) doesn't exist.", c.perfscript+c.perfdata)
 	}
 	rep := cli.NewReporter(tool, stderr)
 	return generate(&c, stdout, rep)
@@ -159,10 +184,21 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	if c.useDWARFCorrelation {
 		bin.PseudoProbes = false
 	}
-	if bin.InvalidInstructions > 0 {
-		warn(fmt.Sprintf("Found %d invalid instructions", bin.InvalidInstructions))
+	for _, w := range bin.LoadWarnings() {
+		warn(w)
 	}
-	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn}
+	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: func(msg string) {
+		// A binary without DWARF was reported above as llvm-profgen
+		// reports it (no binary functions); DWARFOnly has no fallback.
+		if !strings.HasSuffix(msg, "falling back to the symbol table") {
+			warn(msg)
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	defer sym.Close()
+	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: sym.BuildID()}
 	if c.showMmap {
 		popts.MmapEvents = stdout
 	}
@@ -173,16 +209,19 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		}
 		popts.PID, popts.HasPID = int32(n), true
 	}
+	if c.perfdata != "" {
+		script, cleanup, err := perfScript(bin, c.perfdata, popts.PID, popts.HasPID)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		c.perfscript = script
+	}
 	f, err := os.Open(c.perfscript)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: warn})
-	if err != nil {
-		return err
-	}
-	defer sym.Close()
 	var unwinder *profgen.Unwinder
 	if !c.ignoreStack {
 		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
@@ -191,6 +230,17 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
 	if err != nil {
 		return err
+	}
+	if c.dataAccess != "" {
+		if prof.CS {
+			// llvm-profgen refuses after unwinding (and its warnings).
+			if _, err := unwinder.Unwind(warn); err != nil {
+				return err
+			}
+		}
+		if c.gen.DataAccess, err = dataAccess(c, bin, prof, popts); err != nil {
+			return err
+		}
 	}
 	if prof.CS {
 		cs, err := unwinder.Unwind(warn)
@@ -266,7 +316,7 @@ func write(c *config, sp *sampleprof.Profile) error {
 	case "binary":
 		out, err = sp.AppendBinary(nil)
 	default:
-		out, err = sp.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: c.release})
+		out, err = sp.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: c.release, VTables: c.writeVTables})
 	}
 	if errors.Is(err, sampleprof.ErrUnsupported) {
 		// llvm-profgen's words (it leaves an empty file; we write none).
@@ -332,4 +382,22 @@ func preInlinerFlags(fs *cli.FlagSet, o *profgen.PreInlinerOptions) {
 	llvmBool(fs, &o.ReplayPreInline, nil, true, "Pre-inline what the profiled binary inlined", "--csspgo-replay-preinline")
 	llvmBool(fs, &o.UseContextCost, nil, true, "Pre-inliner sizes from the machine code under each context (default true)", "--use-context-cost-for-preinliner")
 	llvmBool(fs, &o.SortProfiledSCC, nil, true, "Order call-graph cycles by their hottest edges (default true)", "--sort-profiled-scc-member")
+}
+
+// dataAccess reads --data-access-perftrace as llvm-profgen does, after the
+// LBR trace: only for context-insensitive profiles without pseudo probes.
+func dataAccess(c *config, bin *perfscript.Binary, prof *perfscript.Profile, popts perfscript.Options) (map[perfscript.DataAccess]uint64, error) {
+	if prof.CS || bin.PseudoProbes {
+		return nil, errors.New("Symbolizing vtables from data access profiles is not yet supported for context-sensitive perf traces or when pseudo-probe based mapping is enabled: add --ignore-stack-samples (and --use-dwarf-correlation for a pseudo-probe binary)")
+	}
+	f, err := os.Open(c.dataAccess)
+	if err != nil {
+		return nil, fmt.Errorf("Failed to open perf trace file: %s: %w", c.dataAccess, err)
+	}
+	defer f.Close()
+	syms, err := perfscript.OpenDataAccessSymbols(c.binary)
+	if err != nil {
+		return nil, err
+	}
+	return perfscript.ParseDataAccess(c.dataAccess, f, bin, syms, prof.BaseAddress, popts)
 }

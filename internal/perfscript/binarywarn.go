@@ -1,0 +1,100 @@
+package perfscript
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+)
+
+// LoadWarnings returns the warnings llvm-profgen prints while it loads the
+// binary (ProfiledBinary::load), in its order and words, without
+// "warning: ": no DWARF functions at all, DWARF subprograms sharing a
+// start address, runs of undecodable bytes, and functions none of whose
+// ranges is a function entry (their DWARF name matches no symbol at the
+// range start: a stripped or renamed symbol table, or no text symbols).
+func (b *Binary) LoadWarnings() []string {
+	var w []string
+	if len(b.functions) == 0 {
+		w = append(w, "Loading of DWARF info completed, but no binary functions have been retrieved.")
+	}
+	// Every kept range went into StartAddrToFuncRangeMap; a start seen
+	// again is an address with multiple symbols.
+	starts := map[uint64]int{}
+	for _, fn := range b.functions {
+		for _, r := range fn.Ranges {
+			starts[r[0]]++
+		}
+	}
+	multi := 0
+	for _, n := range starts {
+		if n > 1 {
+			multi++
+		}
+	}
+	if multi > 0 {
+		w = append(w, fmt.Sprintf("Found %d start addresses with multiple symbols", multi))
+	}
+	if b.InvalidInstructions > 0 {
+		w = append(w, fmt.Sprintf("Found %d invalid instructions", b.InvalidInstructions))
+	}
+	// warnNoFuncEntry: functions with ranges but no entry range, of all
+	// functions (also those whose ranges were all dropped).
+	noEntry := 0
+	for _, fn := range b.functions {
+		if len(fn.Ranges) == 0 {
+			continue
+		}
+		entry := false
+		for _, r := range fn.Ranges {
+			if fr := b.FuncRangeStartingAt(r[0]); fr != nil && fr.Entry {
+				entry = true
+				break
+			}
+		}
+		if !entry {
+			noEntry++
+		}
+	}
+	if noEntry > 0 {
+		w = append(w, fmt.Sprintf("%.2f%%(%d/%d) of functions failed to determine function entry due to inconsistent name from symbol table and dwarf info.",
+			float64(noEntry)*100/float64(len(b.functions)), noEntry, len(b.functions)))
+	}
+	return w
+}
+
+// elfMagic starts every ELF file.
+var elfMagic = []byte("\x7fELF")
+
+// checkObjectFile tells a file that is not an ELF image from a damaged
+// one before debug/elf reads it: llvm-profgen's "The file was not
+// recognized as a valid object file", with what the file starts with.
+func checkObjectFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("Input binary(%s) doesn't exist.", path)
+		}
+		return err
+	}
+	defer f.Close()
+	var head [52]byte // the smallest ELF header (ELFCLASS32)
+	n, err := io.ReadFull(f, head[:])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return err
+	}
+	if n < len(elfMagic) || !bytes.Equal(head[:len(elfMagic)], elfMagic) {
+		return &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Offset: 0,
+			Msg: fmt.Sprintf("The file was not recognized as a valid object file (it starts with %q, not an ELF header): pass the profiled executable to --binary", head[:min(n, 4)]),
+			Err: decode.ErrBadMagic}
+	}
+	if n < len(head) {
+		return &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Offset: int64(n),
+			Msg: fmt.Sprintf("truncated: the ELF header needs at least %d bytes, the file has %d", len(head), n), Err: decode.ErrTruncated}
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package perfscript
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+)
+
+// DataAccess is one key of llvm-profgen's DataAccessCounter: the
+// canonical (link-time) address of a load instruction and the vtable
+// symbol its data address fell in.
+type DataAccess struct {
+	IP     uint64
+	VTable string
+}
+
+// DataAccessSymbols is what llvm-profgen's ProfiledBinary knows for
+// data-access traces: the ELF symbol table (its symbolizeDataAddress) and
+// the non-executable PT_LOAD segments (NonTextPhdrInfo).
+type DataAccessSymbols struct {
+	syms  *elfsym.SymbolTable
+	phdrs []elf.ProgHeader // PT_LOAD without PF_X, in header order
+}
+
+// OpenDataAccessSymbols reads the symbol table and the segments of the
+// binary at path.
+func OpenDataAccessSymbols(path string) (*DataAccessSymbols, error) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
+	}
+	defer f.Close()
+	st, err := elfsym.ReadSymbolTable(f)
+	if err != nil {
+		return nil, &decode.Error{Format: "perfscript", File: path, Section: ".symtab", Msg: err.Error(), Err: decode.ErrMalformed}
+	}
+	d := &DataAccessSymbols{syms: st}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X == 0 {
+			d.phdrs = append(d.phdrs, p.ProgHeader)
+		}
+	}
+	return d, nil
+}
+
+// dataSampleRe is parseDataAccessPerfTraces' pattern for a sample line of
+// `perf report -D`: pid, IP and data address.
+var dataSampleRe = regexp.MustCompile(`PERF_RECORD_SAMPLE\([A-Za-z]+, 0x[0-9a-fA-F]+\): ([0-9]+)/[0-9]+: 0x([0-9a-fA-F]+) period: [0-9]+ addr: 0x([0-9a-fA-F]+)`)
+
+// nonTextMMap is one mapping of the binary without execute permission.
+type nonTextMMap struct{ addr, size, offset uint64 }
+
+// ParseDataAccess is llvm-profgen's parseDataAccessPerfTraces: it reads the
+// `perf report -D` dump of a load-sampling event (--data-access-perftrace)
+// and counts, for every sample whose data address lies in a vtable
+// (an Itanium _ZTV symbol), the pair (canonical IP, vtable). Each sample
+// counts 1 (the period is ignored, as in llvm-profgen). base is the
+// binary's runtime base the LBR trace left (Profile.BaseAddress): IPs are
+// canonicalized with it, as llvm-profgen does. Data addresses are mapped
+// back to the binary through the dump's own mmap events of the binary
+// without execute permission; an address outside them is used as is (a
+// non-PIE binary). opts.PID filters samples (not mmap events); opts.Warn
+// and opts.MmapEvents are honoured as in Parse.
+func ParseDataAccess(name string, r io.Reader, bin *Binary, syms *DataAccessSymbols, base uint64, opts Options) (map[DataAccess]uint64, error) {
+	counts := map[DataAccess]uint64{}
+	var mmaps []nonTextMMap // sorted by addr
+	s := newLineStream(r)
+	for nul := false; !s.eof && !nul; s.advance() {
+		line := s.line
+		if i := bytes.IndexByte(line, 0); i >= 0 {
+			// line_iterator takes a NUL for the end of the buffer: the
+			// line ends there and so does the trace.
+			line, nul = line[:i], true
+		} else if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1] // line_iterator ends lines at "\r\n" too
+		}
+		if len(line) == 0 {
+			continue
+		}
+		if bytes.Contains(line, []byte("PERF_RECORD_MMAP2")) {
+			e, ok := parseMMap(line)
+			if !ok {
+				if opts.Warn != nil {
+					opts.Warn(fmt.Sprintf("Cannot parse mmap event: %s ", line))
+				}
+				continue
+			}
+			if opts.MmapEvents != nil {
+				fmt.Fprintf(opts.MmapEvents, "Mmap: Binary %s loaded at %#x: \n", e.Path, e.Address)
+			}
+			if fileName(e.Path) != bin.Name || strings.Contains(e.Prot, "x") {
+				continue
+			}
+			// addMMapNonTextEvent: a mapping must not overlap one seen
+			// before.
+			i := sort.Search(len(mmaps), func(i int) bool { return mmaps[i].addr >= e.Address })
+			if (i < len(mmaps) && mmaps[i].addr < e.Address+e.Size) || (i > 0 && e.Address < mmaps[i-1].addr+mmaps[i-1].size) {
+				return nil, &decode.Error{Format: "perfscript", File: name, Section: "data-access trace", Offset: s.off,
+					Msg: fmt.Sprintf("line %d: Non-text mmap event overlaps with existing event at address: %x", s.lineNo, e.Address), Err: decode.ErrMalformed}
+			}
+			mmaps = append(mmaps[:i], append([]nonTextMMap{{e.Address, e.Size, e.Offset}}, mmaps[i:]...)...)
+			continue
+		}
+		m := dataSampleRe.FindSubmatch(line)
+		if m == nil {
+			continue
+		}
+		pid, ok := parseUint(m[1], 10)
+		if !ok || pid > 1<<31-1 {
+			return nil, &decode.Error{Format: "perfscript", File: name, Section: "data-access trace", Offset: s.off,
+				Msg: fmt.Sprintf("line %d: Failed to parse PID from perf trace line: %s", s.lineNo, line), Err: decode.ErrMalformed}
+		}
+		if opts.HasPID && int32(pid) != opts.PID {
+			continue
+		}
+		data, ok := parseUint(m[3], 16)
+		if !ok {
+			return nil, &decode.Error{Format: "perfscript", File: name, Section: "data-access trace", Offset: s.off,
+				Msg: fmt.Sprintf("line %d: Failed to parse data address from perf trace line: %s", s.lineNo, line), Err: decode.ErrMalformed}
+		}
+		sym, ok := syms.syms.Lookup(syms.canonicalData(mmaps, data))
+		if !ok || !strings.HasPrefix(sym.Name, "_ZTV") {
+			continue
+		}
+		ip, _ := parseUint(m[2], 16) // llvm-profgen ignores a bad IP (0)
+		ip = ip - base + bin.PreferredBase()
+		counts[DataAccess{ip, sym.Name}]++
+	}
+	if s.err != nil {
+		return nil, &decode.Error{Format: "perfscript", File: name, Section: "data-access trace", Offset: s.off, Msg: s.err.Error(), Err: decode.ErrTruncated}
+	}
+	return counts, nil
+}
+
+// canonicalData is CanonicalizeNonTextAddress: the link-time address of a
+// data address, through the mapping that starts at or below it (if the
+// address lies inside it) and the non-executable segment holding that file
+// offset; otherwise the address unchanged.
+func (d *DataAccessSymbols) canonicalData(mmaps []nonTextMMap, addr uint64) uint64 {
+	i := sort.Search(len(mmaps), func(i int) bool { return mmaps[i].addr > addr })
+	if i == 0 {
+		return addr
+	}
+	m := mmaps[i-1]
+	var off uint64
+	if m.addr <= addr && addr < m.addr+m.size {
+		off = addr - m.addr + m.offset
+	}
+	if off == 0 {
+		return addr
+	}
+	for _, p := range d.phdrs {
+		if p.Off <= off && off < p.Off+p.Filesz {
+			return p.Vaddr + (off - p.Off)
+		}
+	}
+	return addr
+}
