@@ -63,9 +63,14 @@ def _impl(ctx):
     flags = merge_flags(version, ctx.attr.memprof_version, ctx.attr.failure_mode, ctx.attr.jobs)
     if not ctx.attr.merge_contexts:
         flags.append("--memprof-merge-contexts=false")
-    if ctx.attr.shard_size and len(raw) > ctx.attr.shard_size and ctx.attr.failure_mode != "any":
-        fail(("%s: shard_size needs failure_mode = \"any\": a shard whose inputs are all bad " +
-              "would fail where one merge of everything would not") % ctx.label)
+    if ctx.attr.shard_size and len(raw) > ctx.attr.shard_size:
+        if ctx.attr.failure_mode != "any":
+            fail(("%s: shard_size needs failure_mode = \"any\": a shard whose inputs are all bad " +
+                  "would fail where one merge of everything would not") % ctx.label)
+        if not ctx.attr.merge_contexts:
+            fail(("%s: shard_size needs merge_contexts = True: appended contexts (llvm-profdata's " +
+                  "layout) depend on the order runs are merged in, so partial profiles cannot " +
+                  "give the one-action bytes; set shard_size = 0") % ctx.label)
 
     # The shards index raw profiles against the binary; the merges above them read indexed
     # partial profiles (same flags, so the same bytes as one merge of everything).
@@ -131,7 +136,10 @@ fails naming both build ids when a raw profile comes from another binary.""",
             doc = "Index at most this many raw profiles per action: shards in parallel (remote " +
                   "execution; the cache keeps unchanged shards), then a final merge of the " +
                   "indexed partial profiles (a tree when needed). 0 = one action. The same " +
-                  "bytes either way (e2e-bazel checks it). Needs failure_mode = \"any\".",
+                  "records as one action but for the MemInfoBlock fields the heap profiler's " +
+                  "merge counts pairwise (NumLifetimeOverlaps, NumSameAllocCpu, " +
+                  "NumSameDeallocCpu, NumMigratedCpu), which clang does not read (docs/bazel.md). " +
+                  "Needs failure_mode = \"any\" and merge_contexts = True.",
         ),
         "merge_contexts": attr.bool(
             default = True,

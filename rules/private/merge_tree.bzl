@@ -71,7 +71,8 @@ def merge_tree(
             lines.set_param_file_format("multiline")
             lines.use_param_file("--input-files=%s", use_always = True)
             for weight, f in group:
-                lines.add(f, format = (weight + ",%s") if weight else "%s")
+                # add_all: a directory (tree artifact) expands to its files.
+                lines.add_all([f], format_each = (weight + ",%s") if weight else "%s")
             ctx.actions.run(
                 executable = tool,
                 arguments = [args, lines],
