@@ -135,3 +135,12 @@ expect_fail() {
   fi
   echo "ok: $name fails with: $(grep -oE -- "$re" <<< "$out" | head -1)"
 }
+
+# pgo_lbr_trace: the lbr-trace recorder of the shared tools (../shared/tools next to the
+# checkout, else $RULES_PGO_SHARED/tools); $PGO_LBR_TRACE overrides.
+pgo_lbr_trace() {
+  local t=${PGO_LBR_TRACE:-$(cd "$PGO_ROOT/.." && pwd)/shared/tools/lbr-trace}
+  [ -x "$t" ] || t=${RULES_PGO_SHARED:-/work/shared}/tools/lbr-trace
+  [ -x "$t" ] || _pgo_die "lbr-trace not found (../shared/tools/lbr-trace or \$RULES_PGO_SHARED/tools; set PGO_LBR_TRACE)"
+  echo "$t"
+}
