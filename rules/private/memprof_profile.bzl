@@ -3,29 +3,11 @@
 load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
 load(":helpers.bzl", "memprof_format_version", "merge_flags", "parse_llvm_version")
 load(":merge_tree.bzl", "merge_tree")
+load(":profiled_binary.bzl", "path_of", "profiled_binary")
 load(":providers.bzl", "PgoProfileInfo")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "instrument_transition")
 
 TOOLCHAIN_TYPE = str(Label("//toolchain:toolchain_type"))
-
-def _profiled_binary(ctx):
-    target = ctx.attr.binary
-    if type(target) == "list":  # Bazel 4.2.3: attributes with a transition are lists.
-        target = target[0]
-    exe = target[DefaultInfo].files_to_run.executable
-    if exe:
-        return exe, target
-    files = target[DefaultInfo].files.to_list()
-    if len(files) != 1:
-        fail("%s: binary must be one file or an executable target, %s gives %d files" % (
-            ctx.label,
-            target.label,
-            len(files),
-        ))
-    return files[0], None
-
-def _path(f):
-    return f.path
 
 def _impl(ctx):
     pgo = ctx.toolchains[TOOLCHAIN_TYPE].pgo
@@ -36,9 +18,9 @@ def _impl(ctx):
         version = pgo.llvm_version
     if ctx.attr.failure_mode not in ["any", "all", "warn"]:
         fail("%s: failure_mode must be \"any\", \"all\" or \"warn\", got %r" % (ctx.label, ctx.attr.failure_mode))
-    binary, binary_target = _profiled_binary(ctx)
+    binary, binary_target = profiled_binary(ctx)
 
-    raw = sorted(ctx.files.raw, key = _path)
+    raw = sorted(ctx.files.raw, key = path_of)
     if not raw and ctx.attr.train:
         if not binary_target:
             fail("%s: train = True needs `binary` to be an executable target, not a file" % ctx.label)

@@ -4,6 +4,7 @@ existing sample profiles merged."""
 load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
 load(":helpers.bzl", "parse_llvm_version", "profgen_flags", "sample_merge_flags", "zero_pad")
 load(":merge_tree.bzl", "merge_tree")
+load(":profiled_binary.bzl", "path_of", "profiled_binary")
 load(":providers.bzl", "PgoProfileInfo")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "sample_ready_transition")
 
@@ -13,21 +14,6 @@ _FORMATS = ["extbinary", "binary", "text"]
 
 # Releases whose llvm-profgen profgen follows.
 _PROFGEN_RELEASES = [19, 22]
-
-def _path(f):
-    return f.path
-
-def _binary_file(ctx):
-    target = ctx.attr.binary
-    if type(target) == "list":  # Bazel 4.2.3: attributes with a transition are lists.
-        target = target[0]
-    exe = target[DefaultInfo].files_to_run.executable
-    if exe:
-        return exe
-    files = target[DefaultInfo].files.to_list()
-    if len(files) != 1:
-        fail("%s: binary must be one file or an executable target, %s gives %d files" % (ctx.label, target.label, len(files)))
-    return files[0]
 
 def _profgen(ctx, pgo, version, trace, binary, out, output_format):
     args = ctx.actions.args()
@@ -58,7 +44,7 @@ def _impl(ctx):
     fmt = ctx.attr.format
     if fmt not in _FORMATS:
         fail("%s: format must be one of %s, got %r" % (ctx.label, ", ".join(_FORMATS), fmt))
-    traces = sorted(ctx.files.perf, key = _path)
+    traces = sorted(ctx.files.perf, key = path_of)
     weighted = [(w, f) for t, w in ctx.attr.weighted_profiles.items() for f in t.files.to_list()]
     profiles = [("", f) for f in ctx.files.profiles] + weighted
     if traces and profiles:
@@ -89,7 +75,7 @@ def _impl(ctx):
             if t.basename.endswith(".data"):
                 fail(("%s: %s looks like a perf.data file: give the text of `perf script " +
                       "-F ip,brstack --show-mmap-events -i %s` instead") % (ctx.label, t.short_path, t.basename))
-        binary = _binary_file(ctx)
+        binary, _ = profiled_binary(ctx)
         if len(traces) == 1:
             _profgen(ctx, pgo, version, traces[0], binary, out, fmt)
         else:
