@@ -4,8 +4,8 @@
     features = [...] + pgo_cc_features(ctx, llvm_version = 19)
     my_config = rule(_impl, attrs = dict(my_attrs, **PGO_CC_TOOLCHAIN_CONFIG_ATTRS), ...)
 
-and "@rules_pgo//rules:memprof_profile" and "@rules_pgo//rules:sample_profile" in the
-cc_toolchain's compiler_files and all_files.
+and "@rules_pgo//rules:memprof_profile", "@rules_pgo//rules:sample_profile" and
+"@rules_pgo//rules:instr_profile" in the cc_toolchain's compiler_files and all_files.
 On Bazel 4.2.3 (and 7/8 with exec_transition_for_inputs = True, the default) the toolchain's
 file attributes are in the exec configuration, so the attribute below is too: the compile
 action must see the very file that the compiler files carry (spec §12.1)."""
@@ -19,9 +19,11 @@ load(
 )
 load(
     ":helpers.bzl",
+    "INSTR_USE_FEATURE",
     "LLVM_MARKER_FEATURE_PREFIX",
     "MEMPROF_USE_FEATURE",
     "SAMPLE_USE_FEATURE",
+    "instr_use_flags",
     "memprof_use_flags",
     "sample_use_flags",
 )
@@ -39,6 +41,12 @@ def _cc_toolchain_config_attrs(cfg):
             cfg = cfg,
             allow_files = True,
             doc = "The label_flag set by pgo_cc_binary's transition (sample profile).",
+        ),
+        "_pgo_instr_profile": attr.label(
+            default = Label("//rules:instr_profile"),
+            cfg = cfg,
+            allow_files = True,
+            doc = "The label_flag set by pgo_cc_binary's transition (instrumented profile).",
         ),
     }
 
@@ -62,8 +70,8 @@ def pgo_cc_features(ctx, llvm_version):
       llvm_version: int, the LLVM major release of the toolchain's clang. It becomes the
         marker feature pgo_llvm_<N>, which pgo_cc_binary compares with the profile's release.
     Returns:
-      A list of enabled features; pgo_memprof_use and pgo_sample_use only when their profile
-      is set, so plain builds are unchanged (clang rejects an empty profile file)."""
+      A list of enabled features; pgo_memprof_use, pgo_sample_use and pgo_instr_use only when
+      their profile is set, so plain builds are unchanged (clang rejects an empty profile file)."""
     features = [feature(name = LLVM_MARKER_FEATURE_PREFIX + str(llvm_version), enabled = True)]
     memprof = _one_file(ctx, ctx.files._pgo_memprof_profile, "memprof_profile")
     if memprof:
@@ -71,6 +79,9 @@ def pgo_cc_features(ctx, llvm_version):
     sample = _one_file(ctx, ctx.files._pgo_sample_profile, "sample_profile")
     if sample:
         features.append(_use_feature(SAMPLE_USE_FEATURE, sample_use_flags(sample.path)))
+    instr = _one_file(ctx, ctx.files._pgo_instr_profile, "instr_profile")
+    if instr:
+        features.append(_use_feature(INSTR_USE_FEATURE, instr_use_flags(instr.path)))
     return features
 
 def _one_file(ctx, files, flag):

@@ -13,6 +13,7 @@ load(
 # The transitions and the check rule agree on these names.
 MEMPROF_USE_FEATURE = "pgo_memprof_use"
 SAMPLE_USE_FEATURE = "pgo_sample_use"
+INSTR_USE_FEATURE = "pgo_instr_use"
 LLVM_MARKER_FEATURE_PREFIX = "pgo_llvm_"
 
 def parse_llvm_version(value, what):
@@ -124,6 +125,45 @@ def sample_ready_settings(copt, cxxopt, linkopt):
         "linkopt": _append_missing(linkopt, ["-Wl,--build-id"]),
     }
 
+def instr_use_flags(profile_path):
+    """Returns the compile flags that make clang read an indexed IR PGO profile.
+
+    Args:
+      profile_path: the profile's exec path.
+    Returns:
+      A list of flags.
+    """
+    return ["-fprofile-use=" + profile_path]
+
+def instr_settings(copt, cxxopt, linkopt):
+    """Option values of the configuration that builds an IR-PGO-instrumented binary.
+
+    Args:
+      copt: the current --copt list.
+      cxxopt: the current --cxxopt list.
+      linkopt: the current --linkopt list.
+    Returns:
+      {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
+    """
+    return {
+        "copt": _append_missing(copt, ["-fprofile-generate"]),
+        "cxxopt": list(cxxopt),
+        "linkopt": _append_missing(linkopt, ["-fprofile-generate", "-Wl,--build-id"]),
+    }
+
+def instr_format_version(llvm_version):
+    """Names the indexed format the merge tool writes for IR PGO (PgoProfileInfo.format_version).
+
+    Args:
+      llvm_version: int, the LLVM release written for.
+    Returns:
+      "indexed-vN", or "" for an unknown release.
+    """
+    release = LLVM_RELEASES.get(llvm_version)
+    if not release:
+        return ""
+    return "indexed-v%d" % release["index_version"]
+
 def profgen_flags(llvm_version, output_format, ignore_stack_samples):
     """Returns the non-file flags of the profgen action, in a fixed order.
 
@@ -219,13 +259,15 @@ def check_profile_mix(target, memprof_kind, sample_kind, instr_kind):
       "" or the error message.
     """
     if memprof_kind == None and sample_kind == None and instr_kind == None:
-        return "%s: no profile: set memprof_profile and/or sample_profile" % target
-    if instr_kind != None:
-        return ("%s: instr_profile is not implemented yet (rules_pgo issue 14); use " +
-                "sample_profile and/or memprof_profile") % target
+        return "%s: no profile: set memprof_profile, sample_profile and/or instr_profile" % target
+    if sample_kind != None and instr_kind != None:
+        return ("%s: a sample profile with an instrumented one: clang reads one of " +
+                "-fprofile-sample-use and -fprofile-use; drop sample_profile or instr_profile " +
+                "(either combines with memprof_profile)") % target
     for attr, kind, want, rule in [
         ("memprof_profile", memprof_kind, "memprof", "memprof_profile"),
         ("sample_profile", sample_kind, "sample", "sample_profile"),
+        ("instr_profile", instr_kind, "instr", "instr_profile"),
     ]:
         if kind and kind != want:
             return ("%s: %s is given a %s profile (made by a %s_profile rule): pass it as " +

@@ -284,6 +284,30 @@ func TestShardPlan(t *testing.T) {
 	}
 }
 
+func TestInstrFlags(t *testing.T) {
+	g := loadHelpers(t)
+	if got, want := call(t, g, "instr_use_flags", str("p.profdata")).String(), `["-fprofile-use=p.profdata"]`; got != want {
+		t.Errorf("instr_use_flags = %s, want %s", got, want)
+	}
+	s := call(t, g, "instr_settings", strs("-O1"), strs(), strs("-fprofile-generate")).(*starlark.Dict)
+	for key, want := range map[string]string{
+		"copt":    `["-O1", "-fprofile-generate"]`,
+		"cxxopt":  `[]`,
+		"linkopt": `["-fprofile-generate", "-Wl,--build-id"]`,
+	} {
+		v, _, _ := s.Get(str(key))
+		if v.String() != want {
+			t.Errorf("instr_settings %s = %s, want %s", key, v, want)
+		}
+	}
+	for _, r := range llvmrelease.All() {
+		want := fmt.Sprintf("indexed-v%d", r.IndexVersion)
+		if v := call(t, g, "instr_format_version", starlark.MakeInt(r.Major)); v != starlark.String(want) {
+			t.Errorf("instr_format_version(%d) = %v, want %q", r.Major, v, want)
+		}
+	}
+}
+
 func TestZeroPad(t *testing.T) {
 	g := loadHelpers(t)
 	for _, c := range []struct {
@@ -308,7 +332,10 @@ func TestCheckProfileMix(t *testing.T) {
 		{str("memprof"), str("sample"), none, nil},
 		{str(""), str(""), none, nil}, // checked-in files
 		{none, none, none, []string{"//t: no profile"}},
-		{none, none, str("instr"), []string{"instr_profile is not implemented yet"}},
+		{none, none, str("instr"), nil},
+		{str("memprof"), none, str("instr"), nil},
+		{none, str("sample"), str("instr"), []string{"a sample profile with an instrumented one", "drop sample_profile or instr_profile"}},
+		{none, none, str("sample"), []string{"instr_profile is given a sample profile", "pass it as sample_profile"}},
 		{none, str("memprof"), none, []string{"sample_profile is given a memprof profile", "pass it as memprof_profile"}},
 		{str("sample"), none, none, []string{"memprof_profile is given a sample profile", "pass it as sample_profile"}},
 	} {

@@ -1,5 +1,6 @@
 """pgo_cc_binary: a cc_binary rebuilt, with every cc_library it depends on, using profiles."""
 
+load("//rules:llvm_releases.bzl", "MEMORY_PROFILE_USE_SINCE")
 load(":helpers.bzl", "absolutize_label", "check_llvm_versions", "check_profile_mix")
 load(":providers.bzl", "PgoCcToolchainCheckInfo")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "optimize_transition")
@@ -27,13 +28,14 @@ def _impl(ctx):
         str(ctx.label),
         _kind(ctx.attr.memprof_profile, check.memprof_info),
         _kind(ctx.attr.sample_profile, check.sample_info),
-        None,
+        _kind(ctx.attr.instr_profile, check.instr_info),
     )
     if err:
         fail(err)
     for label, consumed, what, flag, info in [
         (ctx.attr.memprof_profile, check.consumes_memprof, "MemProf", "memprof_profile", check.memprof_info),
         (ctx.attr.sample_profile, check.consumes_sample, "sample", "sample_profile", check.sample_info),
+        (ctx.attr.instr_profile, check.consumes_instr, "instrumented", "instr_profile", check.instr_info),
     ]:
         if not label:
             continue
@@ -43,6 +45,14 @@ def _impl(ctx):
             err = check_llvm_versions(str(ctx.label), label, info.llvm_version, check.llvm_version, check.compiler)
             if err:
                 fail(err)
+    if ctx.attr.memprof_profile and ctx.attr.instr_profile and check.llvm_version and check.llvm_version < MEMORY_PROFILE_USE_SINCE:
+        fail(("%s: clang %d reads MemProf records through -fprofile-use, the flag of the " +
+              "instrumented profile: give one indexed profile with both (merge the raw MemProf " +
+              "and .profraw profiles together) as instr_profile, or use clang %d or later") % (
+            ctx.label,
+            check.llvm_version,
+            MEMORY_PROFILE_USE_SINCE,
+        ))
 
     info = binary[DefaultInfo]
     exe = info.files_to_run.executable
@@ -63,6 +73,7 @@ _pgo_cc_binary = rule(
         "binary": attr.label(mandatory = True, executable = True, cfg = optimize_transition),
         "memprof_profile": attr.string(doc = "Absolute label of the MemProf profile (the macro makes it so)."),
         "sample_profile": attr.string(doc = "Absolute label of the sample profile (the macro makes it so)."),
+        "instr_profile": attr.string(doc = "Absolute label of the instrumented profile (the macro makes it so)."),
         "copts": attr.string_list(doc = "Extra --copt for the optimized configuration."),
         "_check": attr.label(default = Label("//rules:toolchain_check"), cfg = optimize_transition),
     }, **ALLOWLIST_ATTRS),
@@ -89,18 +100,19 @@ def pgo_cc_binary(name, binary, memprof_profile = None, sample_profile = None, i
         -fdebug-info-for-profiling -funique-internal-linkage-names as the sample-ready
         training build had (pgo_instrumented_binary(kind = "sample")). Combines with
         memprof_profile.
-      instr_profile: reserved for IR PGO profiles (not implemented yet: an analysis error).
+      instr_profile: an instr_profile target (or a checked-in indexed .profdata): every compile
+        action gets it as an input and -fprofile-use=<path>. Combines with memprof_profile
+        (clang 18+), not with sample_profile.
       copts: extra compile flags of the optimized configuration, e.g.
         ["-mllvm", "-optimize-hot-cold-new"].
       **kwargs: common attributes (tags, visibility, testonly, ...).
     """
-    if instr_profile != None:
-        fail(check_profile_mix("pgo_cc_binary " + name, None, None, "instr"))
     _pgo_cc_binary(
         name = name,
         binary = binary,
         memprof_profile = _absolute(memprof_profile) if memprof_profile else "",
         sample_profile = _absolute(sample_profile) if sample_profile else "",
+        instr_profile = _absolute(instr_profile) if instr_profile else "",
         copts = copts,
         **kwargs
     )

@@ -40,6 +40,8 @@ PgoCcToolchainCheckInfo = provider(
     fields = {
         "consumes_memprof": "bool: the toolchain enables the `pgo_memprof_use` feature.",
         "consumes_sample": "bool: the toolchain enables the `pgo_sample_use` feature.",
+        "consumes_instr": "bool: the toolchain enables the `pgo_instr_use` feature.",
+        "instr_info": "PgoProfileInfo of //rules:instr_profile's target, or None.",
         "memprof_info": "PgoProfileInfo of //rules:memprof_profile's target, or None.",
         "sample_info": "PgoProfileInfo of //rules:sample_profile's target, or None.",
         "llvm_version": "int: the toolchain's LLVM major release, 0 when unknown.",

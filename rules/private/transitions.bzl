@@ -1,16 +1,17 @@
 """Configuration transitions of rules_pgo.
 
-The optimized build sets the label_flags //rules:memprof_profile and //rules:sample_profile to
-the profile targets; a C++ toolchain wired for rules_pgo (see cc_features.bzl) lists those flags
-in its compiler files and turns them into -fmemory-profile-use=<path> and
--fprofile-sample-use=<path> on every compile action. The profile rules' own binaries are built
+The optimized build sets the label_flags //rules:memprof_profile, :sample_profile and
+:instr_profile to the profile targets; a C++ toolchain wired for rules_pgo (see cc_features.bzl)
+lists those flags in its compiler files and turns them into -fmemory-profile-use=<path>,
+-fprofile-sample-use=<path> and -fprofile-use=<path> on every compile action. The profile rules' own binaries are built
 with both flags reset, which keeps the graph acyclic (spec §2.2 item 1)."""
 
-load(":helpers.bzl", "instrument_settings", "sample_ready_settings")
+load(":helpers.bzl", "instr_settings", "instrument_settings", "sample_ready_settings")
 
 # Stringified through Label() so that they name rules_pgo's targets from any repository.
 MEMPROF_FLAG = str(Label("//rules:memprof_profile"))
 SAMPLE_FLAG = str(Label("//rules:sample_profile"))
+INSTR_FLAG = str(Label("//rules:instr_profile"))
 EMPTY_PROFILE = str(Label("//rules:empty"))
 
 _COPT = "//command_line_option:copt"
@@ -27,23 +28,27 @@ def _optimize_impl(settings, attr):
         _MODE: "opt",
         MEMPROF_FLAG: getattr(attr, "memprof_profile", "") or EMPTY_PROFILE,
         SAMPLE_FLAG: getattr(attr, "sample_profile", "") or EMPTY_PROFILE,
+        INSTR_FLAG: getattr(attr, "instr_profile", "") or EMPTY_PROFILE,
         _COPT: settings[_COPT] + getattr(attr, "copts", []),
     }
 
 optimize_transition = transition(
     implementation = _optimize_impl,
     inputs = [_COPT],
-    outputs = [_MODE, MEMPROF_FLAG, SAMPLE_FLAG, _COPT],
+    outputs = [_MODE, MEMPROF_FLAG, SAMPLE_FLAG, INSTR_FLAG, _COPT],
 )
 
 def _training_settings(settings, kind):
     if kind == "sample":
         s = sample_ready_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
+    elif kind == "instr":
+        s = instr_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
     else:
         s = instrument_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
     return {
         MEMPROF_FLAG: EMPTY_PROFILE,
         SAMPLE_FLAG: EMPTY_PROFILE,
+        INSTR_FLAG: EMPTY_PROFILE,
         _MODE: "opt",
         _COPT: s["copt"],
         _CXXOPT: s["cxxopt"],
@@ -52,7 +57,7 @@ def _training_settings(settings, kind):
     }
 
 _TRAINING_INPUTS = [_COPT, _CXXOPT, _LINKOPT]
-_TRAINING_OUTPUTS = [MEMPROF_FLAG, SAMPLE_FLAG, _MODE, _COPT, _CXXOPT, _LINKOPT, _STRIP]
+_TRAINING_OUTPUTS = [MEMPROF_FLAG, SAMPLE_FLAG, INSTR_FLAG, _MODE, _COPT, _CXXOPT, _LINKOPT, _STRIP]
 
 def _instrument_impl(settings, attr):
     # kind: pgo_instrumented_binary's attribute; memprof_profile's `binary` has none and

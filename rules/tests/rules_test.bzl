@@ -1,7 +1,7 @@
 """Analysis tests of the rules (skylib analysistest on Bazel 4.2.3)."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
-load("//rules:defs.bzl", "PgoProfileInfo", "memprof_profile", "pgo_cc_binary", "sample_profile")
+load("//rules:defs.bzl", "PgoProfileInfo", "instr_profile", "memprof_profile", "pgo_cc_binary", "sample_profile")
 
 def _profile_test_impl(ctx):
     env = analysistest.begin(ctx)
@@ -35,9 +35,9 @@ def _sample_test_impl(ctx):
     env = analysistest.begin(ctx)
     target = analysistest.target_under_test(env)
     info = target[PgoProfileInfo]
-    asserts.equals(env, "sample", info.kind)
+    asserts.equals(env, ctx.attr.kind, info.kind)
     asserts.equals(env, 19, info.llvm_version)
-    asserts.equals(env, "extbinary", info.format_version)
+    asserts.equals(env, ctx.attr.format_version, info.format_version)
     asserts.equals(env, ctx.attr.out, info.file.basename)
     actions = analysistest.target_actions(env)
     counts = {}
@@ -53,7 +53,12 @@ def _sample_test_impl(ctx):
 
 sample_test = analysistest.make(
     _sample_test_impl,
-    attrs = {"out": attr.string(), "counts": attr.string_dict()},
+    attrs = {
+        "out": attr.string(),
+        "counts": attr.string_dict(),
+        "kind": attr.string(default = "sample"),
+        "format_version": attr.string(default = "extbinary"),
+    },
 )
 
 def _failure_test_impl(ctx):
@@ -141,7 +146,24 @@ def rules_test_suite(name):
     memprof_profile(name = "sharded_warn", raw = ["raw.1", "raw.2", "app.cc"], binary = "app.bin", shard_size = 2, failure_mode = "warn", tags = ["manual"])
     failure_test(name = "sharded_warn_test", target_under_test = ":sharded_warn", message = "shard_size needs failure_mode")
 
+    # Instrumented: 5 .profraw in shards of 3: 2 shards + the final merge.
+    instr_profile(name = "pgo", raw = ["raw.1", "raw.2", "app.cc", "app.bin", "rules_test.bzl"], shard_size = 3, tags = ["manual"])
+    sample_test(name = "pgo_test", target_under_test = ":pgo", out = "pgo.profdata", kind = "instr", format_version = "indexed-v12", counts = {"PgoInstrMerge": "3"})
+
+    instr_profile(name = "pgo_noraw", tags = ["manual"])
+    failure_test(name = "pgo_noraw_test", target_under_test = ":pgo_noraw", message = "no raw profiles")
+
+    pgo_cc_binary(name = "opt_instr_sample", binary = ":app", instr_profile = ":pgo", sample_profile = ":afdo", tags = ["manual"])
+    failure_test(name = "opt_instr_sample_test", target_under_test = ":opt_instr_sample", message = "a sample profile with an instrumented one")
+
+    pgo_cc_binary(name = "opt_instr_foreign", binary = ":app", instr_profile = ":pgo", tags = ["manual"])
+    foreign_toolchain_test(name = "instr_foreign_toolchain_test", target_under_test = ":opt_instr_foreign", message = "does not consume the instrumented profile")
+
     native.test_suite(name = name, tests = [
+        ":pgo_test",
+        ":pgo_noraw_test",
+        ":opt_instr_sample_test",
+        ":instr_foreign_toolchain_test",
         ":afdo_test",
         ":afdo2_test",
         ":merged_test",

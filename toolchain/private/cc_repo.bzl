@@ -1,5 +1,6 @@
 """pgo_cc_toolchain_repository: a C/C++ toolchain around a host clang-N whose compile actions
-consume the profiles selected by @rules_pgo//rules:memprof_profile and :sample_profile (spec §12).
+consume the profiles selected by @rules_pgo//rules:memprof_profile, :sample_profile and
+:instr_profile (spec §12).
 
 Use it with --crosstool_top=@<name>//:toolchain --host_crosstool_top=@<name>//:toolchain
 (Bazel 4.2.3, legacy toolchain selection) or register @<name>//:cc_toolchain (platforms)."""
@@ -120,6 +121,7 @@ filegroup(
     srcs = [
         "{flag}",
         "{sample_flag}",
+        "{instr_flag}",
     ],
 )
 
@@ -163,6 +165,7 @@ toolchain(
         config_bzl = _abs(Label("//toolchain:cc_toolchain_config.bzl")),
         flag = _abs(Label("//rules:memprof_profile")),
         sample_flag = _abs(Label("//rules:sample_profile")),
+        instr_flag = _abs(Label("//rules:instr_profile")),
         cpu = cpu,
         ident = ident,
         dirs = repr(dirs),
