@@ -1,22 +1,13 @@
 """instr_profile: raw IR PGO profiles (.profraw) → an indexed .profdata for -fprofile-use."""
 
 load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
-load(":helpers.bzl", "instr_format_version", "merge_flags", "parse_llvm_version")
+load(":helpers.bzl", "instr_format_version", "merge_flags")
 load(":merge_tree.bzl", "merge_tree")
-load(":profiled_binary.bzl", "path_of")
+load(":profile_rule.bzl", "TOOLCHAIN_TYPE", "path_of", "pgo_tools")
 load(":providers.bzl", "PgoProfileInfo")
 
-TOOLCHAIN_TYPE = str(Label("//toolchain:toolchain_type"))
-
 def _impl(ctx):
-    pgo = ctx.toolchains[TOOLCHAIN_TYPE].pgo
-    version, err = parse_llvm_version(ctx.attr.llvm_version, str(ctx.label))
-    if err:
-        fail(err)
-    if not version:
-        version = pgo.llvm_version
-    if ctx.attr.failure_mode not in ["any", "all", "warn"]:
-        fail("%s: failure_mode must be \"any\", \"all\" or \"warn\", got %r" % (ctx.label, ctx.attr.failure_mode))
+    pgo, version = pgo_tools(ctx)
     raw = sorted(ctx.files.raw, key = path_of)
     if not raw:
         fail(("%s: no raw profiles: `raw` is empty. Run the instrumented binary " +

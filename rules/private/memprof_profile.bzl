@@ -1,23 +1,14 @@
 """memprof_profile: raw MemProf profiles + the profiled binary → an indexed .profdata."""
 
 load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
-load(":helpers.bzl", "memprof_format_version", "merge_flags", "parse_llvm_version")
+load(":helpers.bzl", "memprof_format_version", "merge_flags")
 load(":merge_tree.bzl", "merge_tree")
-load(":profiled_binary.bzl", "path_of", "profiled_binary")
+load(":profile_rule.bzl", "TOOLCHAIN_TYPE", "path_of", "pgo_tools", "profiled_binary")
 load(":providers.bzl", "PgoProfileInfo")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "instrument_transition")
 
-TOOLCHAIN_TYPE = str(Label("//toolchain:toolchain_type"))
-
 def _impl(ctx):
-    pgo = ctx.toolchains[TOOLCHAIN_TYPE].pgo
-    version, err = parse_llvm_version(ctx.attr.llvm_version, str(ctx.label))
-    if err:
-        fail(err)
-    if not version:
-        version = pgo.llvm_version
-    if ctx.attr.failure_mode not in ["any", "all", "warn"]:
-        fail("%s: failure_mode must be \"any\", \"all\" or \"warn\", got %r" % (ctx.label, ctx.attr.failure_mode))
+    pgo, version = pgo_tools(ctx)
     binary, binary_target = profiled_binary(ctx)
 
     raw = sorted(ctx.files.raw, key = path_of)

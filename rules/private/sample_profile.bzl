@@ -2,13 +2,11 @@
 existing sample profiles merged."""
 
 load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
-load(":helpers.bzl", "parse_llvm_version", "profgen_flags", "sample_merge_flags", "zero_pad")
+load(":helpers.bzl", "profgen_flags", "sample_merge_flags", "zero_pad")
 load(":merge_tree.bzl", "merge_tree")
-load(":profiled_binary.bzl", "path_of", "profiled_binary")
+load(":profile_rule.bzl", "TOOLCHAIN_TYPE", "path_of", "pgo_tools", "profiled_binary")
 load(":providers.bzl", "PgoProfileInfo")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "sample_ready_transition")
-
-TOOLCHAIN_TYPE = str(Label("//toolchain:toolchain_type"))
 
 _FORMATS = ["extbinary", "binary", "text"]
 
@@ -35,12 +33,7 @@ def _profgen(ctx, pgo, version, trace, binary, out, output_format):
     )
 
 def _impl(ctx):
-    pgo = ctx.toolchains[TOOLCHAIN_TYPE].pgo
-    version, err = parse_llvm_version(ctx.attr.llvm_version, str(ctx.label))
-    if err:
-        fail(err)
-    if not version:
-        version = pgo.llvm_version
+    pgo, version = pgo_tools(ctx)
     fmt = ctx.attr.format
     if fmt not in _FORMATS:
         fail("%s: format must be one of %s, got %r" % (ctx.label, ", ".join(_FORMATS), fmt))
