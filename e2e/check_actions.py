@@ -2,20 +2,28 @@
 """Assertions of rules_pgo's e2e scripts over `bazel aquery --output=jsonproto` output and
 `--execution_log_json_file` logs (Bazel 4.2.3 formats). Exits 1 with a message on failure.
 
-  check_actions.py profile-path AQUERY.json             print the PgoMemProfIndex output path
+  check_actions.py [--flag=F] [--mnemonic=M] COMMAND ...  F: the profile flag (default
+      -fmemory-profile-use=), M: the profile action (default PgoMemProfIndex)
+
+  check_actions.py profile-path AQUERY.json             print the M action's profile output path
   check_actions.py compiles AQUERY.json PROFILE LABEL…  every CppCompile of each LABEL has
                                                         -fmemory-profile-use=PROFILE
   check_actions.py middleman AQUERY.json PROFILE        a toolchain middleman carries PROFILE
   check_actions.py no-flag AQUERY.json                  no action mentions the profile flag
+  check_actions.py objects AQUERY.json                  print the .o outputs of the CppCompile
+                                                        actions with the flag
   check_actions.py execlog-inputs LOG PROFILE N         ≥ N executed compiles with the flag,
                                                         each with PROFILE among its inputs
   check_actions.py execlog-hits LOG MNEMONIC…           every spawn of these mnemonics was a
                                                         remote cache hit (and there is one)
+  check_actions.py execlog-count LOG MNEMONIC N         exactly N spawns of MNEMONIC ran
 """
 import json
 import sys
 
 FLAG = "-fmemory-profile-use="
+MNEMONIC = "PgoMemProfIndex"
+PROFILE_EXTS = (".profdata", ".afdo")
 
 
 def die(msg):
@@ -60,11 +68,19 @@ class AQuery:
 
 
 def profile_path(aq):
-    outs = [o for a in aq.actions if a["mnemonic"] == "PgoMemProfIndex" for o in aq.outputs(a)
-            if o.endswith(".profdata")]
+    outs = [o for a in aq.actions if a["mnemonic"] == MNEMONIC for o in aq.outputs(a)
+            if o.endswith(PROFILE_EXTS) and ".shards/" not in o and ".traces/" not in o]
     if len(set(outs)) != 1:
-        die("expected one PgoMemProfIndex .profdata output, got %r" % outs)
+        die("expected one %s profile output, got %r" % (MNEMONIC, outs))
     return outs[0]
+
+
+def cmd_objects(aq):
+    for a in aq.actions:
+        if a["mnemonic"] == "CppCompile" and any(x.startswith(FLAG) for x in a.get("arguments", [])):
+            for o in aq.outputs(a):
+                if o.endswith(".o"):
+                    print(o)
 
 
 def cmd_compiles(aq, profile, labels):
@@ -90,7 +106,7 @@ def cmd_middleman(aq, profile):
 def cmd_no_flag(aq):
     for a in aq.actions:
         for x in a.get("arguments", []):
-            if "memory-profile-use" in x or "memprof_profile" in x:
+            if FLAG.rstrip("=") in x or "memprof_profile" in x or "sample_profile" in x:
                 die("action %s of %s has %r" % (a["mnemonic"], aq.targets[a["targetId"]], x))
     print("ok: %d actions, none with a profile flag" % len(aq.actions))
 
@@ -138,7 +154,24 @@ def cmd_execlog_hits(path, mnemonics):
     print("ok: all %d spawns of %s were remote cache hits" % (found, ", ".join(mnemonics)))
 
 
+def cmd_execlog_count(path, mnemonic, want):
+    n = sum(1 for s in spawns(path) if s.get("mnemonic") == mnemonic)
+    if n != want:
+        die("%d %s spawns ran, want %d" % (n, mnemonic, want))
+    print("ok: %d %s spawns ran" % (n, mnemonic))
+
+
 def main(argv):
+    global FLAG, MNEMONIC
+    rest = [argv[0]]
+    for a in argv[1:]:
+        if a.startswith("--flag="):
+            FLAG = a[len("--flag="):]
+        elif a.startswith("--mnemonic="):
+            MNEMONIC = a[len("--mnemonic="):]
+        else:
+            rest.append(a)
+    argv = rest
     if len(argv) < 3:
         die(__doc__)
     cmd, f = argv[1], argv[2]
@@ -152,6 +185,10 @@ def main(argv):
         cmd_no_flag(AQuery(f))
     elif cmd == "execlog-inputs":
         cmd_execlog_inputs(f, argv[3], int(argv[4]))
+    elif cmd == "objects":
+        cmd_objects(AQuery(f))
+    elif cmd == "execlog-count":
+        cmd_execlog_count(f, argv[3], int(argv[4]))
     elif cmd == "execlog-hits":
         cmd_execlog_hits(f, argv[3:])
     else:

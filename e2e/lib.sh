@@ -70,3 +70,77 @@ pgo_bazel() {
   HOME=$PGO_OUT/home bazel --output_user_root="${PGO_OUTPUT_USER_ROOT:-$PGO_OUT/root}" --bazelrc="$PGO_OUT/offline.bazelrc" \
     ${PGO_BAZEL_STARTUP:-} "$@"
 }
+
+# pgo_tools_archive: builds the tools of this checkout (or copies $RULES_PGO_TOOLS_DIR's) into
+# $PGO_OUT/tools and packs them like a release archive; sets PGO_TOOLS, PGO_ARCHIVE and
+# PGO_ARCHIVE_SHA (for rules_pgo_register_toolchains(tools = "prebuilt") via file://).
+pgo_tools_archive() {
+  PGO_TOOLS=$PGO_OUT/tools
+  rm -rf "$PGO_TOOLS" && mkdir -p "$PGO_TOOLS"
+  if [ -n "${RULES_PGO_TOOLS_DIR:-}" ]; then
+    echo "NOTE: RULES_PGO_TOOLS_DIR=$RULES_PGO_TOOLS_DIR: archiving those tools instead of ./tools" >&2
+    cp -L "$RULES_PGO_TOOLS_DIR/merge" "$RULES_PGO_TOOLS_DIR/symbolize" "$RULES_PGO_TOOLS_DIR/profgen" "$PGO_TOOLS/"
+  else
+    (cd "$PGO_ROOT" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags=-buildid= -o "$PGO_TOOLS/" \
+      ./tools/merge ./tools/symbolize ./tools/profgen)
+  fi
+  PGO_ARCHIVE=$PGO_OUT/rules_pgo_tools-linux_amd64.tar.gz
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C "$PGO_TOOLS" -cf - merge profgen symbolize |
+    gzip -n > "$PGO_ARCHIVE"
+  PGO_ARCHIVE_SHA=$(sha256sum "$PGO_ARCHIVE" | cut -d' ' -f1)
+  echo "archive $PGO_ARCHIVE sha256 $PGO_ARCHIVE_SHA"
+}
+
+# pgo_e2e_workspace DIR NAME: a WORKSPACE in DIR using rules_pgo from this checkout, the
+# archive of pgo_tools_archive as a prebuilt toolchain and the clang-19 cc toolchain.
+pgo_e2e_workspace() {
+  cat > "$1/WORKSPACE" << EOW
+workspace(name = "$2")
+
+local_repository(
+    name = "rules_pgo",
+    path = "$PGO_ROOT",
+)
+
+load("@rules_pgo//toolchain:repositories.bzl", "rules_pgo_dependencies", "rules_pgo_register_cc_toolchain", "rules_pgo_register_toolchains")
+
+rules_pgo_dependencies()
+
+rules_pgo_register_toolchains(
+    llvm_version = "19",
+    sha256 = {"linux_amd64": "$PGO_ARCHIVE_SHA"},
+    tools = "prebuilt",
+    urls = {"linux_amd64": ["file://$PGO_ARCHIVE"]},
+)
+
+rules_pgo_register_cc_toolchain(
+    name = "pgo_cc",
+    clang = "clang-19",
+)
+EOW
+}
+
+# expect_fail NAME REGEX CMD...: CMD must fail and its output match REGEX.
+expect_fail() {
+  local name=$1 re=$2 out
+  shift 2
+  if out=$("$@" 2>&1); then
+    echo "FAIL: $name: expected a failure, the build succeeded" >&2
+    exit 1
+  fi
+  if ! grep -qE -- "$re" <<< "$out"; then
+    echo "FAIL: $name: output does not match /$re/:" >&2
+    grep -E "ERROR|rror" <<< "$out" | head -20 >&2
+    exit 1
+  fi
+  echo "ok: $name fails with: $(grep -oE -- "$re" <<< "$out" | head -1)"
+}
+
+# pgo_lbr_trace: the lbr-trace recorder of the shared tools (../shared/tools next to the
+# checkout, else $RULES_PGO_SHARED/tools); $PGO_LBR_TRACE overrides.
+pgo_lbr_trace() {
+  local t=${PGO_LBR_TRACE:-$(cd "$PGO_ROOT/.." && pwd)/shared/tools/lbr-trace}
+  [ -x "$t" ] || t=${RULES_PGO_SHARED:-/work/shared}/tools/lbr-trace
+  [ -x "$t" ] || _pgo_die "lbr-trace not found (../shared/tools/lbr-trace or \$RULES_PGO_SHARED/tools; set PGO_LBR_TRACE)"
+  echo "$t"
+}

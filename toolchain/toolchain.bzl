@@ -1,4 +1,4 @@
-"""pgo_toolchain: the rules_pgo tools (merge, symbolize) for one execution platform."""
+"""pgo_toolchain: the rules_pgo tools (merge, symbolize, profgen) for one execution platform."""
 
 load("//rules:defs.bzl", "PgoToolchainInfo")
 load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
@@ -9,11 +9,14 @@ def _impl(ctx):
     version = int(ctx.attr.llvm_version)
     merge = ctx.attr.merge[DefaultInfo].files_to_run
     symbolize = ctx.attr.symbolize[DefaultInfo].files_to_run
+    profgen = ctx.attr.profgen[DefaultInfo].files_to_run if ctx.attr.profgen else None
     info = PgoToolchainInfo(
         merge = ctx.executable.merge,
         symbolize = ctx.executable.symbolize,
         merge_files_to_run = merge,
         symbolize_files_to_run = symbolize,
+        profgen = ctx.executable.profgen if ctx.attr.profgen else None,
+        profgen_files_to_run = profgen,
         llvm_version = version,
     )
     return [
@@ -21,6 +24,7 @@ def _impl(ctx):
         platform_common.TemplateVariableInfo({
             "PGO_MERGE": ctx.executable.merge.path,
             "PGO_SYMBOLIZE": ctx.executable.symbolize.path,
+            "PGO_PROFGEN": ctx.executable.profgen.path if ctx.attr.profgen else "false",
             "PGO_LLVM_VERSION": str(version),
         }),
     ]
@@ -44,6 +48,13 @@ pgo_toolchain = rule(
             cfg = "exec",
             doc = "The symbolize tool (addresses → inline frames).",
         ),
+        "profgen": attr.label(
+            executable = True,
+            allow_single_file = True,
+            cfg = "exec",
+            doc = "The profgen tool (perf script + binary → sample profile). Optional: " +
+                  "sample_profile(perf = ...) fails without it.",
+        ),
         "llvm_version": attr.string(
             mandatory = True,
             values = _VERSIONS,
@@ -58,10 +69,11 @@ def _resolved_impl(ctx):
     tc = ctx.toolchains[str(Label("//toolchain:toolchain_type"))]
     pgo = tc.pgo
     return [
-        DefaultInfo(files = depset([pgo.merge, pgo.symbolize])),
+        DefaultInfo(files = depset([pgo.merge, pgo.symbolize] + ([pgo.profgen] if pgo.profgen else []))),
         platform_common.TemplateVariableInfo({
             "PGO_MERGE": pgo.merge.path,
             "PGO_SYMBOLIZE": pgo.symbolize.path,
+            "PGO_PROFGEN": pgo.profgen.path if pgo.profgen else "false",
             "PGO_LLVM_VERSION": str(pgo.llvm_version),
         }),
     ]
@@ -70,5 +82,5 @@ resolved_toolchain = rule(
     implementation = _resolved_impl,
     toolchains = [str(Label("//toolchain:toolchain_type"))],
     doc = "The resolved pgo toolchain for genrules: toolchains = [\"@rules_pgo//toolchain:resolved_toolchain\"], " +
-          "tools = [the same label], then $(PGO_MERGE), $(PGO_SYMBOLIZE), $(PGO_LLVM_VERSION) (bazel#14009 workaround).",
+          "tools = [the same label], then $(PGO_MERGE), $(PGO_SYMBOLIZE), $(PGO_PROFGEN), $(PGO_LLVM_VERSION) (bazel#14009 workaround).",
 )

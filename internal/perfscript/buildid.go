@@ -2,6 +2,7 @@ package perfscript
 
 import (
 	"encoding/hex"
+	"errors"
 	"regexp"
 )
 
@@ -25,20 +26,23 @@ func MMapBuildID(line []byte) string {
 	return hex.EncodeToString(b)
 }
 
-// checkBuildID warns when the current line, an mmap event of the binary
-// (by file name) for the process being read, names a build id that is not
-// the binary's. llvm-profgen matches binaries by file name only and reads
-// such a trace against the wrong code without a word; the addresses are
-// still used as llvm-profgen uses them, so the profile stays llvm-profgen's
-// and the warning says why it is likely garbage.
-func (p *reader) checkBuildID(e MMapEvent) {
+// ErrBuildIDMismatch is the error of a trace whose mmap event of the
+// binary names another build id (perf record --buildid-mmap).
+var ErrBuildIDMismatch = errors.New("build id mismatch")
+
+// checkBuildID fails when the current line, an mmap event of the binary (by
+// file name) for the process being read, names a build id that is not the
+// binary's. llvm-profgen matches binaries by file name only and reads such
+// a trace against the wrong code without a word; a profile of other code
+// is worse than none, so this is an error naming both ids.
+func (p *reader) checkBuildID(e MMapEvent) error {
 	if p.opts.BuildID == nil || (p.opts.HasPID && e.PID != p.opts.PID) {
-		return
+		return nil
 	}
 	id := MMapBuildID(p.s.line)
 	if id == "" || id == hex.EncodeToString(p.opts.BuildID) {
-		return
+		return nil
 	}
-	p.warn("build id mismatch at line %d: the trace maps %s (pid %d) with build id %s, but %s has build id %s: its samples are read against a different binary (llvm-profgen does not check this); pass the binary that was profiled",
-		p.s.lineNo, e.Path, e.PID, id, p.bin.Name, hex.EncodeToString(p.opts.BuildID))
+	return p.errorf(ErrBuildIDMismatch, "the trace maps %s (pid %d) with build id %s, but %s has build id %s: pass the binary that was profiled",
+		e.Path, e.PID, id, p.bin.Name, hex.EncodeToString(p.opts.BuildID))
 }

@@ -56,7 +56,8 @@ type Options struct {
 	HybridSample func(stack []uint64, lbr []Branch, count uint64)
 	// BuildID, if not nil, is the binary's GNU build id: an mmap event of
 	// the binary that names another one (perf record --buildid-mmap) is
-	// warned about (see checkBuildID; llvm-profgen does not check).
+	// an ErrBuildIDMismatch error (see checkBuildID; llvm-profgen does not
+	// check).
 	BuildID []byte
 }
 
@@ -307,7 +308,9 @@ func (p *reader) parseMMapEvent() error {
 	if fileName(e.Path) != p.bin.Name {
 		return nil
 	}
-	p.checkBuildID(e)
+	if err := p.checkBuildID(e); err != nil {
+		return err
+	}
 	return p.updateBinaryAddress(e)
 }
 

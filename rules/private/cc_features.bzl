@@ -4,7 +4,8 @@
     features = [...] + pgo_cc_features(ctx, llvm_version = 19)
     my_config = rule(_impl, attrs = dict(my_attrs, **PGO_CC_TOOLCHAIN_CONFIG_ATTRS), ...)
 
-and "@rules_pgo//rules:memprof_profile" in the cc_toolchain's compiler_files and all_files.
+and "@rules_pgo//rules:memprof_profile", "@rules_pgo//rules:sample_profile" and
+"@rules_pgo//rules:instr_profile" in the cc_toolchain's compiler_files and all_files.
 On Bazel 4.2.3 (and 7/8 with exec_transition_for_inputs = True, the default) the toolchain's
 file attributes are in the exec configuration, so the attribute below is too: the compile
 action must see the very file that the compiler files carry (spec §12.1)."""
@@ -16,7 +17,16 @@ load(
     "flag_group",
     "flag_set",
 )
-load(":helpers.bzl", "LLVM_MARKER_FEATURE_PREFIX", "MEMPROF_USE_FEATURE", "memprof_use_flags")
+load(
+    ":helpers.bzl",
+    "INSTR_USE_FEATURE",
+    "LLVM_MARKER_FEATURE_PREFIX",
+    "MEMPROF_USE_FEATURE",
+    "SAMPLE_USE_FEATURE",
+    "instr_use_flags",
+    "memprof_use_flags",
+    "sample_use_flags",
+)
 
 def _cc_toolchain_config_attrs(cfg):
     return {
@@ -24,7 +34,19 @@ def _cc_toolchain_config_attrs(cfg):
             default = Label("//rules:memprof_profile"),
             cfg = cfg,
             allow_files = True,
-            doc = "The label_flag set by pgo_cc_binary's transition.",
+            doc = "The label_flag set by pgo_cc_binary's transition (MemProf).",
+        ),
+        "_pgo_sample_profile": attr.label(
+            default = Label("//rules:sample_profile"),
+            cfg = cfg,
+            allow_files = True,
+            doc = "The label_flag set by pgo_cc_binary's transition (sample profile).",
+        ),
+        "_pgo_instr_profile": attr.label(
+            default = Label("//rules:instr_profile"),
+            cfg = cfg,
+            allow_files = True,
+            doc = "The label_flag set by pgo_cc_binary's transition (instrumented profile).",
         ),
     }
 
@@ -48,23 +70,33 @@ def pgo_cc_features(ctx, llvm_version):
       llvm_version: int, the LLVM major release of the toolchain's clang. It becomes the
         marker feature pgo_llvm_<N>, which pgo_cc_binary compares with the profile's release.
     Returns:
-      A list of enabled features; the MemProf one only when a profile is set, so plain builds
-      are unchanged (clang rejects an empty profile file)."""
+      A list of enabled features; pgo_memprof_use, pgo_sample_use and pgo_instr_use only when
+      their profile is set, so plain builds are unchanged (clang rejects an empty profile file)."""
     features = [feature(name = LLVM_MARKER_FEATURE_PREFIX + str(llvm_version), enabled = True)]
-    files = ctx.files._pgo_memprof_profile
-    if files:
-        if len(files) != 1:
-            fail("%s: @rules_pgo//rules:memprof_profile must name one profile file, got %d: %s" % (
-                ctx.label,
-                len(files),
-                ", ".join([f.short_path for f in files]),
-            ))
-        features.append(feature(
-            name = MEMPROF_USE_FEATURE,
-            enabled = True,
-            flag_sets = [flag_set(
-                actions = _COMPILE_ACTIONS,
-                flag_groups = [flag_group(flags = memprof_use_flags(llvm_version, files[0].path))],
-            )],
-        ))
+    memprof = _one_file(ctx, ctx.files._pgo_memprof_profile, "memprof_profile")
+    if memprof:
+        features.append(_use_feature(MEMPROF_USE_FEATURE, memprof_use_flags(llvm_version, memprof.path)))
+    sample = _one_file(ctx, ctx.files._pgo_sample_profile, "sample_profile")
+    if sample:
+        features.append(_use_feature(SAMPLE_USE_FEATURE, sample_use_flags(sample.path)))
+    instr = _one_file(ctx, ctx.files._pgo_instr_profile, "instr_profile")
+    if instr:
+        features.append(_use_feature(INSTR_USE_FEATURE, instr_use_flags(instr.path)))
     return features
+
+def _one_file(ctx, files, flag):
+    if len(files) > 1:
+        fail("%s: @rules_pgo//rules:%s must name one profile file, got %d: %s" % (
+            ctx.label,
+            flag,
+            len(files),
+            ", ".join([f.short_path for f in files]),
+        ))
+    return files[0] if files else None
+
+def _use_feature(name, flags):
+    return feature(
+        name = name,
+        enabled = True,
+        flag_sets = [flag_set(actions = _COMPILE_ACTIONS, flag_groups = [flag_group(flags = flags)])],
+    )

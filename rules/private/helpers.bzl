@@ -12,6 +12,8 @@ load(
 
 # The transitions and the check rule agree on these names.
 MEMPROF_USE_FEATURE = "pgo_memprof_use"
+SAMPLE_USE_FEATURE = "pgo_sample_use"
+INSTR_USE_FEATURE = "pgo_instr_use"
 LLVM_MARKER_FEATURE_PREFIX = "pgo_llvm_"
 
 def parse_llvm_version(value, what):
@@ -83,6 +85,202 @@ def memprof_use_flags(llvm_version, profile_path):
     if llvm_version and llvm_version < MEMORY_PROFILE_USE_SINCE:
         return flags + ["-fprofile-use=" + profile_path]
     return flags + ["-fmemory-profile-use=" + profile_path]
+
+# What a sample-profiled (AutoFDO/CSSPGO) binary is compiled with, in training and in the
+# optimized build alike: line tables with discriminators and linkage names that profgen
+# symbolizes, and internal-linkage names made unique so that a profile names one function.
+SAMPLE_PROFILE_COPTS = [
+    "-gmlt",
+    "-fdebug-info-for-profiling",
+    "-funique-internal-linkage-names",
+]
+
+def sample_use_flags(profile_path):
+    """Returns the compile flags that make clang read a sample profile.
+
+    Args:
+      profile_path: the profile's exec path.
+    Returns:
+      SAMPLE_PROFILE_COPTS (as the profiled binary had them) + -fprofile-sample-use.
+    """
+    return SAMPLE_PROFILE_COPTS + ["-fprofile-sample-use=" + profile_path]
+
+def sample_ready_settings(copt, cxxopt, linkopt):
+    """Option values of the configuration that builds the binary to profile with perf.
+
+    The same flags as the optimized build puts beside -fprofile-sample-use (a profile matches
+    a build with the same flags), a GNU build id (profgen checks traces against it), and -gmlt
+    in cxxopt too because 4.2.3's exec configuration prepends -g0 to both.
+
+    Args:
+      copt: the current --copt list.
+      cxxopt: the current --cxxopt list.
+      linkopt: the current --linkopt list.
+    Returns:
+      {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
+    """
+    return {
+        "copt": _append_missing(copt, SAMPLE_PROFILE_COPTS),
+        "cxxopt": _append_missing(cxxopt, ["-gmlt"]),
+        "linkopt": _append_missing(linkopt, ["-Wl,--build-id"]),
+    }
+
+def instr_use_flags(profile_path):
+    """Returns the compile flags that make clang read an indexed IR PGO profile.
+
+    Args:
+      profile_path: the profile's exec path.
+    Returns:
+      A list of flags.
+    """
+    return ["-fprofile-use=" + profile_path]
+
+def instr_settings(copt, cxxopt, linkopt):
+    """Option values of the configuration that builds an IR-PGO-instrumented binary.
+
+    Args:
+      copt: the current --copt list.
+      cxxopt: the current --cxxopt list.
+      linkopt: the current --linkopt list.
+    Returns:
+      {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
+    """
+    return {
+        "copt": _append_missing(copt, ["-fprofile-generate"]),
+        "cxxopt": list(cxxopt),
+        "linkopt": _append_missing(linkopt, ["-fprofile-generate", "-Wl,--build-id"]),
+    }
+
+def instr_format_version(llvm_version):
+    """Names the indexed format the merge tool writes for IR PGO (PgoProfileInfo.format_version).
+
+    Args:
+      llvm_version: int, the LLVM release written for.
+    Returns:
+      "indexed-vN", or "" for an unknown release.
+    """
+    release = LLVM_RELEASES.get(llvm_version)
+    if not release:
+        return ""
+    return "indexed-v%d" % release["index_version"]
+
+def profgen_flags(llvm_version, output_format, ignore_stack_samples):
+    """Returns the non-file flags of the profgen action, in a fixed order.
+
+    CS (hybrid-trace) profiles are written flat and without cold-context merging
+    (--gen-cs-nested-profile=false --csprof-merge-cold-context=false) until profgen writes
+    llvm-profgen's nested default; LBR-only traces are not affected by either flag.
+
+    Args:
+      llvm_version: int, the LLVM release whose llvm-profgen to follow.
+      output_format: "extbinary", "binary" or "text".
+      ignore_stack_samples: read hybrid traces without their call stacks (AutoFDO profile).
+    Returns:
+      A list of strings.
+    """
+    flags = [
+        "--llvm-version",
+        str(llvm_version),
+        "--format=" + output_format,
+        "--gen-cs-nested-profile=false",
+        "--csprof-merge-cold-context=false",
+    ]
+    if ignore_stack_samples:
+        flags.append("--ignore-stack-samples")
+    return flags
+
+def sample_merge_flags(llvm_version, output_format):
+    """Returns the flags of a sample-profile merge action.
+
+    Args:
+      llvm_version: int, --llvm-version.
+      output_format: "extbinary", "binary" or "text".
+    Returns:
+      A list of strings.
+    """
+    return ["--sample", "--" + output_format, "--llvm-version", str(llvm_version)]
+
+def zero_pad(i, width):
+    """Formats i with leading zeros (Starlark's % has no width): names that sort in order.
+
+    Args:
+      i: a non-negative int.
+      width: the minimum number of digits.
+    Returns:
+      The string.
+    """
+    s = str(i)
+    return "0" * (width - len(s)) + s
+
+def shard_plan(n, size):
+    """Plans a sharded merge of n inputs, shards of at most `size` inputs.
+
+    Each level groups the items of the level below (the inputs first, then the partial
+    profiles) into balanced groups of at most `size`; the last level has one group, the final
+    merge. Balanced groups (sizes differ by at most one) avoid merges of a single partial.
+
+    Args:
+      n: number of inputs.
+      size: shard size; 0 (or n <= size) means one merge of everything.
+    Returns:
+      A list of levels; a level is a list of [start, end) pairs over the previous level's
+      items (the inputs for level 0). [[[0, n]]] when no sharding is needed.
+    """
+    if size < 0 or size == 1:
+        fail("shard size must be 0 (no sharding) or at least 2, got %d" % size)
+    if size == 0 or n <= size:
+        return [[[0, n]]]
+    levels = []
+    count = n
+    for _ in range(64):
+        groups = (count + size - 1) // size
+        base, extra = count // groups, count % groups
+        level, start = [], 0
+        for g in range(groups):
+            end = start + base + (1 if g < extra else 0)
+            level.append([start, end])
+            start = end
+        levels.append(level)
+        count = groups
+        if groups == 1:
+            break
+    return levels
+
+def check_profile_mix(target, memprof_kind, sample_kind, instr_kind):
+    """Checks the kinds of the profiles given to pgo_cc_binary.
+
+    Args:
+      target: the consuming target, for the message.
+      memprof_kind: PgoProfileInfo.kind of the memprof_profile attribute, "" when not a
+        rules_pgo profile (a checked-in file) and None when unset.
+      sample_kind: same for sample_profile.
+      instr_kind: same for instr_profile.
+    Returns:
+      "" or the error message.
+    """
+    if memprof_kind == None and sample_kind == None and instr_kind == None:
+        return "%s: no profile: set memprof_profile, sample_profile and/or instr_profile" % target
+    if sample_kind != None and instr_kind != None:
+        return ("%s: a sample profile with an instrumented one: clang reads one of " +
+                "-fprofile-sample-use and -fprofile-use; drop sample_profile or instr_profile " +
+                "(either combines with memprof_profile)") % target
+    for attr, kind, want, rule in [
+        ("memprof_profile", memprof_kind, "memprof", "memprof_profile"),
+        ("sample_profile", sample_kind, "sample", "sample_profile"),
+        ("instr_profile", instr_kind, "instr", "instr_profile"),
+    ]:
+        if kind and kind != want:
+            return ("%s: %s is given a %s profile (made by a %s_profile rule): pass it as " +
+                    "%s_profile, and give %s a %s rule's profile") % (
+                target,
+                attr,
+                kind,
+                kind,
+                kind,
+                attr,
+                rule,
+            )
+    return ""
 
 def absolute_label(workspace_name, package, name):
     """Formats "@repo//pkg:name" ("@//pkg:name" for the main repository).

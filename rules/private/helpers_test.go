@@ -182,3 +182,171 @@ func TestFormatVersions(t *testing.T) {
 		t.Errorf("DEFAULT_LLVM_VERSION = %v, want %d", rel["DEFAULT_LLVM_VERSION"], llvmrelease.Default)
 	}
 }
+
+func TestSampleFlags(t *testing.T) {
+	g := loadHelpers(t)
+	if got, want := call(t, g, "sample_use_flags", str("p.afdo")).String(),
+		`["-gmlt", "-fdebug-info-for-profiling", "-funique-internal-linkage-names", "-fprofile-sample-use=p.afdo"]`; got != want {
+		t.Errorf("sample_use_flags = %s, want %s", got, want)
+	}
+	s := call(t, g, "sample_ready_settings", strs("-O1", "-gmlt"), strs(), strs()).(*starlark.Dict)
+	for key, want := range map[string]string{
+		"copt":    `["-O1", "-gmlt", "-fdebug-info-for-profiling", "-funique-internal-linkage-names"]`,
+		"cxxopt":  `["-gmlt"]`,
+		"linkopt": `["-Wl,--build-id"]`,
+	} {
+		v, _, _ := s.Get(str(key))
+		if v.String() != want {
+			t.Errorf("sample_ready_settings %s = %s, want %s", key, v, want)
+		}
+	}
+	// The training build's flags are exactly what the optimized build puts beside the profile.
+	use := call(t, g, "sample_use_flags", str("x")).(*starlark.List)
+	ready := g["SAMPLE_PROFILE_COPTS"].(*starlark.List)
+	for i := 0; i < ready.Len(); i++ {
+		if use.Index(i) != ready.Index(i) {
+			t.Errorf("sample_use_flags[%d] = %v, SAMPLE_PROFILE_COPTS[%d] = %v", i, use.Index(i), i, ready.Index(i))
+		}
+	}
+	if got, want := call(t, g, "profgen_flags", starlark.MakeInt(19), str("extbinary"), starlark.True).String(),
+		`["--llvm-version", "19", "--format=extbinary", "--gen-cs-nested-profile=false", "--csprof-merge-cold-context=false", "--ignore-stack-samples"]`; got != want {
+		t.Errorf("profgen_flags = %s, want %s", got, want)
+	}
+	if got, want := call(t, g, "sample_merge_flags", starlark.MakeInt(22), str("text")).String(),
+		`["--sample", "--text", "--llvm-version", "22"]`; got != want {
+		t.Errorf("sample_merge_flags = %s, want %s", got, want)
+	}
+}
+
+// planOf turns shard_plan's result into Go slices.
+func planOf(t *testing.T, v starlark.Value) [][][2]int {
+	t.Helper()
+	var plan [][][2]int
+	levels := v.(*starlark.List)
+	for i := 0; i < levels.Len(); i++ {
+		var level [][2]int
+		groups := levels.Index(i).(*starlark.List)
+		for j := 0; j < groups.Len(); j++ {
+			g := groups.Index(j).(*starlark.List)
+			a, _ := starlark.AsInt32(g.Index(0))
+			b, _ := starlark.AsInt32(g.Index(1))
+			level = append(level, [2]int{a, b})
+		}
+		plan = append(plan, level)
+	}
+	return plan
+}
+
+func TestShardPlan(t *testing.T) {
+	g := loadHelpers(t)
+	for _, c := range []struct {
+		n, size int
+		want    string
+	}{
+		{5, 0, "[[[0 5]]]"},
+		{5, 5, "[[[0 5]]]"},
+		{5, 4, "[[[0 3] [3 5]] [[0 2]]]"},
+		{10, 4, "[[[0 4] [4 7] [7 10]] [[0 3]]]"},
+		{20, 4, "[[[0 4] [4 8] [8 12] [12 16] [16 20]] [[0 3] [3 5]] [[0 2]]]"},
+	} {
+		if got := fmt.Sprint(planOf(t, call(t, g, "shard_plan", starlark.MakeInt(c.n), starlark.MakeInt(c.size)))); got != c.want {
+			t.Errorf("shard_plan(%d, %d) = %s, want %s", c.n, c.size, got, c.want)
+		}
+	}
+	// Every level covers the items below it contiguously, in balanced groups of 2..size
+	// (no merge of a single partial, but for an odd count with size 2), and the last level
+	// is one merge.
+	for n := 1; n <= 300; n++ {
+		for _, size := range []int{0, 2, 3, 7, 50} {
+			plan := planOf(t, call(t, g, "shard_plan", starlark.MakeInt(n), starlark.MakeInt(size)))
+			count := n
+			for li, level := range plan {
+				next := 0
+				for _, r := range level {
+					if r[0] != next || r[1] <= r[0] || (size > 0 && r[1]-r[0] > size) || (count > 1 && size != 2 && r[1]-r[0] < 2) {
+						t.Fatalf("shard_plan(%d, %d) level %d: bad group %v in %v", n, size, li, r, level)
+					}
+					next = r[1]
+				}
+				if next != count {
+					t.Fatalf("shard_plan(%d, %d) level %d covers %d of %d items", n, size, li, next, count)
+				}
+				count = len(level)
+			}
+			if count != 1 {
+				t.Fatalf("shard_plan(%d, %d) ends with %d groups", n, size, count)
+			}
+		}
+	}
+	if _, err := starlark.Call(&starlark.Thread{}, g["shard_plan"], starlark.Tuple{starlark.MakeInt(3), starlark.MakeInt(1)}, nil); err == nil ||
+		!strings.Contains(err.Error(), "at least 2") {
+		t.Errorf("shard_plan(3, 1): %v, want an error", err)
+	}
+}
+
+func TestInstrFlags(t *testing.T) {
+	g := loadHelpers(t)
+	if got, want := call(t, g, "instr_use_flags", str("p.profdata")).String(), `["-fprofile-use=p.profdata"]`; got != want {
+		t.Errorf("instr_use_flags = %s, want %s", got, want)
+	}
+	s := call(t, g, "instr_settings", strs("-O1"), strs(), strs("-fprofile-generate")).(*starlark.Dict)
+	for key, want := range map[string]string{
+		"copt":    `["-O1", "-fprofile-generate"]`,
+		"cxxopt":  `[]`,
+		"linkopt": `["-fprofile-generate", "-Wl,--build-id"]`,
+	} {
+		v, _, _ := s.Get(str(key))
+		if v.String() != want {
+			t.Errorf("instr_settings %s = %s, want %s", key, v, want)
+		}
+	}
+	for _, r := range llvmrelease.All() {
+		want := fmt.Sprintf("indexed-v%d", r.IndexVersion)
+		if v := call(t, g, "instr_format_version", starlark.MakeInt(r.Major)); v != starlark.String(want) {
+			t.Errorf("instr_format_version(%d) = %v, want %q", r.Major, v, want)
+		}
+	}
+}
+
+func TestZeroPad(t *testing.T) {
+	g := loadHelpers(t)
+	for _, c := range []struct {
+		i, width int
+		want     string
+	}{{0, 5, "00000"}, {42, 5, "00042"}, {123456, 5, "123456"}} {
+		if got := call(t, g, "zero_pad", starlark.MakeInt(c.i), starlark.MakeInt(c.width)); got != starlark.String(c.want) {
+			t.Errorf("zero_pad(%d, %d) = %v, want %q", c.i, c.width, got, c.want)
+		}
+	}
+}
+
+func TestCheckProfileMix(t *testing.T) {
+	g := loadHelpers(t)
+	none := starlark.None
+	for _, c := range []struct {
+		memprof, sample, instr starlark.Value
+		want                   []string
+	}{
+		{str("memprof"), none, none, nil},
+		{none, str("sample"), none, nil},
+		{str("memprof"), str("sample"), none, nil},
+		{str(""), str(""), none, nil}, // checked-in files
+		{none, none, none, []string{"//t: no profile"}},
+		{none, none, str("instr"), nil},
+		{str("memprof"), none, str("instr"), nil},
+		{none, str("sample"), str("instr"), []string{"a sample profile with an instrumented one", "drop sample_profile or instr_profile"}},
+		{none, none, str("sample"), []string{"instr_profile is given a sample profile", "pass it as sample_profile"}},
+		{none, str("memprof"), none, []string{"sample_profile is given a memprof profile", "pass it as memprof_profile"}},
+		{str("sample"), none, none, []string{"memprof_profile is given a sample profile", "pass it as sample_profile"}},
+	} {
+		msg := string(call(t, g, "check_profile_mix", str("//t"), c.memprof, c.sample, c.instr).(starlark.String))
+		if (msg == "") != (c.want == nil) {
+			t.Errorf("check_profile_mix(%v, %v, %v) = %q", c.memprof, c.sample, c.instr, msg)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("check_profile_mix(%v, %v, %v) = %q, lacks %q", c.memprof, c.sample, c.instr, msg, w)
+			}
+		}
+	}
+}

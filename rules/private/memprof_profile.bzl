@@ -1,43 +1,17 @@
 """memprof_profile: raw MemProf profiles + the profiled binary → an indexed .profdata."""
 
 load("//rules:llvm_releases.bzl", "SUPPORTED_LLVM_VERSIONS")
-load(":helpers.bzl", "memprof_format_version", "merge_flags", "parse_llvm_version")
+load(":helpers.bzl", "memprof_format_version", "merge_flags")
+load(":merge_tree.bzl", "merge_tree")
+load(":profile_rule.bzl", "TOOLCHAIN_TYPE", "path_of", "pgo_tools", "profiled_binary")
 load(":providers.bzl", "PgoProfileInfo")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "instrument_transition")
 
-TOOLCHAIN_TYPE = str(Label("//toolchain:toolchain_type"))
-
-def _profiled_binary(ctx):
-    target = ctx.attr.binary
-    if type(target) == "list":  # Bazel 4.2.3: attributes with a transition are lists.
-        target = target[0]
-    exe = target[DefaultInfo].files_to_run.executable
-    if exe:
-        return exe, target
-    files = target[DefaultInfo].files.to_list()
-    if len(files) != 1:
-        fail("%s: binary must be one file or an executable target, %s gives %d files" % (
-            ctx.label,
-            target.label,
-            len(files),
-        ))
-    return files[0], None
-
-def _path(f):
-    return f.path
-
 def _impl(ctx):
-    pgo = ctx.toolchains[TOOLCHAIN_TYPE].pgo
-    version, err = parse_llvm_version(ctx.attr.llvm_version, str(ctx.label))
-    if err:
-        fail(err)
-    if not version:
-        version = pgo.llvm_version
-    if ctx.attr.failure_mode not in ["any", "all", "warn"]:
-        fail("%s: failure_mode must be \"any\", \"all\" or \"warn\", got %r" % (ctx.label, ctx.attr.failure_mode))
-    binary, binary_target = _profiled_binary(ctx)
+    pgo, version = pgo_tools(ctx)
+    binary, binary_target = profiled_binary(ctx)
 
-    raw = sorted(ctx.files.raw, key = _path)
+    raw = sorted(ctx.files.raw, key = path_of)
     if not raw and ctx.attr.train:
         if not binary_target:
             fail("%s: train = True needs `binary` to be an executable target, not a file" % ctx.label)
@@ -59,29 +33,35 @@ def _impl(ctx):
 
     out = ctx.actions.declare_file(ctx.label.name + ".profdata")
     build_id = ctx.actions.declare_file(ctx.label.name + ".buildid")
-    args = ctx.actions.args()
-    args.add("-o", out)
-    args.add("--profiled-binary", binary)
-    args.add("--build-id-output", build_id)
-    args.add_all(merge_flags(version, ctx.attr.memprof_version, ctx.attr.failure_mode, ctx.attr.jobs))
+    flags = merge_flags(version, ctx.attr.memprof_version, ctx.attr.failure_mode, ctx.attr.jobs)
     if not ctx.attr.merge_contexts:
-        args.add("--memprof-merge-contexts=false")
+        flags.append("--memprof-merge-contexts=false")
+    if ctx.attr.shard_size and len(raw) > ctx.attr.shard_size:
+        if ctx.attr.failure_mode != "any":
+            fail(("%s: shard_size needs failure_mode = \"any\": a shard whose inputs are all bad " +
+                  "would fail where one merge of everything would not") % ctx.label)
+        if not ctx.attr.merge_contexts:
+            fail(("%s: shard_size needs merge_contexts = True: appended contexts (llvm-profdata's " +
+                  "layout) depend on the order runs are merged in, so partial profiles cannot " +
+                  "give the one-action bytes; set shard_size = 0") % ctx.label)
 
-    # Inputs go through a param file (--input-files, one path a line): thousands of raw
-    # profiles must not overflow the command line.
-    inputs = ctx.actions.args()
-    inputs.set_param_file_format("multiline")
-    inputs.use_param_file("--input-files=%s", use_always = True)
-    inputs.add_all(raw)
-
-    ctx.actions.run(
-        executable = pgo.merge_files_to_run,
-        arguments = [args, inputs],
-        inputs = depset([binary] + raw),
-        outputs = [out, build_id],
+    # The shards index raw profiles against the binary; the merges above them read indexed
+    # partial profiles (same flags, so the same bytes as one merge of everything).
+    merge_tree(
+        ctx,
+        pgo.merge_files_to_run,
+        [("", f) for f in raw],
+        out,
+        ctx.attr.shard_size,
+        leaf_args = ["--profiled-binary", binary],
+        leaf_inputs = [binary],
+        partial_args = flags,
+        final_args = flags,
         mnemonic = "PgoMemProfIndex",
-        progress_message = "Indexing MemProf profile %s (LLVM %d)" % (ctx.label, version),
-        execution_requirements = {"supports-path-mapping": "1"},
+        what = "MemProf profile %s (LLVM %d)" % (ctx.label, version),
+        first_leaf_outputs = [build_id],
+        first_leaf_args = ["--build-id-output", build_id],
+        partial_ext = ".profdata",
     )
     return [
         DefaultInfo(files = depset([out])),
@@ -124,6 +104,16 @@ fails naming both build ids when a raw profile comes from another binary.""",
         "memprof_version": attr.string(doc = "MemProf record version (--memprof-version); default: the release's default."),
         "failure_mode": attr.string(default = "any", doc = "any | all | warn, as llvm-profdata's --failure-mode."),
         "jobs": attr.int(default = 0, doc = "-j for the merge; 0 = the tool's default."),
+        "shard_size": attr.int(
+            default = 0,
+            doc = "Index at most this many raw profiles per action: shards in parallel (remote " +
+                  "execution; the cache keeps unchanged shards), then a final merge of the " +
+                  "indexed partial profiles (a tree when needed). 0 = one action. The same " +
+                  "records as one action but for the MemInfoBlock fields the heap profiler's " +
+                  "merge counts pairwise (NumLifetimeOverlaps, NumSameAllocCpu, " +
+                  "NumSameDeallocCpu, NumMigratedCpu), which clang does not read (docs/bazel.md). " +
+                  "Needs failure_mode = \"any\" and merge_contexts = True.",
+        ),
         "merge_contexts": attr.bool(
             default = True,
             doc = "Merge allocation contexts with the same call stack from all runs into one " +

@@ -1,37 +1,58 @@
 """pgo_cc_binary: a cc_binary rebuilt, with every cc_library it depends on, using profiles."""
 
-load(":helpers.bzl", "absolutize_label", "check_llvm_versions")
-load(":providers.bzl", "PgoCcToolchainCheckInfo", "PgoProfileInfo")
+load("//rules:llvm_releases.bzl", "MEMORY_PROFILE_USE_SINCE")
+load(":helpers.bzl", "absolutize_label", "check_llvm_versions", "check_profile_mix")
+load(":providers.bzl", "PgoCcToolchainCheckInfo")
 load(":transitions.bzl", "ALLOWLIST_ATTRS", "optimize_transition")
 
 def _one(x):
     return x[0] if type(x) == "list" else x
 
+_NOT_CONSUMED = ("%s: the C++ toolchain used for %s (%s, cpu %s) does not consume the %s " +
+                 "profile: use rules_pgo's cc toolchain (--crosstool_top=@<name>//:toolchain from " +
+                 "rules_pgo_register_cc_toolchain) or add @rules_pgo//rules:%s to your " +
+                 "cc_toolchain's compiler_files/all_files and pgo_cc_features(ctx, ...) to its " +
+                 "config rule (docs/bazel.md). Note: --incompatible_enable_cc_toolchain_resolution " +
+                 "is not supported on Bazel 4.2.3.")
+
+def _kind(label, info):
+    # None: unset; "": a plain file (a checked-in profile); else the rule's kind.
+    if not label:
+        return None
+    return info.kind if info else ""
+
 def _impl(ctx):
     binary = _one(ctx.attr.binary)
-    check_target = _one(ctx.attr._check)
-    check = check_target[PgoCcToolchainCheckInfo]
-    if not ctx.attr.memprof_profile:
-        fail("%s: no profile: set memprof_profile (sample_profile and instr_profile come later)" % ctx.label)
-    if not check.consumes_memprof:
-        fail(("%s: the C++ toolchain used for %s (%s, cpu %s) does not consume the MemProf " +
-              "profile: use rules_pgo's cc toolchain (--crosstool_top=@<name>//:toolchain from " +
-              "rules_pgo_register_cc_toolchain) or add @rules_pgo//rules:memprof_profile to your " +
-              "cc_toolchain's compiler_files/all_files and pgo_cc_features(ctx, ...) to its " +
-              "config rule (docs/bazel.md). Note: --incompatible_enable_cc_toolchain_resolution " +
-              "is not supported on Bazel 4.2.3.") % (
+    check = _one(ctx.attr._check)[PgoCcToolchainCheckInfo]
+    err = check_profile_mix(
+        str(ctx.label),
+        _kind(ctx.attr.memprof_profile, check.memprof_info),
+        _kind(ctx.attr.sample_profile, check.sample_info),
+        _kind(ctx.attr.instr_profile, check.instr_info),
+    )
+    if err:
+        fail(err)
+    for label, consumed, what, flag, info in [
+        (ctx.attr.memprof_profile, check.consumes_memprof, "MemProf", "memprof_profile", check.memprof_info),
+        (ctx.attr.sample_profile, check.consumes_sample, "sample", "sample_profile", check.sample_info),
+        (ctx.attr.instr_profile, check.consumes_instr, "instrumented", "instr_profile", check.instr_info),
+    ]:
+        if not label:
+            continue
+        if not consumed:
+            fail(_NOT_CONSUMED % (ctx.label, binary.label, check.compiler, check.cpu, what, flag))
+        if info:
+            err = check_llvm_versions(str(ctx.label), label, info.llvm_version, check.llvm_version, check.compiler)
+            if err:
+                fail(err)
+    if ctx.attr.memprof_profile and ctx.attr.instr_profile and check.llvm_version and check.llvm_version < MEMORY_PROFILE_USE_SINCE:
+        fail(("%s: clang %d reads MemProf records through -fprofile-use, the flag of the " +
+              "instrumented profile: give one indexed profile with both (merge the raw MemProf " +
+              "and .profraw profiles together) as instr_profile, or use clang %d or later") % (
             ctx.label,
-            binary.label,
-            check.compiler,
-            check.cpu,
+            check.llvm_version,
+            MEMORY_PROFILE_USE_SINCE,
         ))
-    if PgoProfileInfo in check_target:
-        info = check_target[PgoProfileInfo]
-        if info.kind != "memprof":
-            fail("%s: memprof_profile %s is a %r profile, not a MemProf one" % (ctx.label, ctx.attr.memprof_profile, info.kind))
-        err = check_llvm_versions(str(ctx.label), ctx.attr.memprof_profile, info.llvm_version, check.llvm_version, check.compiler)
-        if err:
-            fail(err)
 
     info = binary[DefaultInfo]
     exe = info.files_to_run.executable
@@ -50,7 +71,9 @@ _pgo_cc_binary = rule(
     executable = True,
     attrs = dict({
         "binary": attr.label(mandatory = True, executable = True, cfg = optimize_transition),
-        "memprof_profile": attr.string(doc = "Absolute label of the profile (the macro makes it so)."),
+        "memprof_profile": attr.string(doc = "Absolute label of the MemProf profile (the macro makes it so)."),
+        "sample_profile": attr.string(doc = "Absolute label of the sample profile (the macro makes it so)."),
+        "instr_profile": attr.string(doc = "Absolute label of the instrumented profile (the macro makes it so)."),
         "copts": attr.string_list(doc = "Extra --copt for the optimized configuration."),
         "_check": attr.label(default = Label("//rules:toolchain_check"), cfg = optimize_transition),
     }, **ALLOWLIST_ATTRS),
@@ -72,19 +95,24 @@ def pgo_cc_binary(name, binary, memprof_profile = None, sample_profile = None, i
       memprof_profile: a memprof_profile target (or an indexed .profdata file). Every compile
         action of the binary and its deps gets it as an input and -fmemory-profile-use=<path>,
         through a C++ toolchain wired for rules_pgo (docs/bazel.md).
-      sample_profile: reserved for AutoFDO/CSSPGO profiles (not implemented yet).
-      instr_profile: reserved for IR PGO profiles (not implemented yet).
+      sample_profile: a sample_profile target (or a checked-in .afdo/.prof file). Every compile
+        action gets it as an input and -fprofile-sample-use=<path>, with -gmlt
+        -fdebug-info-for-profiling -funique-internal-linkage-names as the sample-ready
+        training build had (pgo_instrumented_binary(kind = "sample")). Combines with
+        memprof_profile.
+      instr_profile: an instr_profile target (or a checked-in indexed .profdata): every compile
+        action gets it as an input and -fprofile-use=<path>. Combines with memprof_profile
+        (clang 18+), not with sample_profile.
       copts: extra compile flags of the optimized configuration, e.g.
         ["-mllvm", "-optimize-hot-cold-new"].
       **kwargs: common attributes (tags, visibility, testonly, ...).
     """
-    for attr_name, value in [("sample_profile", sample_profile), ("instr_profile", instr_profile)]:
-        if value != None:
-            fail("pgo_cc_binary %s: %s is not implemented yet; only memprof_profile is" % (name, attr_name))
     _pgo_cc_binary(
         name = name,
         binary = binary,
         memprof_profile = _absolute(memprof_profile) if memprof_profile else "",
+        sample_profile = _absolute(sample_profile) if sample_profile else "",
+        instr_profile = _absolute(instr_profile) if instr_profile else "",
         copts = copts,
         **kwargs
     )

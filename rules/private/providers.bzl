@@ -28,6 +28,9 @@ as its `pgo` field.""",
         "symbolize": "File: the `symbolize` executable (addresses → source locations).",
         "merge_files_to_run": "FilesToRunProvider of `merge`.",
         "symbolize_files_to_run": "FilesToRunProvider of `symbolize`.",
+        "profgen": "File or None: the `profgen` executable (perf script + binary → sample " +
+                   "profile); None with a tools archive older than sample_profile.",
+        "profgen_files_to_run": "FilesToRunProvider of `profgen`, or None.",
         "llvm_version": "int: the LLVM release the tools write for, passed as --llvm-version.",
     },
 )
@@ -36,6 +39,11 @@ PgoCcToolchainCheckInfo = provider(
     doc = "Internal: what the C++ toolchain of a configuration does with profiles.",
     fields = {
         "consumes_memprof": "bool: the toolchain enables the `pgo_memprof_use` feature.",
+        "consumes_sample": "bool: the toolchain enables the `pgo_sample_use` feature.",
+        "consumes_instr": "bool: the toolchain enables the `pgo_instr_use` feature.",
+        "instr_info": "PgoProfileInfo of //rules:instr_profile's target, or None.",
+        "memprof_info": "PgoProfileInfo of //rules:memprof_profile's target, or None.",
+        "sample_info": "PgoProfileInfo of //rules:sample_profile's target, or None.",
         "llvm_version": "int: the toolchain's LLVM major release, 0 when unknown.",
         "compiler": "string: the toolchain's compiler executable (for messages).",
         "cpu": "string: the toolchain's target cpu (for messages).",

@@ -1,14 +1,17 @@
 """Configuration transitions of rules_pgo.
 
-The optimized build sets the label_flag //rules:memprof_profile to the profile target; a C++
-toolchain wired for rules_pgo (see cc_features.bzl) lists that flag in its compiler files and
-turns it into -fmemory-profile-use=<path> on every compile action. The profile rule's own
-binary is built with the flag reset, which keeps the graph acyclic (spec §2.2 item 1)."""
+The optimized build sets the label_flags //rules:memprof_profile, :sample_profile and
+:instr_profile to the profile targets; a C++ toolchain wired for rules_pgo (see cc_features.bzl)
+lists those flags in its compiler files and turns them into -fmemory-profile-use=<path>,
+-fprofile-sample-use=<path> and -fprofile-use=<path> on every compile action. The profile rules' own binaries are built
+with both flags reset, which keeps the graph acyclic (spec §2.2 item 1)."""
 
-load(":helpers.bzl", "instrument_settings")
+load(":helpers.bzl", "instr_settings", "instrument_settings", "sample_ready_settings")
 
 # Stringified through Label() so that they name rules_pgo's targets from any repository.
 MEMPROF_FLAG = str(Label("//rules:memprof_profile"))
+SAMPLE_FLAG = str(Label("//rules:sample_profile"))
+INSTR_FLAG = str(Label("//rules:instr_profile"))
 EMPTY_PROFILE = str(Label("//rules:empty"))
 
 _COPT = "//command_line_option:copt"
@@ -18,29 +21,34 @@ _MODE = "//command_line_option:compilation_mode"
 _STRIP = "//command_line_option:strip"
 
 def _optimize_impl(settings, attr):
-    # memprof_profile is an absolute label *string* (made so by the pgo_cc_binary macro): a
+    # The profiles are absolute label *strings* (made so by the pgo_cc_binary macro): a
     # label attribute would analyse the profile's graph once more in the pre-transition
     # configuration (spec §12.3, "Configurations").
-    profile = getattr(attr, "memprof_profile", "")
-    out = {
+    return {
         _MODE: "opt",
-        MEMPROF_FLAG: EMPTY_PROFILE,
+        MEMPROF_FLAG: getattr(attr, "memprof_profile", "") or EMPTY_PROFILE,
+        SAMPLE_FLAG: getattr(attr, "sample_profile", "") or EMPTY_PROFILE,
+        INSTR_FLAG: getattr(attr, "instr_profile", "") or EMPTY_PROFILE,
         _COPT: settings[_COPT] + getattr(attr, "copts", []),
     }
-    if profile:
-        out[MEMPROF_FLAG] = profile
-    return out
 
 optimize_transition = transition(
     implementation = _optimize_impl,
     inputs = [_COPT],
-    outputs = [_MODE, MEMPROF_FLAG, _COPT],
+    outputs = [_MODE, MEMPROF_FLAG, SAMPLE_FLAG, INSTR_FLAG, _COPT],
 )
 
-def _instrument_impl(settings, _attr):
-    s = instrument_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
+def _training_settings(settings, kind):
+    if kind == "sample":
+        s = sample_ready_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
+    elif kind == "instr":
+        s = instr_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
+    else:
+        s = instrument_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
     return {
         MEMPROF_FLAG: EMPTY_PROFILE,
+        SAMPLE_FLAG: EMPTY_PROFILE,
+        INSTR_FLAG: EMPTY_PROFILE,
         _MODE: "opt",
         _COPT: s["copt"],
         _CXXOPT: s["cxxopt"],
@@ -48,10 +56,29 @@ def _instrument_impl(settings, _attr):
         _STRIP: "never",
     }
 
+_TRAINING_INPUTS = [_COPT, _CXXOPT, _LINKOPT]
+_TRAINING_OUTPUTS = [MEMPROF_FLAG, SAMPLE_FLAG, INSTR_FLAG, _MODE, _COPT, _CXXOPT, _LINKOPT, _STRIP]
+
+def _instrument_impl(settings, attr):
+    # kind: pgo_instrumented_binary's attribute; memprof_profile's `binary` has none and
+    # means MemProf instrumentation.
+    return _training_settings(settings, getattr(attr, "kind", "memprof"))
+
+# The binary that is run to train: both profile flags reset (no cycle), -c opt, not stripped.
 instrument_transition = transition(
     implementation = _instrument_impl,
-    inputs = [_COPT, _CXXOPT, _LINKOPT],
-    outputs = [MEMPROF_FLAG, _MODE, _COPT, _CXXOPT, _LINKOPT, _STRIP],
+    inputs = _TRAINING_INPUTS,
+    outputs = _TRAINING_OUTPUTS,
+)
+
+def _sample_ready_impl(settings, _attr):
+    return _training_settings(settings, "sample")
+
+# sample_profile's `binary` attribute: a target is rebuilt sample-ready.
+sample_ready_transition = transition(
+    implementation = _sample_ready_impl,
+    inputs = _TRAINING_INPUTS,
+    outputs = _TRAINING_OUTPUTS,
 )
 
 ALLOWLIST_ATTRS = {

@@ -11,6 +11,9 @@ load(
     "memprof_use_flags",
     "merge_flags",
     "parse_llvm_version",
+    "sample_use_flags",
+    "shard_plan",
+    "zero_pad",
 )
 
 def _absolutize_test(ctx):
@@ -77,5 +80,19 @@ def _flags_test(ctx):
 
 flags_test = unittest.make(_flags_test)
 
+def _sample_test(ctx):
+    env = unittest.begin(ctx)
+    asserts.equals(
+        env,
+        ["-gmlt", "-fdebug-info-for-profiling", "-funique-internal-linkage-names", "-fprofile-sample-use=p.afdo"],
+        sample_use_flags("p.afdo"),
+    )
+    asserts.equals(env, [[[0, 5]]], shard_plan(5, 0))
+    asserts.equals(env, [[[0, 4], [4, 7], [7, 10]], [[0, 3]]], shard_plan(10, 4))
+    asserts.equals(env, "00042", zero_pad(42, 5))
+    return unittest.end(env)
+
+sample_test = unittest.make(_sample_test)
+
 def helpers_test_suite(name):
-    unittest.suite(name, absolutize_test, versions_test, flags_test)
+    unittest.suite(name, absolutize_test, versions_test, flags_test, sample_test)

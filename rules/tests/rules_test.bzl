@@ -1,7 +1,7 @@
 """Analysis tests of the rules (skylib analysistest on Bazel 4.2.3)."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
-load("//rules:defs.bzl", "PgoProfileInfo", "memprof_profile", "pgo_cc_binary")
+load("//rules:defs.bzl", "PgoProfileInfo", "instr_profile", "memprof_profile", "pgo_cc_binary", "sample_profile")
 
 def _profile_test_impl(ctx):
     env = analysistest.begin(ctx)
@@ -30,6 +30,36 @@ def _profile_test_impl(ctx):
     return analysistest.end(env)
 
 profile_test = analysistest.make(_profile_test_impl)
+
+def _sample_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    target = analysistest.target_under_test(env)
+    info = target[PgoProfileInfo]
+    asserts.equals(env, ctx.attr.kind, info.kind)
+    asserts.equals(env, 19, info.llvm_version)
+    asserts.equals(env, ctx.attr.format_version, info.format_version)
+    asserts.equals(env, ctx.attr.out, info.file.basename)
+    actions = analysistest.target_actions(env)
+    counts = {}
+    for a in actions:
+        counts[a.mnemonic] = counts.get(a.mnemonic, 0) + 1
+    for mnemonic, want in ctx.attr.counts.items():
+        asserts.equals(env, want, str(counts.get(mnemonic, 0)), "%s actions: %s" % (mnemonic, counts))
+    for a in actions:
+        if a.mnemonic == "PgoProfGen" and a.argv:
+            for want in ["--perfscript", "--binary", "--gen-cs-nested-profile=false", "--csprof-merge-cold-context=false"]:
+                asserts.true(env, want in a.argv, "%s not in %s" % (want, a.argv))
+    return analysistest.end(env)
+
+sample_test = analysistest.make(
+    _sample_test_impl,
+    attrs = {
+        "out": attr.string(),
+        "counts": attr.string_dict(),
+        "kind": attr.string(default = "sample"),
+        "format_version": attr.string(default = "extbinary"),
+    },
+)
 
 def _failure_test_impl(ctx):
     env = analysistest.begin(ctx)
@@ -81,7 +111,68 @@ def rules_test_suite(name):
     pgo_cc_binary(name = "opt_foreign", binary = ":app", memprof_profile = ":profile", tags = ["manual"])
     foreign_toolchain_test(name = "foreign_toolchain_test", target_under_test = ":opt_foreign", message = "does not consume the MemProf profile")
 
+    sample_profile(name = "afdo", perf = ["raw.1"], binary = "app.bin", tags = ["manual"])
+    sample_test(name = "afdo_test", target_under_test = ":afdo", out = "afdo.afdo", counts = {"PgoProfGen": "1", "PgoSampleMerge": "0"})
+
+    # Two traces: a profile each, merged.
+    sample_profile(name = "afdo2", perf = ["raw.2", "raw.1"], binary = "app.bin", tags = ["manual"])
+    sample_test(name = "afdo2_test", target_under_test = ":afdo2", out = "afdo2.afdo", counts = {"PgoProfGen": "2", "PgoSampleMerge": "1"})
+
+    # Five profiles in shards of 2: 3 shards (2, 2, 1), then 2 merges (2, 1), then the final.
+    sample_profile(
+        name = "merged",
+        profiles = ["raw.1", "raw.2", "app.cc", "app.bin"],
+        weighted_profiles = {"rules_test.bzl": "2"},
+        shard_size = 2,
+        tags = ["manual"],
+    )
+    sample_test(name = "merged_test", target_under_test = ":merged", out = "merged.afdo", counts = {"PgoSampleMerge": "6"})
+
+    sample_profile(name = "afdo_noinput", tags = ["manual"])
+    failure_test(name = "afdo_noinput_test", target_under_test = ":afdo_noinput", message = "no inputs")
+
+    sample_profile(name = "afdo_weight", profiles = ["raw.1"], weighted_profiles = {"raw.2": "x"}, tags = ["manual"])
+    failure_test(name = "afdo_weight_test", target_under_test = ":afdo_weight", message = "must be a positive integer")
+
+    sample_profile(name = "afdo_nobinary", perf = ["raw.1"], tags = ["manual"])
+    failure_test(name = "afdo_nobinary_test", target_under_test = ":afdo_nobinary", message = "perf traces need `binary`")
+
+    pgo_cc_binary(name = "opt_sample_as_memprof", binary = ":app", memprof_profile = ":afdo", tags = ["manual"])
+    failure_test(name = "opt_sample_as_memprof_test", target_under_test = ":opt_sample_as_memprof", message = "memprof_profile is given a sample profile")
+
+    pgo_cc_binary(name = "opt_sample_foreign", binary = ":app", sample_profile = ":afdo", tags = ["manual"])
+    foreign_toolchain_test(name = "sample_foreign_toolchain_test", target_under_test = ":opt_sample_foreign", message = "does not consume the sample profile")
+
+    memprof_profile(name = "sharded_warn", raw = ["raw.1", "raw.2", "app.cc"], binary = "app.bin", shard_size = 2, failure_mode = "warn", tags = ["manual"])
+    failure_test(name = "sharded_warn_test", target_under_test = ":sharded_warn", message = "shard_size needs failure_mode")
+
+    # Instrumented: 5 .profraw in shards of 3: 2 shards + the final merge.
+    instr_profile(name = "pgo", raw = ["raw.1", "raw.2", "app.cc", "app.bin", "rules_test.bzl"], shard_size = 3, tags = ["manual"])
+    sample_test(name = "pgo_test", target_under_test = ":pgo", out = "pgo.profdata", kind = "instr", format_version = "indexed-v12", counts = {"PgoInstrMerge": "3"})
+
+    instr_profile(name = "pgo_noraw", tags = ["manual"])
+    failure_test(name = "pgo_noraw_test", target_under_test = ":pgo_noraw", message = "no raw profiles")
+
+    pgo_cc_binary(name = "opt_instr_sample", binary = ":app", instr_profile = ":pgo", sample_profile = ":afdo", tags = ["manual"])
+    failure_test(name = "opt_instr_sample_test", target_under_test = ":opt_instr_sample", message = "a sample profile with an instrumented one")
+
+    pgo_cc_binary(name = "opt_instr_foreign", binary = ":app", instr_profile = ":pgo", tags = ["manual"])
+    foreign_toolchain_test(name = "instr_foreign_toolchain_test", target_under_test = ":opt_instr_foreign", message = "does not consume the instrumented profile")
+
     native.test_suite(name = name, tests = [
+        ":pgo_test",
+        ":pgo_noraw_test",
+        ":opt_instr_sample_test",
+        ":instr_foreign_toolchain_test",
+        ":afdo_test",
+        ":afdo2_test",
+        ":merged_test",
+        ":afdo_noinput_test",
+        ":afdo_weight_test",
+        ":afdo_nobinary_test",
+        ":opt_sample_as_memprof_test",
+        ":sample_foreign_toolchain_test",
+        ":sharded_warn_test",
         ":profile_test",
         ":noraw_test",
         ":badversion_test",

@@ -1,5 +1,6 @@
 """pgo_cc_toolchain_repository: a C/C++ toolchain around a host clang-N whose compile actions
-consume the profile selected by @rules_pgo//rules:memprof_profile (spec §12).
+consume the profiles selected by @rules_pgo//rules:memprof_profile, :sample_profile and
+:instr_profile (spec §12).
 
 Use it with --crosstool_top=@<name>//:toolchain --host_crosstool_top=@<name>//:toolchain
 (Bazel 4.2.3, legacy toolchain selection) or register @<name>//:cc_toolchain (platforms)."""
@@ -114,10 +115,14 @@ cc_toolchain_suite(
 
 filegroup(name = "empty")
 
-# The profile selected by pgo_cc_binary's transition is an input of every compile action.
+# The profiles selected by pgo_cc_binary's transition are inputs of every compile action.
 filegroup(
     name = "compiler_files",
-    srcs = ["{flag}"],
+    srcs = [
+        "{flag}",
+        "{sample_flag}",
+        "{instr_flag}",
+    ],
 )
 
 filegroup(
@@ -159,6 +164,8 @@ toolchain(
         clang = clang,
         config_bzl = _abs(Label("//toolchain:cc_toolchain_config.bzl")),
         flag = _abs(Label("//rules:memprof_profile")),
+        sample_flag = _abs(Label("//rules:sample_profile")),
+        instr_flag = _abs(Label("//rules:instr_profile")),
         cpu = cpu,
         ident = ident,
         dirs = repr(dirs),

@@ -138,8 +138,8 @@ var traceMutations = []struct {
 // and foreign traces of real runs and on binaries that are not what the
 // trace was recorded from: the same profile and warnings (what was
 // skipped, with counts), or both fail; never a panic, never an output
-// after an error. Ours adds one warning llvm-profgen does not print: a
-// trace naming another build id for the binary.
+// after an error. Ours refuses what llvm-profgen reads against the wrong
+// code: a trace naming another build id for the binary.
 func TestBrokenInput(t *testing.T) {
 	progs := buildPrograms(t)
 	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
@@ -170,10 +170,11 @@ func TestBrokenInput(t *testing.T) {
 						if pid != "" {
 							args = append(args, pid)
 						}
-						extra := runBoth(t, refs[rel], rel, args)
-						if wantExtra := m.name == "wrong-build-id"; (len(extra) > 0) != wantExtra {
-							t.Errorf("build-id warnings %q, want some: %v", extra, wantExtra)
+						if m.name == "wrong-build-id" {
+							oursRefuseBuild(t, refs[rel], rel, args, "0123456789abcdef0123456789abcdef01234567", id)
+							return
 						}
+						runBoth(t, refs[rel], rel, args)
 					})
 				}
 			}
@@ -220,8 +221,8 @@ func TestBrokenInput(t *testing.T) {
 		}
 	})
 	// The other build under the traced name, in a trace that names the
-	// traced binary's build id: the same profile as llvm-profgen's, plus
-	// our warning.
+	// traced binary's build id: llvm-profgen reads it against the wrong
+	// code; ours refuses.
 	t.Run("other-build-with-build-id", func(t *testing.T) {
 		data, err := os.ReadFile(calls.lbr)
 		if err != nil {
@@ -231,9 +232,7 @@ func TestBrokenInput(t *testing.T) {
 		os.WriteFile(trace, []byte(traceMutations[5].fn(string(data), buildIDOf(t, calls.bin))), 0o644)
 		bin := filepath.Join(dir, "other-build", filepath.Base(calls.bin))
 		for _, rel := range []int{19, 22} {
-			if extra := runBoth(t, refs[rel], rel, []string{"--perfscript=" + trace, "--binary=" + bin, "--format=text"}); len(extra) != 1 {
-				t.Errorf("build-id warnings %q, want one", extra)
-			}
+			oursRefuseBuild(t, refs[rel], rel, []string{"--perfscript=" + trace, "--binary=" + bin, "--format=text"}, buildIDOf(t, calls.bin), buildIDOf(t, bin))
 		}
 	})
 }
@@ -257,4 +256,23 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, data, 0o755)
+}
+
+// oursRefuseBuild: llvm-profgen (which matches binaries by file name only)
+// writes a profile of a trace whose mmap events name another build id; ours
+// fails naming both ids and writes nothing.
+func oursRefuseBuild(t *testing.T, ref string, rel int, args []string, traceID, binID string) {
+	t.Helper()
+	dir := t.TempDir()
+	refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
+	if out, err := exec.Command(ref, append(args, "--output="+refOut)...).CombinedOutput(); err != nil {
+		t.Fatalf("llvm-profgen-%d: %v\n%s", rel, err, out)
+	}
+	msg, err := runOurs(t, append(args, "-o", ourOut, "--llvm-version", fmt.Sprint(rel)))
+	if err == nil || !strings.Contains(err.Error(), traceID) || !strings.Contains(err.Error(), binID) {
+		t.Errorf("ours: %v (%s); want an error naming build ids %s and %s", err, msg, traceID, binID)
+	}
+	if _, serr := os.Stat(ourOut); !os.IsNotExist(serr) {
+		t.Errorf("output written after an error: %v", serr)
+	}
 }

@@ -72,6 +72,7 @@ type config struct {
 	dataAccess                                   string
 	writeVTables                                 bool
 	pid                                          string
+	traceBuildID                                 string
 	release                                      int
 	ignoreStack, skipSymbolization               bool
 	showMmap                                     bool
@@ -107,6 +108,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		}})
 	fs.IntValue(&c.release, "<N>", fmt.Sprintf("LLVM release whose llvm-profgen to follow: 19 or 22 (default %d)", llvmrelease.Default), "--llvm-version")
 	fs.StringValue(&c.pid, "<pid>", "Only the mmap events of this process", "--pid")
+	fs.StringValue(&c.traceBuildID, "<hex>", "Build id of the binary the trace was recorded from (perf buildid-list); fail if --binary's differs. Traces recorded with perf record --buildid-mmap are checked without it", "--trace-build-id")
 	fs.BoolFlag(&c.ignoreStack, true, "Read hybrid samples without their call stacks (context-insensitive profile)", "--ignore-stack-samples")
 	fs.BoolFlag(&c.skipSymbolization, true, "Write the unsymbolized profile (ranges and branches) instead", "--skip-symbolization")
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
@@ -222,6 +224,9 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	defer f.Close()
+	if err := checkBuildID(c, sym.BuildID()); err != nil {
+		return err
+	}
 	var unwinder *profgen.Unwinder
 	if !c.ignoreStack {
 		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
