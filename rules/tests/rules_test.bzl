@@ -36,7 +36,7 @@ def _sample_test_impl(ctx):
     target = analysistest.target_under_test(env)
     info = target[PgoProfileInfo]
     asserts.equals(env, ctx.attr.kind, info.kind)
-    asserts.equals(env, 19, info.llvm_version)
+    asserts.equals(env, 22, info.llvm_version)
     asserts.equals(env, ctx.attr.format_version, info.format_version)
     asserts.equals(env, ctx.attr.out, info.file.basename)
     actions = analysistest.target_actions(env)
@@ -148,7 +148,7 @@ def rules_test_suite(name):
 
     # Instrumented: 5 .profraw in shards of 3: 2 shards + the final merge.
     instr_profile(name = "pgo", raw = ["raw.1", "raw.2", "app.cc", "app.bin", "rules_test.bzl"], shard_size = 3, tags = ["manual"])
-    sample_test(name = "pgo_test", target_under_test = ":pgo", out = "pgo.profdata", kind = "instr", format_version = "indexed-v12", counts = {"PgoInstrMerge": "3"})
+    sample_test(name = "pgo_test", target_under_test = ":pgo", out = "pgo.profdata", kind = "instr", format_version = "indexed-v13", counts = {"PgoInstrMerge": "3"})
 
     instr_profile(name = "pgo_noraw", tags = ["manual"])
     failure_test(name = "pgo_noraw_test", target_under_test = ":pgo_noraw", message = "no raw profiles")
