@@ -138,6 +138,18 @@ func testInputs() (names []string, inputs [][]byte) {
 func TestAgainstSystemZlib(t *testing.T) {
 	names, inputs := testInputs()
 	for _, level := range []int{9, 4, 5, 6, 7, 8} {
+		if level != 9 {
+			// Level 9 is the one LLVM uses; the others on the smaller
+			// inputs only, to keep the test fast.
+			var n [][]byte
+			var ns []string
+			for i, in := range inputs {
+				if len(in) <= 70000 {
+					n, ns = append(n, in), append(ns, names[i])
+				}
+			}
+			inputs, names = n, ns
+		}
 		want := zlibOracle(t, level, inputs)
 		for i, in := range inputs {
 			got, err := CompressLevel(in, level)
