@@ -715,14 +715,17 @@ func (d *deflater) genBitLen(desc *treeDesc) {
 	}
 }
 
-// scanTree counts the code-length codes that sendTree will send.
-func (d *deflater) scanTree(tree []ctData, maxCode int) {
+// runLengths walks tree[0..maxCode]'s code lengths as zlib's scan_tree and
+// send_tree do, calling emit for every code-length code (a length, or 16,
+// 17, 18 with their repeat count in extra bits). tree[maxCode+1] is the
+// guard, as in zlib.
+func runLengths(tree []ctData, maxCode int, emit func(code int, extra uint64, nExtra uint)) {
 	prevLen, nextLen := -1, int(tree[0].len)
 	count, maxCount, minCount := 0, 7, 4
 	if nextLen == 0 {
 		maxCount, minCount = 138, 3
 	}
-	tree[maxCode+1].len = 0xffff // guard
+	tree[maxCode+1].len = 0xffff
 	for n := 0; n <= maxCode; n++ {
 		curLen := nextLen
 		nextLen = int(tree[n+1].len)
@@ -732,16 +735,19 @@ func (d *deflater) scanTree(tree []ctData, maxCode int) {
 		}
 		switch {
 		case count < minCount:
-			d.blTree[curLen].freq += uint16(count)
+			for ; count > 0; count-- {
+				emit(curLen, 0, 0)
+			}
 		case curLen != 0:
 			if curLen != prevLen {
-				d.blTree[curLen].freq++
+				emit(curLen, 0, 0)
+				count--
 			}
-			d.blTree[rep3_6].freq++
+			emit(rep3_6, uint64(count-3), 2)
 		case count <= 10:
-			d.blTree[repz3_10].freq++
+			emit(repz3_10, uint64(count-3), 3)
 		default:
-			d.blTree[repz11].freq++
+			emit(repz11, uint64(count-11), 7)
 		}
 		count, prevLen = 0, curLen
 		switch {
@@ -755,49 +761,18 @@ func (d *deflater) scanTree(tree []ctData, maxCode int) {
 	}
 }
 
+// scanTree counts the code-length codes that sendTree will send.
+func (d *deflater) scanTree(tree []ctData, maxCode int) {
+	runLengths(tree, maxCode, func(code int, _ uint64, _ uint) { d.blTree[code].freq++ })
+}
+
 func (d *deflater) sendTree(tree []ctData, maxCode int) {
-	prevLen, nextLen := -1, int(tree[0].len)
-	count, maxCount, minCount := 0, 7, 4
-	if nextLen == 0 {
-		maxCount, minCount = 138, 3
-	}
-	bl := d.blTree[:]
-	for n := 0; n <= maxCode; n++ {
-		curLen := nextLen
-		nextLen = int(tree[n+1].len)
-		count++
-		if count < maxCount && curLen == nextLen {
-			continue
+	runLengths(tree, maxCode, func(code int, extra uint64, nExtra uint) {
+		d.sendCode(code, d.blTree[:])
+		if nExtra > 0 {
+			d.sendBits(extra, nExtra)
 		}
-		switch {
-		case count < minCount:
-			for ; count > 0; count-- {
-				d.sendCode(curLen, bl)
-			}
-		case curLen != 0:
-			if curLen != prevLen {
-				d.sendCode(curLen, bl)
-				count--
-			}
-			d.sendCode(rep3_6, bl)
-			d.sendBits(uint64(count-3), 2)
-		case count <= 10:
-			d.sendCode(repz3_10, bl)
-			d.sendBits(uint64(count-3), 3)
-		default:
-			d.sendCode(repz11, bl)
-			d.sendBits(uint64(count-11), 7)
-		}
-		count, prevLen = 0, curLen
-		switch {
-		case nextLen == 0:
-			maxCount, minCount = 138, 3
-		case curLen == nextLen:
-			maxCount, minCount = 6, 3
-		default:
-			maxCount, minCount = 7, 4
-		}
-	}
+	})
 }
 
 func (d *deflater) buildBLTree() int {
