@@ -1,12 +1,12 @@
 package sampleprof
 
 import (
-	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"errors"
 	"slices"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/zlibcompat"
 )
 
 // BinaryOptions select what the binary writers emit; the fields mirror
@@ -323,13 +323,11 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		if e.flags&secFlagComp != 0 {
 			raw := body(nil)
 			if len(raw) > 0 {
-				var z bytes.Buffer
-				zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-				zw.Write(raw)
-				zw.Close()
+				// zlib's own bytes at LLVM's level (BestSizeCompression).
+				z := zlibcompat.Compress(raw)
 				b = appendUleb(b, uint64(len(raw)))
-				b = appendUleb(b, uint64(z.Len()))
-				b = append(b, z.Bytes()...)
+				b = appendUleb(b, uint64(len(z)))
+				b = append(b, z...)
 			}
 		} else {
 			b = body(b)
