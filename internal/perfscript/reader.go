@@ -152,7 +152,8 @@ func isMMapEvent(line []byte) bool {
 	if len(line) < 50 || (line[0] >= '0' && line[0] <= '9') {
 		return false
 	}
-	return bytes.Contains(line, []byte("PERF_RECORD_MMAP"))
+	// Most lines are LBR samples, which have no 'R': skip the search.
+	return bytes.IndexByte(line, 'R') >= 0 && bytes.Contains(line, []byte("PERF_RECORD_MMAP"))
 }
 
 var (
@@ -205,7 +206,8 @@ type reader struct {
 	// For the warnings llvm-profgen prints after parsing.
 	numLeafExternalFrame uint64
 	invalidReturnAddrs   map[uint64]struct{}
-	fallThrough          map[Branch]uint64 // warnInvalidRange's ranges
+	fallThrough          pairCounts // warnInvalidRange's ranges
+	branches             pairCounts // the branch counter, moved to prof at the end
 	distinct             map[[2]uint64]struct{}
 	seed                 maphash.Seed
 
@@ -245,7 +247,6 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		base:               bin.PreferredBase(),
 		prof:               &Profile{Content: content, Counter: *newCounter(), CS: content == Hybrid && !opts.IgnoreStackSamples},
 		invalidReturnAddrs: map[uint64]struct{}{},
-		fallThrough:        map[Branch]uint64{},
 		distinct:           map[[2]uint64]struct{}{},
 		seed:               maphash.MakeSeed(),
 	}
@@ -264,6 +265,12 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
 	}
 	p.prof.Distinct = uint64(len(p.distinct))
+	if n := p.branches.len(); n > 0 {
+		p.prof.Branches = make(map[Branch]uint64, n)
+		for i, k := range p.branches.keys {
+			p.prof.Branches[k] = p.branches.counts[i]
+		}
+	}
 	p.summarize()
 	if !p.prof.CS {
 		p.finish()
@@ -395,6 +402,11 @@ func (p *reader) parseHybridSample(count uint64) error {
 func (p *reader) extractLBRStack() bool {
 	s := p.s
 	p.lbr = p.lbr[:0]
+	if p.fastLBR(s.line) {
+		s.advance()
+		return len(p.lbr) > 0
+	}
+	p.lbr = p.lbr[:0]
 	p.recs = fields(p.recs[:0], rtrim(s.line))
 	recs := p.recs
 	i := 0
@@ -434,6 +446,88 @@ func (p *reader) extractLBRStack() bool {
 	}
 	s.advance()
 	return len(p.lbr) > 0
+}
+
+// fastLBR parses an LBR line as perf prints it ("[IP] 0xF/0xT/... ...",
+// single spaces between fields, no bad entry) into p.lbr, as the general
+// path below would; it reports false, leaving p.lbr partly filled, for any
+// other line, which the general path then reads with its warnings.
+func (p *reader) fastLBR(line []byte) bool {
+	n := len(line)
+	for n > 0 && isSpace(line[n-1]) {
+		n--
+	}
+	line = line[:n]
+	i := 0
+	first := true
+	for {
+		for i < n && line[i] == ' ' {
+			i++
+		}
+		if i == n {
+			return true
+		}
+		if first {
+			// A first field without '/' is the sample IP: hex digits,
+			// checked and skipped.
+			first = false
+			end := bytes.IndexByte(line[i:], ' ')
+			if end < 0 {
+				end = n - i
+			}
+			if tok := line[i : i+end]; bytes.IndexByte(tok, '/') < 0 {
+				if _, ok := parseHex(tok); !ok {
+					return false
+				}
+				i += end
+				continue
+			}
+		}
+		var src, dst uint64
+		var ok bool
+		if src, i, ok = hexField(line, i); !ok || i == n || line[i] != '/' {
+			return false
+		}
+		if dst, i, ok = hexField(line, i+1); !ok {
+			return false
+		}
+		for i < n && line[i] != ' ' {
+			i++
+		}
+		src, dst = p.canonical(src), p.canonical(dst)
+		srcIn, dstIn := p.bin.IsCode(src), p.bin.IsCode(dst)
+		if !srcIn {
+			src = ExternalAddr
+		}
+		if !dstIn {
+			dst = ExternalAddr
+		}
+		if srcIn || dstIn {
+			p.lbr = append(p.lbr, Branch{src, dst})
+		}
+	}
+}
+
+// hexField parses "0x" and 1–16 hex digits at line[i:], ending at a '/',
+// a ' ' or the end; it returns the value and the index after the digits.
+func hexField(line []byte, i int) (uint64, int, bool) {
+	if i+2 >= len(line) || line[i] != '0' || line[i+1] != 'x' {
+		return 0, i, false
+	}
+	i += 2
+	start := i
+	var v uint64
+	for ; i < len(line); i++ {
+		d := hexDigits[line[i]]
+		if d > 15 {
+			break
+		}
+		v = v<<4 | uint64(d)
+	}
+	if i == start || i-start > 16 || (i < len(line) && line[i] != '/' && line[i] != ' ') {
+		return 0, i, false
+	}
+	return v, i, true
 }
 
 // drop2 is StringRef::substr(2): the "0x" prefix is dropped unchecked.
@@ -498,10 +592,9 @@ func (p *reader) record(count uint64) {
 		p.noteDistinct()
 	}
 	p.countFallThrough(count)
-	c := &p.prof.Counter
 	for _, e := range p.lbr {
 		if p.bin.IsCode(e.Target) {
-			c.Branches[e] += count
+			p.branches.add(e, count)
 		}
 	}
 }
@@ -512,7 +605,7 @@ func (p *reader) countFallThrough(count uint64) {
 	end := uint64(0)
 	for _, e := range p.lbr {
 		if end != 0 {
-			p.fallThrough[Branch{e.Target, end}] += count
+			p.fallThrough.add(Branch{e.Target, end}, count)
 		}
 		end = e.Source
 	}
@@ -546,7 +639,8 @@ func (p *reader) noteDistinct() {
 // finish takes the range counter out of the fall-through pairs.
 func (p *reader) finish() {
 	b := p.bin
-	for r, n := range p.fallThrough {
+	for i, r := range p.fallThrough.keys {
+		n := p.fallThrough.counts[i]
 		if b.IsCode(r.Source) && b.IsCode(r.Target) && b.validFallThrough(r.Source, r.Target) {
 			p.prof.Ranges[r] = n
 		}
@@ -559,13 +653,14 @@ func (p *reader) finish() {
 func (p *reader) summarize() {
 	p.summary(p.numLeafExternalFrame, p.prof.Samples, "of samples have leaf external frame in call stack.")
 	p.summary(uint64(len(p.invalidReturnAddrs)), p.prof.Distinct, "of truncated stack samples due to invalid return address, likely caused by frame pointer omission.")
-	if len(p.fallThrough) == 0 {
+	if p.fallThrough.len() == 0 {
 		p.warn("No samples in perf script!")
 		return
 	}
 	var total, notBoundary, unmatched, crossFunc, bogus uint64
 	b := p.bin
-	for r, n := range p.fallThrough {
+	for i, r := range p.fallThrough.keys {
+		n := p.fallThrough.counts[i]
 		start, end := r.Source, r.Target
 		total += n
 		if !b.IsCode(start) && !b.IsCode(end) {
