@@ -51,9 +51,11 @@ type Options struct {
 	// the leaf replaced by the target of the newest branch as llvm-profgen
 	// does, return addresses turned into call addresses, ExternalAddr for
 	// frames outside the binary; the LBR entries newest first; the repeat
-	// count. The slices are reused after the call returns. This is where a
+	// count; first is true at the first occurrence of this (stack, LBR)
+	// sample in the trace (llvm-profgen unwinds each distinct sample once).
+	// The slices are reused after the call returns. This is where a
 	// virtual unwinder plugs in; the Profile's counters then stay empty.
-	HybridSample func(stack []uint64, lbr []Branch, count uint64)
+	HybridSample func(stack []uint64, lbr []Branch, count uint64, first bool)
 }
 
 // Branch is one LBR entry after canonicalization: addresses outside the
@@ -206,8 +208,8 @@ type reader struct {
 	// For the warnings llvm-profgen prints after parsing.
 	numLeafExternalFrame uint64
 	invalidReturnAddrs   map[uint64]struct{}
-	fallThrough          pairCounts // warnInvalidRange's ranges
-	branches             pairCounts // the branch counter, moved to prof at the end
+	fallThrough          BranchCounts // warnInvalidRange's ranges
+	branches             BranchCounts // the branch counter, moved to prof at the end
 	distinct             map[[2]uint64]struct{}
 	seed                 maphash.Seed
 
@@ -265,7 +267,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
 	}
 	p.prof.Distinct = uint64(len(p.distinct))
-	if n := p.branches.len(); n > 0 {
+	if n := p.branches.Len(); n > 0 {
 		p.prof.Branches = make(map[Branch]uint64, n)
 		for i, k := range p.branches.keys {
 			p.prof.Branches[k] = p.branches.counts[i]
@@ -385,9 +387,9 @@ func (p *reader) parseHybridSample(count uint64) error {
 	if p.extractLBRStack() {
 		if !p.opts.IgnoreStackSamples {
 			p.stack[0] = p.lbr[0].Target
-			p.noteDistinct()
+			first := p.noteDistinct()
 			p.countFallThrough(count)
-			p.opts.HybridSample(p.stack, p.lbr, count)
+			p.opts.HybridSample(p.stack, p.lbr, count, first)
 			return nil
 		}
 		// With IgnoreStackSamples the stack is dropped before aggregation.
@@ -594,7 +596,7 @@ func (p *reader) record(count uint64) {
 	p.countFallThrough(count)
 	for _, e := range p.lbr {
 		if p.bin.IsCode(e.Target) {
-			p.branches.add(e, count)
+			p.branches.Add(e, count)
 		}
 	}
 }
@@ -605,15 +607,16 @@ func (p *reader) countFallThrough(count uint64) {
 	end := uint64(0)
 	for _, e := range p.lbr {
 		if end != 0 {
-			p.fallThrough.add(Branch{e.Target, end}, count)
+			p.fallThrough.Add(Branch{e.Target, end}, count)
 		}
 		end = e.Source
 	}
 }
 
 // noteDistinct counts distinct (stack, LBR) samples, the denominator of the
-// truncated-stack warning, by a 128-bit hash of each.
-func (p *reader) noteDistinct() {
+// truncated-stack warning, by a 128-bit hash of each; it reports whether
+// the sample is new.
+func (p *reader) noteDistinct() bool {
 	var h maphash.Hash
 	h.SetSeed(p.seed)
 	var buf [8]byte
@@ -633,7 +636,12 @@ func (p *reader) noteDistinct() {
 	}
 	k1 := h.Sum64()
 	h.WriteByte(0xa5)
-	p.distinct[[2]uint64{k1, h.Sum64()}] = struct{}{}
+	k := [2]uint64{k1, h.Sum64()}
+	if _, ok := p.distinct[k]; ok {
+		return false
+	}
+	p.distinct[k] = struct{}{}
+	return true
 }
 
 // finish takes the range counter out of the fall-through pairs.
@@ -653,7 +661,7 @@ func (p *reader) finish() {
 func (p *reader) summarize() {
 	p.summary(p.numLeafExternalFrame, p.prof.Samples, "of samples have leaf external frame in call stack.")
 	p.summary(uint64(len(p.invalidReturnAddrs)), p.prof.Distinct, "of truncated stack samples due to invalid return address, likely caused by frame pointer omission.")
-	if p.fallThrough.len() == 0 {
+	if p.fallThrough.Len() == 0 {
 		p.warn("No samples in perf script!")
 		return
 	}
