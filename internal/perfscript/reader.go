@@ -252,6 +252,11 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		distinct:           map[[2]uint64]struct{}{},
 		seed:               maphash.MakeSeed(),
 	}
+	if content == LBR {
+		if err := p.parseLBR(); err != nil {
+			return nil, err
+		}
+	}
 	for !p.s.eof {
 		if isMMapEvent(p.s.line) {
 			if err := p.parseMMapEvent(); err != nil {
@@ -402,20 +407,25 @@ func (p *reader) parseHybridSample(count uint64) error {
 // extractLBRStack parses the current line's LBR entries into p.lbr and
 // advances; it reports whether any entry was kept.
 func (p *reader) extractLBRStack() bool {
-	s := p.s
-	p.lbr = p.lbr[:0]
-	if p.fastLBR(s.line) {
-		s.advance()
+	kept := p.parseLBRLine(p.s.line, p.s.lineNo)
+	p.s.advance()
+	return kept
+}
+
+// parseLBRLine parses the LBR entries of line (number lineNo) into p.lbr
+// and reports whether any entry was kept.
+func (p *reader) parseLBRLine(line []byte, lineNo int64) bool {
+	var ok bool
+	if p.lbr, ok = fastLBR(line, p.bin, p.base, p.lbr[:0]); ok {
 		return len(p.lbr) > 0
 	}
 	p.lbr = p.lbr[:0]
-	p.recs = fields(p.recs[:0], rtrim(s.line))
+	p.recs = fields(p.recs[:0], rtrim(line))
 	recs := p.recs
 	i := 0
 	if len(recs) > 0 && bytes.IndexByte(recs[0], '/') < 0 {
 		if _, ok := parseUint(recs[0], 16); !ok {
-			p.warn("Invalid address in LBR record at line %d: %s", s.lineNo, s.line)
-			s.advance()
+			p.warn("Invalid address in LBR record at line %d: %s", lineNo, line)
 			return false
 		}
 		i = 1
@@ -430,7 +440,7 @@ func (p *reader) extractLBRStack() bool {
 		src, ok1 := parseUint(drop2(from), 16)
 		dst, ok2 := parseUint(drop2(to), 16)
 		if !ok || !ok1 || !ok2 {
-			p.warn("Invalid address in LBR record at line %d: %s", s.lineNo, s.line)
+			p.warn("Invalid address in LBR record at line %d: %s", lineNo, line)
 			break
 		}
 		src, dst = p.canonical(src), p.canonical(dst)
@@ -446,15 +456,15 @@ func (p *reader) extractLBRStack() bool {
 		}
 		p.lbr = append(p.lbr, Branch{src, dst})
 	}
-	s.advance()
 	return len(p.lbr) > 0
 }
 
-// fastLBR parses an LBR line as perf prints it ("[IP] 0xF/0xT/... ...",
-// single spaces between fields, no bad entry) into p.lbr, as the general
-// path below would; it reports false, leaving p.lbr partly filled, for any
-// other line, which the general path then reads with its warnings.
-func (p *reader) fastLBR(line []byte) bool {
+// fastLBR appends the entries of an LBR line as perf prints it ("[IP]
+// 0xF/0xT/... ...", single spaces between fields, no bad entry) to lbr, as
+// parseLBRLine's general path would with the binary loaded at base; it
+// reports false for any other line, which the general path then reads
+// with its warnings.
+func fastLBR(line []byte, bin *Binary, base uint64, lbr []Branch) ([]Branch, bool) {
 	n := len(line)
 	for n > 0 && isSpace(line[n-1]) {
 		n--
@@ -467,7 +477,7 @@ func (p *reader) fastLBR(line []byte) bool {
 			i++
 		}
 		if i == n {
-			return true
+			return lbr, true
 		}
 		if first {
 			// A first field without '/' is the sample IP: hex digits,
@@ -479,7 +489,7 @@ func (p *reader) fastLBR(line []byte) bool {
 			}
 			if tok := line[i : i+end]; bytes.IndexByte(tok, '/') < 0 {
 				if _, ok := parseHex(tok); !ok {
-					return false
+					return lbr, false
 				}
 				i += end
 				continue
@@ -488,16 +498,16 @@ func (p *reader) fastLBR(line []byte) bool {
 		var src, dst uint64
 		var ok bool
 		if src, i, ok = hexField(line, i); !ok || i == n || line[i] != '/' {
-			return false
+			return lbr, false
 		}
 		if dst, i, ok = hexField(line, i+1); !ok {
-			return false
+			return lbr, false
 		}
 		for i < n && line[i] != ' ' {
 			i++
 		}
-		src, dst = p.canonical(src), p.canonical(dst)
-		srcIn, dstIn := p.bin.IsCode(src), p.bin.IsCode(dst)
+		src, dst = src-base+bin.PreferredBase(), dst-base+bin.PreferredBase()
+		srcIn, dstIn := bin.IsCode(src), bin.IsCode(dst)
 		if !srcIn {
 			src = ExternalAddr
 		}
@@ -505,7 +515,7 @@ func (p *reader) fastLBR(line []byte) bool {
 			dst = ExternalAddr
 		}
 		if srcIn || dstIn {
-			p.lbr = append(p.lbr, Branch{src, dst})
+			lbr = append(lbr, Branch{src, dst})
 		}
 	}
 }
