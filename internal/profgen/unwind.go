@@ -45,6 +45,7 @@ type Unwinder struct {
 	cur, spare *sampleBatch
 	done       chan struct{}
 	err        error
+	batchBytes int // batchBytes, or less in tests
 
 	// The unwinding state, used by one goroutine at a time.
 	st    unwindStats
@@ -102,7 +103,7 @@ var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxCompressionSi
 
 // NewUnwinder returns an unwinder for the binary and its symbolizer.
 func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *Unwinder {
-	return &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{},
+	return &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{}, batchBytes: batchBytes,
 		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}}
 }
 
@@ -124,7 +125,7 @@ func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, fi
 	b.ends = append(b.ends, len(b.buf))
 	b.counts = append(b.counts, count)
 	b.first = append(b.first, first)
-	if len(b.buf) >= batchBytes {
+	if len(b.buf) >= u.batchBytes {
 		u.send()
 	}
 }

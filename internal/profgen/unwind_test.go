@@ -3,9 +3,11 @@ package profgen
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
@@ -104,6 +106,92 @@ func FuzzUnwind(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnwindOrder: the unwinder's counters, WasLeafInlined and warnings
+// do not depend on the order the samples arrive in nor on how they are
+// batched (llvm-profgen unwinds its distinct samples in one sorted pass;
+// ours streams): a hybrid trace's samples in trace order, each with twice
+// its count, in the default batches, and the samples in reverse order,
+// twice over, one per batch (so each distinct sample is unwound twice and
+// its warning counts must be taken once) give the same result, with
+// contexts of every depth and cut to one frame (where stacks of different
+// leaves share contexts; this C program has no context that two stacks
+// with different WasLeafInlined share).
+func TestUnwindOrder(t *testing.T) {
+	progs := tracetest.Build(t, "profgen-fuzz", []tracetest.Source{{File: "../perfscript/testdata/calls.c", CC: "clang-19"}},
+		[]tracetest.Trace{{Args: []string{"--period", "211", "--jitter", "40", "--pid", "4242"}, Outputs: map[string]string{"hybrid": "hybrid"}}})
+	p := progs[0]
+	bin, err := perfscript.OpenBinary(p.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sym, err := elfsym.Open(p.Bin, &elfsym.Options{DWARFOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sym.Close()
+	type sample struct {
+		stack []uint64
+		lbr   []perfscript.Branch
+		count uint64
+	}
+	var samples []sample
+	f, err := os.Open(p.Traces["hybrid"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := perfscript.Parse("hybrid", f, bin, perfscript.Options{HybridSample: func(stack []uint64, lbr []perfscript.Branch, count uint64, _ bool) {
+		samples = append(samples, sample{slices.Clone(stack), slices.Clone(lbr), count})
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(opts ContextOptions, order []sample, batch int) (string, []string) {
+		u := NewUnwinder(bin, sym, opts)
+		u.batchBytes = batch
+		seen := map[string]bool{}
+		for _, s := range order {
+			k := fmt.Sprint(s.stack, s.lbr)
+			u.Add(s.stack, s.lbr, s.count, !seen[k])
+			seen[k] = true
+		}
+		var warnings []string
+		cs, err := u.Unwind(func(m string) { warnings = append(warnings, m) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		st := u.st
+		// The warnings' counts (this trace has few warnings to show them).
+		fmt.Fprintln(&b, st.totalBranches, st.mismatchedProEpi, st.mismatchedExtCall, st.unpairedExt, st.pairedExt, len(st.untracked))
+		for _, c := range cs.Counters {
+			fmt.Fprintf(&b, "[%s] inlined %v\n", c.Context, c.WasLeafInlined)
+			for _, m := range []map[[2]uint64]uint64{c.Ranges, c.Branches} {
+				for _, k := range sortedPairs(m) {
+					fmt.Fprintf(&b, "  %x-%x:%d\n", k[0], k[1], m[k])
+				}
+			}
+		}
+		return b.String(), warnings
+	}
+	reversed := slices.Clone(samples)
+	slices.Reverse(reversed)
+	reversed = append(reversed, reversed...)
+	doubled := slices.Clone(samples)
+	for i := range doubled {
+		doubled[i].count *= 2
+	}
+	for _, opts := range []ContextOptions{DefaultContextOptions, {MaxContextDepth: 1, MaxCompressionSize: -1}} {
+		want, wantWarn := run(opts, doubled, batchBytes)
+		got, gotWarn := run(opts, reversed, 1)
+		if got != want || !slices.Equal(gotWarn, wantWarn) {
+			t.Errorf("%+v: reversed, one sample per batch:\n%s\n%q\nin order:\n%s\n%q", opts, got, gotWarn, want, wantWarn)
+		}
+	}
+	if len(samples) < 50 {
+		t.Errorf("only %d samples", len(samples))
+	}
 }
 
 var (
