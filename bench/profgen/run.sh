@@ -20,10 +20,13 @@
 #   lbr-ext   non-CS from the LBR trace, extbinary (both tools' default)
 #   cs-text   CS (CSSPGO) from the hybrid trace, --format=text
 #   cs-ext    CS from the hybrid trace, extbinary
+#   cs-flat   CS from the hybrid trace, text, without the pre-inliner
+#             (--csspgo-preinliner=false: the unwound contexts as they are)
 # The CS cases run both tools with --gen-cs-nested-profile=false
 # --csprof-merge-cold-context=false: llvm-profgen's defaults (a nested
 # profile; cold-context merging when the pre-inliner is off) are not
-# implemented by ours yet. The pre-inliner runs (the default of both).
+# implemented by ours yet. cs-text and cs-ext run the pre-inliner (the
+# default of both).
 # Outputs: byte-identical where LLVM is deterministic; CS extbinary is
 # compared after reading (llvm-profdata-22 show) when the bytes differ,
 # since its FuncMetadata section follows the iteration order of LLVM's
@@ -42,7 +45,7 @@ period=${PERIOD:-37}
 jitter=${JITTER:-8}
 samples=${SAMPLES:-1000000}
 scale=${SCALE:-100000}
-cases=${CASES:-lbr-text lbr-ext cs-text cs-ext}
+cases=${CASES:-lbr-text lbr-ext cs-text cs-ext cs-flat}
 llvm=llvm-profgen-22
 # shellcheck source=../lib.sh
 source "$here/../lib.sh"
@@ -96,6 +99,7 @@ for c in $cases; do
   lbr-ext) trace=$lbr extra=(--format=extbinary) ;;
   cs-text) trace=$hyb extra=(--format=text "${cs[@]}") ;;
   cs-ext) trace=$hyb extra=(--format=extbinary "${cs[@]}") ;;
+  cs-flat) trace=$hyb extra=(--format=text --csspgo-preinliner=false "${cs[@]}") ;;
   *) echo "run.sh: unknown case $c" >&2; exit 2 ;;
   esac
   args=(--perfscript="$trace" --binary="$bin" "${extra[@]}")

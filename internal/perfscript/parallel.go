@@ -17,8 +17,7 @@ import "runtime"
 var lbrBatchBytes = 1 << 20
 
 type lbrBatch struct {
-	buf    []byte
-	ends   []int
+	Records
 	counts []uint64
 	lines  []int64 // line numbers
 	base   uint64
@@ -30,13 +29,30 @@ type lbrBatch struct {
 	done      chan struct{}
 }
 
-func (b *lbrBatch) line(i int) []byte {
+// Records are byte strings stored back to back (the batches of the
+// parallel parse, and internal/profgen's of encoded samples).
+type Records struct {
+	Buf  []byte
+	ends []int
+}
+
+// End ends the current record at the end of Buf.
+func (r *Records) End() { r.ends = append(r.ends, len(r.Buf)) }
+
+// Len is the number of records.
+func (r *Records) Len() int { return len(r.ends) }
+
+// At returns record i.
+func (r *Records) At(i int) []byte {
 	start := 0
 	if i > 0 {
-		start = b.ends[i-1]
+		start = r.ends[i-1]
 	}
-	return b.buf[start:b.ends[i]]
+	return r.Buf[start:r.ends[i]]
 }
+
+// Reset empties r, keeping its memory.
+func (r *Records) Reset() { r.Buf, r.ends = r.Buf[:0], r.ends[:0] }
 
 // lbrWorker parses batches into its own counters.
 type lbrWorker struct {
@@ -47,9 +63,9 @@ type lbrWorker struct {
 func (w *lbrWorker) run(bin *Binary, in <-chan *lbrBatch) {
 	for b := range in {
 		b.odd, b.firstKept = b.odd[:0], -1
-		for i := range b.ends {
+		for i := range b.Len() {
 			var ok bool
-			w.lbr, ok = fastLBR(b.line(i), bin, b.base, w.lbr[:0])
+			w.lbr, ok = fastLBR(b.At(i), bin, b.base, w.lbr[:0])
 			if !ok {
 				b.odd = append(b.odd, i)
 				continue
@@ -95,7 +111,7 @@ func (p *reader) parseLBR() error {
 		free = append(free, b)
 	}
 	send := func() {
-		if cur == nil || len(cur.ends) == 0 {
+		if cur == nil || cur.Len() == 0 {
 			return
 		}
 		cur.done = make(chan struct{})
@@ -130,18 +146,19 @@ func (p *reader) parseLBR() error {
 		if cur == nil {
 			if n := len(free); n > 0 {
 				cur, free = free[n-1], free[:n-1]
-				cur.buf, cur.ends, cur.counts, cur.lines = cur.buf[:0], cur.ends[:0], cur.counts[:0], cur.lines[:0]
+				cur.Reset()
+				cur.counts, cur.lines = cur.counts[:0], cur.lines[:0]
 			} else {
 				cur = &lbrBatch{}
 			}
 			cur.base, cur.loaded = p.base, p.loadedByMMap
 		}
-		cur.buf = append(cur.buf, s.line...)
-		cur.ends = append(cur.ends, len(cur.buf))
+		cur.Buf = append(cur.Buf, s.line...)
+		cur.End()
 		cur.counts = append(cur.counts, count)
 		cur.lines = append(cur.lines, s.lineNo)
 		s.advance()
-		if len(cur.buf) >= lbrBatchBytes {
+		if len(cur.Buf) >= lbrBatchBytes {
 			send()
 		}
 	}
@@ -173,7 +190,7 @@ func (p *reader) combine(b *lbrBatch) {
 		if b.firstKept >= 0 && b.firstKept < i {
 			p.warnIfMissingMMap()
 		}
-		if p.parseLBRLine(b.line(i), b.lines[i]) {
+		if p.parseLBRLine(b.At(i), b.lines[i]) {
 			p.warnIfMissingMMap()
 			p.record(b.counts[i])
 		}

@@ -73,18 +73,9 @@ const batchBytes = 4 << 20
 // sampleBatch holds samples encoded as Unwinder's keys (stack length,
 // stack, then LBR source/target pairs, little-endian u64s), back to back.
 type sampleBatch struct {
-	buf    []byte
-	ends   []int
+	perfscript.Records
 	counts []uint64
 	first  []bool
-}
-
-func (b *sampleBatch) key(i int) []byte {
-	start := 0
-	if i > 0 {
-		start = b.ends[i-1]
-	}
-	return b.buf[start:b.ends[i]]
 }
 
 // ContextOptions are the switches that shape calling contexts.
@@ -114,18 +105,18 @@ func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, fi
 		u.cur = &sampleBatch{}
 	}
 	b := u.cur
-	b.buf = binary.LittleEndian.AppendUint64(b.buf, uint64(len(stack)))
+	b.Buf = binary.LittleEndian.AppendUint64(b.Buf, uint64(len(stack)))
 	for _, a := range stack {
-		b.buf = binary.LittleEndian.AppendUint64(b.buf, a)
+		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, a)
 	}
 	for _, e := range lbr {
-		b.buf = binary.LittleEndian.AppendUint64(b.buf, e.Source)
-		b.buf = binary.LittleEndian.AppendUint64(b.buf, e.Target)
+		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, e.Source)
+		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, e.Target)
 	}
-	b.ends = append(b.ends, len(b.buf))
+	b.End()
 	b.counts = append(b.counts, count)
 	b.first = append(b.first, first)
-	if len(b.buf) >= u.batchBytes {
+	if len(b.Buf) >= u.batchBytes {
 		u.send()
 	}
 }
@@ -146,7 +137,8 @@ func (u *Unwinder) send() {
 		if u.err == nil {
 			u.err = u.unwindBatch(b)
 		}
-		b.buf, b.ends, b.counts, b.first = b.buf[:0], b.ends[:0], b.counts[:0], b.first[:0]
+		b.Reset()
+		b.counts, b.first = b.counts[:0], b.first[:0]
 		u.spare = b
 	}()
 }
@@ -163,13 +155,13 @@ func (u *Unwinder) wait() {
 func (u *Unwinder) unwindBatch(b *sampleBatch) error {
 	u.dedup.Reset()
 	u.order, u.counts, u.first = u.order[:0], u.counts[:0], u.first[:0]
-	for i := range b.ends {
-		k := b.key(i)
+	for i := range b.Len() {
+		k := b.At(i)
 		h := maphash.Bytes(dedupSeed, k)
 		p := u.dedup.Probe(h)
 		found := false
 		for p = p.Next(); p.Entry >= 0; p = p.Next() {
-			if bytes.Equal(b.key(int(u.order[p.Entry])), k) {
+			if bytes.Equal(b.At(int(u.order[p.Entry])), k) {
 				u.counts[p.Entry] += b.counts[i]
 				u.first[p.Entry] = u.first[p.Entry] || b.first[i]
 				found = true
@@ -184,7 +176,7 @@ func (u *Unwinder) unwindBatch(b *sampleBatch) error {
 		}
 	}
 	for j, i := range u.order {
-		k := b.key(int(i))
+		k := b.At(int(i))
 		u.stack, u.lbr = decodeSample(k, u.stack[:0], u.lbr[:0])
 		if err := u.unwind(k, u.stack, u.lbr, u.counts[j], u.first[j]); err != nil {
 			return err
@@ -357,7 +349,7 @@ type unwindStats struct {
 // context; warn receives llvm-profgen's unwinder warnings.
 func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 	u.wait()
-	if u.err == nil && u.cur != nil && len(u.cur.ends) > 0 {
+	if u.err == nil && u.cur != nil && u.cur.Len() > 0 {
 		u.err = u.unwindBatch(u.cur)
 		u.cur = nil
 	}

@@ -44,29 +44,36 @@ func TestCompressRecursion(t *testing.T) {
 	}
 }
 
+// callsTrace returns a hybrid trace of perfscript's calls.c (clang-19,
+// PIE), its binary and its symbolizer.
+func callsTrace(tb testing.TB) (string, *perfscript.Binary, *elfsym.Binary) {
+	progs := tracetest.Build(tb, "profgen-fuzz", []tracetest.Source{{File: "../perfscript/testdata/calls.c", CC: "clang-19"}},
+		[]tracetest.Trace{{Args: []string{"--period", "211", "--jitter", "40", "--pid", "4242"}, Outputs: map[string]string{"hybrid": "hybrid"}}})
+	p := progs[0]
+	bin, err := perfscript.OpenBinary(p.Bin)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sym, err := elfsym.Open(p.Bin, &elfsym.Options{DWARFOnly: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { sym.Close() })
+	return p.Traces["hybrid"], bin, sym
+}
+
 // FuzzUnwind feeds mutated prefixes of a real hybrid trace through the
 // context-sensitive path: the parser's hybrid samples, the virtual
 // unwinder, the unsymbolized CS output and CS generation. Every outcome is
 // a profile or a *decode.Error, never a panic; ranges run forwards.
 func FuzzUnwind(f *testing.F) {
-	progs := tracetest.Build(f, "profgen-fuzz", []tracetest.Source{{File: "../perfscript/testdata/calls.c", CC: "clang-19"}},
-		[]tracetest.Trace{{Args: []string{"--period", "211", "--jitter", "40", "--pid", "4242"}, Outputs: map[string]string{"hybrid": "hybrid"}}})
-	p := progs[0]
-	data, err := os.ReadFile(p.Traces["hybrid"])
+	trace, bin, sym := callsTrace(f)
+	data, err := os.ReadFile(trace)
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(tracetest.Seed(data, 2, 4))
 	f.Add(tracetest.Seed(data, 6, 8))
-	bin, err := perfscript.OpenBinary(p.Bin)
-	if err != nil {
-		f.Fatal(err)
-	}
-	sym, err := elfsym.Open(p.Bin, &elfsym.Options{DWARFOnly: true})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { sym.Close() })
 	f.Fuzz(func(t *testing.T, data []byte) {
 		u := NewUnwinder(bin, sym, DefaultContextOptions)
 		prof, err := perfscript.Parse("fuzz", bytes.NewReader(data), bin, perfscript.Options{HybridSample: u.Add})
@@ -119,25 +126,14 @@ func FuzzUnwind(f *testing.F) {
 // leaves share contexts; this C program has no context that two stacks
 // with different WasLeafInlined share).
 func TestUnwindOrder(t *testing.T) {
-	progs := tracetest.Build(t, "profgen-fuzz", []tracetest.Source{{File: "../perfscript/testdata/calls.c", CC: "clang-19"}},
-		[]tracetest.Trace{{Args: []string{"--period", "211", "--jitter", "40", "--pid", "4242"}, Outputs: map[string]string{"hybrid": "hybrid"}}})
-	p := progs[0]
-	bin, err := perfscript.OpenBinary(p.Bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sym, err := elfsym.Open(p.Bin, &elfsym.Options{DWARFOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sym.Close()
+	trace, bin, sym := callsTrace(t)
 	type sample struct {
 		stack []uint64
 		lbr   []perfscript.Branch
 		count uint64
 	}
 	var samples []sample
-	f, err := os.Open(p.Traces["hybrid"])
+	f, err := os.Open(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
