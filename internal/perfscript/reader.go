@@ -2,6 +2,7 @@ package perfscript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -211,7 +212,8 @@ type reader struct {
 	fallThrough          BranchCounts // warnInvalidRange's ranges
 	branches             BranchCounts // the branch counter, moved to prof at the end
 	distinct             map[[2]uint64]struct{}
-	seed                 maphash.Seed
+	seed, seed2          maphash.Seed
+	key                  []byte // noteDistinct's encoding of a sample
 
 	// scratch
 	recs  [][]byte
@@ -251,6 +253,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		invalidReturnAddrs: map[uint64]struct{}{},
 		distinct:           map[[2]uint64]struct{}{},
 		seed:               maphash.MakeSeed(),
+		seed2:              maphash.MakeSeed(),
 	}
 	if content == LBR {
 		if err := p.parseLBR(); err != nil {
@@ -629,26 +632,16 @@ func (p *reader) countFallThrough(count uint64) {
 // truncated-stack warning, by a 128-bit hash of each; it reports whether
 // the sample is new.
 func (p *reader) noteDistinct() bool {
-	var h maphash.Hash
-	h.SetSeed(p.seed)
-	var buf [8]byte
-	put := func(v uint64) {
-		for i := range buf {
-			buf[i] = byte(v >> (8 * i))
-		}
-		h.Write(buf[:])
-	}
-	put(uint64(len(p.stack)))
+	b := binary.LittleEndian.AppendUint64(p.key[:0], uint64(len(p.stack)))
 	for _, a := range p.stack {
-		put(a)
+		b = binary.LittleEndian.AppendUint64(b, a)
 	}
 	for _, e := range p.lbr {
-		put(e.Source)
-		put(e.Target)
+		b = binary.LittleEndian.AppendUint64(b, e.Source)
+		b = binary.LittleEndian.AppendUint64(b, e.Target)
 	}
-	k1 := h.Sum64()
-	h.WriteByte(0xa5)
-	k := [2]uint64{k1, h.Sum64()}
+	p.key = b
+	k := [2]uint64{maphash.Bytes(p.seed, b), maphash.Bytes(p.seed2, b)}
 	if _, ok := p.distinct[k]; ok {
 		return false
 	}
