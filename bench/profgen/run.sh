@@ -14,8 +14,11 @@
 #
 # Then, for each case, llvm-profgen-22 and ours alternate REPEATS times
 # (each run is one process: opening the binary, parsing, generating,
-# writing); the medians of wall time and peak RSS (/usr/bin/time) and
-# their ratios ours/llvm are printed, and the outputs are compared:
+# writing); the medians of wall time, CPU time (user + sys) and peak RSS
+# (/usr/bin/time) and their ratios ours/llvm are printed, and the outputs
+# are compared. llvm-profgen runs on one core, ours on all: on a machine
+# whose cores are busy with other work the wall ratio tends to the CPU
+# ratio.
 #   lbr-text  non-CS (AutoFDO) from the LBR trace, --format=text
 #   lbr-ext   non-CS from the LBR trace, extbinary (both tools' default)
 #   cs-text   CS (CSSPGO) from the hybrid trace, --format=text
@@ -103,17 +106,17 @@ for c in $cases; do
   *) echo "run.sh: unknown case $c" >&2; exit 2 ;;
   esac
   args=(--perfscript="$trace" --binary="$bin" "${extra[@]}")
-  lw=() lr=() ow=() or=()
+  lw=() lr=() lc=() ow=() or=() oc=()
   for _ in $(seq "$reps"); do
-    rm -f llvm.$c; measure L bash -c 'quiet exec "$@"' _ "$llvm" "${args[@]}" --output=llvm.$c; lw+=("$L_wall") lr+=("$L_rss")
-    rm -f ours.$c; measure O bash -c 'quiet exec "$@"' _ "$ours" "${args[@]}" --llvm-version 22 -o ours.$c; ow+=("$O_wall") or+=("$O_rss")
+    rm -f llvm.$c; measure L bash -c 'quiet exec "$@"' _ "$llvm" "${args[@]}" --output=llvm.$c; lw+=("$L_wall") lr+=("$L_rss") lc+=("$L_cpu")
+    rm -f ours.$c; measure O bash -c 'quiet exec "$@"' _ "$ours" "${args[@]}" --llvm-version 22 -o ours.$c; ow+=("$O_wall") or+=("$O_rss") oc+=("$O_cpu")
   done
-  mlw=$(printf '%s\n' "${lw[@]}" | median) mlr=$(printf '%s\n' "${lr[@]}" | median)
-  mow=$(printf '%s\n' "${ow[@]}" | median) mor=$(printf '%s\n' "${or[@]}" | median)
+  mlw=$(printf '%s\n' "${lw[@]}" | median) mlr=$(printf '%s\n' "${lr[@]}" | median) mlc=$(printf '%s\n' "${lc[@]}" | median)
+  mow=$(printf '%s\n' "${ow[@]}" | median) mor=$(printf '%s\n' "${or[@]}" | median) moc=$(printf '%s\n' "${oc[@]}" | median)
   if cmp -s llvm.$c ours.$c; then same="byte-identical"
   elif [ "${c#*-}" = ext ] && cmp -s <(llvm-profdata-22 show --sample llvm.$c) <(llvm-profdata-22 show --sample ours.$c); then
     same="equal after reading (FuncMetadata order)"
   else same="OUTPUTS DIFFER"; fi
-  printf '%-8s llvm %6.2fs %8d KB | ours %6.2fs %8d KB | wall ours/llvm %s  rss ours/llvm %s | %s\n' \
-    "$c" "$mlw" "$mlr" "$mow" "$mor" "$(ratio "$mow" "$mlw")" "$(ratio "$mor" "$mlr")" "$same"
+  printf '%-8s llvm %6.2fs (cpu %6.2fs) %7d KB | ours %6.2fs (cpu %5.2fs) %6d KB | ours/llvm wall %s cpu %s rss %s | %s\n' \
+    "$c" "$mlw" "$mlc" "$mlr" "$mow" "$moc" "$mor" "$(ratio "$mow" "$mlw")" "$(ratio "$moc" "$mlc")" "$(ratio "$mor" "$mlr")" "$same"
 done
