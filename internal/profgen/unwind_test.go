@@ -121,7 +121,8 @@ func FuzzUnwind(f *testing.F) {
 // ours streams): a hybrid trace's samples in trace order, each with twice
 // its count, in the default batches, and the samples in reverse order,
 // twice over, one per batch (so each distinct sample is unwound twice and
-// its warning counts must be taken once) give the same result, with
+// its warning counts must be taken once) or all in one batch (where the
+// repeats are found and merged) give the same result, with
 // contexts of every depth and cut to one frame (where stacks of different
 // leaves share contexts; this C program has no context that two stacks
 // with different WasLeafInlined share).
@@ -180,9 +181,11 @@ func TestUnwindOrder(t *testing.T) {
 	}
 	for _, opts := range []ContextOptions{DefaultContextOptions, {MaxContextDepth: 1, MaxCompressionSize: -1}} {
 		want, wantWarn := run(opts, doubled, batchBytes)
-		got, gotWarn := run(opts, reversed, 1)
-		if got != want || !slices.Equal(gotWarn, wantWarn) {
-			t.Errorf("%+v: reversed, one sample per batch:\n%s\n%q\nin order:\n%s\n%q", opts, got, gotWarn, want, wantWarn)
+		for _, batch := range []int{1, batchBytes} {
+			got, gotWarn := run(opts, reversed, batch)
+			if got != want || !slices.Equal(gotWarn, wantWarn) {
+				t.Errorf("%+v: reversed, batches of %d bytes:\n%s\n%q\nin order:\n%s\n%q", opts, batch, got, gotWarn, want, wantWarn)
+			}
 		}
 	}
 	if len(samples) < 50 {
