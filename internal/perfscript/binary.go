@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -50,9 +51,13 @@ type Binary struct {
 	// starts (IsCode without a search).
 	codeBits []uint64
 	codeLo   uint64
-	// uncond holds the sorted addresses of calls, returns and direct
-	// unconditional jumps (llvm-profgen's UncondBranchAddrSet).
-	uncond []uint64
+	// rank[w] counts the instructions below word w of codeBits, so that
+	// an address's index in code is found without a search (lowerBound).
+	rank []uint32
+	// nextUncond[i] is the address of the first call, return or direct
+	// unconditional jump (llvm-profgen's UncondBranchAddrSet) at or after
+	// instruction i, ^0 if none; len(code)+1 entries.
+	nextUncond []uint64
 	// funcs are the DWARF function ranges sorted by start; a start address
 	// appears once (the first DIE that had it).
 	funcs []FuncRange
@@ -115,11 +120,24 @@ func (b *Binary) IsCode(addr uint64) bool {
 }
 
 func (b *Binary) kindOf(addr uint64) (instKind, bool) {
-	i, ok := slices.BinarySearch(b.code, addr)
-	if !ok {
+	if !b.IsCode(addr) {
 		return 0, false
 	}
-	return b.kind[i], true
+	return b.kind[b.lowerBound(addr)], true
+}
+
+// lowerBound is the index of the first instruction at or above addr
+// (slices.BinarySearch(b.code, addr), by rank).
+func (b *Binary) lowerBound(addr uint64) int {
+	if addr <= b.codeLo || len(b.code) == 0 {
+		return 0
+	}
+	i := addr - b.codeLo
+	w := i >> 6
+	if w >= uint64(len(b.codeBits)) {
+		return len(b.code)
+	}
+	return int(b.rank[w]) + bits.OnesCount64(b.codeBits[w]&(1<<(i&63)-1))
 }
 
 // isTransfer is llvm-profgen's addressIsTransfer: a branch, call or return.
@@ -134,8 +152,7 @@ func (b *Binary) rangeCrossUncondBranch(start, end uint64) bool {
 	if start >= end {
 		return false
 	}
-	i, _ := slices.BinarySearch(b.uncond, start)
-	return i < len(b.uncond) && b.uncond[i] < end
+	return b.nextUncond[b.lowerBound(start)] < end
 }
 
 // validFallThrough is llvm-profgen's isValidFallThroughRange.
@@ -149,7 +166,7 @@ func (b *Binary) callAddrFromFrameAddr(addr uint64) uint64 {
 	if addr == ExternalAddr {
 		return ExternalAddr
 	}
-	i, _ := slices.BinarySearch(b.code, addr)
+	i := b.lowerBound(addr)
 	if i == 0 {
 		return 0
 	}
@@ -395,10 +412,20 @@ func (b *Binary) disassemble(f *elf.File) error {
 			b.codeBits[i>>6] |= 1 << (i & 63)
 		}
 	}
-	for i, k := range b.kind {
-		if k == instCall || k == instReturn || k == instUncondBranch {
-			b.uncond = append(b.uncond, b.code[i])
+	b.rank = make([]uint32, len(b.codeBits))
+	n := uint32(0)
+	for w, x := range b.codeBits {
+		b.rank[w] = n
+		n += uint32(bits.OnesCount64(x))
+	}
+	b.nextUncond = make([]uint64, len(b.code)+1)
+	next := ^uint64(0)
+	b.nextUncond[len(b.code)] = next
+	for i := len(b.code) - 1; i >= 0; i-- {
+		if k := b.kind[i]; k == instCall || k == instReturn || k == instUncondBranch {
+			next = b.code[i]
 		}
+		b.nextUncond[i] = next
 	}
 	return nil
 }
@@ -438,10 +465,7 @@ func (b *Binary) NumInsts() int { return len(b.code) }
 
 // InstIndex returns the index of the first instruction at or above addr
 // (NumInsts if none): llvm-profgen's InstructionPointer rounded to next.
-func (b *Binary) InstIndex(addr uint64) int {
-	i, _ := slices.BinarySearch(b.code, addr)
-	return i
-}
+func (b *Binary) InstIndex(addr uint64) int { return b.lowerBound(addr) }
 
 // Inst returns the address and length of instruction i.
 func (b *Binary) Inst(i int) (addr uint64, size int) { return b.code[i], int(b.size[i]) }

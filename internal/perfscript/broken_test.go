@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -206,6 +207,14 @@ func TestBrokenTraces(t *testing.T) {
 					}
 					for _, tool := range profgens {
 						compare(t, tool, runProfgen(t, tool, p.bin, trace, extra...), got)
+					}
+					if kind == "lbr" {
+						// One line per batch: the parallel parse's order.
+						defer func(n int) { lbrBatchBytes = n }(lbrBatchBytes)
+						lbrBatchBytes = 1
+						if small := ours(t, p.bin, trace, opts); small.err != got.err || small.out != got.out || !slices.Equal(small.warnings, got.warnings) {
+							t.Errorf("one line per batch: error %q, warnings %q; with the default batches: %q, %q", small.err, small.warnings, got.err, got.warnings)
+						}
 					}
 				})
 			}

@@ -212,11 +212,14 @@ func TestHybridSamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			var n, total uint64
+			var n, total, firsts uint64
 			var warnings []string
-			opts := Options{Warn: func(m string) { warnings = append(warnings, m) }, HybridSample: func(stack []uint64, lbr []Branch, count uint64) {
+			opts := Options{Warn: func(m string) { warnings = append(warnings, m) }, HybridSample: func(stack []uint64, lbr []Branch, count uint64, first bool) {
 				n++
 				total += count
+				if first {
+					firsts++
+				}
 				if stack[0] != lbr[0].Target {
 					t.Errorf("leaf %#x, newest branch target %#x", stack[0], lbr[0].Target)
 				}
@@ -232,6 +235,9 @@ func TestHybridSamples(t *testing.T) {
 			}
 			if !prof.CS || n == 0 || total != n || len(prof.Ranges) != 0 {
 				t.Errorf("CS %v, %d samples (total count %d), %d ranges", prof.CS, n, total, len(prof.Ranges))
+			}
+			if firsts != prof.Distinct {
+				t.Errorf("%d samples reported first, %d distinct", firsts, prof.Distinct)
 			}
 			if prof.Distinct == 0 || prof.Distinct > n {
 				t.Errorf("%d distinct samples of %d", prof.Distinct, n)

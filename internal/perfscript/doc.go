@@ -11,7 +11,8 @@
 // and 22 on traces that lbr-trace records from real runs (the two releases
 // print the same for everything this package does). The parser streams:
 // memory is bounded by the aggregated counters (distinct fall-through
-// pairs and branches), not by the length of the trace.
+// pairs and branches), not by the length of the trace; LBR-only traces
+// are parsed on every core (parallel.go), with the same result.
 //
 // Done: LBR-only scripts; hybrid scripts read context-insensitively
 // (--ignore-stack-samples), or streamed sample by sample to

@@ -33,6 +33,9 @@ func parseUint(s []byte, radix uint64) (uint64, bool) {
 	if len(s) == 0 {
 		return 0, false
 	}
+	if radix == 16 {
+		return parseHex(s)
+	}
 	var v uint64
 	for _, c := range s {
 		d := digitValue(c)
@@ -47,6 +50,33 @@ func parseUint(s []byte, radix uint64) (uint64, bool) {
 	}
 	return v, true
 }
+
+// parseHex is parseUint(s, 16) for a non-empty s, the trace's hot path:
+// for radix 16, LLVM's overflow check (result/16 < previous) fails exactly
+// when the previous value has one of its top four bits set.
+func parseHex(s []byte) (uint64, bool) {
+	var v uint64
+	for _, c := range s {
+		d := hexDigits[c]
+		if d > 15 || v>>60 != 0 {
+			return 0, false
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, true
+}
+
+// hexDigits maps a byte to its value as a hex digit (either case), other
+// bytes to 0xff.
+var hexDigits = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 0xff
+		if d := digitValue(byte(i)); d < 16 {
+			t[i] = uint8(d)
+		}
+	}
+	return t
+}()
 
 // digitValue is the value of c as a digit of any radix up to 36 (letters
 // in either case), or 36 for any other byte.

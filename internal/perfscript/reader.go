@@ -2,6 +2,7 @@ package perfscript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -51,9 +52,11 @@ type Options struct {
 	// the leaf replaced by the target of the newest branch as llvm-profgen
 	// does, return addresses turned into call addresses, ExternalAddr for
 	// frames outside the binary; the LBR entries newest first; the repeat
-	// count. The slices are reused after the call returns. This is where a
+	// count; first is true at the first occurrence of this (stack, LBR)
+	// sample in the trace (llvm-profgen unwinds each distinct sample once).
+	// The slices are reused after the call returns. This is where a
 	// virtual unwinder plugs in; the Profile's counters then stay empty.
-	HybridSample func(stack []uint64, lbr []Branch, count uint64)
+	HybridSample func(stack []uint64, lbr []Branch, count uint64, first bool)
 	// BuildID, if not nil, is the binary's GNU build id: an mmap event of
 	// the binary that names another one (perf record --buildid-mmap) is
 	// an ErrBuildIDMismatch error (see checkBuildID; llvm-profgen does not
@@ -161,7 +164,8 @@ func isMMapEvent(line []byte) bool {
 	if len(line) < 50 || (line[0] >= '0' && line[0] <= '9') {
 		return false
 	}
-	return bytes.Contains(line, []byte("PERF_RECORD_MMAP"))
+	// Most lines are LBR samples, which have no 'R': skip the search.
+	return bytes.IndexByte(line, 'R') >= 0 && bytes.Contains(line, []byte("PERF_RECORD_MMAP"))
 }
 
 var (
@@ -214,9 +218,11 @@ type reader struct {
 	// For the warnings llvm-profgen prints after parsing.
 	numLeafExternalFrame uint64
 	invalidReturnAddrs   map[uint64]struct{}
-	fallThrough          map[Branch]uint64 // warnInvalidRange's ranges
+	fallThrough          BranchCounts // warnInvalidRange's ranges
+	branches             BranchCounts // the branch counter, moved to prof at the end
 	distinct             map[[2]uint64]struct{}
-	seed                 maphash.Seed
+	seed, seed2          maphash.Seed
+	key                  []byte // noteDistinct's encoding of a sample
 
 	// scratch
 	recs  [][]byte
@@ -254,9 +260,14 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		base:               bin.PreferredBase(),
 		prof:               &Profile{Content: content, Counter: *newCounter(), CS: content == Hybrid && !opts.IgnoreStackSamples},
 		invalidReturnAddrs: map[uint64]struct{}{},
-		fallThrough:        map[Branch]uint64{},
 		distinct:           map[[2]uint64]struct{}{},
 		seed:               maphash.MakeSeed(),
+		seed2:              maphash.MakeSeed(),
+	}
+	if content == LBR {
+		if err := p.parseLBR(); err != nil {
+			return nil, err
+		}
 	}
 	for !p.s.eof {
 		if isMMapEvent(p.s.line) {
@@ -274,6 +285,12 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 	}
 	p.prof.Distinct = uint64(len(p.distinct))
 	p.prof.BaseAddress = p.base
+	if n := p.branches.Len(); n > 0 {
+		p.prof.Branches = make(map[Branch]uint64, n)
+		for i, k := range p.branches.keys {
+			p.prof.Branches[k] = p.branches.counts[i]
+		}
+	}
 	p.summarize()
 	if !p.prof.CS {
 		p.finish()
@@ -391,9 +408,9 @@ func (p *reader) parseHybridSample(count uint64) error {
 	if p.extractLBRStack() {
 		if !p.opts.IgnoreStackSamples {
 			p.stack[0] = p.lbr[0].Target
-			p.noteDistinct()
+			first := p.noteDistinct()
 			p.countFallThrough(count)
-			p.opts.HybridSample(p.stack, p.lbr, count)
+			p.opts.HybridSample(p.stack, p.lbr, count, first)
 			return nil
 		}
 		// With IgnoreStackSamples the stack is dropped before aggregation.
@@ -406,15 +423,25 @@ func (p *reader) parseHybridSample(count uint64) error {
 // extractLBRStack parses the current line's LBR entries into p.lbr and
 // advances; it reports whether any entry was kept.
 func (p *reader) extractLBRStack() bool {
-	s := p.s
+	kept := p.parseLBRLine(p.s.line, p.s.lineNo)
+	p.s.advance()
+	return kept
+}
+
+// parseLBRLine parses the LBR entries of line (number lineNo) into p.lbr
+// and reports whether any entry was kept.
+func (p *reader) parseLBRLine(line []byte, lineNo int64) bool {
+	var ok bool
+	if p.lbr, ok = fastLBR(line, p.bin, p.base, p.lbr[:0]); ok {
+		return len(p.lbr) > 0
+	}
 	p.lbr = p.lbr[:0]
-	p.recs = fields(p.recs[:0], rtrim(s.line))
+	p.recs = fields(p.recs[:0], rtrim(line))
 	recs := p.recs
 	i := 0
 	if len(recs) > 0 && bytes.IndexByte(recs[0], '/') < 0 {
 		if _, ok := parseUint(recs[0], 16); !ok {
-			p.warn("Invalid address in LBR record at line %d: %s", s.lineNo, s.line)
-			s.advance()
+			p.warn("Invalid address in LBR record at line %d: %s", lineNo, line)
 			return false
 		}
 		i = 1
@@ -429,7 +456,7 @@ func (p *reader) extractLBRStack() bool {
 		src, ok1 := parseUint(drop2(from), 16)
 		dst, ok2 := parseUint(drop2(to), 16)
 		if !ok || !ok1 || !ok2 {
-			p.warn("Invalid address in LBR record at line %d: %s", s.lineNo, s.line)
+			p.warn("Invalid address in LBR record at line %d: %s", lineNo, line)
 			break
 		}
 		src, dst = p.canonical(src), p.canonical(dst)
@@ -445,8 +472,92 @@ func (p *reader) extractLBRStack() bool {
 		}
 		p.lbr = append(p.lbr, Branch{src, dst})
 	}
-	s.advance()
 	return len(p.lbr) > 0
+}
+
+// fastLBR appends the entries of an LBR line as perf prints it ("[IP]
+// 0xF/0xT/... ...", single spaces between fields, no bad entry) to lbr, as
+// parseLBRLine's general path would with the binary loaded at base; it
+// reports false for any other line, which the general path then reads
+// with its warnings.
+func fastLBR(line []byte, bin *Binary, base uint64, lbr []Branch) ([]Branch, bool) {
+	delta := bin.PreferredBase() - base // canonical: addr - base + preferred
+	n := len(line)
+	for n > 0 && isSpace(line[n-1]) {
+		n--
+	}
+	line = line[:n]
+	i := 0
+	first := true
+	for {
+		for i < n && line[i] == ' ' {
+			i++
+		}
+		if i == n {
+			return lbr, true
+		}
+		if first {
+			// A first field without '/' is the sample IP: hex digits,
+			// checked and skipped.
+			first = false
+			end := bytes.IndexByte(line[i:], ' ')
+			if end < 0 {
+				end = n - i
+			}
+			if tok := line[i : i+end]; bytes.IndexByte(tok, '/') < 0 {
+				if _, ok := parseHex(tok); !ok {
+					return lbr, false
+				}
+				i += end
+				continue
+			}
+		}
+		var src, dst uint64
+		var ok bool
+		if src, i, ok = hexField(line, i); !ok || i == n || line[i] != '/' {
+			return lbr, false
+		}
+		if dst, i, ok = hexField(line, i+1); !ok {
+			return lbr, false
+		}
+		for i < n && line[i] != ' ' {
+			i++
+		}
+		src, dst = src+delta, dst+delta
+		srcIn, dstIn := bin.IsCode(src), bin.IsCode(dst)
+		if !srcIn {
+			src = ExternalAddr
+		}
+		if !dstIn {
+			dst = ExternalAddr
+		}
+		if srcIn || dstIn {
+			lbr = append(lbr, Branch{src, dst})
+		}
+	}
+}
+
+// hexField parses "0x" and 1–16 hex digits at line[i:], ending at a '/',
+// a ' ' or the end; it returns the value and the index after the digits.
+// (A SWAR version, eight bytes at a time, was slower.)
+func hexField(line []byte, i int) (uint64, int, bool) {
+	if i+2 >= len(line) || line[i] != '0' || line[i+1] != 'x' {
+		return 0, i, false
+	}
+	i += 2
+	start := i
+	var v uint64
+	for ; i < len(line); i++ {
+		d := hexDigits[line[i]]
+		if d > 15 {
+			break
+		}
+		v = v<<4 | uint64(d)
+	}
+	if i == start || i-start > 16 || (i < len(line) && line[i] != '/' && line[i] != ' ') {
+		return 0, i, false
+	}
+	return v, i, true
 }
 
 // drop2 is StringRef::substr(2): the "0x" prefix is dropped unchecked.
@@ -511,10 +622,9 @@ func (p *reader) record(count uint64) {
 		p.noteDistinct()
 	}
 	p.countFallThrough(count)
-	c := &p.prof.Counter
 	for _, e := range p.lbr {
 		if p.bin.IsCode(e.Target) {
-			c.Branches[e] += count
+			p.branches.Add(e, count)
 		}
 	}
 }
@@ -525,41 +635,38 @@ func (p *reader) countFallThrough(count uint64) {
 	end := uint64(0)
 	for _, e := range p.lbr {
 		if end != 0 {
-			p.fallThrough[Branch{e.Target, end}] += count
+			p.fallThrough.Add(Branch{e.Target, end}, count)
 		}
 		end = e.Source
 	}
 }
 
 // noteDistinct counts distinct (stack, LBR) samples, the denominator of the
-// truncated-stack warning, by a 128-bit hash of each.
-func (p *reader) noteDistinct() {
-	var h maphash.Hash
-	h.SetSeed(p.seed)
-	var buf [8]byte
-	put := func(v uint64) {
-		for i := range buf {
-			buf[i] = byte(v >> (8 * i))
-		}
-		h.Write(buf[:])
-	}
-	put(uint64(len(p.stack)))
+// truncated-stack warning, by a 128-bit hash of each; it reports whether
+// the sample is new.
+func (p *reader) noteDistinct() bool {
+	b := binary.LittleEndian.AppendUint64(p.key[:0], uint64(len(p.stack)))
 	for _, a := range p.stack {
-		put(a)
+		b = binary.LittleEndian.AppendUint64(b, a)
 	}
 	for _, e := range p.lbr {
-		put(e.Source)
-		put(e.Target)
+		b = binary.LittleEndian.AppendUint64(b, e.Source)
+		b = binary.LittleEndian.AppendUint64(b, e.Target)
 	}
-	k1 := h.Sum64()
-	h.WriteByte(0xa5)
-	p.distinct[[2]uint64{k1, h.Sum64()}] = struct{}{}
+	p.key = b
+	k := [2]uint64{maphash.Bytes(p.seed, b), maphash.Bytes(p.seed2, b)}
+	if _, ok := p.distinct[k]; ok {
+		return false
+	}
+	p.distinct[k] = struct{}{}
+	return true
 }
 
 // finish takes the range counter out of the fall-through pairs.
 func (p *reader) finish() {
 	b := p.bin
-	for r, n := range p.fallThrough {
+	for i, r := range p.fallThrough.keys {
+		n := p.fallThrough.counts[i]
 		if b.IsCode(r.Source) && b.IsCode(r.Target) && b.validFallThrough(r.Source, r.Target) {
 			p.prof.Ranges[r] = n
 		}
@@ -572,13 +679,14 @@ func (p *reader) finish() {
 func (p *reader) summarize() {
 	p.summary(p.numLeafExternalFrame, p.prof.Samples, "of samples have leaf external frame in call stack.")
 	p.summary(uint64(len(p.invalidReturnAddrs)), p.prof.Distinct, "of truncated stack samples due to invalid return address, likely caused by frame pointer omission.")
-	if len(p.fallThrough) == 0 {
+	if p.fallThrough.Len() == 0 {
 		p.warn("No samples in perf script!")
 		return
 	}
 	var total, notBoundary, unmatched, crossFunc, bogus uint64
 	b := p.bin
-	for r, n := range p.fallThrough {
+	for i, r := range p.fallThrough.keys {
+		n := p.fallThrough.counts[i]
 		start, end := r.Source, r.Target
 		total += n
 		if !b.IsCode(start) && !b.IsCode(end) {

@@ -2,35 +2,83 @@ package profgen
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/rules-pgo/rules_pgo/internal/hashtab"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 )
 
 // Unwinder is llvm-profgen's VirtualUnwinder for DWARF-based CSSPGO: it
-// collects the hybrid samples of a trace (Add is a
-// perfscript.Options.HybridSample), aggregated by (call stack, LBR stack)
-// as HybridPerfReader does, and Unwind replays each distinct sample's LBR
-// entries against its call stack into range and branch counters keyed by
-// the symbolized calling context.
+// takes the hybrid samples of a trace (Add is a
+// perfscript.Options.HybridSample) and replays each sample's LBR entries
+// against its call stack into range and branch counters keyed by the
+// symbolized calling context.
+//
+// llvm-profgen first aggregates the whole trace by (call stack, LBR stack)
+// and then unwinds each distinct sample once with its count. The counters
+// are sums, so the Unwinder streams instead: Add appends samples to a
+// batch of about batchBytes, and a full batch is aggregated and unwound on
+// another goroutine while the parser fills the next one (one batch at a
+// time, in order: the result does not depend on scheduling). Memory is
+// the counters and two batches, not the trace. What depends on the order
+// is kept as llvm-profgen's aggregation in ascending sample order gives
+// it: the unwinder's warning counts are taken once per distinct sample
+// (the first occurrence, which the parser reports), and a context's
+// WasLeafInlined is that of its first contribution in (sample encoding,
+// walk order) order (ContextCounter.best).
 type Unwinder struct {
 	bin *perfscript.Binary
 	sym *symbols
-	// samples maps the encoding of a distinct sample (stack length, stack,
-	// then LBR source/target pairs, little-endian u64s) to its count.
-	samples map[string]uint64
-	buf     []byte
 	// Options of the context keys.
 	opts ContextOptions
 	// probes: the binary has pseudo probes, contexts are call addresses
 	// (probeunwind.go).
 	probes bool
+
+	// The pipeline: Add fills cur; done is closed when the batch in
+	// flight is unwound, which then becomes spare; err is the first error.
+	cur, spare *sampleBatch
+	done       chan struct{}
+	err        error
+	batchBytes int // batchBytes, or less in tests
+
+	// The unwinding state, used by one goroutine at a time.
+	st    unwindStats
+	byKey map[string]*ContextCounter
+	// paths maps the address stacks that collect builds to their
+	// contexts (a trie by address).
+	paths stackNode
+	// instCtx numbers each instruction's inline context (all frames but
+	// the leaf), 0 until computed, -1 without frames; ctxIDs interns them.
+	instCtx []int32
+	ctxIDs  map[string]int32
+	arena   trieArena
+	path    collectPath
+	dedup   hashtab.Index
+	order   []int32 // a batch's distinct samples, by first appearance
+	counts  []uint64
+	first   []bool
+	stack   []uint64
+	lbr     []perfscript.Branch
+}
+
+// batchBytes is the size of the encoded samples of a batch.
+const batchBytes = 4 << 20
+
+// sampleBatch holds samples encoded as Unwinder's keys (stack length,
+// stack, then LBR source/target pairs, little-endian u64s), back to back.
+type sampleBatch struct {
+	perfscript.Records
+	counts []uint64
+	first  []bool
 }
 
 // ContextOptions are the switches that shape calling contexts.
@@ -49,24 +97,98 @@ var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxCompressionSi
 
 // NewUnwinder returns an unwinder for the binary and its symbolizer.
 func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *Unwinder {
-	return &Unwinder{bin: bin, sym: newSymbols(sym), samples: map[string]uint64{}, opts: opts, probes: bin.PseudoProbes}
+	return &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{}, batchBytes: batchBytes, probes: bin.PseudoProbes,
+		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}}
 }
 
-// Add aggregates one hybrid sample (the signature of
+// Add takes one hybrid sample (the signature of
 // perfscript.Options.HybridSample).
-func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64) {
-	b := u.buf[:0]
-	b = binary.LittleEndian.AppendUint64(b, uint64(len(stack)))
+func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, first bool) {
+	if u.cur == nil {
+		u.cur = &sampleBatch{}
+	}
+	b := u.cur
+	b.Buf = binary.LittleEndian.AppendUint64(b.Buf, uint64(len(stack)))
 	for _, a := range stack {
-		b = binary.LittleEndian.AppendUint64(b, a)
+		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, a)
 	}
 	for _, e := range lbr {
-		b = binary.LittleEndian.AppendUint64(b, e.Source)
-		b = binary.LittleEndian.AppendUint64(b, e.Target)
+		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, e.Source)
+		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, e.Target)
 	}
-	u.buf = b
-	u.samples[string(b)] += count
+	b.End()
+	b.counts = append(b.counts, count)
+	b.first = append(b.first, first)
+	if len(b.Buf) >= u.batchBytes {
+		u.send()
+	}
 }
+
+// send starts unwinding the current batch on its own goroutine, after the
+// previous one.
+func (u *Unwinder) send() {
+	u.wait()
+	b := u.cur
+	u.cur, u.spare = u.spare, nil
+	if u.cur == nil {
+		u.cur = &sampleBatch{}
+	}
+	done := make(chan struct{})
+	u.done = done
+	go func() {
+		defer close(done)
+		if u.err == nil {
+			u.err = u.unwindBatch(b)
+		}
+		b.Reset()
+		b.counts, b.first = b.counts[:0], b.first[:0]
+		u.spare = b
+	}()
+}
+
+func (u *Unwinder) wait() {
+	if u.done != nil {
+		<-u.done
+		u.done = nil
+	}
+}
+
+// unwindBatch aggregates a batch's samples and unwinds each distinct one
+// with its summed count.
+func (u *Unwinder) unwindBatch(b *sampleBatch) error {
+	u.dedup.Reset()
+	u.order, u.counts, u.first = u.order[:0], u.counts[:0], u.first[:0]
+	for i := range b.Len() {
+		k := b.At(i)
+		h := maphash.Bytes(dedupSeed, k)
+		p := u.dedup.Probe(h)
+		found := false
+		for p = p.Next(); p.Entry >= 0; p = p.Next() {
+			if bytes.Equal(b.At(int(u.order[p.Entry])), k) {
+				u.counts[p.Entry] += b.counts[i]
+				u.first[p.Entry] = u.first[p.Entry] || b.first[i]
+				found = true
+				break
+			}
+		}
+		if !found {
+			u.dedup.Add(h, p)
+			u.order = append(u.order, int32(i))
+			u.counts = append(u.counts, b.counts[i])
+			u.first = append(u.first, b.first[i])
+		}
+	}
+	for j, i := range u.order {
+		k := b.At(int(i))
+		u.stack, u.lbr = decodeSample(k, u.stack[:0], u.lbr[:0])
+		if err := u.unwind(k, u.stack, u.lbr, u.counts[j], u.first[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var dedupSeed = maphash.MakeSeed()
 
 // Context is one calling context of a CS counter: frames root first,
 // discriminators already base discriminators, the leaf's location (0, 0).
@@ -104,6 +226,29 @@ type ContextCounter struct {
 	// call instructions' addresses, root first, recursion compressed and
 	// trimmed (AddrBasedCtxKey).
 	Addrs []uint64
+
+	// best is the first contribution so far in llvm-profgen's order: the
+	// encoding of its sample and its place in that sample's walk.
+	bestKey  []byte
+	bestSeq  int
+	hasBest  bool
+	counters [2]perfscript.BranchCounts // ranges, branches while unwinding
+}
+
+// contribute records a contribution of the sample key (seq-th in its
+// walk) whose leaf address was inlined or not.
+func (c *ContextCounter) contribute(key []byte, seq int, inlined bool) {
+	if c.hasBest {
+		switch cmp := bytes.Compare(key, c.bestKey); {
+		case cmp > 0, cmp == 0 && seq >= c.bestSeq:
+			return
+		case cmp == 0:
+			c.bestSeq, c.WasLeafInlined = seq, inlined
+			return
+		}
+	}
+	c.bestKey = append(c.bestKey[:0], key...)
+	c.bestSeq, c.hasBest, c.WasLeafInlined = seq, true, inlined
 }
 
 // CSCounters are the context-sensitive counters of a hybrid trace
@@ -115,27 +260,67 @@ type CSCounters struct {
 	Probes bool
 }
 
+// stackNode is a node of Unwinder.paths: the address stack of its path
+// and, once computed, its context's counter and whether the leaf address
+// was inlined.
+type stackNode struct {
+	kids    map[uint64]*stackNode
+	counter *ContextCounter
+	inlined bool
+}
+
+func (n *stackNode) child(addr uint64) *stackNode {
+	c := n.kids[addr]
+	if c == nil {
+		if n.kids == nil {
+			n.kids = map[uint64]*stackNode{}
+		}
+		c = &stackNode{}
+		n.kids[addr] = c
+	}
+	return c
+}
+
 // trieFrame is UnwindState::ProfiledFrame: a node of the call-stack trie
 // of one sample, with the ranges and branches recorded on it.
 type trieFrame struct {
 	addr     uint64
 	parent   *trieFrame
-	children map[uint64]*trieFrame
-	order    []uint64 // children in creation order (deterministic walks)
+	kids     []*trieFrame // in creation order (deterministic walks)
 	ranges   [][3]uint64
 	branches [][3]uint64
 }
 
-func (f *trieFrame) child(addr uint64) *trieFrame {
-	if c, ok := f.children[addr]; ok {
-		return c
+// trieArena recycles the trie frames of one sample for the next.
+type trieArena struct {
+	chunks [][]trieFrame
+	n      int
+}
+
+const arenaChunk = 256
+
+func (a *trieArena) reset() { a.n = 0 }
+
+func (a *trieArena) alloc(addr uint64, parent *trieFrame) *trieFrame {
+	c, i := a.n/arenaChunk, a.n%arenaChunk
+	if c == len(a.chunks) {
+		a.chunks = append(a.chunks, make([]trieFrame, arenaChunk))
 	}
-	if f.children == nil {
-		f.children = map[uint64]*trieFrame{}
+	a.n++
+	f := &a.chunks[c][i]
+	f.addr, f.parent = addr, parent
+	f.kids, f.ranges, f.branches = f.kids[:0], f.ranges[:0], f.branches[:0]
+	return f
+}
+
+func (a *trieArena) child(f *trieFrame, addr uint64) *trieFrame {
+	for _, c := range f.kids {
+		if c.addr == addr {
+			return c
+		}
 	}
-	c := &trieFrame{addr: addr, parent: f}
-	f.children[addr] = c
-	f.order = append(f.order, addr)
+	c := a.alloc(addr, f)
+	f.kids = append(f.kids, c)
 	return c
 }
 
@@ -148,8 +333,9 @@ func (f *trieFrame) recordRange(start, end, n uint64) {
 
 // unwindState is UnwindState.
 type unwindState struct {
-	root    trieFrame
+	root    *trieFrame
 	leaf    *trieFrame
+	arena   *trieArena
 	lbr     []perfscript.Branch
 	i       int
 	ip      uint64 // InstPtr.Address
@@ -158,7 +344,7 @@ type unwindState struct {
 
 func (s *unwindState) switchTo(addr uint64) {
 	if s.leaf.addr != addr {
-		s.leaf = s.leaf.parent.child(addr)
+		s.leaf = s.arena.child(s.leaf.parent, addr)
 	}
 }
 
@@ -168,29 +354,23 @@ type unwindStats struct {
 	untracked                                                                  map[uint64]struct{}
 }
 
-// Unwind unwinds every distinct sample and returns the counters by
+// Unwind finishes unwinding the samples added and returns the counters by
 // context; warn receives llvm-profgen's unwinder warnings.
 func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
-	keys := make([]string, 0, len(u.samples))
-	for k := range u.samples {
-		keys = append(keys, k)
+	u.wait()
+	if u.err == nil && u.cur != nil && u.cur.Len() > 0 {
+		u.err = u.unwindBatch(u.cur)
+		u.cur = nil
 	}
-	// LLVM walks its DenseMap; the counters are sums, so any order gives
-	// the same result but WasLeafInlined of a context two stacks share:
-	// sorting keeps that deterministic.
-	slices.Sort(keys)
-	st := &unwindStats{untracked: map[uint64]struct{}{}}
-	byKey := map[string]*ContextCounter{}
-	var stack []uint64
-	var lbr []perfscript.Branch
-	for _, k := range keys {
-		stack, lbr = decodeSample(k, stack[:0], lbr[:0])
-		if err := u.unwind(stack, lbr, u.samples[k], st, byKey); err != nil {
-			return nil, err
-		}
+	if u.err != nil {
+		return nil, u.err
 	}
 	cs := &CSCounters{Probes: u.probes}
-	for _, c := range byKey {
+	for _, c := range u.byKey {
+		if c.Ranges == nil {
+			c.Ranges, c.Branches = c.counters[0].Pairs(), c.counters[1].Pairs()
+			c.counters = [2]perfscript.BranchCounts{}
+		}
 		cs.Counters = append(cs.Counters, c)
 	}
 	strs := make(map[*ContextCounter]string, len(cs.Counters))
@@ -203,13 +383,14 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 		}
 		return slices.Compare(a.Addrs, b.Addrs)
 	})
+	st := &u.st
 	if warn != nil {
 		summary := func(num, total uint64, msg string) {
 			if num != 0 && total != 0 {
 				warn(fmt.Sprintf("%.2f%%(%d/%d) %s", float64(num)*100/float64(total), num, total, msg))
 			}
 		}
-		summary(uint64(len(st.untracked)), uint64(len(byKey)), "of profiled contexts are truncated due to missing probe for call instruction.")
+		summary(uint64(len(st.untracked)), uint64(len(u.byKey)), "of profiled contexts are truncated due to missing probe for call instruction.")
 		summary(st.mismatchedExtCall, st.totalBranches, "of branches'source is a call instruction but doesn't match call frame stack, likely due to unwinding error of external frame.")
 		summary(st.pairedExt*2, st.totalBranches, "of branches containing paired external address.")
 		summary(st.unpairedExt, st.totalBranches, "of branches containing external address but doesn't have another external address to pair, likely due to interrupt jmp or broken perf script.")
@@ -218,8 +399,7 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 	return cs, nil
 }
 
-func decodeSample(k string, stack []uint64, lbr []perfscript.Branch) ([]uint64, []perfscript.Branch) {
-	b := []byte(k)
+func decodeSample(b []byte, stack []uint64, lbr []perfscript.Branch) ([]uint64, []perfscript.Branch) {
 	u64 := func() uint64 {
 		v := binary.LittleEndian.Uint64(b)
 		b = b[8:]
@@ -236,12 +416,17 @@ func decodeSample(k string, stack []uint64, lbr []perfscript.Branch) ([]uint64, 
 	return stack, lbr
 }
 
-// unwind is VirtualUnwinder::unwind for one distinct sample.
-func (u *Unwinder) unwind(stack []uint64, lbr []perfscript.Branch, repeat uint64, st *unwindStats, out map[string]*ContextCounter) error {
-	s := &unwindState{lbr: lbr, ip: stack[0]}
-	cur := &s.root
+// unwind is VirtualUnwinder::unwind for one distinct sample (its encoding
+// key); the warning counts are taken only at the sample's first occurrence
+// in the trace.
+func (u *Unwinder) unwind(key []byte, stack []uint64, lbr []perfscript.Branch, repeat uint64, first bool) error {
+	var st unwindStats
+	u.arena.reset()
+	root := u.arena.alloc(0, nil)
+	s := &unwindState{root: root, arena: &u.arena, lbr: lbr, ip: stack[0]}
+	cur := root
 	for i := len(stack) - 1; i >= 0; i-- {
-		cur = cur.child(stack[i])
+		cur = u.arena.child(cur, stack[i])
 	}
 	s.leaf = cur
 	// validateInitialState cannot fail: the stack leaf is LBR[0]'s target.
@@ -249,7 +434,7 @@ func (u *Unwinder) unwind(stack []uint64, lbr []perfscript.Branch, repeat uint64
 	bin := u.bin
 	for s.i = 0; s.i < len(lbr); s.i++ {
 		if s.i > 0 {
-			if err := u.unwindLinear(s, repeat, st); err != nil {
+			if err := u.unwindLinear(s, repeat, &st); err != nil {
 				return err
 			}
 		}
@@ -259,9 +444,9 @@ func (u *Unwinder) unwind(stack []uint64, lbr []perfscript.Branch, repeat uint64
 		case !s.invalid && (bin.IsCall(br.Source) || srcExt && bin.CallAddrFromFrameAddr(br.Target) == 0):
 			// unwindCall
 			parent := s.leaf.parent
-			if parent == &s.root || parent.addr != br.Source {
+			if parent == root || parent.addr != br.Source {
 				s.switchTo(br.Source)
-				if parent != &s.root {
+				if parent != root {
 					if srcExt {
 						st.mismatchedExtCall++
 					} else {
@@ -275,7 +460,7 @@ func (u *Unwinder) unwind(stack []uint64, lbr []perfscript.Branch, repeat uint64
 		case !s.invalid && (bin.IsReturn(br.Source) || srcExt):
 			// unwindReturn (an external source here returns to after a call)
 			s.switchTo(bin.CallAddrFromFrameAddr(br.Target))
-			s.leaf = s.leaf.child(br.Source)
+			s.leaf = s.arena.child(s.leaf, br.Source)
 			s.ip = br.Source
 		case !s.invalid:
 			// unwindBranch
@@ -283,22 +468,30 @@ func (u *Unwinder) unwind(stack []uint64, lbr []perfscript.Branch, repeat uint64
 			s.ip = br.Source
 		default:
 			// Context-less from here on.
-			s.leaf = &s.root
 			s.ip = br.Source
-			s.leaf = s.leaf.child(s.ip)
+			s.leaf = s.arena.child(root, s.ip)
 		}
 		// recordBranchCount, on the state after unwinding.
 		switch {
 		case br.Target == perfscript.ExternalAddr:
 		case srcExt:
-			s.root.branches = append(s.root.branches, [3]uint64{br.Source, br.Target, repeat})
+			root.branches = append(root.branches, [3]uint64{br.Source, br.Target, repeat})
 		case u.probes:
 			s.leaf.parent.branches = append(s.leaf.parent.branches, [3]uint64{br.Source, br.Target, repeat})
 		default:
 			s.leaf.branches = append(s.leaf.branches, [3]uint64{br.Source, br.Target, repeat})
 		}
 	}
-	return u.collect(&s.root, &s.root, nil, st, out)
+	if first {
+		u.st.totalBranches += st.totalBranches
+		u.st.mismatchedProEpi += st.mismatchedProEpi
+		u.st.mismatchedExtCall += st.mismatchedExtCall
+		u.st.unpairedExt += st.unpairedExt
+		u.st.pairedExt += st.pairedExt
+	}
+	c := collector{u: u, key: key}
+	u.path.addrs, u.path.nodes = u.path.addrs[:0], append(u.path.nodes[:0], &u.paths)
+	return c.collect(root, root, &u.path)
 }
 
 // unwindLinear walks the fall-through range from LBR[i]'s target to the
@@ -324,15 +517,31 @@ func (u *Unwinder) unwindLinear(s *unwindState, repeat uint64, st *unwindStats) 
 	}
 	idx := u.bin.InstIndex(s.ip)
 	ip := s.ip
+	// prevIdx is the index of the instruction at prev, -1 if prev is not
+	// an instruction start (then addresses are compared).
+	prevIdx := -1
+	if idx < u.bin.NumInsts() {
+		if a, _ := u.bin.Inst(idx); a == ip {
+			prevIdx = idx
+		}
+	}
 	for ip > target {
 		prev := ip
+		var same bool
+		var err error
 		if idx == 0 {
 			ip = 0
+			same, err = u.inlineContextEqual(prev, ip)
 		} else {
 			idx--
 			ip, _ = u.bin.Inst(idx)
+			if prevIdx >= 0 {
+				same, err = u.sameInlineContext(prevIdx, idx)
+			} else {
+				same, err = u.inlineContextEqual(prev, ip)
+			}
+			prevIdx = idx
 		}
-		same, err := u.inlineContextEqual(prev, ip)
 		if err != nil {
 			return err
 		}
@@ -365,6 +574,63 @@ func (u *Unwinder) inlineContextEqual(a, b uint64) (bool, error) {
 	return slices.Equal(s1[:len(s1)-1], s2[:len(s2)-1]), nil
 }
 
+// sameInlineContext is inlineContextEqual of instructions i and j, by the
+// numbers of their inline contexts.
+func (u *Unwinder) sameInlineContext(i, j int) (bool, error) {
+	a, err := u.instContext(i)
+	if err != nil {
+		return false, err
+	}
+	b, err := u.instContext(j)
+	return err == nil && a > 0 && a == b, err
+}
+
+// instContext numbers the inline context of instruction i: the frame count
+// and all frames but the leaf; -1 without frames.
+func (u *Unwinder) instContext(i int) (int32, error) {
+	if u.instCtx == nil {
+		u.instCtx = make([]int32, u.bin.NumInsts())
+	}
+	if id := u.instCtx[i]; id != 0 {
+		return id, nil
+	}
+	addr, _ := u.bin.Inst(i)
+	s, err := u.sym.stack(addr)
+	if err != nil {
+		return 0, err
+	}
+	id := int32(-1)
+	if len(s) > 0 {
+		k := ctxKey(Context(s[:len(s)-1])) + strconv.Itoa(len(s))
+		var ok bool
+		if id, ok = u.ctxIDs[k]; !ok {
+			id = int32(len(u.ctxIDs) + 1)
+			u.ctxIDs[k] = id
+		}
+	}
+	u.instCtx[i] = id
+	return id, nil
+}
+
+// collectPath is the address stack of collect, with the stackNode of each
+// prefix (nodes[k] for the first k addresses).
+type collectPath struct {
+	addrs []uint64
+	nodes []*stackNode
+}
+
+func (p *collectPath) push(addr uint64) {
+	p.addrs = append(p.addrs, addr)
+	p.nodes = append(p.nodes, p.nodes[len(p.nodes)-1].child(addr))
+}
+
+// collector walks one sample's trie.
+type collector struct {
+	u   *Unwinder
+	key []byte // the sample's encoding
+	seq int    // contributions so far
+}
+
 // collect is collectSamplesFromFrameTrie: a depth-first walk over one
 // shared stack that adds each frame's samples to the counter of its
 // context. An external frame cuts the context: its subtree starts from an
@@ -372,66 +638,71 @@ func (u *Unwinder) inlineContextEqual(a, b uint64) (bool, error) {
 // precedes) passes for the dummy root as in llvm-profgen: it pushes no
 // frame, and leaving it pops its parent's (LLVM walks children in DenseMap
 // order, here in creation order; only this case can tell them apart).
-func (u *Unwinder) collect(root, cur *trieFrame, stack *[]uint64, st *unwindStats, out map[string]*ContextCounter) error {
-	if stack == nil {
-		stack = new([]uint64)
-	}
+func (c *collector) collect(root, cur *trieFrame, path *collectPath) error {
 	if cur != root && cur.addr != 0 {
 		if cur.addr == perfscript.ExternalAddr {
-			empty := new([]uint64)
-			if err := u.collectFrame(cur, *empty, out); err != nil {
+			empty := &collectPath{nodes: []*stackNode{&c.u.paths}}
+			if err := c.collectFrame(cur, empty); err != nil {
 				return err
 			}
-			for _, a := range cur.order {
-				if err := u.collect(root, cur.children[a], empty, st, out); err != nil {
+			for _, k := range cur.kids {
+				if err := c.collect(root, k, empty); err != nil {
 					return err
 				}
 			}
-			if len(cur.children) > 0 {
-				st.untracked[cur.addr] = struct{}{}
+			if len(cur.kids) > 0 {
+				c.u.st.untracked[cur.addr] = struct{}{}
 			}
 			return nil
 		}
-		*stack = append(*stack, cur.addr)
+		path.push(cur.addr)
 	}
-	if err := u.collectFrame(cur, *stack, out); err != nil {
+	if err := c.collectFrame(cur, path); err != nil {
 		return err
 	}
-	for _, a := range cur.order {
-		if err := u.collect(root, cur.children[a], stack, st, out); err != nil {
+	for _, k := range cur.kids {
+		if err := c.collect(root, k, path); err != nil {
 			return err
 		}
 	}
-	if n := len(*stack); n > 0 {
-		*stack = (*stack)[:n-1]
+	if n := len(path.addrs); n > 0 {
+		path.addrs, path.nodes = path.addrs[:n-1], path.nodes[:n]
 	}
 	return nil
 }
 
 // collectFrame is collectSamplesFromFrame.
-func (u *Unwinder) collectFrame(f *trieFrame, stack []uint64, out map[string]*ContextCounter) error {
+func (c *collector) collectFrame(f *trieFrame, path *collectPath) error {
 	if len(f.ranges) == 0 && len(f.branches) == 0 {
 		return nil
 	}
-	if u.probes {
-		u.collectProbeFrame(f, stack, out)
-		return nil
+	u := c.u
+	node := path.nodes[len(path.addrs)]
+	switch {
+	case node.counter != nil:
+	case u.probes:
+		node.counter = u.probeCounter(path.addrs)
+	default:
+		ctx, inlined, err := u.expandedContext(path.addrs)
+		if err != nil {
+			return err
+		}
+		k := ctxKey(ctx)
+		cc := u.byKey[k]
+		if cc == nil {
+			cc = &ContextCounter{Context: ctx}
+			u.byKey[k] = cc
+		}
+		node.counter, node.inlined = cc, inlined
 	}
-	ctx, inlined, err := u.expandedContext(stack)
-	if err != nil {
-		return err
-	}
-	k := ctxKey(ctx)
-	c := out[k]
-	if c == nil {
-		c = &ContextCounter{Context: ctx, WasLeafInlined: inlined, Ranges: map[[2]uint64]uint64{}, Branches: map[[2]uint64]uint64{}}
-		out[k] = c
-	}
+	cc := node.counter
+	c.seq++
+	cc.contribute(c.key, c.seq, node.inlined)
 	for _, r := range f.ranges {
-		c.Ranges[[2]uint64{r[0], r[1]}] += r[2]
+		cc.counters[0].Add(perfscript.Branch{Source: r[0], Target: r[1]}, r[2])
 	}
 	for _, b := range f.branches {
-		c.Branches[[2]uint64{b[0], b[1]}] += b[2]
+		cc.counters[1].Add(perfscript.Branch{Source: b[0], Target: b[1]}, b[2])
 	}
 	return nil
 }
