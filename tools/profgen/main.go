@@ -186,6 +186,13 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	if c.useDWARFCorrelation {
 		bin.PseudoProbes = false
 	}
+	if bin.PseudoProbes && c.release >= 22 {
+		// llvm-profgen-22 knows the functions of probe binaries that have
+		// no DWARF from the symbol table.
+		if err := bin.RecoverSymbolTableFunctions(c.binary); err != nil {
+			return err
+		}
+	}
 	for _, w := range bin.LoadWarnings() {
 		warn(w)
 	}
