@@ -314,12 +314,10 @@ func TestColdContexts(t *testing.T) {
 	noPre := []string{"--csspgo-preinliner=false"}
 	variants := []csVariant{
 		{false, "text", noPre}, {false, "extbinary", noPre}, {true, "extbinary", noPre},
-		{false, "text", append([]string{"--gen-cs-nested-profile=false"}, noPre...)},
 		{false, "extbinary", append([]string{"--gen-cs-nested-profile=false"}, noPre...)},
 		{false, "text", append([]string{"--csprof-max-cold-context-depth=2", "--gen-cs-nested-profile=false"}, noPre...)},
 		{false, "text", append([]string{"--trim-cold-profile", "--csprof-merge-cold-context=false"}, noPre...)},
-		{false, "text", []string{"--csprof-merge-cold-context"}},
-		{false, "extbinary", []string{"--trim-cold-profile", "--gen-cs-nested-profile=false"}},
+		{false, "extbinary", []string{"--trim-cold-profile", "--csprof-merge-cold-context", "--gen-cs-nested-profile=false"}},
 	}
 	runCSVariants(t, variants, nil)
 }
@@ -330,7 +328,7 @@ func TestColdContexts(t *testing.T) {
 func TestMarkAllContextPreinlined(t *testing.T) {
 	ref := testenv.Tool(t, "llvm-profgen-22")
 	dir := t.TempDir()
-	for _, p := range buildPrograms(t)[:2] {
+	for _, p := range buildPrograms(t)[:1] {
 		for _, format := range []string{"text", "extbinary"} {
 			for _, extra := range [][]string{nil, {"--csspgo-preinliner=false", "--gen-cs-nested-profile=false"}, {"--ignore-stack-samples"}} {
 				t.Run(fmt.Sprintf("%s/%s/%s", p.name, format, strings.Join(extra, ",")), func(t *testing.T) {
