@@ -129,6 +129,9 @@ func (b *Binary) RecoverSymbolTableFunctions(path string) error {
 	}
 	b.funcs = append(b.funcs, added...)
 	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
+	// Their entries are prologs too: samples whose leaf is there are
+	// dropped as for any function.
+	b.inferPrologEpilog()
 	return nil
 }
 

@@ -217,3 +217,24 @@ func TestProbeBasedBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoveredFunctions compares, with llvm-profgen-19 and -22, the
+// profiles of a probe binary with a function without debug info
+// (testdata/probe-nodebug.c): llvm-profgen-22 recovers it from the symbol
+// table (its ranges are reported as such, calls to it are call targets,
+// hybrid samples whose leaf is its entry are dropped as prologs), -19 does
+// not. Non-CS and CS, text and extbinary, and the unwound counters.
+func TestRecoveredFunctions(t *testing.T) {
+	progs := tracedPrograms(t, "profgen-nodebug-traces", []tracetest.Source{{File: "testdata/probe-nodebug.c", CC: "clang-22"}},
+		[]tracetest.Trace{lbrAndHybrid})
+	// modern selects the hybrid trace here.
+	variants := []csVariant{{false, "text", nil}, {false, "extbinary", nil},
+		{true, "text", nil}, {true, "extbinary", nil}, {true, "text", csOff},
+		{true, "unsymbolized", []string{"--skip-symbolization"}}}
+	runVariants(t, progs, variants, nil, true, func(p program, v csVariant) string {
+		if v.modern {
+			return p.hyb
+		}
+		return p.lbr
+	})
+}
