@@ -96,6 +96,48 @@ type FuncRange struct {
 type Function struct {
 	Name   string
 	Ranges [][2]uint64
+	// Recovered: the function has no DWARF subprogram and was recovered
+	// from the ELF symbol table (RecoverSymbolTableFunctions).
+	Recovered bool
+}
+
+// RecoverSymbolTableFunctions adds, as llvm-profgen-22 does for binaries
+// with pseudo probes, a function for every sized STT_FUNC symbol of an
+// executable section that no DWARF subprogram covers (crt's _start, code
+// built without -g): its range [value, value+size) is a function entry,
+// so ranges in it count as "recovered from symbol table" instead of
+// belonging to no function, and calls to it name it as their target.
+// LLVM 19 does not.
+func (b *Binary) RecoverSymbolTableFunctions(path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+		return err
+	}
+	var added []FuncRange
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || s.Section == elf.SHN_UNDEF ||
+			s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) ||
+			f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 || s.Value < b.PreferredBase() {
+			continue
+		}
+		if b.findFuncRange(s.Value) != nil || slices.ContainsFunc(added, func(r FuncRange) bool { return r.Start == s.Value }) {
+			continue
+		}
+		fn := &Function{Name: s.Name, Ranges: [][2]uint64{{s.Value, s.Value + s.Size}}, Recovered: true}
+		b.functions = append(b.functions, fn)
+		added = append(added, FuncRange{Start: s.Value, End: s.Value + s.Size, Name: s.Name, Func: fn, Entry: true})
+	}
+	b.funcs = append(b.funcs, added...)
+	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
+	// Their entries are prologs too: samples whose leaf is there are
+	// dropped as for any function.
+	b.inferPrologEpilog()
+	return nil
 }
 
 type instKind uint8

@@ -683,7 +683,7 @@ func (p *reader) summarize() {
 		p.warn("No samples in perf script!")
 		return
 	}
-	var total, notBoundary, unmatched, crossFunc, bogus uint64
+	var total, notBoundary, unmatched, recovered, crossFunc, bogus uint64
 	b := p.bin
 	for i, r := range p.fallThrough.keys {
 		n := p.fallThrough.counts[i]
@@ -700,6 +700,9 @@ func (p *reader) summarize() {
 			unmatched += n
 			continue
 		}
+		if fr.Func != nil && fr.Func.Recovered {
+			recovered += n
+		}
 		if end >= fr.End {
 			crossFunc += n
 		}
@@ -709,6 +712,7 @@ func (p *reader) summarize() {
 	}
 	p.summary(notBoundary, total, "of samples are from ranges that are not on instruction boundary.")
 	p.summary(unmatched, total, "of samples are from ranges that do not belong to any functions.")
+	p.summary(recovered, total, "of samples are from ranges that belong to functions recovered from symbol table.")
 	p.summary(crossFunc, total, "of samples are from ranges that do cross function boundaries.")
 	p.summary(bogus, total, "of samples are from ranges that have range start after or too far from range end acrossing the unconditinal jmp.")
 }

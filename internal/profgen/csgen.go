@@ -3,7 +3,6 @@ package profgen
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
@@ -28,10 +27,7 @@ import (
 //	--use-context-cost-for-preinliner true (hidden) pre-inliner sizes from machine code
 //
 // GenerateCS implements CSProfileGenerator::generateLineNumBasedProfile
-// and, of postProcessProfiles, the pre-inliner (preinline.go) and the
-// steps that need no other component. The cold-context trimmer/merger and
-// the nested conversion are not here yet: asking for them fails with
-// ErrNotSupported (see postProcessCS).
+// and postProcessProfiles (postProcessCS).
 type CSOptions struct {
 	Options
 	// PreInliner runs CSPreInliner (--csspgo-preinliner).
@@ -49,6 +45,9 @@ type CSOptions struct {
 	// PreInline are the pre-inliner's switches; the zero value means
 	// DefaultPreInlinerOptions.
 	PreInline PreInlinerOptions
+	// LLVM is the release whose profile-map order the conversions follow
+	// (0 means 22).
+	LLVM int
 }
 
 // ctxNode is a node of SampleContextTracker's context trie (a
@@ -292,40 +291,57 @@ func (g *csGenerator) inferredSamples(n *ctxNode) {
 	caller.TotalSamples = satAdd(caller.TotalSamples, est)
 }
 
-// postProcessCS is CSProfileGenerator::postProcessProfiles.
+// postProcessCS is CSProfileGenerator::postProcessProfiles, the same steps
+// in LLVM 19 and 22: the summary of the context-less profile, the
+// pre-inliner on the trie, the flat profile map, cold contexts trimmed or
+// merged below the summary's hot threshold, the nested conversion, the
+// ambiguous-name filter, --mark-all-context-preinlined (22) and the
+// density warning. Each step works on the profile map in LLVM's order
+// (sampleprof's conversions), which the FuncMetadata section follows.
 func (g *csGenerator) postProcessCS(opts CSOptions, sizes *sizeTracker) (*sampleprof.Profile, error) {
-	// The pre-inliner runs on the context trie, before the conversion to
-	// the flat map, with the thresholds of the context-less summary.
+	s := g.contextLessSummary(opts.LLVM)
 	if opts.PreInliner {
-		if err := g.preInline(opts.PreInline, sizes); err != nil {
+		if err := g.preInline(opts.PreInline, sizes, s); err != nil {
 			return nil, err
 		}
 	}
 	g.convertToProfileMap(&g.root, nil)
 	p := g.prof
-	// Seam: SampleContextTrimmer::trimAndMergeColdContextProfiles(hot
-	// threshold of the context-less summary, TrimColdProfile,
-	// MergeColdContext, MaxColdContextDepth, PreInliner) goes here, then
-	// ProfileConverter::convertCSProfiles when GenNestedProfile (the
-	// result is no longer CS), both from internal/sampleprof.
+	p.SetGenerated()
+	p.PreInlined = opts.PreInliner
 	if opts.TrimColdProfile || opts.MergeColdContext {
-		return nil, fmt.Errorf("cold-context trimming and merging (--trim-cold-profile, --csprof-merge-cold-context) of CS profiles: %w; use --csprof-merge-cold-context=false", ErrNotSupported)
+		err := p.TrimColdContexts(sampleprof.ColdContextOptions{
+			Threshold: s.CountThreshold(sampleprof.HotCutoff),
+			Trim:      opts.TrimColdProfile, Merge: opts.MergeColdContext,
+			FrameDepth: opts.MaxColdContextDepth, BaseOnly: opts.PreInliner, LLVM: opts.LLVM})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if opts.GenNestedProfile {
-		return nil, fmt.Errorf("nested CS profiles (--gen-cs-nested-profile): %w; use --gen-cs-nested-profile=false for the flat context profile", ErrNotSupported)
+		p.NestContexts(sampleprof.NestOptions{LLVM: opts.LLVM})
 	}
-	// filterAmbiguousProfile: contexts whose function is a global or TLS
-	// initializer.
-	out := &sampleprof.Profile{FS: p.FS, CS: p.CS, PreInlined: opts.PreInliner, ProbeBased: p.ProbeBased}
-	for _, fs := range p.Funcs {
-		if filtered(fs.Name.String()) {
-			continue
+	g.filterAmbiguous(p, opts.LLVM)
+	if opts.MarkAllContextPreinlined {
+		markAllPreinlined(p)
+	}
+	g.showDensity(p)
+	return p, nil
+}
+
+// contextLessSummary is computeSummaryAndThreshold: the summary of the
+// trie's profiles merged per function (createContextLessProfileMap, which
+// visits the trie breadth first; a checksum mismatch merges nothing, as
+// FunctionSamples::merge).
+func (g *csGenerator) contextLessSummary(llvm int) *sampleprof.Summary {
+	flat := &sampleprof.Profile{}
+	bfs(&g.root, func(n *ctxNode) {
+		if n.fs != nil {
+			flat.Get(n.fs.Name).Merge(n.fs, 1)
 		}
-		filterInlinees(fs)
-		*out.GetContext(fs.Context) = *fs
-	}
-	g.showDensity(out)
-	return out, nil
+	})
+	flat.SetGenerated()
+	return flat.ComputeSummaryFor(llvm)
 }
 
 // convertToProfileMap moves every trie node's profile into the flat map

@@ -2,7 +2,6 @@ package profgen
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -54,40 +53,21 @@ const (
 	cutoffHotNorm = 100000
 )
 
-// stdHash is libstdc++'s std::hash<std::string> (_Hash_bytes with seed
-// 0xc70f6907), what LLVM's SampleContextFrame hashes names with.
-func stdHash(s string) uint64 {
-	const mul = 0xc6a4a7935bd1e995
-	shiftMix := func(v uint64) uint64 { return v ^ v>>47 }
-	h := uint64(0xc70f6907) ^ uint64(len(s))*mul
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		h ^= shiftMix(binary.LittleEndian.Uint64([]byte(s[i:i+8]))*mul) * mul
-		h *= mul
-	}
-	if r := len(s) - i; r > 0 {
-		var d uint64
-		for j := r - 1; j >= 0; j-- {
-			d = d<<8 | uint64(s[i+j])
-		}
-		h ^= d
-		h *= mul
-	}
-	return shiftMix(shiftMix(h) * mul)
-}
-
-// nameHashes caches stdHash of function names.
+// nameHashes caches the MD5 hashes of function names (FunctionId's
+// getHashCode in LLVM 19 and 22; LLVM 16 hashed names with
+// std::hash<std::string>).
 type nameHashes map[string]uint64
 
 // callSite is FunctionSamples::getCallSiteHash: the key of a context-trie
-// child.
+// child, whose order is the order of every walk of the trie (and so the
+// order llvm-profgen fills its profile map in).
 func (m *nameHashes) callSite(name string, loc sampleprof.LineLocation) uint64 {
 	if *m == nil {
 		*m = nameHashes{}
 	}
 	h, ok := (*m)[name]
 	if !ok {
-		h = stdHash(name)
+		h = sampleprof.MD5Hash(name)
 		(*m)[name] = h
 	}
 	id := uint64(loc.Disc)<<32 | uint64(loc.Line)
@@ -273,38 +253,21 @@ type preInliner struct {
 	cold, hotNorm uint64
 }
 
-// preInline runs CSPreInliner on the trie.
-func (g *csGenerator) preInline(opts PreInlinerOptions, sizes *sizeTracker) error {
+// preInline runs CSPreInliner on the trie with the thresholds of s, the
+// summary of the context-less profile (contextLessSummary).
+func (g *csGenerator) preInline(opts PreInlinerOptions, sizes *sizeTracker, s *sampleprof.Summary) error {
 	p := &preInliner{g: g, opts: opts, sizes: sizes,
 		nodeOf:  map[*sampleprof.FunctionSamples]*ctxNode{},
 		inlined: map[*sampleprof.FunctionSamples]bool{},
 		merged:  map[*sampleprof.FunctionSamples]bool{},
 		ofFunc:  map[string][]*sampleprof.FunctionSamples{}}
-	// computeSummaryAndThreshold: the summary of the context-less merge.
-	flat := &sampleprof.Profile{CS: true}
 	bfs(&g.root, func(n *ctxNode) {
 		if n.fs != nil {
-			flat.Funcs = append(flat.Funcs, n.fs)
 			p.nodeOf[n.fs] = n
 			p.ofFunc[n.name] = append(p.ofFunc[n.name], n.fs)
 		}
 	})
-	s := flat.ComputeSummary()
-	entry := func(cutoff uint64) (uint64, error) {
-		for _, e := range s.Detailed {
-			if e.Cutoff >= cutoff {
-				return e.MinCount, nil
-			}
-		}
-		return 0, fmt.Errorf("the profile summary has no entry for cutoff %d: the CS profile is empty", cutoff)
-	}
-	var err error
-	if p.cold, err = entry(cutoffCold); err != nil {
-		return err
-	}
-	if p.hotNorm, err = entry(cutoffHotNorm); err != nil {
-		return err
-	}
+	p.cold, p.hotNorm = s.CountThreshold(cutoffCold), s.CountThreshold(cutoffHotNorm)
 	for _, name := range p.topDownOrder() {
 		p.processFunction(name)
 	}

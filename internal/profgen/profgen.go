@@ -22,8 +22,11 @@
 // ProfiledCallGraph, the machine-code size of each inline context, the
 // thresholds from the context-less summary, the contexts it keeps marked
 // ContextShouldBeInlined and the others promoted and merged into their
-// base profiles as SampleContextTracker does), identical in text with
-// --gen-cs-nested-profile=false.
+// base profiles as SampleContextTracker does), and postProcessProfiles'
+// cold-context trimming and merging, nested conversion and
+// --mark-all-context-preinlined (LLVM 22) through internal/sampleprof's
+// conversions on LLVM's profile map: text and extbinary identical to LLVM
+// 19 and 22 with their defaults and with the switches flipped.
 //
 // Pseudo-probe binaries (probegen.go, csprobe.go, missingframes.go,
 // probeunwind.go, with internal/pseudoprobe): the non-CS probe-based
@@ -35,10 +38,6 @@
 // populateTypeSamplesForAllFunctions): the loads of Options.DataAccess
 // become type counts at each load's location in the leaf profile of its
 // inline stack, identical to llvm-profgen-22 on traces of real runs.
-//
-// Not done: cold-context trimming/merging and nested CS output (asking for
-// them fails with ErrNotSupported), --mark-all-context-preinlined (LLVM 22
-// only; it marks inlinees too).
 package profgen
 
 import (
@@ -76,6 +75,9 @@ type Options struct {
 	// (perfscript.ParseDataAccess, --data-access-perftrace): they become
 	// vtable type counts (LLVM 22).
 	DataAccess map[perfscript.DataAccess]uint64
+	// MarkAllContextPreinlined marks every profile ContextShouldBeInlined
+	// and the profile pre-inlined (--mark-all-context-preinlined, LLVM 22).
+	MarkAllContextPreinlined bool
 }
 
 // setDefaults fills in the density warning's defaults.
@@ -87,10 +89,6 @@ func (o *Options) setDefaults() {
 		o.ProfileDensityCutoffHot = 990000
 	}
 }
-
-// ErrNotSupported reports inputs this package cannot generate a profile
-// for yet.
-var ErrNotSupported = errors.New("not supported yet")
 
 // Symbolizer returns an address's inline frames, innermost first, with
 // elfsym.ErrUnknownPC for addresses without DWARF (as *elfsym.Binary
@@ -352,32 +350,55 @@ func filterInlinees(fs *sampleprof.FunctionSamples) {
 }
 
 // postProcess is ProfileGenerator::postProcessProfiles: the summary's cold
-// threshold, --trim-cold-profile, the ambiguous-name filter and the
-// density warning.
+// threshold, --trim-cold-profile, the ambiguous-name filter,
+// --mark-all-context-preinlined (LLVM 22) and the density warning. The
+// profiles were created in the order llvm-profgen fills its profile map,
+// from which the cold and ambiguous ones are erased.
 func (g *generator) postProcess() *sampleprof.Profile {
 	p := g.prof
-	var cold uint64
-	if s := p.ComputeSummary(); s != nil {
-		for _, e := range s.Detailed {
-			if e.Cutoff >= 999999 {
-				cold = e.MinCount
-				break
-			}
-		}
-	}
-	out := &sampleprof.Profile{FS: p.FS, ProbeBased: p.ProbeBased}
-	for _, fs := range p.Funcs {
-		if g.opts.TrimColdProfile && fs.TotalSamples < cold {
-			continue
-		}
-		if filtered(fs.Name.String()) {
-			continue
+	p.SetGenerated()
+	cold := p.ComputeSummary().CountThreshold(sampleprof.ColdCutoff)
+	p.DeleteFuncs(0, func(fs *sampleprof.FunctionSamples) bool {
+		if g.opts.TrimColdProfile && fs.TotalSamples < cold || filtered(fs.Name.String()) {
+			return true
 		}
 		filterInlinees(fs)
-		*out.Get(fs.Name) = *fs
+		return false
+	})
+	if g.opts.MarkAllContextPreinlined {
+		markAllPreinlined(p)
 	}
-	g.showDensity(out)
-	return out
+	g.showDensity(p)
+	return p
+}
+
+// filterAmbiguous is filterAmbiguousProfile on the profile map of release
+// llvm: profiles of global and TLS initializers are erased, and so are
+// such inlinees.
+func (g *generator) filterAmbiguous(p *sampleprof.Profile, llvm int) {
+	p.DeleteFuncs(llvm, func(fs *sampleprof.FunctionSamples) bool {
+		if filtered(fs.Name.String()) {
+			return true
+		}
+		filterInlinees(fs)
+		return false
+	})
+}
+
+// markAllPreinlined is markAllContextPreinlined: every profile and inlinee
+// is marked ContextShouldBeInlined and the profile pre-inlined.
+func markAllPreinlined(p *sampleprof.Profile) {
+	var mark func(fs *sampleprof.FunctionSamples)
+	mark = func(fs *sampleprof.FunctionSamples) {
+		fs.Attributes |= sampleprof.ContextShouldBeInlined
+		for _, c := range fs.Callsites {
+			mark(c.Callee)
+		}
+	}
+	for _, fs := range p.Funcs {
+		mark(fs)
+	}
+	p.PreInlined = true
 }
 
 // bodySamplesAndSize is calculateBodySamplesAndSize.

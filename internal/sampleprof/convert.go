@@ -105,6 +105,19 @@ func (p *Profile) llvmMap(llvm int) *llvmMap {
 // llvm-profdata copies the reader's map into its own first.)
 func (p *Profile) SetGenerated() { p.merged = true }
 
+// DeleteFuncs erases the top-level profiles drop chooses from p's profile
+// map of release llvm (0 means 22), as llvm-profgen's
+// filterAmbiguousProfile erases them: the others keep their order.
+func (p *Profile) DeleteFuncs(llvm int, drop func(*FunctionSamples) bool) {
+	m := p.llvmMap(llvm)
+	for _, fs := range m.funcs() {
+		if drop(fs) {
+			m.erase(m.key(fs))
+		}
+	}
+	p.setMap(m)
+}
+
 // setMap makes m p's profile map: Funcs in its iteration order.
 func (p *Profile) setMap(m *llvmMap) {
 	p.lmap = m

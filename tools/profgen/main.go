@@ -7,15 +7,13 @@
 // Done: LBR traces and hybrid traces read with --ignore-stack-samples
 // (the context-insensitive AutoFDO profile), --skip-symbolization (also of
 // hybrid traces: the unwound CS counters), the flat CSSPGO context profile
-// of hybrid traces, pre-inlined (llvm-profgen's default) or not, with
-// --gen-cs-nested-profile=false; binaries with pseudo probes
+// of hybrid traces, pre-inlined and nested (llvm-profgen's defaults) or
+// not, cold contexts trimmed or merged; binaries with pseudo probes
 // (-fpseudo-probe-for-profiling): probe-based profiles with !CFGChecksum,
 // non-CS and CS (tail-call frames inferred, pre-inlined or not),
 // --show-pseudo-probe with --show-disassembly-only; --perfdata (perf
 // script run as llvm-profgen runs it); vtable type profiles from
-// --data-access-perftrace (LLVM 22). Not yet: nested CS profiles
-// (llvm-profgen's default), cold-context merging without the pre-inliner,
-// --unsymbolized-profile.
+// --data-access-perftrace (LLVM 22). Not yet: --unsymbolized-profile.
 package main
 
 import (
@@ -47,9 +45,10 @@ llvm-profgen of the chosen release does: same flags, same output bytes.
 
 Hybrid traces (call stacks with the LBR) give a context-sensitive (CSSPGO)
 profile, or a context-insensitive one with --ignore-stack-samples. CSSPGO
-profiles are pre-inlined as llvm-profgen does (--csspgo-preinliner, on by
-default); the nested form llvm-profgen writes by default is not supported
-yet: add --gen-cs-nested-profile=false for the flat context profile.
+profiles are pre-inlined (--csspgo-preinliner) and nested
+(--gen-cs-nested-profile) as llvm-profgen does by default; turn either off
+for the flat context profile, whose cold contexts are then merged into
+their base profiles (--csprof-merge-cold-context).
 Binaries built with -fpseudo-probe-for-profiling give probe-based profiles
 (counts per probe, function checksums), unless --use-dwarf-correlation.
 
@@ -120,8 +119,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner: keep the contexts it would inline, merge the others into their base profiles (default true)", "--csspgo-preinliner")
 	preInlinerFlags(fs, &c.cs.PreInline)
 	llvmBool(fs, &c.cs.InferMissingFrames, nil, false, "Infer the call frames that tail calls leave out of probe-based contexts (default true)", "--infer-missing-frames")
-	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested (default true; not supported yet: use --gen-cs-nested-profile=false)", "--gen-cs-nested-profile")
-	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge cold contexts into their base profile (default true, off after the pre-inliner; not supported yet: use --csprof-merge-cold-context=false)", "--csprof-merge-cold-context")
+	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested: each context as an inlinee of its caller's profile (default true)", "--gen-cs-nested-profile")
+	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge contexts below the hot threshold into the profile of their last --csprof-max-cold-context-depth frames (default true, off after the pre-inliner unless given)", "--csprof-merge-cold-context")
 	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")
 	fs.IntValue(&c.ctx.MaxContextDepth, "<N>", "Keep the last N frames of each context (default -1: all)", "--csprof-max-context-depth")
 	fs.Add(&cli.Option{Names: []string{"--compress-recursion"}, Kind: cli.Value, Hidden: true, Set: func(_, v string) error {
@@ -134,8 +133,9 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}})
 	fs.Add(&cli.Option{Names: []string{"--fill-zero-for-all-funcs"}, Kind: cli.Flag, Hidden: true,
 		Set: func(string, string) error { c.gen.FillZeroForAllFuncs = true; return nil }})
-	fs.Add(&cli.Option{Names: []string{"--mark-all-context-preinlined"}, Kind: cli.Flag, Hidden: true,
-		Set: func(n, _ string) error { c.unsupported = append(c.unsupported, n); return nil }})
+	fs.Add(&cli.Option{Names: []string{"--mark-all-context-preinlined"}, Kind: cli.Flag,
+		Help: "Mark every profile and inlinee ContextShouldBeInlined, the profile pre-inlined (LLVM 22)",
+		Set:  func(string, string) error { c.gen.MarkAllContextPreinlined = true; return nil }})
 	fs.StringValue(&c.dataAccess, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
 	llvmBool(fs, &c.writeVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
@@ -158,6 +158,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
 	case c.showDisassembly && c.binary != "":
 		return showDisassembly(&c, stdout)
+	case c.gen.MarkAllContextPreinlined && c.release < 22:
+		return cli.Usagef("--mark-all-context-preinlined is LLVM 22's: add --llvm-version 22")
 	case (c.dataAccess != "" || c.writeVTables) && c.release < 22:
 		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
 	case c.perfscript != "" && c.perfdata != "":
@@ -185,6 +187,13 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	}
 	if c.useDWARFCorrelation {
 		bin.PseudoProbes = false
+	}
+	if bin.PseudoProbes && c.release >= 22 {
+		// llvm-profgen-22 knows the functions of probe binaries that have
+		// no DWARF from the symbol table.
+		if err := bin.RecoverSymbolTableFunctions(c.binary); err != nil {
+			return err
+		}
 	}
 	for _, w := range bin.LoadWarnings() {
 		warn(w)
@@ -262,6 +271,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		}
 		c.cs.Options = c.gen
 		c.cs.Warn = warn
+		c.cs.LLVM = c.release
 		if c.cs.PreInliner && !c.mergeColdGiven {
 			// llvm-profgen turns the cold-context merger off after its
 			// pre-inliner unless it was asked for.

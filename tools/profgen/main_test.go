@@ -194,7 +194,7 @@ type csVariant struct {
 // runCSVariants runs compareCS on every program with every variant, each
 // with the switches common before its own, against both releases.
 func runCSVariants(t *testing.T, variants []csVariant, common []string) {
-	runVariants(t, buildPrograms(t), variants, common, func(p program, v csVariant) string {
+	runVariants(t, buildPrograms(t), variants, common, false, func(p program, v csVariant) string {
 		if v.modern {
 			return p.hybModern
 		}
@@ -203,8 +203,8 @@ func runCSVariants(t *testing.T, variants []csVariant, common []string) {
 }
 
 // runVariants runs compareCS on the programs with every variant on the
-// trace pick chooses.
-func runVariants(t *testing.T, progs []program, variants []csVariant, common []string, pick func(program, csVariant) string) {
+// trace pick chooses; malloc19 as compareCS's.
+func runVariants(t *testing.T, progs []program, variants []csVariant, common []string, malloc19 bool, pick func(program, csVariant) string) {
 	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
 	dir := t.TempDir()
 	for _, p := range progs {
@@ -212,7 +212,7 @@ func runVariants(t *testing.T, progs []program, variants []csVariant, common []s
 			for _, rel := range []int{19, 22} {
 				trace := pick(p, v)
 				t.Run(fmt.Sprintf("%s/%s/%s/%d/%s", p.name, filepath.Base(trace), v.format, rel, strings.Join(v.extra, ",")), func(t *testing.T) {
-					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, append(slices.Clip(common), v.extra...))
+					compareCS(t, refs[rel], rel, dir, trace, p.bin, v.format, append(slices.Clip(common), v.extra...), malloc19)
 				})
 			}
 		}
@@ -220,14 +220,13 @@ func runVariants(t *testing.T, progs []program, variants []csVariant, common []s
 }
 
 // compareCS runs llvm-profgen (ref, of release rel) and ours on a hybrid
-// trace and compares the outputs and the warnings. extbinary profiles of
-// the same size whose bytes differ are compared as llvm-profdata-22 shows
-// them: the FuncMetadata section lists CS contexts in the iteration order
-// of LLVM's unordered_map keyed by hash_combine of the frames, which is
-// not reproduced yet (the seam is sampleprof's extbinary writer), and
-// llvm-profgen-19 lists the functions of probe profiles in an order that
-// follows malloc's addresses (TestProbeBasedBytes).
-func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string, extra []string) {
+// trace and compares the outputs, byte for byte (extbinary included: the
+// FuncMetadata section follows LLVM's profile-map order), and the
+// warnings. With malloc19, extbinary profiles of llvm-profgen-19 of the
+// same size whose bytes differ are compared as llvm-profdata-22 shows
+// them: llvm-profgen-19 lists the functions of non-CS probe profiles in an
+// order that follows malloc's addresses (TestProbeBasedBytes).
+func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string, extra []string, malloc19 bool) {
 	t.Helper()
 	args := []string{"--perfscript=" + trace, "--binary=" + bin}
 	if format != "unsymbolized" {
@@ -262,15 +261,15 @@ func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string
 		}
 		want, _ := os.ReadFile(refOut)
 		got, _ := os.ReadFile(ourOut)
-		if format == "extbinary" && len(got) == len(want) && !bytes.Equal(got, want) {
-			show := func(f string) string {
+		if malloc19 && rel == 19 && format == "extbinary" && len(got) == len(want) && !bytes.Equal(got, want) {
+			show := func(f string) []byte {
 				out, err := exec.Command(testenv.Tool(t, "llvm-profdata-22"), "show", "--sample", f).CombinedOutput()
 				if err != nil {
 					t.Fatalf("llvm-profdata show %s: %v\n%s", f, err, out)
 				}
-				return string(out)
+				return out
 			}
-			got, want = []byte(show(ourOut)), []byte(show(refOut))
+			got, want = show(ourOut), show(refOut)
 		}
 		if !bytes.Equal(got, want) {
 			if format == "extbinary" {
@@ -285,41 +284,57 @@ func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string
 	}
 }
 
-// TestPreInliner compares the pre-inlined flat CS profile
-// (llvm-profgen's --csspgo-preinliner, on by default, with
-// --gen-cs-nested-profile=false) with llvm-profgen-19 and -22 on every
-// program: text and extbinary with the defaults, and text with the
-// pre-inliner's thresholds, size cost, replay and SCC switches changed so
-// that other decisions (cold and hot call sites, the size limits, the
-// order of a cycle's members) are taken.
+// TestPreInliner compares the pre-inlined CS profile (llvm-profgen's
+// --csspgo-preinliner, on by default) with llvm-profgen-19 and -22 on
+// every program: nested (the default) and flat, text and extbinary, and
+// text with the pre-inliner's thresholds, size cost, replay and SCC
+// switches changed so that other decisions (cold and hot call sites, the
+// size limits, the order of a cycle's members) are taken.
 func TestPreInliner(t *testing.T) {
+	flat := []string{"--gen-cs-nested-profile=false"}
 	variants := []csVariant{
-		{false, "text", nil}, {false, "extbinary", nil}, {true, "text", nil},
+		{false, "text", nil}, {false, "extbinary", nil}, {true, "text", nil}, {true, "extbinary", nil},
+		{false, "text", flat}, {false, "extbinary", flat},
 		{false, "text", []string{"--sample-profile-hot-inline-threshold=3"}},
-		{true, "text", []string{"--sample-profile-hot-inline-threshold=40", "--sample-profile-cold-inline-threshold=5"}},
+		{true, "text", append([]string{"--sample-profile-hot-inline-threshold=40", "--sample-profile-cold-inline-threshold=5"}, flat...)},
 		{false, "text", []string{"--use-context-cost-for-preinliner=false", "--sample-profile-hot-inline-threshold=1"}},
 		{true, "text", []string{"--csspgo-replay-preinline"}},
-		{false, "text", []string{"--sample-profile-inline-limit-max=20", "--sample-profile-inline-limit-min=10", "--sample-profile-inline-growth-limit=1"}},
+		{false, "text", append([]string{"--sample-profile-inline-limit-max=20", "--sample-profile-inline-limit-min=10", "--sample-profile-inline-growth-limit=1"}, flat...)},
 		{true, "text", []string{"--sort-profiled-scc-member=false", "--sample-profile-hot-inline-threshold=8"}},
 		{false, "text", []string{"--compress-recursion=0", "--csprof-max-context-depth=2", "--update-total-samples"}},
 	}
-	runCSVariants(t, variants, []string{"--gen-cs-nested-profile=false"})
+	runCSVariants(t, variants, nil)
 }
 
-// TestContextSensitiveDefaults: llvm-profgen's defaults nest CS profiles,
-// and without the pre-inliner merge cold contexts, which is not supported
-// yet: a clear error that names the switch, and no output.
-func TestContextSensitiveDefaults(t *testing.T) {
-	progs := buildPrograms(t)
-	out := filepath.Join(t.TempDir(), "out")
-	for _, extra := range [][]string{nil, {"--csspgo-preinliner=false"}, {"--csspgo-preinliner=false", "--csprof-merge-cold-context=0"},
-		{"--gen-cs-nested-profile=false", "--csspgo-preinliner=false"}, {"--gen-cs-nested-profile=false", "--csprof-merge-cold-context"}} {
-		msg, err := runOurs(t, append([]string{"--perfscript=" + progs[0].hyb, "--binary=" + progs[0].bin, "-o", out}, extra...))
-		if err == nil || !strings.Contains(err.Error(), "not supported yet") || !strings.Contains(err.Error(), "=false") {
-			t.Fatalf("%q: err = %v (stderr %q), want a 'not supported yet' error naming the switch", extra, err, msg)
-		}
-		if _, err := os.Stat(out); !os.IsNotExist(err) {
-			t.Errorf("output written: %v", err)
+// TestColdContexts compares the cold-context trimmer and merger
+// (--csprof-merge-cold-context, on by default without the pre-inliner,
+// --trim-cold-profile, --csprof-max-cold-context-depth) in nested and flat
+// profiles, text and extbinary, with llvm-profgen-19 and -22.
+func TestColdContexts(t *testing.T) {
+	noPre := []string{"--csspgo-preinliner=false"}
+	variants := []csVariant{
+		{false, "text", noPre}, {false, "extbinary", noPre}, {true, "extbinary", noPre},
+		{false, "extbinary", append([]string{"--gen-cs-nested-profile=false"}, noPre...)},
+		{false, "text", append([]string{"--csprof-max-cold-context-depth=2", "--gen-cs-nested-profile=false"}, noPre...)},
+		{false, "text", append([]string{"--trim-cold-profile", "--csprof-merge-cold-context=false"}, noPre...)},
+		{false, "extbinary", []string{"--trim-cold-profile", "--csprof-merge-cold-context", "--gen-cs-nested-profile=false"}},
+	}
+	runCSVariants(t, variants, nil)
+}
+
+// TestMarkAllContextPreinlined compares --mark-all-context-preinlined, LLVM
+// 22's, with llvm-profgen-22: CS with and without the pre-inliner and
+// non-CS, text and extbinary.
+func TestMarkAllContextPreinlined(t *testing.T) {
+	ref := testenv.Tool(t, "llvm-profgen-22")
+	dir := t.TempDir()
+	for _, p := range buildPrograms(t)[:1] {
+		for _, format := range []string{"text", "extbinary"} {
+			for _, extra := range [][]string{nil, {"--csspgo-preinliner=false", "--gen-cs-nested-profile=false"}, {"--ignore-stack-samples"}} {
+				t.Run(fmt.Sprintf("%s/%s/%s", p.name, format, strings.Join(extra, ",")), func(t *testing.T) {
+					compareCS(t, ref, 22, dir, p.hyb, p.bin, format, append([]string{"--mark-all-context-preinlined"}, extra...), false)
+				})
+			}
 		}
 	}
 }
@@ -331,7 +346,7 @@ func TestUsage(t *testing.T) {
 		{"--perfscript=x", "--binary=y", "-o", "z", "--format=gcc"},
 		{"--perfscript=x", "--binary=y", "-o", "z", "--llvm-version", "16"},
 		{"--perfdata=x", "--binary=y", "-o", "z"},
-		{"--perfscript=x", "--binary=y", "-o", "z", "--mark-all-context-preinlined"},
+		{"--perfscript=x", "--binary=y", "-o", "z", "--mark-all-context-preinlined", "--llvm-version", "19"},
 	} {
 		if _, err := runOurs(t, args); err == nil {
 			t.Errorf("%q: no error", args)

@@ -85,7 +85,7 @@ func TestProbeBased(t *testing.T) {
 	variants := []csVariant{{false, "text", nil}, {false, "extbinary", nil}, {false, "binary", nil},
 		{true, "text", []string{"--ignore-stack-samples"}}, {true, "extbinary", []string{"--ignore-stack-samples"}},
 		{false, "text", []string{"--update-total-samples", "--trim-cold-profile"}}, {false, "text", []string{"--fill-zero-for-all-funcs"}}}
-	runVariants(t, buildProbePrograms(t), variants, nil, func(p program, v csVariant) string {
+	runVariants(t, buildProbePrograms(t), variants, nil, true, func(p program, v csVariant) string {
 		if v.modern {
 			return p.hyb
 		}
@@ -111,6 +111,8 @@ func TestProbeContextSensitive(t *testing.T) {
 		{false, "text", csOff}, {false, "extbinary", csOff}, {false, "binary", csOff}, {false, "text", noInfer},
 		{false, "text", append([]string{"--update-total-samples", "--csprof-max-context-depth=2"}, csOff...)},
 		{false, "text", append([]string{"--compress-recursion=0"}, noInfer...)},
+		{false, "text", nil}, {false, "extbinary", nil}, {true, "extbinary", nil},
+		{false, "text", []string{"--csspgo-preinliner=false"}}, {false, "extbinary", []string{"--csspgo-preinliner=false"}},
 		{false, "text", flat}, {false, "extbinary", flat},
 		{false, "text", append([]string{"--infer-missing-frames=false"}, flat...)},
 		{false, "text", append([]string{"--use-context-cost-for-preinliner=false"}, flat...)},
@@ -118,7 +120,7 @@ func TestProbeContextSensitive(t *testing.T) {
 		{true, "unsymbolized", []string{"--skip-symbolization"}}, {true, "text", csOff}, {true, "text", flat},
 		{true, "text", append([]string{"--pid=77"}, csOff...)},
 	}
-	runVariants(t, buildProbePrograms(t), variants, nil, func(p program, v csVariant) string {
+	runVariants(t, buildProbePrograms(t), variants, nil, false, func(p program, v csVariant) string {
 		if v.modern {
 			return p.hybModern
 		}
@@ -132,7 +134,7 @@ var profMetadata = regexp.MustCompile(`(?m)^!\d+ = !\{!"(function_entry_count|br
 
 // TestProbeProfileIR compiles the probe programs with clang++-22
 // -fprofile-sample-use of our profile and of llvm-profgen-22's (non-CS from
-// the LBR trace, and pre-inlined flat CS from the hybrid trace): the same
+// the LBR trace, and pre-inlined nested and flat CS from the hybrid trace): the same
 // function entry counts and branch weights, and some of them (the
 // checksums matched and the compiler used the profile).
 func TestProbeProfileIR(t *testing.T) {
@@ -154,7 +156,7 @@ func TestProbeProfileIR(t *testing.T) {
 		for _, v := range []struct {
 			name, trace string
 			args        []string
-		}{{"lbr", p.lbr, nil}, {"cs", p.hyb, []string{"--gen-cs-nested-profile=false"}}} {
+		}{{"lbr", p.lbr, nil}, {"cs", p.hyb, nil}, {"cs-flat", p.hyb, []string{"--gen-cs-nested-profile=false"}}} {
 			t.Run(p.name+"/"+v.name, func(t *testing.T) {
 				args := append([]string{"--perfscript=" + v.trace, "--binary=" + p.bin, "--format=extbinary"}, v.args...)
 				refOut, ourOut := filepath.Join(dir, "ref.prof"), filepath.Join(dir, "our.prof")
@@ -214,4 +216,25 @@ func TestProbeBasedBytes(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestRecoveredFunctions compares, with llvm-profgen-19 and -22, the
+// profiles of a probe binary with a function without debug info
+// (testdata/probe-nodebug.c): llvm-profgen-22 recovers it from the symbol
+// table (its ranges are reported as such, calls to it are call targets,
+// hybrid samples whose leaf is its entry are dropped as prologs), -19 does
+// not. Non-CS and CS, text and extbinary, and the unwound counters.
+func TestRecoveredFunctions(t *testing.T) {
+	progs := tracedPrograms(t, "profgen-nodebug-traces", []tracetest.Source{{File: "testdata/probe-nodebug.c", CC: "clang-22"}},
+		[]tracetest.Trace{lbrAndHybrid})
+	// modern selects the hybrid trace here.
+	variants := []csVariant{{false, "text", nil}, {false, "extbinary", nil},
+		{true, "text", nil}, {true, "extbinary", nil}, {true, "text", csOff},
+		{true, "unsymbolized", []string{"--skip-symbolization"}}}
+	runVariants(t, progs, variants, nil, true, func(p program, v csVariant) string {
+		if v.modern {
+			return p.hyb
+		}
+		return p.lbr
+	})
 }
