@@ -1,6 +1,7 @@
 package profmerge
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -25,24 +26,38 @@ import (
 // With raw MemProf inputs beside them, the function records are written
 // into the same indexed file as the MemProf data (Run, with opts.funcs).
 
-// isInstrRaw reports whether the file at path starts with the .profraw
-// magic.
-func isInstrRaw(path string) bool {
+// instrKind tells the inputs of the instrumented path by their first
+// bytes: .profraw files (raw), and indexed profiles whose function table
+// is not empty (indexed; they may hold MemProf data too).
+func instrKind(path string) (raw, indexed bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer f.Close()
-	var b [8]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return false
+	var b [40]byte
+	n, _ := io.ReadFull(f, b[:])
+	if n >= 8 && instrprof.IsRaw(b[:8]) {
+		return true, false
 	}
-	return instrprof.IsRaw(b[:])
+	if n < 40 || Detect(b[:]) != KindIndexed {
+		return false, false
+	}
+	// HashOffset → u64 NumBuckets, u64 NumEntries.
+	var t [16]byte
+	if _, err := f.ReadAt(t[:], int64(binary.LittleEndian.Uint64(b[32:]))); err != nil {
+		return false, true // let the reader report it
+	}
+	return false, binary.LittleEndian.Uint64(t[8:]) > 0
 }
 
-// runInstr merges the .profraw inputs inputs[instrIdx]; the others (MemProf
-// inputs) go through Run with the merged function records. Bad .profraw
-// inputs are reported under the failure policy, counted against all inputs.
+// runInstr merges the .profraw inputs and the function records of the
+// indexed inputs, inputs[instrIdx], in canonical order, as llvm-profdata
+// merge loads them (raw records in data order, indexed ones in on-disk
+// order); the others (MemProf inputs), and the MemProf data of indexed
+// inputs that hold both, go through Run with the merged function records.
+// Bad inputs are reported under the failure policy, counted against all
+// inputs.
 func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -92,10 +107,25 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 			bad = append(bad, &InputError{Path: inputs[i].Path, Err: res.err})
 			continue
 		}
+		n := len(funcs.Warnings)
+		if !instrprof.IsRaw(res.data) {
+			f, err := instrprof.ReadFuncs(inputs[i].Path, res.data)
+			if err != nil {
+				bad = append(bad, &InputError{Path: inputs[i].Path, Err: err})
+				continue
+			}
+			funcs.AddIndexed(f, inputs[i].Weight)
+			if f.MemProfVersion >= 0 {
+				isInstr[i] = false // its MemProf data goes through Run
+			}
+			for _, w := range funcs.Warnings[n:] {
+				opts.Warnf("%s: %s: %s", inputs[i].Path, w.Name, w.Msg)
+			}
+			continue
+		}
 		// Raws of the binary of the one before take the same-layout fast
 		// path (instrprof.FuncProfile.AddRawData); the others are decoded
 		// here.
-		n := len(funcs.Warnings)
 		raw, err := funcs.AddRawData(&rr, inputs[i].Path, res.data, inputs[i].Weight)
 		if err != nil {
 			bad = append(bad, &InputError{Path: inputs[i].Path, Err: err})
@@ -147,11 +177,12 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	return nil
 }
 
-// instrInputs returns the indexes of the .profraw inputs.
+// instrInputs returns the indexes of the .profraw inputs and of the
+// indexed inputs with function records.
 func instrInputs(inputs []Input) []int {
 	var idx []int
 	for i, in := range inputs {
-		if isInstrRaw(in.Path) {
+		if raw, indexed := instrKind(in.Path); raw || indexed {
 			idx = append(idx, i)
 		}
 	}
