@@ -204,3 +204,51 @@ func writeProfile(opts Options, p *memprof.Profile) error {
 	}
 	return instrprof.WriteFile(opts.Output, p, opts.Write)
 }
+
+// ShowInstr writes what `llvm-profdata show` of release o.LLVMRelease
+// prints for the instrumented profile at path (a .profraw or an indexed
+// profile).
+func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if instrprof.IsRaw(data) {
+		r, err := instrprof.ParseRaw(path, data)
+		if err != nil {
+			return err
+		}
+		return instrprof.Show(w, instrprof.ShowRawInput(r), o)
+	}
+	if Detect(data) != KindIndexed {
+		return fmt.Errorf("%s: not an instrumentation profile (.profraw or indexed)", path)
+	}
+	f, err := instrprof.ReadFuncs(path, data)
+	if err != nil {
+		return err
+	}
+	return instrprof.Show(w, instrprof.ShowIndexedInput(f), o)
+}
+
+// IsInstrProfile reports whether the file at path is a .profraw, or an
+// indexed profile with function records and without MemProf data: the
+// files `merge show` shows as llvm-profdata show does without --memory.
+func IsInstrProfile(path string) bool {
+	raw, indexed := instrKind(path)
+	if raw {
+		return true
+	}
+	if !indexed {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [16]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return binary.LittleEndian.Uint64(b[8:])&(1<<62) == 0 // no MemProf variant bit
+}
