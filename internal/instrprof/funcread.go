@@ -162,3 +162,35 @@ func (p *FuncProfile) addTraces(src []TemporalTrace, srcStream uint64) {
 		p.TraceStreamSize += srcStream - uint64(len(src))
 	}
 }
+
+// CheckRawBinaryID checks that the raw profile data (file name, for
+// errors) was written by the binary whose GNU build id is want: a raw
+// that carries binary ids must carry want among its first profile's. A
+// raw without binary ids passes (nothing tells). The error is a
+// *decode.Error at the first id.
+func CheckRawBinaryID(name string, data []byte, want []byte) error {
+	c := decode.NewCursor("instrprof", name, "raw header", data, 0)
+	h, err := readRawHeader(&c)
+	if err != nil || h.binaryIdsSize == 0 {
+		return err
+	}
+	end := min(uint64(len(data)), uint64(h.size)+h.binaryIdsSize)
+	bc := decode.NewCursor("instrprof", name, "binary ids", data[:end], h.size)
+	bc.SetBigEndian(c.BigEndian())
+	var first []byte
+	for bc.Remaining() > 0 {
+		n := bc.U64()
+		id := bc.Bytes(n)
+		bc.Skip(min(pad8(n), uint64(bc.Remaining())))
+		if bc.Err() != nil {
+			return bc.Err()
+		}
+		if string(id) == string(want) {
+			return nil
+		}
+		if first == nil {
+			first = id
+		}
+	}
+	return bc.Errorf(int64(h.size), decode.ErrMalformed, "binary id %x is not the profiled binary's (%x): a profile of another binary", first, want)
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -133,6 +134,71 @@ func TestInstrShardedMerge(t *testing.T) {
 			// MemProf writes a 656-byte file without the MemProf section;
 			// llvm-profdata-19 cannot read MemProf V4, the default
 			// release's).
+		})
+	}
+}
+
+// TestInstrFailureModes: bad .profraw inputs among good ones (truncated,
+// wrong magic, unknown version, counts that lie, a profile of another
+// binary by binary id): under --failure-mode=warn|all every bad input is
+// named with its file and offset, the end report says what was dropped,
+// and the output is what llvm-profdata-N writes for the good inputs alone
+// (N = 19, 22; LLVM 16 has no warn mode).
+func TestInstrFailureModes(t *testing.T) {
+	dir := instrFixtures(t)
+	for _, rel := range []string{"19", "22"} {
+		t.Run("llvm"+rel, func(t *testing.T) {
+			tmp := t.TempDir()
+			bin := filepath.Join(dir, "app-llvm"+rel+"-ir")
+			good := []string{bin + "-3.profraw", bin + "-10.profraw"}
+			gb := readFile(t, good[0])
+			write := func(name string, b []byte) string {
+				p := filepath.Join(tmp, name)
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			magic := bytes.Clone(gb)
+			magic[0] ^= 0xff
+			version := bytes.Clone(gb)
+			version[8] = 99
+			lie := bytes.Clone(gb)
+			lie[40] = 0xff // NumCounters
+			bad := []string{
+				write("truncated.profraw", gb[:len(gb)*2/3]),
+				write("magic.profraw", magic),
+				write("version.profraw", version),
+				write("lie.profraw", lie),
+				filepath.Join(dir, "shapes-llvm"+rel+"-ir-3.profraw"), // another binary
+			}
+			want := llvmPartial(t, rel, tmp, "llvm.profdata", good...)
+			for _, mode := range []string{"warn", "all"} {
+				out := filepath.Join(tmp, mode+".profdata")
+				args := append([]string{"--llvm-version", rel, "--failure-mode=" + mode, "--profiled-binary", bin, "-o", out}, append(bad, good...)...)
+				_, stderr, code := runTool(t, args...)
+				if code != 0 {
+					t.Fatalf("%s: exit %d: %s", mode, code, stderr)
+				}
+				_, report, ok := strings.Cut(stderr, "report: ")
+				if !ok || !strings.Contains(report, fmt.Sprintf("%d of %d inputs merged, %d dropped", len(good), len(good)+len(bad), len(bad))) {
+					t.Errorf("%s: no end report of %d dropped inputs: %s", mode, len(bad), stderr)
+				}
+				for _, p := range bad {
+					line := ""
+					for _, l := range strings.Split(report, "\n") {
+						if strings.HasPrefix(l, "  "+p+": dropped: ") {
+							line = l
+						}
+					}
+					if line == "" || !strings.Contains(line, "offset 0x") {
+						t.Errorf("%s: %s not reported as dropped with an offset: %q", mode, p, report)
+					}
+				}
+				if !bytes.Equal(readFile(t, out), readFile(t, want)) {
+					t.Errorf("%s: output differs from llvm-profdata-%s on the good inputs alone", mode, rel)
+				}
+			}
 		})
 	}
 }
