@@ -22,15 +22,7 @@ func tinyIndexed(t testing.TB, release int, temporal bool) []byte {
 	}
 	f := NewFuncProfile()
 	f.AddRaw(p, 1)
-	opts, err := Defaults(release)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := WriteFuncs(&b, f, nil, nil, opts); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return writeFuncsAt(t, release, f)
 }
 
 // rewrite reads an indexed profile's function records and writes them
@@ -42,12 +34,7 @@ func rewrite(t testing.TB, release int, data []byte) ([]byte, error) {
 	}
 	p := NewFuncProfile()
 	p.AddIndexed(f, 1)
-	opts, _ := Defaults(release)
-	var b bytes.Buffer
-	if err := WriteFuncs(&b, p, nil, nil, opts); err != nil {
-		t.Fatalf("writing: %v", err)
-	}
-	return b.Bytes(), nil
+	return writeFuncsAt(t, release, p), nil
 }
 
 // TestReadFuncsRoundTrip: what we write reads back to the same records
