@@ -63,12 +63,16 @@ func instrKind(path string) (raw, indexed bool) {
 // Bad inputs are reported under the failure policy, counted against all
 // inputs.
 func runInstr(opts Options, inputs []Input, instrIdx []int) error {
+	// The fold is serial and reading a file from the page cache is far
+	// faster than folding it, so by default one goroutine reads ahead
+	// (bench/instr: more readers only add memory, and time on a loaded
+	// machine).
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = 4
+		jobs = 1
 	}
 	// Inputs are read on up to jobs goroutines and folded in order as they
-	// arrive; at most 2×jobs read inputs wait in memory.
+	// arrive; at most jobs+1 read inputs wait in memory.
 	type result struct {
 		data []byte
 		err  error
@@ -77,7 +81,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	for k := range done {
 		done[k] = make(chan result, 1)
 	}
-	window := make(chan struct{}, 2*jobs)
+	window := make(chan struct{}, jobs+1)
 	var next sync.Mutex
 	nextK := 0
 	for range min(jobs, len(instrIdx)) {
