@@ -5,7 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/stdheap"
 )
 
 // ShowOptions are the options of `llvm-profdata show` for instrumented
@@ -69,7 +72,7 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	var sb summaryBuilder
 	var stats [NumValueKinds]valueStats
 	shown := 0
-	top := hotHeap{stable: o.LLVMRelease >= 20}
+	top := newHotHeap(o.LLVMRelease >= 20)
 	for i := range in.Records {
 		r := &in.Records[i]
 		if isIR && (r.Hash>>60&1 != 0) != o.ShowCS {
@@ -247,14 +250,14 @@ func showStats(w *bufio.Writer, st *valueStats) {
 }
 
 // hotHeap is show's std::priority_queue of (name, max count) with the
-// smallest count on top, kept at TopN entries; it follows libstdc++'s
-// push_heap and pop_heap so that ties come out in LLVM's order. LLVM 22
-// (20 and 21 unverified) lists the functions as a stable sort by count,
-// descending, would: of equal counts the first seen first (stable, below).
+// smallest count on top, kept at TopN entries, in libstdc++'s heap order so
+// that ties come out in LLVM's order. LLVM 22 (20 and 21 unverified) lists
+// the functions as a stable sort by count, descending, would: of equal
+// counts the first seen first (the queue's comparator then also compares
+// the order seen).
 type hotHeap struct {
-	s      []hotFunc
-	stable bool
-	seen   int
+	q    *stdheap.Queue[hotFunc]
+	seen int
 }
 
 type hotFunc struct {
@@ -263,81 +266,35 @@ type hotFunc struct {
 	seq  int // order seen
 }
 
-// less is the queue's comparator: a is "less" than b when its count is
-// greater (the top is the smallest count).
-func (h *hotHeap) less(a, b hotFunc) bool {
-	return a.max > b.max || h.stable && a.max == b.max && a.seq < b.seq
+func newHotHeap(stable bool) *hotHeap {
+	// a is "less" than b when its count is greater: the top is the
+	// smallest count.
+	return &hotHeap{q: stdheap.New(func(a, b hotFunc) bool {
+		return a.max > b.max || stable && a.max == b.max && a.seq < b.seq
+	})}
 }
 
 func (h *hotHeap) offer(name string, m uint64, n int) {
 	h.seen++
 	f := hotFunc{name, m, h.seen}
-	if len(h.s) == n {
-		if h.s[0].max < m {
-			h.pop()
-			h.push(f)
+	if h.q.Len() == n {
+		if h.q.Top().max < m {
+			h.q.Pop()
+			h.q.Push(f)
 		}
 		return
 	}
-	h.push(f)
-}
-
-// siftUp is libstdc++'s __push_heap.
-func (h *hotHeap) siftUp(hole, top int, v hotFunc) {
-	s := h.s
-	parent := (hole - 1) / 2
-	for hole > top && h.less(s[parent], v) {
-		s[hole] = s[parent]
-		hole = parent
-		parent = (hole - 1) / 2
-	}
-	s[hole] = v
-}
-
-func (h *hotHeap) push(v hotFunc) {
-	h.s = append(h.s, v)
-	h.siftUp(len(h.s)-1, 0, v)
-}
-
-// pop is pop_heap (__pop_heap, __adjust_heap) and pop_back.
-func (h *hotHeap) pop() hotFunc {
-	s := h.s
-	n := len(s)
-	topV := s[0]
-	if n > 1 {
-		v := s[n-1]
-		s[n-1] = s[0]
-		length := n - 1
-		hole, child := 0, 0
-		for child < (length-1)/2 {
-			child = 2 * (child + 1)
-			if h.less(s[child], s[child-1]) {
-				child--
-			}
-			s[hole] = s[child]
-			hole = child
-		}
-		if length&1 == 0 && child == (length-2)/2 {
-			child = 2 * (child + 1)
-			s[hole] = s[child-1]
-			hole = child - 1
-		}
-		h.siftUp(hole, 0, v)
-	}
-	h.s = s[:n-1]
-	return topV
+	h.q.Push(f)
 }
 
 // drain empties the queue and returns its entries largest count first, as
 // show prints them.
 func (h *hotHeap) drain() []hotFunc {
 	var out []hotFunc
-	for len(h.s) > 0 {
-		out = append(out, h.pop())
+	for h.q.Len() > 0 {
+		out = append(out, h.q.Pop())
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out)
 	return out
 }
 
