@@ -272,12 +272,21 @@ func (p *FuncProfile) Add(r *FuncRecord, w uint64) {
 	sortValues(dst)
 }
 
+// maxValuesPerSite is INSTR_PROF_MAX_NUM_VAL_PER_SITE: a site's value
+// count is one byte on disk.
+const maxValuesPerSite = 255
+
 // sortValues sorts every value site of d by count, descending, ties kept
-// in order (InstrProfRecord::sortValueData).
+// in order, and keeps the first 255 values of each
+// (InstrProfRecord::sortValueData, InstrProfValueSiteRecord::sortByCount):
+// after every merge step, so a value dropped once does not come back.
 func sortValues(d *FuncRecord) {
 	for k := range d.Values {
-		for _, site := range d.Values[k] {
+		for s, site := range d.Values[k] {
 			slices.SortStableFunc(site, func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) })
+			if len(site) > maxValuesPerSite {
+				d.Values[k][s] = site[:maxValuesPerSite:maxValuesPerSite]
+			}
 		}
 	}
 }

@@ -39,6 +39,12 @@ func mergeWeighted(t *testing.T, release int, paths []string, weights []uint64) 
 			t.Fatal(err)
 		}
 	}
+	return writeFuncsAt(t, release, f)
+}
+
+// writeFuncsAt writes f as llvm-profdata of release writes it.
+func writeFuncsAt(t testing.TB, release int, f *FuncProfile) []byte {
+	t.Helper()
 	opts, err := Defaults(release)
 	if err != nil {
 		t.Fatal(err)

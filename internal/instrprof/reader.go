@@ -63,7 +63,15 @@ type File struct {
 	BinaryIDs   [][]byte
 	VTableNames []byte // the (possibly compressed) name blob as stored
 
+	// Funcs, Traces and TraceStreamSize are the function records (in
+	// on-disk order) and temporal profiling traces; only ReadFuncs fills
+	// them.
+	Funcs           []FuncRecord
+	Traces          []TemporalTrace
+	TraceStreamSize uint64
+
 	frameKeys, stackKeys []uint64 // V0–V2 table keys, parallel to Profile.Frames/CallStacks
+	funcPayload          uint64   // where the function table's items may start (after the summaries)
 }
 
 // profileForWrite returns a shallow copy of f.Profile whose Records (and,
@@ -221,6 +229,7 @@ func Read(name string, data []byte) (*File, error) {
 			return nil, c.Err()
 		}
 	}
+	f.funcPayload = uint64(c.Off())
 	var err error
 	if f.NumFunctions, err = readFunctionTable(name, data, h.HashOffset); err != nil {
 		return nil, err

@@ -13,7 +13,8 @@ import (
 // that clang rarely or never writes, with us and with llvm-profdata-N:
 // counter-count, value-site and bitmap mismatches, pseudo counts,
 // saturation, many hashes under one name (SmallDenseMap growth), many
-// names (StringMap growth), unmapped indirect-call targets.
+// names (StringMap growth), unmapped indirect-call targets, sites merged
+// past 255 values.
 func TestMergeSyntheticDifferential(t *testing.T) {
 	sites := func(vs ...ValueData) [][]ValueData { return [][]ValueData{vs} }
 	rec := func(name string, hash uint64, counts ...uint64) FuncRecord {
@@ -33,6 +34,15 @@ func TestMergeSyntheticDifferential(t *testing.T) {
 			rs = append(rs, rec(fmt.Sprintf("_Z%dfunction_with_a_name%d", i%7, i), uint64(i), uint64(i), 1))
 		}
 		return rs
+	}
+	// Three inputs of 200 memop sizes each at one site, overlapping: the
+	// merged site passes 255 values and is cut after each merge step.
+	wide := func(i int) []FuncRecord {
+		var vs []ValueData
+		for j := range 200 {
+			vs = append(vs, ValueData{uint64(i*100 + j), uint64((j*7+i)%13 + 1)})
+		}
+		return []FuncRecord{withVals(rec("f", 1, 1), IPVKMemOPSize, sites(vs...))}
 	}
 	var hashes []FuncRecord
 	for i := range 70 {
@@ -55,6 +65,7 @@ func TestMergeSyntheticDifferential(t *testing.T) {
 			{withVals(rec("f", 1, 1), IPVKMemOPSize, [][]ValueData{{{8, 1}}, nil}), rec("g", 2, 1)},
 			{withVals(rec("f", 1, 1), IPVKIndirectCallTarget, sites(ValueData{NameRef("g"), 4}, ValueData{0x1234, 1}, ValueData{0x5678, 7})), rec("g", 2, 1)},
 		}, weights: []uint64{1, 3, 1, 2}},
+		{name: "many-values", inputs: [][]FuncRecord{wide(0), wide(1), wide(2)}},
 		{name: "bitmaps", bitmaps: true, inputs: [][]FuncRecord{
 			{withBitmap(rec("f", 1, 1), 1, 0), withBitmap(rec("g", 2, 1), 4)},
 			{withBitmap(rec("f", 1, 2), 2, 8), withBitmap(rec("g", 2, 1), 1, 1)},

@@ -1,13 +1,18 @@
 package profmerge
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -25,31 +30,49 @@ import (
 // With raw MemProf inputs beside them, the function records are written
 // into the same indexed file as the MemProf data (Run, with opts.funcs).
 
-// isInstrRaw reports whether the file at path starts with the .profraw
-// magic.
-func isInstrRaw(path string) bool {
+// instrKind tells the inputs of the instrumented path by their first
+// bytes: .profraw files (raw), and indexed profiles whose function table
+// is not empty (indexed; they may hold MemProf data too).
+func instrKind(path string) (raw, indexed bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer f.Close()
-	var b [8]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return false
+	var b [40]byte
+	n, _ := io.ReadFull(f, b[:])
+	if n >= 8 && instrprof.IsRaw(b[:8]) {
+		return true, false
 	}
-	return instrprof.IsRaw(b[:])
+	if n < 40 || Detect(b[:]) != KindIndexed {
+		return false, false
+	}
+	// HashOffset → u64 NumBuckets, u64 NumEntries.
+	var t [16]byte
+	if _, err := f.ReadAt(t[:], int64(binary.LittleEndian.Uint64(b[32:]))); err != nil {
+		return false, true // let the reader report it
+	}
+	return false, binary.LittleEndian.Uint64(t[8:]) > 0
 }
 
-// runInstr merges the .profraw inputs inputs[instrIdx]; the others (MemProf
-// inputs) go through Run with the merged function records. Bad .profraw
-// inputs are reported under the failure policy, counted against all inputs.
+// runInstr merges the .profraw inputs and the function records of the
+// indexed inputs, inputs[instrIdx], in canonical order, as llvm-profdata
+// merge loads them (raw records in data order, indexed ones in on-disk
+// order); the others (MemProf inputs), and the MemProf data of indexed
+// inputs that hold both, go through Run with the merged function records.
+// Bad inputs are reported under the failure policy, counted against all
+// inputs.
 func runInstr(opts Options, inputs []Input, instrIdx []int) error {
+	// The fold is serial and reading a file from the page cache is far
+	// faster than folding it, so by default one goroutine reads ahead
+	// (bench/instr: more readers only add memory, and time on a loaded
+	// machine).
 	jobs := opts.Jobs
 	if jobs <= 0 {
-		jobs = 4
+		jobs = 1
 	}
 	// Inputs are read on up to jobs goroutines and folded in order as they
-	// arrive; at most 2×jobs read inputs wait in memory.
+	// arrive; at most jobs+1 read inputs wait in memory.
 	type result struct {
 		data []byte
 		err  error
@@ -58,7 +81,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	for k := range done {
 		done[k] = make(chan result, 1)
 	}
-	window := make(chan struct{}, 2*jobs)
+	window := make(chan struct{}, jobs+1)
 	var next sync.Mutex
 	nextK := 0
 	for range min(jobs, len(instrIdx)) {
@@ -79,26 +102,65 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 		}()
 	}
 
+	// With --profiled-binary, .profraw files that carry binary ids must
+	// carry its build id (llvm-profdata does not check this).
+	var buildID []byte // nil: no binary opened
+	if opts.ProfiledBinary != "" {
+		bin, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{DWARFOnly: true})
+		if err != nil {
+			return fmt.Errorf("profiled binary: %w", err)
+		}
+		buildID = append([]byte{}, bin.BuildID()...)
+		bin.Close()
+	}
+
 	funcs := instrprof.NewFuncProfile()
 	funcs.Sparse = opts.Sparse
 	var rr instrprof.RawReader
 	var bad []error
+	reports := make([]instrReport, len(instrIdx))
 	isInstr := make(map[int]bool, len(instrIdx))
 	for k, i := range instrIdx {
 		isInstr[i] = true
 		res := <-done[k]
 		<-window
+		path := inputs[i].Path
+		rep := &reports[k]
+		rep.path = path
+		fail := func(err error) {
+			rep.dropped = err
+			bad = append(bad, &InputError{Path: path, Err: err})
+		}
 		if res.err != nil {
-			bad = append(bad, &InputError{Path: inputs[i].Path, Err: res.err})
+			fail(res.err)
 			continue
 		}
-		// Raws of the binary of the one before take the same-layout fast
-		// path (instrprof.FuncProfile.AddRawData); the others are decoded
-		// here.
 		n := len(funcs.Warnings)
-		raw, err := funcs.AddRawData(&rr, inputs[i].Path, res.data, inputs[i].Weight)
+		if Detect(res.data) == KindIndexed {
+			f, err := instrprof.ReadFuncs(path, res.data)
+			if err != nil {
+				fail(err)
+				continue
+			}
+			funcs.AddIndexed(f, inputs[i].Weight)
+			if f.MemProfVersion >= 0 {
+				isInstr[i] = false // its MemProf data goes through Run
+			}
+			rep.warn(opts, funcs.Warnings[n:])
+			continue
+		}
+		if len(buildID) > 0 {
+			if err := instrprof.CheckRawBinaryID(path, res.data, buildID); err != nil {
+				fail(err)
+				continue
+			}
+		}
+		// Raws of the binary of the one before take the same-layout fast
+		// path (instrprof.FuncProfile.AddRawData); the others (and files
+		// of no known format: a bad magic) are decoded here.
+		raw, err := funcs.AddRawData(&rr, path, res.data, inputs[i].Weight)
 		if err != nil {
-			bad = append(bad, &InputError{Path: inputs[i].Path, Err: err})
+			fail(err)
 			continue
 		}
 		if len(raw.LargeCounts) > 0 {
@@ -109,14 +171,13 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 				msg += fmt.Sprintf(" (and %d more)", n-1)
 			}
 			if opts.Failure == FailAny {
-				bad = append(bad, &InputError{Path: inputs[i].Path, Err: errors.New(msg)})
+				bad = append(bad, &InputError{Path: path, Err: errors.New(msg)})
 			} else {
-				opts.Warnf("%s: %s (merged, as llvm-profdata does outside --failure-mode=any)", inputs[i].Path, msg)
+				rep.large = len(raw.LargeCounts)
+				opts.Warnf("%s: %s (merged, as llvm-profdata does outside --failure-mode=any)", path, msg)
 			}
 		}
-		for _, w := range funcs.Warnings[n:] {
-			opts.Warnf("%s: %s: %s", inputs[i].Path, w.Name, w.Msg)
-		}
+		rep.warn(opts, funcs.Warnings[n:])
 	}
 	if err := applyPolicy(opts, bad, len(inputs)); err != nil {
 		return err
@@ -132,7 +193,11 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	}
 	if len(rest) > 0 {
 		opts.Inputs, opts.funcs = rest, funcs
-		return Run(opts)
+		if err := Run(opts); err != nil {
+			return err
+		}
+		report(opts, reports, len(inputs))
+		return nil
 	}
 	if funcs == nil {
 		return fmt.Errorf("no profile can be merged: all %d inputs are bad", len(inputs))
@@ -140,22 +205,99 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	if err := instrprof.WriteFuncsFile(opts.Output, funcs, nil, nil, opts.Write); err != nil {
 		return outputError(opts.Output, err)
 	}
-	if err := finish(opts, nil); err != nil {
+	if err := finish(opts, buildID); err != nil {
 		atomicfile.Remove(opts.Output)
 		return err
 	}
+	report(opts, reports, len(inputs))
 	return nil
 }
 
-// instrInputs returns the indexes of the .profraw inputs.
+// instrReport is what one instrumented input lost in the merge.
+type instrReport struct {
+	path    string
+	dropped error          // the whole input, and why
+	large   int            // counters above 2^56, merged
+	issues  map[string]int // per-function problems (records or parts not merged), by message
+}
+
+// warn reports the per-function problems of the input's records and
+// counts them for the report.
+func (r *instrReport) warn(opts Options, ws []instrprof.MergeWarning) {
+	for _, w := range ws {
+		opts.Warnf("%s: %s: %s", r.path, w.Name, w.Msg)
+		if r.issues == nil {
+			r.issues = map[string]int{}
+		}
+		r.issues[w.Msg]++
+	}
+}
+
+// report prints, once the output is written, what each instrumented input
+// lost: dropped whole (with the error naming file and offset), or records
+// (or parts of them) not merged, or counters merged though suspicious.
+// Nothing is printed when nothing was lost.
+func report(opts Options, reports []instrReport, total int) {
+	var lines []string
+	dropped := 0
+	for _, r := range reports {
+		switch {
+		case r.dropped != nil:
+			dropped++
+			lines = append(lines, fmt.Sprintf("  %s: dropped: %s", r.path, strings.TrimPrefix(r.dropped.Error(), r.path+": ")))
+			continue
+		case r.large == 0 && len(r.issues) == 0:
+			continue
+		}
+		var what []string
+		if r.large > 0 {
+			what = append(what, fmt.Sprintf("%d excessively large counters merged", r.large))
+		}
+		for _, msg := range slices.Sorted(maps.Keys(r.issues)) {
+			what = append(what, fmt.Sprintf("%d× %s", r.issues[msg], msg))
+		}
+		lines = append(lines, fmt.Sprintf("  %s: merged; %s", r.path, strings.Join(what, "; ")))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	opts.Warnf("report: %d of %d inputs merged, %d dropped; per input:\n%s", total-dropped, total, dropped, strings.Join(lines, "\n"))
+}
+
+// instrInputs returns the indexes of the .profraw inputs and of the
+// indexed inputs with function records.
+//
+// When there are some, inputs of no known format (a bad magic, too short
+// to tell, unreadable) are counted with them, so that they are reported
+// as bad instrumented inputs under the failure policy.
 func instrInputs(inputs []Input) []int {
-	var idx []int
+	var idx, unknown []int
 	for i, in := range inputs {
-		if isInstrRaw(in.Path) {
+		if raw, indexed := instrKind(in.Path); raw || indexed {
 			idx = append(idx, i)
+		} else if unknownKind(in.Path) {
+			unknown = append(unknown, i)
 		}
 	}
+	if len(idx) == 0 {
+		return nil
+	}
+	idx = append(idx, unknown...)
+	slices.Sort(idx)
 	return idx
+}
+
+// unknownKind reports whether the file at path is of no format merge
+// reads (or cannot be read).
+func unknownKind(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	b := make([]byte, 256)
+	n, _ := io.ReadFull(f, b)
+	return Detect(b[:n]) == KindUnknown
 }
 
 // writeCompact and writeProfile write the MemProf data, with the function
@@ -172,4 +314,52 @@ func writeProfile(opts Options, p *memprof.Profile) error {
 		return instrprof.WriteFuncsFile(opts.Output, opts.funcs, p, nil, opts.Write)
 	}
 	return instrprof.WriteFile(opts.Output, p, opts.Write)
+}
+
+// ShowInstr writes what `llvm-profdata show` of release o.LLVMRelease
+// prints for the instrumented profile at path (a .profraw or an indexed
+// profile).
+func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if instrprof.IsRaw(data) {
+		r, err := instrprof.ParseRaw(path, data)
+		if err != nil {
+			return err
+		}
+		return instrprof.Show(w, instrprof.ShowRawInput(r), o)
+	}
+	if Detect(data) != KindIndexed {
+		return fmt.Errorf("%s: not an instrumentation profile (.profraw or indexed)", path)
+	}
+	f, err := instrprof.ReadFuncs(path, data)
+	if err != nil {
+		return err
+	}
+	return instrprof.Show(w, instrprof.ShowIndexedInput(f), o)
+}
+
+// IsInstrProfile reports whether the file at path is a .profraw, or an
+// indexed profile with function records and without MemProf data: the
+// files `merge show` shows as llvm-profdata show does without --memory.
+func IsInstrProfile(path string) bool {
+	raw, indexed := instrKind(path)
+	if raw {
+		return true
+	}
+	if !indexed {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [16]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	return binary.LittleEndian.Uint64(b[8:])&(1<<62) == 0 // no MemProf variant bit
 }

@@ -152,7 +152,7 @@ func Run(opts Options) error {
 	if opts.Sample != (SampleOptions{}) {
 		return cli.Usagef("sample-profile options given, but no input is a sample profile (give --sample to read them all as one)")
 	}
-	if idx := instrInputs(inputs); len(idx) > 0 {
+	if idx := instrInputs(inputs); len(idx) > 0 && opts.funcs == nil {
 		return runInstr(opts, inputs, idx) // instr.go
 	}
 	jobs := opts.Jobs

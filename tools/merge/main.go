@@ -37,6 +37,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
@@ -200,9 +201,16 @@ func runShow(args []string, stdout, stderr io.Writer) error {
 		so             profmerge.SampleShowOptions
 		view           = "text"
 		thresholds     []string
+		instr          bool
+		iopts          instrprof.ShowOptions
 	)
-	fs := cli.NewFlagSet(tool, "merge show --memory|--sample [options] <file>")
+	fs := cli.NewFlagSet(tool, "merge show [--instr]|--memory|--sample [options] <file>")
 	fs.Summary = `Prints a profile as text:
+  --instr (a .profraw, or an indexed profile; the default for a .profraw and
+          for an indexed profile without MemProf data): what llvm-profdata
+          show prints, with --all-functions, --function, --counts,
+          --ic-targets, --memop-sizes, --detailed-summary, --binary-ids,
+          --topn, --showcs
   --memory, a raw profile (with --profiled-binary): like llvm-profdata show --memory
   --memory, an indexed profile: the YAML MemProf form LLVM 20+ reads and writes
   --sample (text, binary or extbinary): what llvm-profdata show --sample prints
@@ -216,16 +224,33 @@ Views of a MemProf profile (raw with --profiled-binary, indexed or YAML):
   --format=html    a self-contained HTML report with a flame graph
 
 Examples:
+  merge show --all-functions --counts --ic-targets app.profdata
   merge show --memory --hints --profiled-binary app app.memprofraw.123
   merge show --memory --hints --llvm-version 22 -memprof-ave-lifetime-cold-threshold=0 app.profdata
   merge show --memory --format=pprof -o app.pb.gz --profiled-binary app app.memprofraw.123
   merge show --memory --format=html -o app.html app.profdata`
+	fs.BoolFlag(&instr, true, "Show an instrumentation profile (.profraw or indexed)", "--instr")
 	fs.BoolFlag(&memory, true, "Show MemProf data", "--memory")
 	fs.BoolFlag(&sample, true, "Show a sample profile", "--sample")
 	fs.StringValue(&binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
 	fs.StringValue(&output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
 	fs.IntValue(&release, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to emulate (default %d)", llvmrelease.Default), "--llvm-version")
-	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function",
+	instrOnly := false
+	instrFlag := func(dst *bool, help, name string) {
+		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Flag, Help: help,
+			Set: func(string, string) error {
+				*dst, instrOnly = true, true
+				return nil
+			}})
+	}
+	instrFlag(&iopts.AllFunctions, "Instr: details for every function", "--all-functions")
+	instrFlag(&iopts.Counts, "Instr: the counter values of the functions shown", "--counts")
+	instrFlag(&iopts.ICTargets, "Instr: the indirect-call targets of the functions shown", "--ic-targets")
+	instrFlag(&iopts.MemOPSizes, "Instr: the memory intrinsic sizes of the functions shown", "--memop-sizes")
+	instrFlag(&iopts.DetailedSummary, "Instr: the detailed profile summary", "--detailed-summary")
+	instrFlag(&iopts.BinaryIDs, "Instr: the binary ids", "--binary-ids")
+	instrFlag(&iopts.ShowCS, "Instr: the context-sensitive records of an IR profile", "--showcs")
+	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function; instr: functions whose name contains it",
 		Set: func(_, v string) error {
 			so.Function, so.HasFunction = v, true
 			return nil
@@ -246,7 +271,7 @@ Examples:
 			return nil
 		}})
 	addThresholdFlags(fs, &thresholds)
-	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions", "--topn")
+	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions; instr: the N with the largest counts", "--topn")
 	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
 	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
 	fs.BoolFlag(&so.AllFunctions, true, "Sample: show every function (overrides --function)", "--all-functions")
@@ -261,8 +286,22 @@ Examples:
 	if len(pos) != 1 {
 		return cli.Usagef("show takes exactly one input file")
 	}
-	if memory && sample {
-		return cli.Usagef("--memory and --sample exclude each other")
+	if memory && sample || instr && (memory || sample) {
+		return cli.Usagef("--instr, --memory and --sample exclude each other")
+	}
+	if instrOnly && (memory || sample) {
+		return cli.Usagef("--all-functions, --counts, --ic-targets, --memop-sizes, --detailed-summary, --binary-ids and --showcs apply to instrumentation profiles (--instr)")
+	}
+	if instr || instrOnly || (!memory && !sample && view == "text" && len(thresholds) == 0 && profmerge.IsInstrProfile(pos[0])) {
+		if view != "text" || len(thresholds) > 0 {
+			return cli.Usagef("--format, --hints and the -memprof-* options do not apply to instrumentation profiles")
+		}
+		if _, ok := llvmrelease.Lookup(release); !ok {
+			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
+		}
+		iopts.LLVMRelease, iopts.TopN = release, so.TopN
+		iopts.Function = so.Function
+		return writeOutput(output, stdout, func(w io.Writer) error { return profmerge.ShowInstr(w, pos[0], iopts) })
 	}
 	show := func(w io.Writer) error { return profmerge.Show(w, pos[0], binary, release) }
 	if sample && view == "pprof" && len(thresholds) == 0 {

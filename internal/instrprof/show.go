@@ -1,0 +1,307 @@
+package instrprof
+
+import (
+	"bufio"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/stdheap"
+)
+
+// ShowOptions are the options of `llvm-profdata show` for instrumented
+// profiles (showInstrProfile, llvm-profdata.cpp).
+type ShowOptions struct {
+	LLVMRelease     int
+	AllFunctions    bool   // --all-functions
+	Function        string // --function: functions whose name contains it
+	Counts          bool   // --counts
+	ICTargets       bool   // --ic-targets
+	MemOPSizes      bool   // --memop-sizes
+	DetailedSummary bool   // --detailed-summary
+	BinaryIDs       bool   // --binary-ids
+	TopN            int    // --topn
+	ShowCS          bool   // --showcs: the context-sensitive records of an IR profile
+}
+
+// ShowInput is what show reads from a profile: its records in the order
+// the reader yields them (a raw file's data order, an indexed file's
+// on-disk order), the variant flags, the binary ids and the names the
+// indirect-call targets resolve to.
+type ShowInput struct {
+	Records   []FuncRecord
+	Variant   uint64
+	BinaryIDs [][]byte
+	Names     []string // the symbol table: every function name the file has
+}
+
+// ShowRawInput returns what show reads from a raw profile.
+func ShowRawInput(r *RawProfile) ShowInput {
+	return ShowInput{Records: r.Records, Variant: r.Variant, BinaryIDs: r.BinaryIDs, Names: r.Names}
+}
+
+// ShowIndexedInput returns what show reads from an indexed profile read by
+// ReadFuncs.
+func ShowIndexedInput(f *File) ShowInput {
+	in := ShowInput{Records: f.Funcs, Variant: f.Header.Version, BinaryIDs: f.BinaryIDs}
+	for i, r := range f.Funcs {
+		if i == 0 || f.Funcs[i-1].Name != r.Name {
+			in.Names = append(in.Names, r.Name)
+		}
+	}
+	return in
+}
+
+// valueStats is ValueSitesStats.
+type valueStats struct {
+	sites, sitesWithValues, values uint64
+	histogram                      []uint64
+}
+
+// Show writes what llvm-profdata show of release o.LLVMRelease prints for
+// the profile.
+func Show(out io.Writer, in ShowInput, o ShowOptions) error {
+	w := bufio.NewWriter(out)
+	isIR := in.Variant&VariantIRProf != 0
+	names := make(map[uint64]string, len(in.Names))
+	for _, n := range in.Names {
+		names[NameRef(n)] = n
+	}
+	var sb summaryBuilder
+	var stats [NumValueKinds]valueStats
+	shown := 0
+	top := newHotHeap(o.LLVMRelease >= 20)
+	for i := range in.Records {
+		r := &in.Records[i]
+		if isIR && (r.Hash>>60&1 != 0) != o.ShowCS {
+			continue
+		}
+		show := o.AllFunctions || (o.Function != "" && strings.Contains(r.Name, o.Function))
+		if len(r.Counts) == 0 {
+			continue
+		}
+		sb.addRecord(r.Counts)
+		if pk := pseudoKind(r.Counts); pk != 0 {
+			if show {
+				if shown == 0 {
+					w.WriteString("Counters:\n")
+				}
+				shown++
+				kind := "<PseudoHot>"
+				if pk != ^uint64(0) {
+					kind = "<PseudoWarm>"
+				}
+				fmt.Fprintf(w, "  %s:\n    Hash: 0x%016x\n    Counters: %d    %s\n", r.Name, r.Hash, len(r.Counts), kind)
+			}
+			continue
+		}
+		var fmax uint64
+		for _, c := range r.Counts {
+			fmax = max(fmax, c)
+		}
+		if o.TopN > 0 {
+			top.offer(r.Name, fmax, o.TopN)
+		}
+		if !show {
+			continue
+		}
+		if shown == 0 {
+			w.WriteString("Counters:\n")
+		}
+		shown++
+		fmt.Fprintf(w, "  %s:\n    Hash: 0x%016x\n    Counters: %d\n", r.Name, r.Hash, len(r.Counts))
+		if !isIR {
+			fmt.Fprintf(w, "    Function count: %d\n", r.Counts[0])
+		}
+		if o.ICTargets {
+			fmt.Fprintf(w, "    Indirect Call Site Count: %d\n", len(r.Values[IPVKIndirectCallTarget]))
+		}
+		nmem := len(r.Values[IPVKMemOPSize])
+		if o.MemOPSizes && nmem > 0 {
+			fmt.Fprintf(w, "    Number of Memory Intrinsics Calls: %d\n", nmem)
+		}
+		if o.Counts {
+			start := 1
+			if isIR {
+				start = 0
+			}
+			w.WriteString("    Block counts: [")
+			for i := start; i < len(r.Counts); i++ {
+				if i > start {
+					w.WriteString(", ")
+				}
+				fmt.Fprint(w, r.Counts[i])
+			}
+			w.WriteString("]\n")
+		}
+		if o.ICTargets {
+			w.WriteString("    Indirect Target Results:\n")
+			showSites(w, r.Values[IPVKIndirectCallTarget], &stats[IPVKIndirectCallTarget], names)
+		}
+		if o.MemOPSizes && nmem > 0 {
+			w.WriteString("    Memory Intrinsic Size Results:\n")
+			showSites(w, r.Values[IPVKMemOPSize], &stats[IPVKMemOPSize], nil)
+		}
+	}
+	fields, entries := sb.result()
+	if isIR {
+		fmt.Fprintf(w, "Instrumentation level: IR  entry_first = %d", in.Variant>>58&1)
+		if o.LLVMRelease >= 20 {
+			fmt.Fprintf(w, "  instrument_loop_entries = %d", in.Variant>>55&1)
+		}
+		w.WriteString("\n")
+	} else {
+		w.WriteString("Instrumentation level: Front-end\n")
+	}
+	if o.AllFunctions || o.Function != "" {
+		fmt.Fprintf(w, "Functions shown: %d\n", shown)
+	}
+	fmt.Fprintf(w, "Total functions: %d\n", fields[0])
+	fmt.Fprintf(w, "Maximum function count: %d\n", fields[2])
+	fmt.Fprintf(w, "Maximum internal block count: %d\n", fields[4])
+	totals := func() {
+		fmt.Fprintf(w, "Total number of blocks: %d\n", fields[1])
+		fmt.Fprintf(w, "Total count: %d\n", fields[5])
+	}
+	if o.LLVMRelease >= 20 {
+		totals()
+	}
+	if o.TopN > 0 {
+		fmt.Fprintf(w, "Top %d functions with the largest internal block counts: \n", o.TopN)
+		for _, h := range top.drain() {
+			fmt.Fprintf(w, "  %s, max count = %d\n", h.name, h.max)
+		}
+	}
+	if shown > 0 && o.ICTargets {
+		w.WriteString("Statistics for indirect call sites profile:\n")
+		showStats(w, &stats[IPVKIndirectCallTarget])
+	}
+	if shown > 0 && o.MemOPSizes {
+		w.WriteString("Statistics for memory intrinsic calls sizes profile:\n")
+		showStats(w, &stats[IPVKMemOPSize])
+	}
+	if o.DetailedSummary {
+		if o.LLVMRelease < 20 {
+			totals()
+		}
+		w.WriteString("Detailed summary:\n")
+		for _, e := range entries {
+			pct := fmt.Sprintf("%.6g", float64(float32(e.Cutoff)/1e6*100))
+			if o.LLVMRelease >= 20 {
+				fmt.Fprintf(w, "%d blocks (%.2f%%) with count >= %d account for %s%% of the total counts.\n",
+					e.NumCounts, share(e.NumCounts, fields[1]), e.MinCount, pct)
+			} else {
+				fmt.Fprintf(w, "%d blocks with count >= %d account for %s percentage of the total counts.\n", e.NumCounts, e.MinCount, pct)
+			}
+		}
+	}
+	if o.BinaryIDs {
+		w.WriteString("Binary IDs: \n")
+		for _, id := range in.BinaryIDs {
+			w.WriteString(hex.EncodeToString(id) + "\n")
+		}
+	}
+	return w.Flush()
+}
+
+// showSites is traverseAllValueSites: every value of every site, with its
+// share of the site's total.
+func showSites(w *bufio.Writer, sites [][]ValueData, st *valueStats, names map[uint64]string) {
+	st.sites += uint64(len(sites))
+	for s, vs := range sites {
+		st.values += uint64(len(vs))
+		if n := len(vs); n > 0 {
+			st.sitesWithValues++
+			for len(st.histogram) < n {
+				st.histogram = append(st.histogram, 0)
+			}
+			st.histogram[n-1]++
+		}
+		var sum uint64
+		for _, v := range vs {
+			sum += v.Count
+		}
+		if sum == 0 {
+			sum = 1
+		}
+		for _, v := range vs {
+			val := fmt.Sprintf("%4d", v.Value)
+			if names != nil {
+				val = names[v.Value]
+			}
+			fmt.Fprintf(w, "\t[ %2d, %s, %10d ] (%.2f%%)\n", s, val, int64(v.Count), float64(v.Count)*100/float64(sum))
+		}
+	}
+}
+
+// showStats is showValueSitesStats.
+func showStats(w *bufio.Writer, st *valueStats) {
+	fmt.Fprintf(w, "  Total number of sites: %d\n", st.sites)
+	fmt.Fprintf(w, "  Total number of sites with values: %d\n", st.sitesWithValues)
+	fmt.Fprintf(w, "  Total number of profiled values: %d\n", st.values)
+	w.WriteString("  Value sites histogram:\n\tNumTargets, SiteCount\n")
+	for i, n := range st.histogram {
+		if n > 0 {
+			fmt.Fprintf(w, "\t%d, %d\n", i+1, n)
+		}
+	}
+}
+
+// hotHeap is show's std::priority_queue of (name, max count) with the
+// smallest count on top, kept at TopN entries, in libstdc++'s heap order so
+// that ties come out in LLVM's order. LLVM 22 (20 and 21 unverified) lists
+// the functions as a stable sort by count, descending, would: of equal
+// counts the first seen first (the queue's comparator then also compares
+// the order seen).
+type hotHeap struct {
+	q    *stdheap.Queue[hotFunc]
+	seen int
+}
+
+type hotFunc struct {
+	name string
+	max  uint64
+	seq  int // order seen
+}
+
+func newHotHeap(stable bool) *hotHeap {
+	// a is "less" than b when its count is greater: the top is the
+	// smallest count.
+	return &hotHeap{q: stdheap.New(func(a, b hotFunc) bool {
+		return a.max > b.max || stable && a.max == b.max && a.seq < b.seq
+	})}
+}
+
+func (h *hotHeap) offer(name string, m uint64, n int) {
+	h.seen++
+	f := hotFunc{name, m, h.seen}
+	if h.q.Len() == n {
+		if h.q.Top().max < m {
+			h.q.Pop()
+			h.q.Push(f)
+		}
+		return
+	}
+	h.q.Push(f)
+}
+
+// drain empties the queue and returns its entries largest count first, as
+// show prints them.
+func (h *hotHeap) drain() []hotFunc {
+	var out []hotFunc
+	for h.q.Len() > 0 {
+		out = append(out, h.q.Pop())
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// share is n as a percentage of total, 0 when total is.
+func share(n, total uint64) float64 {
+	if total == 0 {
+		return 0
+	}
+	return float64(n) * 100 / float64(total)
+}

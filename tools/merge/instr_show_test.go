@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
+)
+
+// TestInstrShow: `merge show` of .profraw and indexed profiles prints what
+// llvm-profdata-N show prints (N = 16, 19, 22), for every fixture mode and
+// the flags that select functions, counts, value sites, the detailed
+// summary, binary ids and the hottest functions (ties included).
+func TestInstrShow(t *testing.T) {
+	dir := instrFixtures(t)
+	flagSets := [][]string{
+		nil,
+		{"--all-functions", "--counts", "--ic-targets", "--memop-sizes"},
+		{"--topn=2", "--detailed-summary", "--binary-ids", "--function=a"},
+		{"--topn=5", "--showcs", "--all-functions", "--counts"},
+	}
+	for _, rel := range instrproftest.Releases {
+		r := fmt.Sprint(rel)
+		tool := testenv.Tool(t, "llvm-profdata-"+r)
+		for _, mode := range instrproftest.Modes(rel) {
+			for _, prog := range []string{"app", "shapes"} {
+				t.Run(fmt.Sprintf("llvm%d/%s-%s", rel, prog, mode), func(t *testing.T) {
+					var raws []string
+					for _, i := range []string{"10", "3", "50"} {
+						raws = append(raws, filepath.Join(dir, fmt.Sprintf("%s-llvm%d-%s-%s.profraw", prog, rel, mode, i)))
+					}
+					indexed := llvmPartial(t, r, t.TempDir(), "all.profdata", raws...)
+					for _, in := range []string{raws[2], indexed} {
+						for _, flags := range flagSets {
+							args := append(append([]string{"show"}, flags...), in)
+							want, err := exec.Command(tool, args...).CombinedOutput()
+							if err != nil {
+								t.Fatalf("%s %v: %v\n%s", tool, args, err, want)
+							}
+							var got, stderr bytes.Buffer
+							if err := runShow(append(append([]string{"--llvm-version", r}, flags...), in), &got, &stderr); err != nil {
+								t.Fatalf("show %v: %v", args, err)
+							}
+							if got.String() != string(want) {
+								t.Errorf("show %s %s differs from llvm-profdata-%s:\n%s", strings.Join(flags, " "), filepath.Base(in), r, lineDiff(string(want), got.String()))
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// lineDiff names the first line where got differs from want.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(w), len(g)) {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n  llvm: %q\n  ours: %q", i+1, a, b)
+		}
+	}
+	return ""
+}
+
+// TestInstrShowCLI: `merge show` picks the instrumented view for a
+// .profraw and for an indexed profile without MemProf data, --instr
+// forces it, and instr flags with --memory are a usage error.
+func TestInstrShowCLI(t *testing.T) {
+	dir := instrFixtures(t)
+	raw := filepath.Join(dir, "app-llvm22-ir-3.profraw")
+	out, stderr, code := runTool(t, "show", "--counts", "--all-functions", raw)
+	if code != 0 || !strings.Contains(out, "Block counts: [") {
+		t.Errorf("show of a .profraw: exit %d, %q %q", code, out, stderr)
+	}
+	if _, stderr, code := runTool(t, "show", "--memory", "--counts", raw); code != 2 || !strings.Contains(stderr, "--instr") {
+		t.Errorf("--memory --counts: exit %d, %q; want a usage error", code, stderr)
+	}
+	bin := filepath.Join(dir, "shapes-llvm22-mem")
+	both := filepath.Join(t.TempDir(), "both.profdata")
+	oursMerge(t, both, "--profiled-binary", bin, bin+".profraw", bin+".memprofraw")
+	if out, stderr, code := runTool(t, "show", "--instr", both); code != 0 || !strings.Contains(out, "Instrumentation level: IR") {
+		t.Errorf("show --instr of PGO+MemProf: exit %d, %q %q", code, out, stderr)
+	}
+	if out, _, code := runTool(t, "show", both); code != 0 || strings.Contains(out, "Instrumentation level") {
+		t.Errorf("show of PGO+MemProf without --instr should stay the MemProf YAML (exit %d)", code)
+	}
+}
