@@ -243,11 +243,19 @@ Examples:
 				return nil
 			}})
 	}
-	instrFlag(&iopts.AllFunctions, "Instr: details for every function", "--all-functions")
+	// Flags that mean the same for instrumentation and sample profiles.
+	bothFlag := func(instrDst, sampleDst *bool, help, name string) {
+		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Flag, Help: help,
+			Set: func(string, string) error {
+				*instrDst, *sampleDst = true, true
+				return nil
+			}})
+	}
+	bothFlag(&iopts.AllFunctions, &so.AllFunctions, "Details for every function (sample: overrides --function)", "--all-functions")
+	bothFlag(&iopts.DetailedSummary, &so.DetailedSummary, "The detailed profile summary", "--detailed-summary")
 	instrFlag(&iopts.Counts, "Instr: the counter values of the functions shown", "--counts")
 	instrFlag(&iopts.ICTargets, "Instr: the indirect-call targets of the functions shown", "--ic-targets")
 	instrFlag(&iopts.MemOPSizes, "Instr: the memory intrinsic sizes of the functions shown", "--memop-sizes")
-	instrFlag(&iopts.DetailedSummary, "Instr: the detailed profile summary", "--detailed-summary")
 	instrFlag(&iopts.BinaryIDs, "Instr: the binary ids", "--binary-ids")
 	instrFlag(&iopts.ShowCS, "Instr: the context-sensitive records of an IR profile", "--showcs")
 	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function; instr: functions whose name contains it",
@@ -274,11 +282,9 @@ Examples:
 	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions; instr: the N with the largest counts", "--topn")
 	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
 	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
-	fs.BoolFlag(&so.AllFunctions, true, "Sample: show every function (overrides --function)", "--all-functions")
 	fs.BoolFlag(&so.JSON, true, "Sample: print the profiles as JSON", "--json")
 	fs.StringValue(&so.Format, "<text|json|yaml>", "Sample: output format (json as --json; yaml is not supported for samples)", "--show-format")
 	fs.BoolFlag(&so.SymbolList, true, "Sample: also print the profile symbol list (extbinary)", "--show-prof-sym-list")
-	fs.BoolFlag(&so.DetailedSummary, true, "Sample: also print the profile summary", "--detailed-summary")
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
@@ -290,7 +296,7 @@ Examples:
 		return cli.Usagef("--instr, --memory and --sample exclude each other")
 	}
 	if instrOnly && (memory || sample) {
-		return cli.Usagef("--all-functions, --counts, --ic-targets, --memop-sizes, --detailed-summary, --binary-ids and --showcs apply to instrumentation profiles (--instr)")
+		return cli.Usagef("--counts, --ic-targets, --memop-sizes, --binary-ids and --showcs apply to instrumentation profiles (--instr)")
 	}
 	if instr || instrOnly || (!memory && !sample && view == "text" && len(thresholds) == 0 && profmerge.IsInstrProfile(pos[0])) {
 		if view != "text" || len(thresholds) > 0 {
