@@ -161,35 +161,7 @@ func TestShowRewrittenRaw(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					var buf bytes.Buffer
-					if err := raw.writeRaw(&buf, v); err != nil {
-						t.Fatal(err)
-					}
-					path := filepath.Join(t.TempDir(), "rewritten.memprofraw")
-					if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					want, err := exec.Command(tool, "show", "--memory", path, "--profiled-binary", bin).Output()
-					if err != nil {
-						t.Fatalf("%s on our v%d file: %v", tool, v, err)
-					}
-					again, err := OpenRaw(path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					b, err := elfsym.Open(bin, &elfsym.Options{DWARFOnly: true})
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer b.Close()
-					var got bytes.Buffer
-					if err := ShowRaw(&got, again, b, ConvertOptions{LLVMRelease: release}); err != nil {
-						t.Fatal(err)
-					}
-					w, g := maskHistogramPointers(string(want)), maskHistogramPointers(got.String())
-					if w != g {
-						t.Errorf("show text differs from %s:\n%s", tool, lineDiff(w, g))
-					}
+					showRewritten(t, tool, raw, bin, v, release)
 				})
 			}
 		}
@@ -216,20 +188,28 @@ func TestShowSummaryThresholds(t *testing.T) {
 		m.TotalLifetime = lifetimes[i%len(lifetimes)] * uint64(m.AllocCount)
 		m.TotalLifetimeAccessDensity = uint64(i % 3) // density ≤ 0.02 per byte-second
 	}
+	want := showRewritten(t, tool, raw, bin, 4, 22)
+	if !strings.Contains(want, "Total cold contexts: ") || strings.Contains(want, "Total cold contexts: 0\n") {
+		t.Fatalf("%s found no cold context; the test needs some:\n%.600s", tool, want)
+	}
+}
+
+// showRewritten writes raw in raw version v, runs tool (llvm-profdata-N
+// show --memory) on the file and compares its text with ShowRaw's of the
+// file read back; it returns LLVM's text.
+func showRewritten(t *testing.T, tool string, raw *RawProfile, bin string, v uint64, release int) string {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := raw.writeRaw(&buf, 4); err != nil {
+	if err := raw.writeRaw(&buf, v); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "lifetimes.memprofraw")
+	path := filepath.Join(t.TempDir(), "rewritten.memprofraw")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	want, err := exec.Command(tool, "show", "--memory", path, "--profiled-binary", bin).Output()
 	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	if !strings.Contains(string(want), "Total cold contexts: ") || strings.Contains(string(want), "Total cold contexts: 0\n") {
-		t.Fatalf("%s found no cold context; the test needs some:\n%.600s", tool, want)
+		t.Fatalf("%s on our v%d file: %v", tool, v, err)
 	}
 	again, err := OpenRaw(path)
 	if err != nil {
@@ -241,11 +221,12 @@ func TestShowSummaryThresholds(t *testing.T) {
 	}
 	defer b.Close()
 	var got bytes.Buffer
-	if err := ShowRaw(&got, again, b, ConvertOptions{LLVMRelease: 22}); err != nil {
+	if err := ShowRaw(&got, again, b, ConvertOptions{LLVMRelease: release}); err != nil {
 		t.Fatal(err)
 	}
 	w, g := maskHistogramPointers(string(want)), maskHistogramPointers(got.String())
 	if w != g {
 		t.Errorf("show text differs from %s:\n%s", tool, lineDiff(w, g))
 	}
+	return string(want)
 }
