@@ -48,7 +48,7 @@ func contextFixtures(t *testing.T) string {
 			bin := filepath.Join(dir, "contexts-llvm"+rel)
 			lld := []string{"-fuse-ld=lld"}
 			if _, err := os.Stat("/usr/lib/llvm-" + rel + "/bin/ld.lld"); err != nil {
-				lld = append(lld, "--ld-path=/usr/bin/ld.lld-19")
+				lld = append(lld, "--ld-path="+testenv.Tool(t, "ld.lld-19"))
 			}
 			args := append([]string{"-O1", "-Wl,--no-rosegment", "-gmlt", "-fdebug-info-for-profiling", "-fmemory-profile",
 				"-mno-omit-leaf-frame-pointer", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls", "-m64",
