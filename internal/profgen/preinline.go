@@ -7,6 +7,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+	"github.com/rules-pgo/rules_pgo/internal/stdheap"
 )
 
 // PreInlinerOptions are the switches of llvm-profgen's CSPreInliner. The
@@ -312,64 +313,21 @@ func (a *candidate) less(b *candidate) bool {
 	return a.guid < b.guid
 }
 
-// candidateQueue is std::priority_queue over libstdc++'s heap algorithms,
-// so that equal candidates come out in LLVM's order.
-type candidateQueue []candidate
-
-func (q *candidateQueue) push(c candidate) {
-	*q = append(*q, c)
-	q.siftUp(len(*q)-1, c)
-}
-
-// siftUp is __push_heap: c goes into the hole, or above it while it is
-// greater than the parent.
-func (q candidateQueue) siftUp(hole int, c candidate) {
-	for hole > 0 {
-		parent := (hole - 1) / 2
-		if !q[parent].less(&c) {
-			break
-		}
-		q[hole] = q[parent]
-		hole = parent
-	}
-	q[hole] = c
-}
-
-func (q *candidateQueue) pop() candidate {
-	h := *q
-	top := h[0]
-	n := len(h) - 1
-	if n > 0 {
-		// __pop_heap then __adjust_heap over the first n elements.
-		value := h[n]
-		hole, second := 0, 0
-		for second < (n-1)/2 {
-			second = 2 * (second + 1)
-			if h[second].less(&h[second-1]) {
-				second--
-			}
-			h[hole] = h[second]
-			hole = second
-		}
-		if n&1 == 0 && second == (n-2)/2 {
-			second = 2 * (second + 1)
-			h[hole] = h[second-1]
-			hole = second - 1
-		}
-		h.siftUp(hole, value)
-	}
-	*q = h[:n]
-	return top
+// newCandidateQueue is std::priority_queue<candidate> over libstdc++'s
+// heap algorithms (internal/stdheap), so that equal candidates come out in
+// LLVM's order.
+func newCandidateQueue() *stdheap.Queue[candidate] {
+	return stdheap.New(func(a, b candidate) bool { return a.less(&b) })
 }
 
 // candidates is getInlineCandidates: the caller's trie children with
 // profiles.
-func (p *preInliner) candidates(q *candidateQueue, caller *sampleprof.FunctionSamples) {
+func (p *preInliner) candidates(q *stdheap.Queue[candidate], caller *sampleprof.FunctionSamples) {
 	for _, c := range p.nodeOf[caller].kids {
 		if c.fs == nil {
 			continue
 		}
-		q.push(candidate{node: c, count: callsiteCount(caller, c), size: uint64(p.size(c)), guid: c.fs.Name.MD5()})
+		q.Push(candidate{node: c, count: callsiteCount(caller, c), size: uint64(p.size(c)), guid: c.fs.Name.MD5()})
 	}
 }
 
@@ -407,15 +365,15 @@ func (p *preInliner) processFunction(name string) {
 	limit := size * uint32(p.opts.InlineGrowthLimit)
 	limit = min(limit, uint32(p.opts.InlineLimitMax))
 	limit = max(limit, uint32(p.opts.InlineLimitMin))
-	var q candidateQueue
-	p.candidates(&q, fs)
-	for len(q) > 0 && final < limit {
-		c := q.pop()
+	q := newCandidateQueue()
+	p.candidates(q, fs)
+	for q.Len() > 0 && final < limit {
+		c := q.Pop()
 		if p.shouldInline(&c) {
 			p.inlined[c.node.fs] = true
 			c.node.fs.Attributes |= sampleprof.ContextShouldBeInlined
 			final += uint32(c.size)
-			p.candidates(&q, c.node.fs)
+			p.candidates(q, c.node.fs)
 		}
 	}
 }

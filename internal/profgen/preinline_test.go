@@ -9,18 +9,18 @@ import (
 // order of std::priority_queue (libstdc++'s heap): the order a
 // clang++-19 program printed for the same pushes and pops.
 func TestCandidateQueue(t *testing.T) {
-	var q candidateQueue
+	q := newCandidateQueue()
 	var got string
 	pop := func() {
-		got += q.pop().node.name + ","
+		got += q.Pop().node.name + ","
 	}
 	for i := range 40 {
-		q.push(candidate{node: &ctxNode{name: fmt.Sprint(i)}, size: uint64(i % 3), count: uint64(i * 7 % 4), guid: uint64(i % 2)})
+		q.Push(candidate{node: &ctxNode{name: fmt.Sprint(i)}, size: uint64(i % 3), count: uint64(i * 7 % 4), guid: uint64(i % 2)})
 		if i%3 == 2 {
 			pop()
 		}
 	}
-	for len(q) > 0 {
+	for q.Len() > 0 {
 		pop()
 	}
 	const want = "0,3,6,9,12,15,18,21,24,27,30,33,36,39,1,37,13,25,17,29,5,34,10,22,38,2,14,26,19,7,31,23,35,11,28,16,4,32,20,8,"
