@@ -28,7 +28,18 @@ func TestHTMLInChromium(t *testing.T) {
 	dir := memproftest.Fixtures(t)
 	raw := memproftest.Fixture(t, "app-llvm19-nopie-b.memprofraw")
 	bin := filepath.Join(dir, "app-llvm19-nopie")
-	flags := []string{"-memprof-ave-lifetime-cold-threshold=0", "-memprof-lifetime-access-density-cold-threshold=100"}
+	p, err := profmerge.LoadMemProf(raw, bin, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Thresholds from the profile's own densities (a run's densities
+	// depend on its timing: fixed thresholds left no cold context on one
+	// machine), so that cold, notcold and hot all show.
+	def, err := profview.ParseThresholds(n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := mixedThresholds(t, profview.Contexts(p, def), n)
 	page := filepath.Join(t.TempDir(), "report.html")
 	var buf bytes.Buffer
 	if err := profmerge.ShowMemoryView(&buf, raw, profmerge.MemoryShowOptions{Binary: bin, Release: n, Format: "html", Thresholds: flags}); err != nil {
@@ -43,10 +54,6 @@ func TestHTMLInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p, err := profmerge.LoadMemProf(raw, bin, n)
-	if err != nil {
-		t.Fatal(err)
-	}
 	th, err := profview.ParseThresholds(n, flags)
 	if err != nil {
 		t.Fatal(err)
