@@ -23,10 +23,12 @@ load(
     "LLVM_MARKER_FEATURE_PREFIX",
     "MEMPROF_USE_FEATURE",
     "SAMPLE_USE_FEATURE",
+    "instr_memprof_use_flags",
     "instr_use_flags",
     "memprof_use_flags",
     "sample_use_flags",
 )
+load(":providers.bzl", "PgoProfileInfo")
 
 def _cc_toolchain_config_attrs(cfg):
     return {
@@ -82,7 +84,21 @@ def pgo_cc_features(ctx, llvm_version):
     instr = _one_file(ctx, ctx.files._pgo_instr_profile, "instr_profile")
     if instr:
         features.append(_use_feature(INSTR_USE_FEATURE, instr_use_flags(instr.path)))
+
+        # One file with both (instr_profile's memprof_raw): clang 18+ reads the MemProf part
+        # only through -fmemory-profile-use. pgo_cc_binary refuses a memprof_profile beside it.
+        if not memprof and _has_memprof(ctx.attr._pgo_instr_profile):
+            flags = instr_memprof_use_flags(llvm_version, instr.path)
+            if flags:
+                features.append(_use_feature(MEMPROF_USE_FEATURE, flags))
     return features
+
+def _has_memprof(target):
+    if type(target) == "list":
+        target = target[0] if target else None
+    if not target or PgoProfileInfo not in target:
+        return False
+    return getattr(target[PgoProfileInfo], "has_memprof", False)
 
 def _one_file(ctx, files, flag):
     if len(files) > 1:

@@ -151,14 +151,83 @@ def instr_settings(copt, cxxopt, linkopt):
         "linkopt": _append_missing(linkopt, ["-fprofile-generate", "-Wl,--build-id"]),
     }
 
-def instr_format_version(llvm_version):
+def instr_memprof_settings(copt, cxxopt, linkopt):
+    """Option values of a build instrumented for IR PGO and MemProf at once.
+
+    clang 19 and 22 build and run -fprofile-generate with -fmemory-profile: one training run
+    writes a .profraw and a raw MemProf profile, which instr_profile merges into one indexed
+    file (.profraw + memprof_raw, with the binary).
+
+    Args:
+      copt: the current --copt list.
+      cxxopt: the current --cxxopt list.
+      linkopt: the current --linkopt list.
+    Returns:
+      {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
+    """
+    s = instrument_settings(copt, cxxopt, linkopt)
+    return {
+        "copt": _append_missing(s["copt"], ["-fprofile-generate"]),
+        "cxxopt": s["cxxopt"],
+        "linkopt": _append_missing(s["linkopt"], ["-fprofile-generate"]),
+    }
+
+def cs_instr_settings(copt, cxxopt, linkopt):
+    """Option values of the context-sensitive IR PGO (CS-IR-PGO) training build.
+
+    -fcs-profile-generate instruments after inlining, on top of the -fprofile-use build of the
+    first profile (the transition sets //rules:instr_profile to it, so the toolchain adds
+    -fprofile-use=<path>). Merge its .profraw with that profile (instr_profile(raw = [the
+    first profile, the .profraw files])) for the optimized build.
+
+    Args:
+      copt: the current --copt list.
+      cxxopt: the current --cxxopt list.
+      linkopt: the current --linkopt list.
+    Returns:
+      {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
+    """
+    return {
+        "copt": _append_missing(copt, ["-fcs-profile-generate"]),
+        "cxxopt": list(cxxopt),
+        "linkopt": _append_missing(linkopt, ["-fcs-profile-generate", "-Wl,--build-id"]),
+    }
+
+# pgo_instrumented_binary's kinds (in the order of its documentation).
+TRAINING_KINDS = ["memprof", "sample", "instr", "instr_memprof", "cs_instr"]
+
+def training_settings(kind, copt, cxxopt, linkopt):
+    """Option values of the training build of a kind.
+
+    Args:
+      kind: one of TRAINING_KINDS.
+      copt: the current --copt list.
+      cxxopt: the current --cxxopt list.
+      linkopt: the current --linkopt list.
+    Returns:
+      {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
+    """
+    if kind == "sample":
+        return sample_ready_settings(copt, cxxopt, linkopt)
+    if kind == "instr":
+        return instr_settings(copt, cxxopt, linkopt)
+    if kind == "instr_memprof":
+        return instr_memprof_settings(copt, cxxopt, linkopt)
+    if kind == "cs_instr":
+        return cs_instr_settings(copt, cxxopt, linkopt)
+    return instrument_settings(copt, cxxopt, linkopt)
+
+def instr_format_version(llvm_version, with_memprof = False):
     """Names the indexed format the merge tool writes for IR PGO (PgoProfileInfo.format_version).
 
     Args:
       llvm_version: int, the LLVM release written for.
+      with_memprof: the file holds MemProf records too (instr_profile's memprof_raw).
     Returns:
-      "indexed-vN", or "" for an unknown release.
+      "indexed-vN" ("indexed-vN/memprof-vM" with MemProf), or "" for an unknown release.
     """
+    if with_memprof:
+        return memprof_format_version(llvm_version)
     release = LLVM_RELEASES.get(llvm_version)
     if not release:
         return ""
@@ -245,6 +314,48 @@ def shard_plan(n, size):
         if groups == 1:
             break
     return levels
+
+def instr_memprof_use_flags(llvm_version, profile_path):
+    """Returns the MemProf flags for an instrumented profile that holds MemProf records too.
+
+    clang 18+ reads the MemProf part only through -fmemory-profile-use (given the same file as
+    -fprofile-use); older ones read both parts through -fprofile-use alone.
+
+    Args:
+      llvm_version: int, the clang release (0 = assume a current one).
+      profile_path: the profile's exec path.
+    Returns:
+      A list of flags, empty for clang < 18.
+    """
+    if llvm_version and llvm_version < MEMORY_PROFILE_USE_SINCE:
+        return []
+    return memprof_use_flags(llvm_version, profile_path)
+
+def check_memprof_sources(target, memprof_set, instr_set, instr_has_memprof, cc_version):
+    """Checks where pgo_cc_binary's MemProf records come from.
+
+    Args:
+      target: the consuming target, for the message.
+      memprof_set: memprof_profile is given.
+      instr_set: instr_profile is given.
+      instr_has_memprof: instr_profile is given and holds MemProf records (memprof_raw).
+      cc_version: int, LLVM release of the toolchain's clang (0 = unknown).
+    Returns:
+      "" or the error message.
+    """
+    if memprof_set and instr_has_memprof:
+        return ("%s: two MemProf profiles: instr_profile already holds MemProf records (its " +
+                "memprof_raw) and clang reads one: drop memprof_profile, or the instr_profile's " +
+                "memprof_raw") % target
+    if memprof_set and instr_set and cc_version and cc_version < MEMORY_PROFILE_USE_SINCE:
+        return ("%s: clang %d reads MemProf records through -fprofile-use, the flag of the " +
+                "instrumented profile: give one indexed profile with both (instr_profile with " +
+                "memprof_raw) as instr_profile, or use clang %d or later") % (
+            target,
+            cc_version,
+            MEMORY_PROFILE_USE_SINCE,
+        )
+    return ""
 
 def check_profile_mix(target, memprof_kind, sample_kind, instr_kind):
     """Checks the kinds of the profiles given to pgo_cc_binary.

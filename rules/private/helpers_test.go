@@ -350,3 +350,64 @@ func TestCheckProfileMix(t *testing.T) {
 		}
 	}
 }
+
+// The training builds of the instrumented kinds: each kind's own flags, nothing twice.
+func TestTrainingSettings(t *testing.T) {
+	g := loadHelpers(t)
+	for _, c := range []struct {
+		kind, copt, linkopt string
+	}{
+		{"instr", `["-O1", "-fprofile-generate"]`, `["-fprofile-generate", "-Wl,--build-id"]`},
+		{"instr_memprof",
+			`["-O1", "-fmemory-profile", "-gmlt", "-fdebug-info-for-profiling", "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", "-fno-optimize-sibling-calls", "-fprofile-generate"]`,
+			`["-fprofile-generate", "-fmemory-profile", "--driver-mode=g++", "-Wl,--build-id"]`},
+		{"cs_instr", `["-O1", "-fcs-profile-generate"]`, `["-fprofile-generate", "-fcs-profile-generate", "-Wl,--build-id"]`},
+		{"sample", `["-O1", "-gmlt", "-fdebug-info-for-profiling", "-funique-internal-linkage-names"]`, `["-fprofile-generate", "-Wl,--build-id"]`},
+	} {
+		s := call(t, g, "training_settings", str(c.kind), strs("-O1"), strs(), strs("-fprofile-generate")).(*starlark.Dict)
+		copt, _, _ := s.Get(str("copt"))
+		link, _, _ := s.Get(str("linkopt"))
+		if copt.String() != c.copt || link.String() != c.linkopt {
+			t.Errorf("training_settings(%s): copt %s linkopt %s, want %s and %s", c.kind, copt, link, c.copt, c.linkopt)
+		}
+	}
+	if got := call(t, g, "training_settings", str("memprof"), strs(), strs(), strs()).String(); !strings.Contains(got, `"-fmemory-profile"`) || strings.Contains(got, "profile-generate") {
+		t.Errorf("training_settings(memprof) = %s", got)
+	}
+}
+
+// One indexed file with IR PGO and MemProf records: the MemProf flags of the release.
+func TestInstrMemProf(t *testing.T) {
+	g := loadHelpers(t)
+	if got, want := call(t, g, "instr_memprof_use_flags", starlark.MakeInt(19), str("p")).String(),
+		`["-gmlt", "-fdebug-info-for-profiling", "-fmemory-profile-use=p"]`; got != want {
+		t.Errorf("instr_memprof_use_flags(19) = %s, want %s", got, want)
+	}
+	if got := call(t, g, "instr_memprof_use_flags", starlark.MakeInt(16), str("p")).String(); got != "[]" {
+		t.Errorf("instr_memprof_use_flags(16) = %s, want [] (-fprofile-use reads both)", got)
+	}
+	for _, r := range llvmrelease.All() {
+		want := call(t, g, "memprof_format_version", starlark.MakeInt(r.Major))
+		if v := call(t, g, "instr_format_version", starlark.MakeInt(r.Major), starlark.True); v != want {
+			t.Errorf("instr_format_version(%d, True) = %v, want %v", r.Major, v, want)
+		}
+	}
+	for _, c := range []struct {
+		memprof, instr, instrHasMemProf bool
+		cc                              int
+		want                            string
+	}{
+		{true, true, false, 19, ""},
+		{false, true, true, 19, ""},
+		{false, true, true, 16, ""},
+		{true, true, true, 19, "two MemProf profiles"},
+		{true, true, false, 16, "clang 16 reads MemProf records through -fprofile-use"},
+		{true, false, false, 16, ""},
+	} {
+		msg := string(call(t, g, "check_memprof_sources", str("//t"), starlark.Bool(c.memprof), starlark.Bool(c.instr),
+			starlark.Bool(c.instrHasMemProf), starlark.MakeInt(c.cc)).(starlark.String))
+		if (msg == "") != (c.want == "") || !strings.Contains(msg, c.want) {
+			t.Errorf("check_memprof_sources(%+v) = %q, want %q", c, msg, c.want)
+		}
+	}
+}

@@ -1,9 +1,8 @@
 """pgo_cc_binary: a cc_binary rebuilt, with every cc_library it depends on, using profiles."""
 
-load("//rules:llvm_releases.bzl", "MEMORY_PROFILE_USE_SINCE")
-load(":helpers.bzl", "absolutize_label", "check_llvm_versions", "check_profile_mix")
+load(":helpers.bzl", "check_llvm_versions", "check_memprof_sources", "check_profile_mix", "instr_memprof_use_flags")
 load(":providers.bzl", "PgoCcToolchainCheckInfo")
-load(":transitions.bzl", "ALLOWLIST_ATTRS", "optimize_transition")
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "absolute_label_string", "optimize_transition")
 
 def _one(x):
     return x[0] if type(x) == "list" else x
@@ -45,14 +44,12 @@ def _impl(ctx):
             err = check_llvm_versions(str(ctx.label), label, info.llvm_version, check.llvm_version, check.compiler)
             if err:
                 fail(err)
-    if ctx.attr.memprof_profile and ctx.attr.instr_profile and check.llvm_version and check.llvm_version < MEMORY_PROFILE_USE_SINCE:
-        fail(("%s: clang %d reads MemProf records through -fprofile-use, the flag of the " +
-              "instrumented profile: give one indexed profile with both (merge the raw MemProf " +
-              "and .profraw profiles together) as instr_profile, or use clang %d or later") % (
-            ctx.label,
-            check.llvm_version,
-            MEMORY_PROFILE_USE_SINCE,
-        ))
+    instr_has_memprof = bool(ctx.attr.instr_profile and check.instr_info and getattr(check.instr_info, "has_memprof", False))
+    err = check_memprof_sources(str(ctx.label), bool(ctx.attr.memprof_profile), bool(ctx.attr.instr_profile), instr_has_memprof, check.llvm_version)
+    if err:
+        fail(err)
+    if instr_has_memprof and instr_memprof_use_flags(check.llvm_version, "") and not check.consumes_memprof:
+        fail(_NOT_CONSUMED % (ctx.label, binary.label, check.compiler, check.cpu, "MemProf part of the instrumented", "instr_profile"))
 
     info = binary[DefaultInfo]
     exe = info.files_to_run.executable
@@ -79,13 +76,6 @@ _pgo_cc_binary = rule(
     }, **ALLOWLIST_ATTRS),
 )
 
-def _absolute(value):
-    # The label_flag value must not be re-resolved inside @rules_pgo. Bazel 7+ has
-    # native.package_relative_label (canonical "@@repo//..." strings, bzlmod-safe).
-    if hasattr(native, "package_relative_label"):
-        return str(native.package_relative_label(value))
-    return absolutize_label(value, native.repository_name(), native.package_name())
-
 def pgo_cc_binary(name, binary, memprof_profile = None, sample_profile = None, instr_profile = None, copts = [], **kwargs):
     """`binary` (a cc_binary) and all its cc_library deps recompiled in -c opt with the profiles.
 
@@ -101,8 +91,10 @@ def pgo_cc_binary(name, binary, memprof_profile = None, sample_profile = None, i
         training build had (pgo_instrumented_binary(kind = "sample")). Combines with
         memprof_profile.
       instr_profile: an instr_profile target (or a checked-in indexed .profdata): every compile
-        action gets it as an input and -fprofile-use=<path>. Combines with memprof_profile
-        (clang 18+), not with sample_profile.
+        action gets it as an input and -fprofile-use=<path>, and -fmemory-profile-use=<path>
+        too when it holds MemProf records (instr_profile(memprof_raw = ...); clang 18+).
+        Combines with memprof_profile (clang 18+) unless it holds MemProf records itself; not
+        with sample_profile.
       copts: extra compile flags of the optimized configuration, e.g.
         ["-mllvm", "-optimize-hot-cold-new"].
       **kwargs: common attributes (tags, visibility, testonly, ...).
@@ -110,9 +102,9 @@ def pgo_cc_binary(name, binary, memprof_profile = None, sample_profile = None, i
     _pgo_cc_binary(
         name = name,
         binary = binary,
-        memprof_profile = _absolute(memprof_profile) if memprof_profile else "",
-        sample_profile = _absolute(sample_profile) if sample_profile else "",
-        instr_profile = _absolute(instr_profile) if instr_profile else "",
+        memprof_profile = absolute_label_string(memprof_profile) if memprof_profile else "",
+        sample_profile = absolute_label_string(sample_profile) if sample_profile else "",
+        instr_profile = absolute_label_string(instr_profile) if instr_profile else "",
         copts = copts,
         **kwargs
     )

@@ -17,6 +17,9 @@ given and `llvm_version` against the LLVM release of the C++ toolchain that will
         "build_id_file": "File or None: a file holding the profiled binary's build id in hex, " +
                          "written by the profile action (always set for memprof).",
         "profiled_binary": "File: the binary whose addresses the raw profiles hold.",
+        "has_memprof": "bool: an instr profile that holds MemProf records too " +
+                       "(instr_profile's memprof_raw); read with getattr(info, " +
+                       "\"has_memprof\", False).",
     },
 )
 

@@ -6,7 +6,7 @@ lists those flags in its compiler files and turns them into -fmemory-profile-use
 -fprofile-sample-use=<path> and -fprofile-use=<path> on every compile action. The profile rules' own binaries are built
 with both flags reset, which keeps the graph acyclic (spec §2.2 item 1)."""
 
-load(":helpers.bzl", "instr_settings", "instrument_settings", "sample_ready_settings")
+load(":helpers.bzl", "absolutize_label", "training_settings")
 
 # Stringified through Label() so that they name rules_pgo's targets from any repository.
 MEMPROF_FLAG = str(Label("//rules:memprof_profile"))
@@ -38,17 +38,13 @@ optimize_transition = transition(
     outputs = [_MODE, MEMPROF_FLAG, SAMPLE_FLAG, INSTR_FLAG, _COPT],
 )
 
-def _training_settings(settings, kind):
-    if kind == "sample":
-        s = sample_ready_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
-    elif kind == "instr":
-        s = instr_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
-    else:
-        s = instrument_settings(settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
+def _training_settings(settings, kind, instr_profile = ""):
+    s = training_settings(kind, settings[_COPT], settings[_CXXOPT], settings[_LINKOPT])
     return {
         MEMPROF_FLAG: EMPTY_PROFILE,
         SAMPLE_FLAG: EMPTY_PROFILE,
-        INSTR_FLAG: EMPTY_PROFILE,
+        # Set only for CS-IR-PGO training (-fcs-profile-generate over -fprofile-use).
+        INSTR_FLAG: instr_profile or EMPTY_PROFILE,
         _MODE: "opt",
         _COPT: s["copt"],
         _CXXOPT: s["cxxopt"],
@@ -62,7 +58,10 @@ _TRAINING_OUTPUTS = [MEMPROF_FLAG, SAMPLE_FLAG, INSTR_FLAG, _MODE, _COPT, _CXXOP
 def _instrument_impl(settings, attr):
     # kind: pgo_instrumented_binary's attribute; memprof_profile's `binary` has none and
     # means MemProf instrumentation.
-    return _training_settings(settings, getattr(attr, "kind", "memprof"))
+    kind = getattr(attr, "kind", "memprof")
+    if kind == "cs_instr":
+        return _training_settings(settings, kind, getattr(attr, "instr_profile", ""))
+    return _training_settings(settings, kind)
 
 # The binary that is run to train: both profile flags reset (no cycle), -c opt, not stripped.
 instrument_transition = transition(
@@ -81,8 +80,34 @@ sample_ready_transition = transition(
     outputs = _TRAINING_OUTPUTS,
 )
 
+def _instr_memprof_impl(settings, _attr):
+    return _training_settings(settings, "instr_memprof")
+
+# instr_profile's `binary` attribute: a target is rebuilt for IR PGO and MemProf at once.
+instr_memprof_transition = transition(
+    implementation = _instr_memprof_impl,
+    inputs = _TRAINING_INPUTS,
+    outputs = _TRAINING_OUTPUTS,
+)
+
 ALLOWLIST_ATTRS = {
     "_allowlist_function_transition": attr.label(
         default = "@bazel_tools//tools/allowlists/function_transition_allowlist",
     ),
 }
+
+# buildifier: disable=unnamed-macro
+def absolute_label_string(value):
+    """A label as written in a BUILD file → an absolute label string (for macros).
+
+    The label_flag value must not be re-resolved inside @rules_pgo. Bazel 7+ has
+    native.package_relative_label (canonical "@@repo//..." strings, bzlmod-safe).
+
+    Args:
+      value: the label string.
+    Returns:
+      The absolute label string.
+    """
+    if hasattr(native, "package_relative_label"):
+        return str(native.package_relative_label(value))
+    return absolutize_label(value, native.repository_name(), native.package_name())

@@ -1,7 +1,7 @@
 """Analysis tests of the rules (skylib analysistest on Bazel 4.2.3)."""
 
 load("@bazel_skylib//lib:unittest.bzl", "analysistest", "asserts")
-load("//rules:defs.bzl", "PgoProfileInfo", "instr_profile", "memprof_profile", "pgo_cc_binary", "sample_profile")
+load("//rules:defs.bzl", "PgoProfileInfo", "instr_profile", "memprof_profile", "pgo_cc_binary", "pgo_instrumented_binary", "sample_profile")
 
 def _profile_test_impl(ctx):
     env = analysistest.begin(ctx)
@@ -60,6 +60,27 @@ sample_test = analysistest.make(
         "format_version": attr.string(default = "extbinary"),
     },
 )
+
+def _instr_memprof_test_impl(ctx):
+    env = analysistest.begin(ctx)
+    info = analysistest.target_under_test(env)[PgoProfileInfo]
+    asserts.equals(env, "instr", info.kind)
+    asserts.true(env, info.has_memprof)
+    asserts.equals(env, "indexed-v13/memprof-v3", info.format_version)
+    asserts.equals(env, "app.bin", info.profiled_binary.basename)
+    asserts.equals(env, "pgo_memprof.buildid", info.build_id_file.basename)
+    actions = [a for a in analysistest.target_actions(env) if a.mnemonic == "PgoInstrMerge"]
+    asserts.equals(env, 1, len(actions))
+    inputs = [f.basename for f in actions[0].inputs.to_list()]
+    for want in ["app.bin", "raw.1", "raw.2", "merge"]:
+        asserts.true(env, want in inputs, "%s not in inputs %s" % (want, inputs))
+    argv = actions[0].argv
+    if argv:
+        for want in ["--profiled-binary", "--build-id-output", "--memprof-merge-contexts=false"]:
+            asserts.true(env, want in argv, "%s not in %s" % (want, argv))
+    return analysistest.end(env)
+
+instr_memprof_test = analysistest.make(_instr_memprof_test_impl)
 
 def _failure_test_impl(ctx):
     env = analysistest.begin(ctx)
@@ -159,7 +180,36 @@ def rules_test_suite(name):
     pgo_cc_binary(name = "opt_instr_foreign", binary = ":app", instr_profile = ":pgo", tags = ["manual"])
     foreign_toolchain_test(name = "instr_foreign_toolchain_test", target_under_test = ":opt_instr_foreign", message = "does not consume the instrumented profile")
 
+    # .profraw + raw MemProf profiles of one binary → one indexed file with both.
+    instr_profile(name = "pgo_memprof", raw = ["raw.1"], memprof_raw = ["raw.2"], binary = "app.bin", merge_contexts = False, tags = ["manual"])
+    instr_memprof_test(name = "pgo_memprof_test", target_under_test = ":pgo_memprof")
+
+    instr_profile(name = "pgo_memprof_nobinary", raw = ["raw.1"], memprof_raw = ["raw.2"], tags = ["manual"])
+    failure_test(name = "pgo_memprof_nobinary_test", target_under_test = ":pgo_memprof_nobinary", message = "memprof_raw needs `binary`")
+
+    instr_profile(name = "pgo_append_sharded", raw = ["raw.1", "raw.2", "app.cc"], merge_contexts = False, shard_size = 2, tags = ["manual"])
+    failure_test(name = "pgo_append_sharded_test", target_under_test = ":pgo_append_sharded", message = "shard_size needs merge_contexts = True")
+
+    pgo_cc_binary(name = "opt_two_memprof", binary = ":app", instr_profile = ":pgo_memprof", memprof_profile = ":profile", tags = ["manual"])
+    failure_test(name = "opt_two_memprof_test", target_under_test = ":opt_two_memprof", message = "two MemProf profiles")
+
+    pgo_cc_binary(name = "opt_instr_memprof_foreign", binary = ":app", instr_profile = ":pgo_memprof", tags = ["manual"])
+    foreign_toolchain_test(name = "instr_memprof_foreign_toolchain_test", target_under_test = ":opt_instr_memprof_foreign", message = "does not consume the instrumented profile")
+
+    pgo_instrumented_binary(name = "train_badkind", binary = ":app", kind = "gcov", tags = ["manual"])
+    failure_test(name = "train_badkind_test", target_under_test = ":train_badkind", message = "kind must be one of")
+
+    pgo_instrumented_binary(name = "train_cs_noprofile", binary = ":app", kind = "cs_instr", tags = ["manual"])
+    failure_test(name = "train_cs_noprofile_test", target_under_test = ":train_cs_noprofile", message = "instr_profile goes with kind = \"cs_instr\"")
+
     native.test_suite(name = name, tests = [
+        ":pgo_memprof_test",
+        ":pgo_memprof_nobinary_test",
+        ":pgo_append_sharded_test",
+        ":opt_two_memprof_test",
+        ":instr_memprof_foreign_toolchain_test",
+        ":train_badkind_test",
+        ":train_cs_noprofile_test",
         ":pgo_test",
         ":pgo_noraw_test",
         ":opt_instr_sample_test",
