@@ -135,62 +135,23 @@ def instr_use_flags(profile_path):
     """
     return ["-fprofile-use=" + profile_path]
 
-def instr_settings(copt, cxxopt, linkopt):
+def instr_settings(copt, cxxopt, linkopt, generate = "-fprofile-generate"):
     """Option values of the configuration that builds an IR-PGO-instrumented binary.
 
     Args:
       copt: the current --copt list.
       cxxopt: the current --cxxopt list.
       linkopt: the current --linkopt list.
+      generate: -fprofile-generate, or -fcs-profile-generate for the CS-IR-PGO training build,
+        which instruments after inlining on top of the -fprofile-use build of the first profile
+        (its transition sets //rules:instr_profile, so the toolchain adds -fprofile-use=).
     Returns:
       {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
     """
     return {
-        "copt": _append_missing(copt, ["-fprofile-generate"]),
+        "copt": _append_missing(copt, [generate]),
         "cxxopt": list(cxxopt),
-        "linkopt": _append_missing(linkopt, ["-fprofile-generate", "-Wl,--build-id"]),
-    }
-
-def instr_memprof_settings(copt, cxxopt, linkopt):
-    """Option values of a build instrumented for IR PGO and MemProf at once.
-
-    clang 19 and 22 build and run -fprofile-generate with -fmemory-profile: one training run
-    writes a .profraw and a raw MemProf profile, which instr_profile merges into one indexed
-    file (.profraw + memprof_raw, with the binary).
-
-    Args:
-      copt: the current --copt list.
-      cxxopt: the current --cxxopt list.
-      linkopt: the current --linkopt list.
-    Returns:
-      {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
-    """
-    s = instrument_settings(copt, cxxopt, linkopt)
-    return {
-        "copt": _append_missing(s["copt"], ["-fprofile-generate"]),
-        "cxxopt": s["cxxopt"],
-        "linkopt": _append_missing(s["linkopt"], ["-fprofile-generate"]),
-    }
-
-def cs_instr_settings(copt, cxxopt, linkopt):
-    """Option values of the context-sensitive IR PGO (CS-IR-PGO) training build.
-
-    -fcs-profile-generate instruments after inlining, on top of the -fprofile-use build of the
-    first profile (the transition sets //rules:instr_profile to it, so the toolchain adds
-    -fprofile-use=<path>). Merge its .profraw with that profile (instr_profile(raw = [the
-    first profile, the .profraw files])) for the optimized build.
-
-    Args:
-      copt: the current --copt list.
-      cxxopt: the current --cxxopt list.
-      linkopt: the current --linkopt list.
-    Returns:
-      {"copt": [...], "cxxopt": [...], "linkopt": [...]}.
-    """
-    return {
-        "copt": _append_missing(copt, ["-fcs-profile-generate"]),
-        "cxxopt": list(cxxopt),
-        "linkopt": _append_missing(linkopt, ["-fcs-profile-generate", "-Wl,--build-id"]),
+        "linkopt": _append_missing(linkopt, [generate, "-Wl,--build-id"]),
     }
 
 # pgo_instrumented_binary's kinds (in the order of its documentation).
@@ -212,9 +173,12 @@ def training_settings(kind, copt, cxxopt, linkopt):
     if kind == "instr":
         return instr_settings(copt, cxxopt, linkopt)
     if kind == "instr_memprof":
-        return instr_memprof_settings(copt, cxxopt, linkopt)
+        # clang 19 and 22 build and run -fprofile-generate with -fmemory-profile: one run
+        # writes both raw profiles, which instr_profile merges into one indexed file.
+        m = instrument_settings(copt, cxxopt, linkopt)
+        return instr_settings(m["copt"], m["cxxopt"], m["linkopt"])
     if kind == "cs_instr":
-        return cs_instr_settings(copt, cxxopt, linkopt)
+        return instr_settings(copt, cxxopt, linkopt, "-fcs-profile-generate")
     return instrument_settings(copt, cxxopt, linkopt)
 
 def instr_format_version(llvm_version, with_memprof = False):

@@ -6,7 +6,7 @@ load(":helpers.bzl", "instr_format_version", "merge_flags")
 load(":merge_tree.bzl", "merge_tree")
 load(":profile_rule.bzl", "TOOLCHAIN_TYPE", "path_of", "pgo_tools", "profiled_binary")
 load(":providers.bzl", "PgoProfileInfo")
-load(":transitions.bzl", "ALLOWLIST_ATTRS", "instr_memprof_transition")
+load(":transitions.bzl", "ALLOWLIST_ATTRS", "instrument_transition")
 
 def _impl(ctx):
     pgo, version = pgo_tools(ctx)
@@ -101,7 +101,7 @@ then compiles with -fprofile-use= and -fmemory-profile-use= of that file (clang 
         ),
         "binary": attr.label(
             allow_files = True,
-            cfg = instr_memprof_transition,
+            cfg = instrument_transition,
             doc = "The profiled binary: a file (preferred: the exact binary that ran) or an " +
                   "executable target, then rebuilt as pgo_instrumented_binary(kind = " +
                   "\"instr_memprof\") builds it. Needed by memprof_raw; optional otherwise, " +

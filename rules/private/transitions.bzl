@@ -56,9 +56,10 @@ _TRAINING_INPUTS = [_COPT, _CXXOPT, _LINKOPT]
 _TRAINING_OUTPUTS = [MEMPROF_FLAG, SAMPLE_FLAG, INSTR_FLAG, _MODE, _COPT, _CXXOPT, _LINKOPT, _STRIP]
 
 def _instrument_impl(settings, attr):
-    # kind: pgo_instrumented_binary's attribute; memprof_profile's `binary` has none and
-    # means MemProf instrumentation.
-    kind = getattr(attr, "kind", "memprof")
+    # kind: pgo_instrumented_binary's attribute. memprof_profile's and instr_profile's
+    # `binary` have none: MemProf instrumentation, or both for instr_profile (the rule with
+    # memprof_raw).
+    kind = getattr(attr, "kind", "instr_memprof" if hasattr(attr, "memprof_raw") else "memprof")
     if kind == "cs_instr":
         return _training_settings(settings, kind, getattr(attr, "instr_profile", ""))
     return _training_settings(settings, kind)
@@ -76,16 +77,6 @@ def _sample_ready_impl(settings, _attr):
 # sample_profile's `binary` attribute: a target is rebuilt sample-ready.
 sample_ready_transition = transition(
     implementation = _sample_ready_impl,
-    inputs = _TRAINING_INPUTS,
-    outputs = _TRAINING_OUTPUTS,
-)
-
-def _instr_memprof_impl(settings, _attr):
-    return _training_settings(settings, "instr_memprof")
-
-# instr_profile's `binary` attribute: a target is rebuilt for IR PGO and MemProf at once.
-instr_memprof_transition = transition(
-    implementation = _instr_memprof_impl,
     inputs = _TRAINING_INPUTS,
     outputs = _TRAINING_OUTPUTS,
 )
