@@ -90,6 +90,11 @@ type FuncProfile struct {
 	Traces          []TemporalTrace
 	TraceStreamSize uint64
 	layout          *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	// LastProfileBinaryIDs is LLVM 16's raw reader: of a file holding
+	// several profiles one after the other (the modules of a program with
+	// shared libraries writing to one LLVM_PROFILE_FILE), only the last
+	// profile's binary ids are kept; LLVM 19 and later keep all.
+	LastProfileBinaryIDs bool
 	// Sparse is llvm-profdata's --sparse: names none of whose records has
 	// a nonzero counter or bitmap byte are not written.
 	Sparse bool
@@ -232,7 +237,11 @@ func (p *FuncProfile) stringMapOrder() []string {
 // loads one input: its variant flags, binary ids and every record.
 func (p *FuncProfile) AddRaw(r *RawProfile, w uint64) {
 	p.Variant |= r.Variant & variantKindMask
-	p.BinaryIDs = append(p.BinaryIDs, r.BinaryIDs...)
+	ids := r.BinaryIDs
+	if p.LastProfileBinaryIDs {
+		ids = ids[r.LastIDs:]
+	}
+	p.BinaryIDs = append(p.BinaryIDs, ids...)
 	if len(r.Trace) > 0 {
 		p.addTrace(TemporalTrace{Weight: w, NameRefs: r.Trace[:min(len(r.Trace), MaxTraceLength)]})
 	}

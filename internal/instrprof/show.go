@@ -37,9 +37,15 @@ type ShowInput struct {
 	Names     []string // the symbol table: every function name the file has
 }
 
-// ShowRawInput returns what show reads from a raw profile.
-func ShowRawInput(r *RawProfile) ShowInput {
-	return ShowInput{Records: r.Records, Variant: r.Variant, BinaryIDs: r.BinaryIDs, Names: r.Names}
+// ShowRawInput returns what show of the LLVM release reads from a raw
+// profile: LLVM 16 only the binary ids of a file's last profile (see
+// FuncProfile.LastProfileBinaryIDs).
+func ShowRawInput(r *RawProfile, release int) ShowInput {
+	ids := r.BinaryIDs
+	if release < 19 {
+		ids = ids[r.LastIDs:]
+	}
+	return ShowInput{Records: r.Records, Variant: r.Variant, BinaryIDs: ids, Names: r.Names}
 }
 
 // ShowIndexedInput returns what show reads from an indexed profile read by

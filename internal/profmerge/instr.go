@@ -116,6 +116,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 
 	funcs := instrprof.NewFuncProfile()
 	funcs.Sparse = opts.Sparse
+	funcs.LastProfileBinaryIDs = opts.Write.LLVMRelease < 19
 	var rr instrprof.RawReader
 	var bad []error
 	reports := make([]instrReport, len(instrIdx))
@@ -329,7 +330,7 @@ func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
 		if err != nil {
 			return err
 		}
-		return instrprof.Show(w, instrprof.ShowRawInput(r), o)
+		return instrprof.Show(w, instrprof.ShowRawInput(r, o.LLVMRelease), o)
 	}
 	if Detect(data) != KindIndexed {
 		return fmt.Errorf("%s: not an instrumentation profile (.profraw or indexed)", path)

@@ -57,3 +57,27 @@ func Fixture(t testing.TB, name string, releases ...int) string {
 	t.Helper()
 	return testenv.FixtureFile(t, Fixtures(t, releases...), name)
 }
+
+// Extra returns the directory testdata/instrprof/gen-extra.sh filled for
+// the given LLVM releases (default Releases): the shared-library program
+// appso and the temporal program order (see gen-extra.sh for its files),
+// built through testenv.Cached as Fixtures are.
+func Extra(t testing.TB, releases ...int) string {
+	t.Helper()
+	if len(releases) == 0 {
+		releases = Releases
+	}
+	_, here, _, _ := runtime.Caller(0)
+	s := testenv.Script{
+		Key:         "instrprof-extra",
+		Dir:         filepath.Join(filepath.Dir(here), "../../../testdata/instrprof"),
+		Sources:     []string{"gen-extra.sh", "appso.c", "so.c", "order.c"},
+		AtFinalPath: true,
+	}
+	for _, r := range releases {
+		v := strconv.Itoa(r)
+		s.Args = append(s.Args, v)
+		s.Tools = append(s.Tools, "clang-"+v)
+	}
+	return s.Build(t)
+}

@@ -1,0 +1,52 @@
+package instrprof
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+)
+
+// TestMergeSharedLibDifferential: a program whose code is partly in an
+// instrumented shared library (gen-extra.sh's appso, IR and front-end
+// PGO), profiled the two ways its users do: one LLVM_PROFILE_FILE per run
+// (each module's runtime writes its own profile, one after the other in
+// the file) and %m (one file per module, merged online by the runtime
+// over the runs). Each set, and all of them together, merged by us and by
+// llvm-profdata-N (inputs in sorted order, one thread) must give the same
+// bytes, N = 16, 19, 22. LLVM 16 keeps only the binary ids of a file's
+// last profile, 19 and 22 all of them.
+func TestMergeSharedLibDifferential(t *testing.T) {
+	dir := instrproftest.Extra(t)
+	for _, rel := range instrproftest.Releases {
+		for _, mode := range []string{"ir", "fe"} {
+			base := filepath.Join(dir, fmt.Sprintf("appso-llvm%d-%s", rel, mode))
+			t.Run(filepath.Base(base), func(t *testing.T) {
+				runs := []string{base + "-10.profraw", base + "-3.profraw", base + "-50.profraw"}
+				perModule, err := filepath.Glob(base + "-m-*.profraw")
+				if err != nil || len(perModule) != 2 {
+					t.Fatalf("want the two %%m raws of %s, found %v (%v)", base, perModule, err)
+				}
+				// The fixture is what it claims: a file per run holding
+				// both modules' profiles.
+				data, err := os.ReadFile(runs[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rr RawReader
+				r, err := rr.Parse(runs[0], data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.profiles != 2 || len(r.BinaryIDs) != 2 {
+					t.Fatalf("%s: %d profiles, %d binary ids; want 2 and 2", runs[0], r.profiles, len(r.BinaryIDs))
+				}
+				for _, in := range [][]string{runs[:1], runs, perModule, append(perModule, runs...)} {
+					compareFuncs(t, rel, mergeRaws(t, rel, in...), llvmMerge(t, rel, in...))
+				}
+			})
+		}
+	}
+}
