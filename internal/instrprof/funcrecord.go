@@ -85,11 +85,17 @@ type FuncProfile struct {
 	records   map[string][]*FuncRecord // by name, hashes in first-seen order
 	order     []string                 // names in first-seen order
 	Warnings  []MergeWarning
-	// Traces are the temporal profiling traces kept (at most
-	// TraceReservoirSize), TraceStreamSize how many were seen.
+	// Traces are the temporal profiling traces kept (at most the
+	// reservoir size), TraceStreamSize how many were seen (traces.go).
 	Traces          []TemporalTrace
 	TraceStreamSize uint64
-	layout          *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	// ReservoirSize and MaxTraceLength are llvm-profdata merge's
+	// --temporal-profile-trace-reservoir-size and
+	// --temporal-profile-max-trace-length; 0 means LLVM's default
+	// (TraceReservoirSize, MaxTraceLength).
+	ReservoirSize, MaxTraceLength uint64
+	rng                           *mt19937   // the writer's RNG (traces.go)
+	layout                        *rawLayout // the last raw's, for AddRawData (rawfast.go)
 	// LastProfileBinaryIDs is LLVM 16's raw reader: of a file holding
 	// several profiles one after the other (the modules of a program with
 	// shared libraries writing to one LLVM_PROFILE_FILE), only the last
@@ -243,7 +249,7 @@ func (p *FuncProfile) AddRaw(r *RawProfile, w uint64) {
 	}
 	p.BinaryIDs = append(p.BinaryIDs, ids...)
 	if len(r.Trace) > 0 {
-		p.addTrace(TemporalTrace{Weight: w, NameRefs: r.Trace[:min(len(r.Trace), MaxTraceLength)]})
+		p.addTrace(TemporalTrace{Weight: w, NameRefs: r.Trace[:min(uint64(len(r.Trace)), p.maxTraceLength())]})
 	}
 	for i := range r.Records {
 		p.Add(&r.Records[i], w)
@@ -298,17 +304,6 @@ func sortValues(d *FuncRecord) {
 			}
 		}
 	}
-}
-
-// addTrace is InstrProfWriter::addTemporalProfileTrace for an unsampled
-// source stream. Once the reservoir is full LLVM replaces a random trace;
-// this keeps the first ones instead (deterministic, but then not what
-// llvm-profdata writes).
-func (p *FuncProfile) addTrace(t TemporalTrace) {
-	if p.TraceStreamSize < TraceReservoirSize {
-		p.Traces = append(p.Traces, t)
-	}
-	p.TraceStreamSize++
 }
 
 func cloneRecord(r *FuncRecord) *FuncRecord {
