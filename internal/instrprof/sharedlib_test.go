@@ -1,12 +1,15 @@
 package instrprof
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // TestMergeSharedLibDifferential: a program whose code is partly in an
@@ -45,6 +48,34 @@ func TestMergeSharedLibDifferential(t *testing.T) {
 				}
 				for _, in := range [][]string{runs[:1], runs, perModule, append(perModule, runs...)} {
 					compareFuncs(t, rel, mergeRaws(t, rel, in...), llvmMerge(t, rel, in...))
+				}
+				// show of a file with both modules: binary ids (LLVM 16:
+				// the last profile's only), value targets named from
+				// either module.
+				tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", rel))
+				args := []string{"show", "--binary-ids", "--text", "--all-functions", runs[0]}
+				want, err := exec.Command(tool, args...).Output()
+				if err != nil {
+					t.Fatalf("%s %v: %v", tool, args, err)
+				}
+				var got bytes.Buffer
+				if err := Show(&got, ShowRawInput(r, rel), ShowOptions{LLVMRelease: rel, BinaryIDs: true, Text: true, AllFunctions: true}); err != nil {
+					t.Fatal(err)
+				}
+				if got.String() != string(want) {
+					t.Errorf("show %v differs from llvm-profdata-%d:\nours:\n%s\nllvm:\n%s", args[1:4], rel, got.String(), want)
+				}
+				args[2] = "--ic-targets"
+				want, err = exec.Command(tool, args...).Output()
+				if err != nil {
+					t.Fatalf("%s %v: %v", tool, args, err)
+				}
+				got.Reset()
+				if err := Show(&got, ShowRawInput(r, rel), ShowOptions{LLVMRelease: rel, BinaryIDs: true, ICTargets: true, AllFunctions: true}); err != nil {
+					t.Fatal(err)
+				}
+				if got.String() != string(want) {
+					t.Errorf("show %v differs from llvm-profdata-%d:\nours:\n%s\nllvm:\n%s", args[1:4], rel, got.String(), want)
 				}
 			})
 		}

@@ -260,6 +260,11 @@ Examples:
 	instrFlag(&iopts.MemOPSizes, "Instr: the memory intrinsic sizes of the functions shown", "--memop-sizes")
 	instrFlag(&iopts.BinaryIDs, "Instr: the binary ids", "--binary-ids")
 	instrFlag(&iopts.ShowCS, "Instr: the context-sensitive records of an IR profile", "--showcs")
+	instrFlag(&iopts.Text, "Instr: the functions shown (--all-functions, --function) in llvm-profdata's text format, nothing else", "--text")
+	instrFlag(&iopts.Covered, "Instr: the names of the functions with a nonzero counter, nothing else", "--covered")
+	instrFlag(&iopts.OnlyListBelow, "Instr: list only the functions whose largest counter is below --value-cutoff", "--list-below-cutoff")
+	valueCutoff := 0
+	fs.IntValue(&valueCutoff, "<N>", "Instr: leave out (and count) the functions whose largest counter is below N", "--value-cutoff")
 	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function; instr: functions whose name contains it",
 		Set: func(_, v string) error {
 			so.Function, so.HasFunction = v, true
@@ -308,6 +313,10 @@ Examples:
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
 		iopts.LLVMRelease, iopts.TopN = release, so.TopN
+		if valueCutoff < 0 {
+			return cli.Usagef("--value-cutoff=%d: want a count, 0 or more", valueCutoff)
+		}
+		iopts.ValueCutoff = uint64(valueCutoff)
 		iopts.Function = so.Function
 		return writeOutput(output, stdout, func(w io.Writer) error { return profmerge.ShowInstr(w, pos[0], iopts) })
 	}
