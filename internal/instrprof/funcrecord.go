@@ -298,7 +298,9 @@ const maxValuesPerSite = 255
 func sortValues(d *FuncRecord) {
 	for k := range d.Values {
 		for s, site := range d.Values[k] {
-			slices.SortStableFunc(site, func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) })
+			if byCount := func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) }; !slices.IsSortedFunc(site, byCount) {
+				slices.SortStableFunc(site, byCount) // stable: a sorted site stays as it is
+			}
 			if len(site) > maxValuesPerSite {
 				d.Values[k][s] = site[:maxValuesPerSite:maxValuesPerSite]
 			}
@@ -431,9 +433,13 @@ func pseudoKind(counts []uint64) uint64 {
 // others are inserted as they are (unscaled, as LLVM does).
 func mergeSite(dst, in []ValueData, w uint64) ([]ValueData, bool) {
 	byValue := func(a, b ValueData) int { return cmp.Compare(a.Value, b.Value) }
-	slices.SortStableFunc(dst, byValue)
-	in = slices.Clone(in)
-	slices.SortStableFunc(in, byValue)
+	if !slices.IsSortedFunc(dst, byValue) {
+		slices.SortStableFunc(dst, byValue)
+	}
+	if !slices.IsSortedFunc(in, byValue) {
+		in = slices.Clone(in)
+		slices.SortStableFunc(in, byValue)
+	}
 	over := false
 	i := 0
 	for _, j := range in {
