@@ -30,16 +30,20 @@ type rawLayout struct {
 	// ids, recData and names are the first raw's binary ids, data records
 	// and names, which sameFixed compares.
 	ids, recData, names []byte
-	dataOff             int
-	numData             int
-	recSize             int
-	ptrWords            []int // offsets (in a record) of the words not compared
-	namesOff            int
-	namesEnd            int
-	ctrOff              int
-	ctrSize             int
-	bmOff               int
-	recs                []fastRec
+	// fps and addrs are the first raw's function addresses, by record and
+	// sorted (addrLookup), when records have value data.
+	fps      []uint64
+	addrs    addrMap
+	dataOff  int
+	numData  int
+	recSize  int
+	ptrWords []int // offsets (in a record) of the words not compared
+	namesOff int
+	namesEnd int
+	ctrOff   int
+	ctrSize  int
+	bmOff    int
+	recs     []fastRec
 	// valueRecs are the records with value data, read at valueOff.
 	valueRecs []int
 	valueOff  int
@@ -178,6 +182,13 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		ctrDelta -= uint64(l.recSize)
 		bmDelta -= uint64(l.recSize)
 	}
+	if len(l.valueRecs) > 0 {
+		l.fps = make([]uint64, l.numData)
+		for i := range l.fps {
+			l.fps[i] = le.Uint64(data[l.dataOff+i*l.recSize+l.ptrWords[0]:])
+		}
+		l.addrs = l.funcAddrs(data)
+	}
 	return l
 }
 
@@ -276,6 +287,46 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 	return large, true
 }
 
+// funcAddrs returns the function addresses of data (a raw of layout l),
+// sorted, for indirect-call targets.
+func (l *rawLayout) funcAddrs(data []byte) addrMap {
+	addrs := make(addrMap, 0, l.numData)
+	for i := range l.numData {
+		rec := data[l.dataOff+i*l.recSize:]
+		if fp := le.Uint64(rec[l.ptrWords[0]:]); fp != 0 {
+			addrs = append(addrs, addrRef{fp, le.Uint64(rec)})
+		}
+	}
+	return addrs.sorted()
+}
+
+// addrLookup returns the address → NameRef lookup of data's run. A run of
+// the same binary loaded elsewhere (PIE) has every function moved by the
+// same amount: then the layout's sorted addresses serve, shifted, instead
+// of sorting this run's.
+func (l *rawLayout) addrLookup(data []byte) func(uint64) uint64 {
+	if l.fps == nil {
+		return l.funcAddrs(data).lookup
+	}
+	var delta uint64
+	first := true
+	for i, fp0 := range l.fps {
+		fp := le.Uint64(data[l.dataOff+i*l.recSize+l.ptrWords[0]:])
+		if (fp == 0) != (fp0 == 0) {
+			return l.funcAddrs(data).lookup
+		}
+		if fp == 0 {
+			continue
+		}
+		if first {
+			delta, first = fp-fp0, false
+		} else if fp-fp0 != delta {
+			return l.funcAddrs(data).lookup
+		}
+	}
+	return func(a uint64) uint64 { return l.addrs.lookup(a - delta) }
+}
+
 // readValues decodes the value data of data, a raw of layout l, for
 // l.valueRecs; ok is false if it does not decode or anything but zero
 // padding follows it (then the record-by-record path reports or handles
@@ -284,15 +335,7 @@ func (l *rawLayout) readValues(data []byte) ([]FuncRecord, bool) {
 	if len(l.valueRecs) == 0 {
 		return nil, true
 	}
-	// This run's function addresses, for indirect-call targets.
-	addrs := make(addrMap, 0, l.numData)
-	for i := range l.numData {
-		rec := data[l.dataOff+i*l.recSize:]
-		if fp := le.Uint64(rec[l.ptrWords[0]:]); fp != 0 {
-			addrs = append(addrs, addrRef{fp, le.Uint64(rec)})
-		}
-	}
-	lookup := addrs.sorted().lookup
+	lookup := l.addrLookup(data)
 	none := func(uint64) uint64 { return 0 } // no vtables in fast layouts
 	vc := decode.NewCursor("instrprof", "", "value profile data", data, l.valueOff)
 	out := make([]FuncRecord, len(l.valueRecs))
