@@ -6,15 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-// TestMergeSharedLibDifferential: a program whose code is partly in an
-// instrumented shared library (gen-extra.sh's appso, IR and front-end
-// PGO), profiled the two ways its users do: one LLVM_PROFILE_FILE per run
+// TestMergeSharedLibDifferential: programs whose code is partly in an
+// instrumented shared library (gen-extra.sh's appso in C, appsoxx in C++
+// with virtual calls into the library; IR and front-end PGO), profiled the two ways its users do: one LLVM_PROFILE_FILE per run
 // (each module's runtime writes its own profile, one after the other in
 // the file) and %m (one file per module, merged online by the runtime
 // over the runs). Each set, and all of them together, merged by us and by
@@ -24,8 +25,9 @@ import (
 func TestMergeSharedLibDifferential(t *testing.T) {
 	dir := instrproftest.Extra(t)
 	for _, rel := range instrproftest.Releases {
-		for _, mode := range []string{"ir", "fe"} {
-			base := filepath.Join(dir, fmt.Sprintf("appso-llvm%d-%s", rel, mode))
+		for _, pm := range []string{"appso/ir", "appso/fe", "appsoxx/ir", "appsoxx/fe"} {
+			prog, mode, _ := strings.Cut(pm, "/")
+			base := filepath.Join(dir, fmt.Sprintf("%s-llvm%d-%s", prog, rel, mode))
 			t.Run(filepath.Base(base), func(t *testing.T) {
 				runs := []string{base + "-10.profraw", base + "-3.profraw", base + "-50.profraw"}
 				perModule, err := filepath.Glob(base + "-m-*.profraw")

@@ -53,10 +53,14 @@ func TestInstrProfileUseIR(t *testing.T) {
 			{dir, "app-fe", runs("app-llvm" + n + "-fe"), "", []string{"app.c", "lib.c"}, nil, counted},
 			{dir, "app-cs", append(runs("app-llvm"+n+"-cs"), runs("app-llvm"+n+"-ir")...), "", []string{"app.c", "lib.c"}, nil,
 				append([]string{`"VP", i32 1,`}, counted...)},
-			// gen-extra.sh's program with a shared library, per-run raws
-			// (both modules in each) and %m ones (a module each).
+			// gen-extra.sh's programs with a shared library (C, C++),
+			// per-run raws (both modules in each) and %m ones (a module
+			// each).
 			{extra, "appso-ir", append(runs("appso-llvm"+n+"-ir"), globRaws(t, extra, "appso-llvm"+n+"-ir-m-*.profraw")...), "",
 				[]string{"so.c", "appso.c"}, noICP, append([]string{`"VP", i32 0,`}, counted...)},
+			{extra, "appsoxx-ir", append(runs("appsoxx-llvm"+n+"-ir"), globRaws(t, extra, "appsoxx-llvm"+n+"-ir-m-*.profraw")...), "",
+				[]string{"appsoxx.cc", "soxx.cc"}, noICP, counted},
+			{extra, "appsoxx-fe", runs("appsoxx-llvm" + n + "-fe"), "", []string{"soxx.cc", "appsoxx.cc"}, nil, counted},
 		}
 		if rel >= 19 {
 			// gen.sh's PGO+MemProf binary: its two raws make one file.

@@ -8,19 +8,20 @@
 # LLVM defaults to "16 19 22" (a missing clang-N is skipped with a message).
 # For each release N and MODE ir (-fprofile-generate) and fe
 # (-fprofile-instr-generate), both the executable and the library
-# instrumented:
+# instrumented, PROG appso (C: so.c, appso.c) and appsoxx (C++: soxx.cc,
+# appsoxx.cc):
 #
 #   libso-llvmN-MODE.so          so.c, -shared -fPIC (the profile runtime is
-#                                linked into it too: each module has its own)
+#   libsoxx-llvmN-MODE.so        linked into it too: each module has its own)
 #   appso-llvmN-MODE             appso.c, linked with the library (rpath
-#                                $ORIGIN)
-#   appso-llvmN-MODE-I.profraw   one run with argument I, for I in 3 10 50,
+#   appsoxx-llvmN-MODE           $ORIGIN)
+#   PROG-llvmN-MODE-I.profraw    one run with argument I, for I in 3 10 50,
 #                                LLVM_PROFILE_FILE=that name: the runtime of
 #                                each module writes its own raw profile, the
 #                                second appended to the first, so the file
 #                                holds two profiles one after the other
-#   appso-llvmN-MODE-m-SIG_0.profraw  the three runs again with
-#                                LLVM_PROFILE_FILE=appso-llvmN-MODE-m-%m.profraw:
+#   PROG-llvmN-MODE-m-SIG_0.profraw  the three runs again with
+#                                LLVM_PROFILE_FILE=PROG-llvmN-MODE-m-%m.profraw:
 #                                %m names one file per module (SIG, the
 #                                module's signature) and turns on the
 #                                runtime's online merging, so each file holds
@@ -59,19 +60,22 @@ for v in $versions; do
       ir) flags=(-fprofile-generate) ;;
       fe) flags=(-fprofile-instr-generate) ;;
     esac
-    base=$out/appso-llvm$v-$mode
-    "clang-$v" "${common[@]}" "${flags[@]}" -fPIC -shared "$src/so.c" -o "$out/libso-llvm$v-$mode.so"
-    "clang-$v" "${common[@]}" "${flags[@]}" "$src/appso.c" "$out/libso-llvm$v-$mode.so" \
-      -Wl,-rpath,'$ORIGIN' -o "$base"
-    for i in 3 10 50; do
-      LLVM_PROFILE_FILE=$base-$i.profraw "$base" "$i" >/dev/null
-      LLVM_PROFILE_FILE=$base-m-%m.profraw "$base" "$i" >/dev/null
+    for prog in "appso clang-$v so.c appso.c" "appsoxx clang++-$v soxx.cc appsoxx.cc"; do
+      read -r name cc lib exe <<<"$prog"
+      base=$out/$name-llvm$v-$mode
+      solib=$out/lib${name#app}-llvm$v-$mode.so
+      "$cc" "${common[@]}" "${flags[@]}" -fPIC -shared "$src/$lib" -o "$solib"
+      "$cc" "${common[@]}" "${flags[@]}" "$src/$exe" "$solib" -Wl,-rpath,'$ORIGIN' -o "$base"
+      for i in 3 10 50; do
+        LLVM_PROFILE_FILE=$base-$i.profraw "$base" "$i" >/dev/null
+        LLVM_PROFILE_FILE=$base-m-%m.profraw "$base" "$i" >/dev/null
+      done
+      n=$(ls "$base"-m-*.profraw | wc -l)
+      if [ ! -s "$base-3.profraw" ] || [ "$n" -ne 2 ]; then
+        echo "gen-extra.sh: $base: want a raw per run and two %m raws, found $n" >&2
+        exit 1
+      fi
     done
-    n=$(ls "$base"-m-*.profraw | wc -l)
-    if [ ! -s "$base-3.profraw" ] || [ "$n" -ne 2 ]; then
-      echo "gen-extra.sh: $base: want a raw per run and two %m raws, found $n" >&2
-      exit 1
-    fi
   done
   if [ "$v" -ge 19 ]; then
     bin=$out/order-llvm$v-temporal

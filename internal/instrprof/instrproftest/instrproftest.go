@@ -70,10 +70,10 @@ func Fixture(t testing.TB, name string, releases ...int) string {
 }
 
 // Extra returns the directory testdata/instrprof/gen-extra.sh filled for
-// the given LLVM releases (default Releases): the shared-library program
-// appso and the temporal program order (see gen-extra.sh for its files),
+// the given LLVM releases (default Releases): the shared-library programs
+// appso (C) and appsoxx (C++) and the temporal program order (see gen-extra.sh for its files),
 // built through testenv.Cached as Fixtures are.
 func Extra(t testing.TB, releases ...int) string {
 	t.Helper()
-	return build(t, "instrprof-extra", []string{"gen-extra.sh", "appso.c", "so.c", "order.c"}, nil, false, releases)
+	return build(t, "instrprof-extra", []string{"gen-extra.sh", "appso.c", "so.c", "appsoxx.cc", "soxx.cc", "order.c"}, nil, true, releases)
 }
