@@ -139,27 +139,13 @@ func (p *FuncProfile) AddIndexed(f *File, w uint64) {
 	var traces []TemporalTrace
 	for _, t := range f.Traces {
 		if len(t.NameRefs) > 0 {
-			traces = append(traces, TemporalTrace{Weight: w, NameRefs: t.NameRefs[:min(len(t.NameRefs), MaxTraceLength)]})
+			traces = append(traces, TemporalTrace{Weight: w, NameRefs: t.NameRefs[:min(uint64(len(t.NameRefs)), p.maxTraceLength())]})
 		}
 	}
 	p.addTraces(traces, f.TraceStreamSize)
 	p.layout = nil // the next raw takes the record path first
 	for i := range f.Funcs {
 		p.Add(&f.Funcs[i], w)
-	}
-}
-
-// addTraces is InstrProfWriter::addTemporalProfileTraces. A source that
-// was not sampled (stream size at most the reservoir size) adds its
-// traces one by one, as LLVM does; for a sampled one LLVM picks random
-// slots, this keeps the first traces and counts the stream (deterministic,
-// not LLVM's bytes).
-func (p *FuncProfile) addTraces(src []TemporalTrace, srcStream uint64) {
-	for _, t := range src {
-		p.addTrace(t)
-	}
-	if srcStream > uint64(len(src)) && srcStream > TraceReservoirSize {
-		p.TraceStreamSize += srcStream - uint64(len(src))
 	}
 }
 

@@ -85,11 +85,22 @@ type FuncProfile struct {
 	records   map[string][]*FuncRecord // by name, hashes in first-seen order
 	order     []string                 // names in first-seen order
 	Warnings  []MergeWarning
-	// Traces are the temporal profiling traces kept (at most
-	// TraceReservoirSize), TraceStreamSize how many were seen.
+	// Traces are the temporal profiling traces kept (at most the
+	// reservoir size), TraceStreamSize how many were seen (traces.go).
 	Traces          []TemporalTrace
 	TraceStreamSize uint64
-	layout          *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	// ReservoirSize and MaxTraceLength are llvm-profdata merge's
+	// --temporal-profile-trace-reservoir-size and
+	// --temporal-profile-max-trace-length; 0 means LLVM's default
+	// (TraceReservoirSize, MaxTraceLength).
+	ReservoirSize, MaxTraceLength uint64
+	rng                           *mt19937   // the writer's RNG (traces.go)
+	layout                        *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	// LastProfileBinaryIDs is LLVM 16's raw reader: of a file holding
+	// several profiles one after the other (the modules of a program with
+	// shared libraries writing to one LLVM_PROFILE_FILE), only the last
+	// profile's binary ids are kept; LLVM 19 and later keep all.
+	LastProfileBinaryIDs bool
 	// Sparse is llvm-profdata's --sparse: names none of whose records has
 	// a nonzero counter or bitmap byte are not written.
 	Sparse bool
@@ -232,9 +243,13 @@ func (p *FuncProfile) stringMapOrder() []string {
 // loads one input: its variant flags, binary ids and every record.
 func (p *FuncProfile) AddRaw(r *RawProfile, w uint64) {
 	p.Variant |= r.Variant & variantKindMask
-	p.BinaryIDs = append(p.BinaryIDs, r.BinaryIDs...)
+	ids := r.BinaryIDs
+	if p.LastProfileBinaryIDs {
+		ids = ids[r.LastIDs:]
+	}
+	p.BinaryIDs = append(p.BinaryIDs, ids...)
 	if len(r.Trace) > 0 {
-		p.addTrace(TemporalTrace{Weight: w, NameRefs: r.Trace[:min(len(r.Trace), MaxTraceLength)]})
+		p.addTrace(TemporalTrace{Weight: w, NameRefs: r.Trace[:min(uint64(len(r.Trace)), p.maxTraceLength())]})
 	}
 	for i := range r.Records {
 		p.Add(&r.Records[i], w)
@@ -283,23 +298,14 @@ const maxValuesPerSite = 255
 func sortValues(d *FuncRecord) {
 	for k := range d.Values {
 		for s, site := range d.Values[k] {
-			slices.SortStableFunc(site, func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) })
+			if byCount := func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) }; !slices.IsSortedFunc(site, byCount) {
+				slices.SortStableFunc(site, byCount) // stable: a sorted site stays as it is
+			}
 			if len(site) > maxValuesPerSite {
 				d.Values[k][s] = site[:maxValuesPerSite:maxValuesPerSite]
 			}
 		}
 	}
-}
-
-// addTrace is InstrProfWriter::addTemporalProfileTrace for an unsampled
-// source stream. Once the reservoir is full LLVM replaces a random trace;
-// this keeps the first ones instead (deterministic, but then not what
-// llvm-profdata writes).
-func (p *FuncProfile) addTrace(t TemporalTrace) {
-	if p.TraceStreamSize < TraceReservoirSize {
-		p.Traces = append(p.Traces, t)
-	}
-	p.TraceStreamSize++
 }
 
 func cloneRecord(r *FuncRecord) *FuncRecord {
@@ -427,9 +433,13 @@ func pseudoKind(counts []uint64) uint64 {
 // others are inserted as they are (unscaled, as LLVM does).
 func mergeSite(dst, in []ValueData, w uint64) ([]ValueData, bool) {
 	byValue := func(a, b ValueData) int { return cmp.Compare(a.Value, b.Value) }
-	slices.SortStableFunc(dst, byValue)
-	in = slices.Clone(in)
-	slices.SortStableFunc(in, byValue)
+	if !slices.IsSortedFunc(dst, byValue) {
+		slices.SortStableFunc(dst, byValue)
+	}
+	if !slices.IsSortedFunc(in, byValue) {
+		in = slices.Clone(in)
+		slices.SortStableFunc(in, byValue)
+	}
 	over := false
 	i := 0
 	for _, j := range in {

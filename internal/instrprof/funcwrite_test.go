@@ -23,6 +23,7 @@ func mergeRaws(t *testing.T, release int, paths ...string) []byte {
 func mergeWeighted(t *testing.T, release int, paths []string, weights []uint64) []byte {
 	t.Helper()
 	f := NewFuncProfile()
+	f.LastProfileBinaryIDs = release < 19
 	var rr RawReader
 	for i, p := range paths {
 		data, err := os.ReadFile(p)

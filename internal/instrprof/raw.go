@@ -56,9 +56,12 @@ const (
 
 // RawProfile is a decoded .profraw file (all its profiles).
 type RawProfile struct {
-	Version   int    // raw format version (low 32 bits of the version field)
-	Variant   uint64 // the version field's flag bits (Variant*)
+	Version int    // raw format version (low 32 bits of the version field)
+	Variant uint64 // the version field's flag bits (Variant*)
+	// BinaryIDs are the binary ids of all the file's profiles, those of
+	// the last one from LastIDs on.
 	BinaryIDs [][]byte
+	LastIDs   int
 	// Records are the data records in file order, names resolved, counts
 	// decoded (single-byte coverage: 1 covered, 0 not), ICall targets
 	// mapped from addresses to name MD5s (0 for an address no record has).
@@ -324,6 +327,7 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 	abs := func(o uint64) int { return off + int(o) }
 
 	// Binary ids.
+	p.LastIDs = len(p.BinaryIDs)
 	bc := decode.NewCursor("instrprof", name, "binary ids", data[:abs(dataOff)], abs(binIDs))
 	bc.SetBigEndian(c.BigEndian())
 	for bc.Remaining() > 0 {

@@ -2,6 +2,7 @@ package instrprof
 
 import (
 	"bytes"
+	"math/bits"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
@@ -23,9 +24,16 @@ type rawLayout struct {
 	// masked are the header words that hold addresses of this run:
 	// NamesDelta, and BitmapDelta when there are no bitmaps (with bitmaps
 	// it is relative, and compared).
-	masked   []int
-	hdrSize  int
-	fixed    []byte // binary ids, data records' fixed words, names
+	masked  []int
+	hdrSize int
+	fixed   []byte // binary ids, data records' fixed words, names
+	// ids, recData and names are the first raw's binary ids, data records
+	// and names, which sameFixed compares.
+	ids, recData, names []byte
+	// fps and addrs are the first raw's function addresses, by record and
+	// sorted (addrLookup), when records have value data.
+	fps      []uint64
+	addrs    addrMap
 	dataOff  int
 	numData  int
 	recSize  int
@@ -71,6 +79,30 @@ func (l *rawLayout) fastKey(data []byte, buf []byte) []byte {
 	return append(buf, data[l.namesOff:l.namesEnd]...)
 }
 
+// sameFixed reports whether data's fastKey equals l.fixed. Data records
+// are compared a word at a time against the first raw's, skipping the
+// pointer words (fastKey's copy of every raw, then bytes.Equal per record
+// segment, were a fifth of the fold's time).
+func (l *rawLayout) sameFixed(data []byte) bool {
+	if l.recSize%8 != 0 {
+		return bytes.Equal(l.fastKey(data, nil), l.fixed)
+	}
+	if !bytes.Equal(data[l.hdrSize:l.dataOff], l.ids) || !bytes.Equal(data[l.namesOff:l.namesEnd], l.names) {
+		return false
+	}
+	recs := data[l.dataOff : l.dataOff+l.numData*l.recSize]
+	p0, p1 := l.ptrWords[0], l.ptrWords[1]
+	for off := 0; off < len(recs); off += l.recSize {
+		a, b := recs[off:off+l.recSize], l.recData[off:off+l.recSize]
+		for w := 0; w < l.recSize; w += 8 {
+			if w != p0 && w != p1 && le.Uint64(a[w:]) != le.Uint64(b[w:]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // newRawLayout returns the layout of data, which decoded as r (one
 // profile) and was just added to p, or nil if the fast path cannot take
 // raws like it.
@@ -102,7 +134,13 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 	if h.version32() >= 9 {
 		l.ptrWords = []int{32, 40}
 	}
-	l.fixed = l.fastKey(data, nil)
+	if l.recSize%8 != 0 {
+		l.fixed = l.fastKey(data, nil)
+	} else {
+		l.ids = bytes.Clone(data[l.hdrSize:l.dataOff])
+		l.recData = bytes.Clone(data[l.dataOff : l.dataOff+l.numData*l.recSize])
+		l.names = bytes.Clone(data[l.namesOff:l.namesEnd])
+	}
 	if len(r.Records) != l.numData {
 		return nil
 	}
@@ -113,6 +151,12 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		dst := p.find(rr.Name, rr.Hash)
 		if dst == nil || len(dst.Counts) != len(rr.Counts) || len(dst.Bitmap) != len(rr.Bitmap) {
 			return nil // a mismatch: every fold of this layout warns
+		}
+		if pseudoKind(dst.Counts) != 0 {
+			// Pseudo counts take the record-by-record path. Adding never
+			// makes a record pseudo (counters saturate below), and the
+			// layout is rebuilt after any other fold.
+			return nil
 		}
 		for k := range dst.Values {
 			if len(dst.Values[k]) != len(rr.Values[k]) {
@@ -138,6 +182,13 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		ctrDelta -= uint64(l.recSize)
 		bmDelta -= uint64(l.recSize)
 	}
+	if len(l.valueRecs) > 0 {
+		l.fps = make([]uint64, l.numData)
+		for i := range l.fps {
+			l.fps[i] = le.Uint64(data[l.dataOff+i*l.recSize+l.ptrWords[0]:])
+		}
+		l.addrs = l.funcAddrs(data)
+	}
 	return l
 }
 
@@ -160,8 +211,7 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 	if *scratch = l.maskedHeader(data, *scratch); !bytes.Equal(*scratch, l.header) {
 		return nil, false
 	}
-	*scratch = l.fastKey(data, *scratch)
-	if !bytes.Equal(*scratch, l.fixed) {
+	if !l.sameFixed(data) {
 		return nil, false
 	}
 	values, ok := l.readValues(data)
@@ -169,9 +219,11 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 		return nil, false
 	}
 	// Pseudo counts take the record-by-record path.
-	for _, fr := range l.recs {
-		if pseudoKind(fr.dst.Counts) != 0 || (l.ctrSize == 8 && le.Uint64(data[fr.ctr:]) >= ^uint64(0)-1) {
-			return nil, false
+	if l.ctrSize == 8 {
+		for _, fr := range l.recs {
+			if le.Uint64(data[fr.ctr:]) >= ^uint64(0)-1 {
+				return nil, false
+			}
 		}
 	}
 	for _, fr := range l.recs {
@@ -186,6 +238,27 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 			}
 		} else {
 			ctr := data[fr.ctr : fr.ctr+8*len(d.Counts)]
+			if w == 1 {
+				// Weight 1: a plain saturating add.
+				for j := range d.Counts {
+					c := le.Uint64(ctr[8*j:])
+					if c > 1<<56 {
+						large = append(large, c)
+					}
+					v, carry := bits.Add64(c, d.Counts[j], 0)
+					if carry != 0 || v > maxCount {
+						v, over = maxCount, true
+					}
+					d.Counts[j] = v
+				}
+				if over {
+					p.warn(d, "counter overflow")
+				}
+				for j, b := range data[fr.bm : fr.bm+len(d.Bitmap)] {
+					d.Bitmap[j] |= b
+				}
+				continue
+			}
 			for j := range d.Counts {
 				c := le.Uint64(ctr[8*j:])
 				if c > 1<<56 {
@@ -214,6 +287,46 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 	return large, true
 }
 
+// funcAddrs returns the function addresses of data (a raw of layout l),
+// sorted, for indirect-call targets.
+func (l *rawLayout) funcAddrs(data []byte) addrMap {
+	addrs := make(addrMap, 0, l.numData)
+	for i := range l.numData {
+		rec := data[l.dataOff+i*l.recSize:]
+		if fp := le.Uint64(rec[l.ptrWords[0]:]); fp != 0 {
+			addrs = append(addrs, addrRef{fp, le.Uint64(rec)})
+		}
+	}
+	return addrs.sorted()
+}
+
+// addrLookup returns the address → NameRef lookup of data's run. A run of
+// the same binary loaded elsewhere (PIE) has every function moved by the
+// same amount: then the layout's sorted addresses serve, shifted, instead
+// of sorting this run's.
+func (l *rawLayout) addrLookup(data []byte) func(uint64) uint64 {
+	if l.fps == nil {
+		return l.funcAddrs(data).lookup
+	}
+	var delta uint64
+	first := true
+	for i, fp0 := range l.fps {
+		fp := le.Uint64(data[l.dataOff+i*l.recSize+l.ptrWords[0]:])
+		if (fp == 0) != (fp0 == 0) {
+			return l.funcAddrs(data).lookup
+		}
+		if fp == 0 {
+			continue
+		}
+		if first {
+			delta, first = fp-fp0, false
+		} else if fp-fp0 != delta {
+			return l.funcAddrs(data).lookup
+		}
+	}
+	return func(a uint64) uint64 { return l.addrs.lookup(a - delta) }
+}
+
 // readValues decodes the value data of data, a raw of layout l, for
 // l.valueRecs; ok is false if it does not decode or anything but zero
 // padding follows it (then the record-by-record path reports or handles
@@ -222,15 +335,7 @@ func (l *rawLayout) readValues(data []byte) ([]FuncRecord, bool) {
 	if len(l.valueRecs) == 0 {
 		return nil, true
 	}
-	// This run's function addresses, for indirect-call targets.
-	addrs := make(addrMap, 0, l.numData)
-	for i := range l.numData {
-		rec := data[l.dataOff+i*l.recSize:]
-		if fp := le.Uint64(rec[l.ptrWords[0]:]); fp != 0 {
-			addrs = append(addrs, addrRef{fp, le.Uint64(rec)})
-		}
-	}
-	lookup := addrs.sorted().lookup
+	lookup := l.addrLookup(data)
 	none := func(uint64) uint64 { return 0 } // no vtables in fast layouts
 	vc := decode.NewCursor("instrprof", "", "value profile data", data, l.valueOff)
 	out := make([]FuncRecord, len(l.valueRecs))

@@ -24,6 +24,18 @@ type ShowOptions struct {
 	BinaryIDs       bool   // --binary-ids
 	TopN            int    // --topn
 	ShowCS          bool   // --showcs: the context-sensitive records of an IR profile
+	// Text is --text: the functions shown in llvm-profdata's text format
+	// (writeRecordInText), nothing else.
+	Text bool
+	// Covered is --covered: the names of the functions with a nonzero
+	// counter, nothing else.
+	Covered bool
+	// ValueCutoff is --value-cutoff: functions whose largest counter is
+	// below it are neither shown nor in --topn, and counted.
+	ValueCutoff uint64
+	// OnlyListBelow is --list-below-cutoff: list only the functions below
+	// the cutoff, with their largest counter and sum.
+	OnlyListBelow bool
 }
 
 // ShowInput is what show reads from a profile: its records in the order
@@ -37,9 +49,20 @@ type ShowInput struct {
 	Names     []string // the symbol table: every function name the file has
 }
 
-// ShowRawInput returns what show reads from a raw profile.
-func ShowRawInput(r *RawProfile) ShowInput {
-	return ShowInput{Records: r.Records, Variant: r.Variant, BinaryIDs: r.BinaryIDs, Names: r.Names}
+// ShowRawInput returns what show of the LLVM release reads from a raw
+// profile: LLVM 16 only the binary ids of a file's last profile (see
+// FuncProfile.LastProfileBinaryIDs); the names are the functions' and
+// the vtables' (raw v10), which --text names value targets by.
+func ShowRawInput(r *RawProfile, release int) ShowInput {
+	ids := r.BinaryIDs
+	if release < 19 {
+		ids = ids[r.LastIDs:]
+	}
+	names := r.Names
+	if len(r.VTableNames) > 0 {
+		names = append(slices.Clip(names), r.VTableNames...)
+	}
+	return ShowInput{Records: r.Records, Variant: r.Variant, BinaryIDs: ids, Names: names}
 }
 
 // ShowIndexedInput returns what show reads from an indexed profile read by
@@ -71,18 +94,34 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	}
 	var sb summaryBuilder
 	var stats [NumValueKinds]valueStats
-	shown := 0
+	shown, below := 0, uint64(0)
 	top := newHotHeap(o.LLVMRelease >= 20)
+	if !o.Text && o.OnlyListBelow {
+		fmt.Fprintf(w, "The list of functions with the maximum counter less than %d:\n", o.ValueCutoff)
+	}
+	if o.Text && isIR {
+		w.WriteString(":ir\n")
+	}
 	for i := range in.Records {
 		r := &in.Records[i]
 		if isIR && (r.Hash>>60&1 != 0) != o.ShowCS {
 			continue
 		}
 		show := o.AllFunctions || (o.Function != "" && strings.Contains(r.Name, o.Function))
+		if show && o.Text {
+			writeRecordText(w, r, names)
+			continue
+		}
 		if len(r.Counts) == 0 {
 			continue
 		}
 		sb.addRecord(r.Counts)
+		if o.Covered {
+			if slices.ContainsFunc(r.Counts, func(c uint64) bool { return c != 0 }) {
+				w.WriteString(r.Name + "\n")
+			}
+			continue
+		}
 		if pk := pseudoKind(r.Counts); pk != 0 {
 			if show {
 				if shown == 0 {
@@ -97,9 +136,19 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 			}
 			continue
 		}
-		var fmax uint64
+		var fmax, fsum uint64
 		for _, c := range r.Counts {
 			fmax = max(fmax, c)
+			fsum += c
+		}
+		if fmax < o.ValueCutoff {
+			below++
+			if o.OnlyListBelow {
+				fmt.Fprintf(w, "  %s: (Max = %d Sum = %d)\n", r.Name, fmax, fsum)
+			}
+			continue
+		} else if o.OnlyListBelow {
+			continue
 		}
 		if o.TopN > 0 {
 			top.offer(r.Name, fmax, o.TopN)
@@ -145,6 +194,9 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 			showSites(w, r.Values[IPVKMemOPSize], &stats[IPVKMemOPSize], nil)
 		}
 	}
+	if o.Text || o.Covered {
+		return w.Flush()
+	}
 	fields, entries := sb.result()
 	if isIR {
 		fmt.Fprintf(w, "Instrumentation level: IR  entry_first = %d", in.Variant>>58&1)
@@ -159,6 +211,15 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 		fmt.Fprintf(w, "Functions shown: %d\n", shown)
 	}
 	fmt.Fprintf(w, "Total functions: %d\n", fields[0])
+	cutoffCounts := func() {
+		if o.ValueCutoff > 0 {
+			fmt.Fprintf(w, "Number of functions with maximum count (< %d): %d\n", o.ValueCutoff, below)
+			fmt.Fprintf(w, "Number of functions with maximum count (>= %d): %d\n", o.ValueCutoff, fields[0]-below)
+		}
+	}
+	if o.LLVMRelease < 20 {
+		cutoffCounts() // before 20 right after the function count
+	}
 	fmt.Fprintf(w, "Maximum function count: %d\n", fields[2])
 	fmt.Fprintf(w, "Maximum internal block count: %d\n", fields[4])
 	totals := func() {
@@ -167,6 +228,7 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	}
 	if o.LLVMRelease >= 20 {
 		totals()
+		cutoffCounts()
 	}
 	if o.TopN > 0 {
 		fmt.Fprintf(w, "Top %d functions with the largest internal block counts: \n", o.TopN)
@@ -204,6 +266,60 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 		}
 	}
 	return w.Flush()
+}
+
+// valueKindNames are InstrProfData.inc's value kinds, as --text names
+// them.
+var valueKindNames = [NumValueKinds]string{"IPVK_IndirectCallTarget", "IPVK_MemOPSize", "IPVK_VTableTarget"}
+
+// writeRecordText is InstrProfWriter::writeRecordInText: the record's
+// name, hash, counters, bitmap bytes and value sites, indirect-call and
+// vtable targets by name ("** External Symbol **" for a NameRef the
+// profile does not name).
+func writeRecordText(w *bufio.Writer, r *FuncRecord, names map[uint64]string) {
+	fmt.Fprintf(w, "%s\n# Func Hash:\n%d\n# Num Counters:\n%d\n# Counter Values:\n", r.Name, r.Hash, len(r.Counts))
+	for _, c := range r.Counts {
+		fmt.Fprintf(w, "%d\n", c)
+	}
+	if len(r.Bitmap) > 0 {
+		fmt.Fprintf(w, "# Num Bitmap Bytes:\n$%d\n# Bitmap Byte Values:\n", len(r.Bitmap))
+		for _, b := range r.Bitmap {
+			fmt.Fprintf(w, "0x%x\n", b)
+		}
+		w.WriteString("\n")
+	}
+	kinds := 0
+	for k := range r.Values {
+		if len(r.Values[k]) > 0 {
+			kinds++
+		}
+	}
+	if kinds == 0 {
+		w.WriteString("\n")
+		return
+	}
+	fmt.Fprintf(w, "# Num Value Kinds:\n%d\n", kinds)
+	for k, sites := range r.Values {
+		if len(sites) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "# ValueKind = %s:\n%d\n# NumValueSites:\n%d\n", valueKindNames[k], k, len(sites))
+		for _, vs := range sites {
+			fmt.Fprintf(w, "%d\n", len(vs))
+			for _, v := range vs {
+				if k == IPVKMemOPSize {
+					fmt.Fprintf(w, "%d:%d\n", v.Value, v.Count)
+					continue
+				}
+				name, ok := names[v.Value]
+				if !ok {
+					name = "** External Symbol **"
+				}
+				fmt.Fprintf(w, "%s:%d\n", name, v.Count)
+			}
+		}
+	}
+	w.WriteString("\n")
 }
 
 // showSites is traverseAllValueSites: every value of every site, with its

@@ -22,6 +22,11 @@ type Config struct {
 	// MergeContexts is --memprof-merge-contexts (Options.MergeContexts).
 	MergeContexts bool
 	Sparse        bool // --sparse (instrumentation profiles)
+	// TraceReservoirSize and MaxTraceLength are
+	// --temporal-profile-trace-reservoir-size and
+	// --temporal-profile-max-trace-length (0: LLVM's defaults, 100 and
+	// 10000).
+	TraceReservoirSize, MaxTraceLength int
 	// Paths are the positional inputs (weight 1), Weighted the
 	// --weighted-input values ("W,FILE") and InputFiles the --input-files
 	// list.
@@ -95,7 +100,12 @@ func (c *Config) Options() (Options, error) {
 	if c.BuildIDOutput != "" && c.ProfiledBinary == "" {
 		return Options{}, cli.Usagef("--build-id-output needs --profiled-binary")
 	}
+	if c.TraceReservoirSize < 0 || c.MaxTraceLength < 0 {
+		return Options{}, cli.Usagef("--temporal-profile-trace-reservoir-size and --temporal-profile-max-trace-length take a positive number")
+	}
 	return Options{
+		TraceReservoirSize:   uint64(c.TraceReservoirSize),
+		MaxTraceLength:       uint64(c.MaxTraceLength),
 		Inputs:               inputs,
 		Output:               c.Output,
 		ProfiledBinary:       c.ProfiledBinary,

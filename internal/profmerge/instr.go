@@ -82,6 +82,10 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 		done[k] = make(chan result, 1)
 	}
 	window := make(chan struct{}, jobs+1)
+	// Buffers of folded raws are read into again (raws do not keep their
+	// data: the fold copies what it keeps), so the inputs cost no garbage
+	// and memory stays at the jobs+1 buffers in flight.
+	free := make(chan []byte, jobs+1)
 	var next sync.Mutex
 	nextK := 0
 	for range min(jobs, len(instrIdx)) {
@@ -96,7 +100,12 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 					<-window
 					return
 				}
-				data, err := os.ReadFile(inputs[instrIdx[k]].Path)
+				var buf []byte
+				select {
+				case buf = <-free:
+				default:
+				}
+				data, err := readInto(inputs[instrIdx[k]].Path, buf)
 				done[k] <- result{data, err}
 			}
 		}()
@@ -116,6 +125,8 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 
 	funcs := instrprof.NewFuncProfile()
 	funcs.Sparse = opts.Sparse
+	funcs.LastProfileBinaryIDs = opts.Write.LLVMRelease < 19
+	funcs.ReservoirSize, funcs.MaxTraceLength = opts.TraceReservoirSize, opts.MaxTraceLength
 	var rr instrprof.RawReader
 	var bad []error
 	reports := make([]instrReport, len(instrIdx))
@@ -159,6 +170,10 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 		// path (instrprof.FuncProfile.AddRawData); the others (and files
 		// of no known format: a bad magic) are decoded here.
 		raw, err := funcs.AddRawData(&rr, path, res.data, inputs[i].Weight)
+		select {
+		case free <- res.data:
+		default:
+		}
 		if err != nil {
 			fail(err)
 			continue
@@ -211,6 +226,43 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	}
 	report(opts, reports, len(inputs))
 	return nil
+}
+
+// readInto reads the file at path into buf (grown as needed) and returns
+// its contents.
+func readInto(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	// One byte more than the size tells a file that grew; ReadFull past
+	// what is there is fine (io.ErrUnexpectedEOF).
+	n := int(st.Size()) + 1
+	if !st.Mode().IsRegular() || st.Size() <= 0 || int64(n) <= 0 {
+		return os.ReadFile(path)
+	}
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	got, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		return buf[:got], nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	// Larger than its size said: read it whole.
+	rest, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, rest...), nil
 }
 
 // instrReport is what one instrumented input lost in the merge.
@@ -329,7 +381,7 @@ func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
 		if err != nil {
 			return err
 		}
-		return instrprof.Show(w, instrprof.ShowRawInput(r), o)
+		return instrprof.Show(w, instrprof.ShowRawInput(r, o.LLVMRelease), o)
 	}
 	if Detect(data) != KindIndexed {
 		return fmt.Errorf("%s: not an instrumentation profile (.profraw or indexed)", path)

@@ -66,6 +66,9 @@ type Options struct {
 
 	// Sparse is --sparse: function records without counts are left out.
 	Sparse bool
+	// TraceReservoirSize and MaxTraceLength bound the temporal profiling
+	// traces kept (instrprof.FuncProfile; 0: LLVM's defaults).
+	TraceReservoirSize, MaxTraceLength uint64
 	// funcs are function records merged from .profraw inputs (instr.go),
 	// written beside the MemProf data.
 	funcs *instrprof.FuncProfile

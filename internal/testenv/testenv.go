@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // InCI reports whether missing tools must fail tests (CI=true).
@@ -142,8 +143,23 @@ func buildCached(name string, build func(dir string) error) result {
 		return result{err: err}
 	}
 	dir := filepath.Join(root, name)
-	if _, err := os.Stat(dir); err == nil {
-		return result{dir: dir}
+	// A symbolic link there is another test process building it at its
+	// final path (Script.AtFinalPath): wait for the real directory rather
+	// than take the half-built one; a link left by a killed build is
+	// removed after the wait.
+	for wait := 0; ; wait++ {
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			break
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			return result{dir: dir}
+		}
+		if wait == 1200 {
+			os.Remove(dir)
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
 	}
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return result{err: err}

@@ -15,7 +15,8 @@ import (
 // TestInstrShow: `merge show` of .profraw and indexed profiles prints what
 // llvm-profdata-N show prints (N = 16, 19, 22), for every fixture mode and
 // the flags that select functions, counts, value sites, the detailed
-// summary, binary ids and the hottest functions (ties included).
+// summary, binary ids and the hottest functions (ties included), --text,
+// --covered, --value-cutoff and --list-below-cutoff.
 func TestInstrShow(t *testing.T) {
 	dir := instrFixtures(t)
 	flagSets := [][]string{
@@ -23,6 +24,10 @@ func TestInstrShow(t *testing.T) {
 		{"--all-functions", "--counts", "--ic-targets", "--memop-sizes"},
 		{"--topn=2", "--detailed-summary", "--binary-ids", "--function=a"},
 		{"--topn=5", "--showcs", "--all-functions", "--counts"},
+		{"--text", "--all-functions"},
+		{"--covered"},
+		{"--value-cutoff=10", "--list-below-cutoff"},
+		{"--value-cutoff=5", "--topn=3", "--function=a", "--detailed-summary"},
 	}
 	for _, rel := range instrproftest.Releases {
 		r := fmt.Sprint(rel)

@@ -128,6 +128,8 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 			return nil
 		}})
 	fs.BoolFlag(&c.Sparse, true, "Leave out functions whose counters are all zero (instrumentation profiles)", "--sparse")
+	fs.IntValue(&c.TraceReservoirSize, "<N>", "Temporal profiling traces kept (default 100); beyond it a deterministic sample, llvm-profdata-19's with --num-threads=1", "--temporal-profile-trace-reservoir-size")
+	fs.IntValue(&c.MaxTraceLength, "<N>", "Functions kept of each temporal profiling trace (default 10000)", "--temporal-profile-max-trace-length")
 	fs.StringValue(&c.InputFiles, "<file>", "File listing inputs, one [weight,]path per line; '#' comments", "--input-files", "-f")
 	fs.ListValue(&c.Weighted, "<W,file>", "Input with a weight (weights do not apply to MemProf data)", "--weighted-input", "-w")
 	fs.StringValue(&c.FailureMode, "<any|all|warn>", "What bad inputs do (default any)", "--failure-mode")
@@ -258,6 +260,11 @@ Examples:
 	instrFlag(&iopts.MemOPSizes, "Instr: the memory intrinsic sizes of the functions shown", "--memop-sizes")
 	instrFlag(&iopts.BinaryIDs, "Instr: the binary ids", "--binary-ids")
 	instrFlag(&iopts.ShowCS, "Instr: the context-sensitive records of an IR profile", "--showcs")
+	instrFlag(&iopts.Text, "Instr: the functions shown (--all-functions, --function) in llvm-profdata's text format, nothing else", "--text")
+	instrFlag(&iopts.Covered, "Instr: the names of the functions with a nonzero counter, nothing else", "--covered")
+	instrFlag(&iopts.OnlyListBelow, "Instr: list only the functions whose largest counter is below --value-cutoff", "--list-below-cutoff")
+	valueCutoff := 0
+	fs.IntValue(&valueCutoff, "<N>", "Instr: leave out (and count) the functions whose largest counter is below N", "--value-cutoff")
 	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function; instr: functions whose name contains it",
 		Set: func(_, v string) error {
 			so.Function, so.HasFunction = v, true
@@ -306,6 +313,10 @@ Examples:
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
 		iopts.LLVMRelease, iopts.TopN = release, so.TopN
+		if valueCutoff < 0 {
+			return cli.Usagef("--value-cutoff=%d: want a count, 0 or more", valueCutoff)
+		}
+		iopts.ValueCutoff = uint64(valueCutoff)
 		iopts.Function = so.Function
 		return writeOutput(output, stdout, func(w io.Writer) error { return profmerge.ShowInstr(w, pos[0], iopts) })
 	}

@@ -32,21 +32,32 @@ func Modes(release int) []string {
 // path, so they name no checkout and stay the same once built.
 func Fixtures(t testing.TB, releases ...int) string {
 	t.Helper()
+	return build(t, "instrprof-fixtures", []string{"gen.sh", "app.c", "lib.c", "shapes.cc"}, []string{"ld.lld-19"}, true, releases)
+}
+
+// build runs testdata/instrprof/SOURCES[0] through testenv.Cached for the
+// releases (default Releases), keyed as Fixtures says; withCXX adds
+// clang++-N to the tools.
+func build(t testing.TB, key string, sources, tools []string, withCXX bool, releases []int) string {
+	t.Helper()
 	if len(releases) == 0 {
 		releases = Releases
 	}
 	_, here, _, _ := runtime.Caller(0)
 	s := testenv.Script{
-		Key:         "instrprof-fixtures",
+		Key:         key,
 		Dir:         filepath.Join(filepath.Dir(here), "../../../testdata/instrprof"),
-		Sources:     []string{"gen.sh", "app.c", "lib.c", "shapes.cc"},
-		Tools:       []string{"ld.lld-19"},
+		Sources:     sources,
+		Tools:       tools,
 		AtFinalPath: true,
 	}
 	for _, r := range releases {
 		v := strconv.Itoa(r)
 		s.Args = append(s.Args, v)
-		s.Tools = append(s.Tools, "clang-"+v, "clang++-"+v)
+		s.Tools = append(s.Tools, "clang-"+v)
+		if withCXX {
+			s.Tools = append(s.Tools, "clang++-"+v)
+		}
 	}
 	return s.Build(t)
 }
@@ -56,4 +67,13 @@ func Fixtures(t testing.TB, releases ...int) string {
 func Fixture(t testing.TB, name string, releases ...int) string {
 	t.Helper()
 	return testenv.FixtureFile(t, Fixtures(t, releases...), name)
+}
+
+// Extra returns the directory testdata/instrprof/gen-extra.sh filled for
+// the given LLVM releases (default Releases): the shared-library programs
+// appso (C) and appsoxx (C++) and the temporal program order (see gen-extra.sh for its files),
+// built through testenv.Cached as Fixtures are.
+func Extra(t testing.TB, releases ...int) string {
+	t.Helper()
+	return build(t, "instrprof-extra", []string{"gen-extra.sh", "appso.c", "so.c", "appsoxx.cc", "soxx.cc", "order.c"}, nil, true, releases)
 }

@@ -1,0 +1,172 @@
+package instrprof
+
+// Temporal profiling traces, kept as llvm-profdata merge keeps them
+// (InstrProfWriter::addTemporalProfileTrace and addTemporalProfileTraces):
+// the first ReservoirSize traces are kept in order; after that, trace
+// number S of the stream (0-based) draws a slot uniformly from [0, S] and
+// replaces the kept trace there if the slot is below the reservoir size
+// (reservoir sampling). The draws come from the writer's std::mt19937,
+// default-seeded (5489), through libstdc++'s
+// std::uniform_int_distribution<uint64_t>, so one llvm-profdata writer is
+// deterministic: with --num-threads=1 the inputs are added to one writer in
+// the order given. This reproduces llvm-profdata-19's one-writer output
+// byte for byte beyond the reservoir (TestTemporalReservoir), for every
+// release: llvm-profdata-22 --num-threads=1 samples differently (it kept
+// the first 100 of 150 raw traces, replacing none, yet replaced traces when
+// it merged a sampled indexed input), and we have not reproduced it, so
+// for LLVM 22 the bytes match only while the reservoir holds every trace
+// (--temporal-profile-trace-reservoir-size at least the number of traces).
+// With more threads llvm-profdata samples per thread and merges the
+// writers, so its output depends on the thread count and the machine;
+// ours is always the one-writer result over the inputs in canonical
+// (sorted path) order, whatever their order on the command line or -j.
+
+// maxTraceLength is the --temporal-profile-max-trace-length in effect.
+func (p *FuncProfile) maxTraceLength() uint64 {
+	if p.MaxTraceLength == 0 {
+		return MaxTraceLength
+	}
+	return p.MaxTraceLength
+}
+
+func (p *FuncProfile) reservoirSize() uint64 {
+	if p.ReservoirSize == 0 {
+		return TraceReservoirSize
+	}
+	return p.ReservoirSize
+}
+
+// draw is std::uniform_int_distribution<uint64_t>(0, hi)(RNG).
+func (p *FuncProfile) draw(hi uint64) uint64 {
+	if p.rng == nil {
+		p.rng = newMT19937(5489)
+	}
+	return p.rng.uniform(hi)
+}
+
+// addTrace is addTemporalProfileTrace: a non-empty trace (at most the
+// maximum length) joins the reservoir, or replaces a random one once it
+// is full.
+func (p *FuncProfile) addTrace(t TemporalTrace) {
+	if p.TraceStreamSize < p.reservoirSize() {
+		p.Traces = append(p.Traces, t)
+	} else if i := p.draw(p.TraceStreamSize); i < uint64(len(p.Traces)) {
+		p.Traces[i] = t
+	}
+	p.TraceStreamSize++
+}
+
+// addTraces is addTemporalProfileTraces: the traces of a source (an
+// indexed input) that saw srcStream traces. If only the source was
+// sampled (its stream exceeds the reservoir) the two swap roles. An
+// unsampled source adds its traces one by one; a sampled one draws, for
+// each trace of its stream, the slot it would have replaced, and fills the
+// distinct slots drawn, in the order first drawn, with its traces shuffled
+// (llvm::shuffle).
+func (p *FuncProfile) addTraces(src []TemporalTrace, srcStream uint64) {
+	res := p.reservoirSize()
+	dstSampled, srcSampled := p.TraceStreamSize > res, srcStream > res
+	if !dstSampled && srcSampled {
+		p.Traces, src = src, p.Traces
+		p.TraceStreamSize, srcStream = srcStream, p.TraceStreamSize
+		srcSampled = false
+	}
+	if !srcSampled {
+		for _, t := range src {
+			p.addTrace(t)
+		}
+		return
+	}
+	var slots []uint64
+	seen := map[uint64]bool{}
+	for range srcStream {
+		if i := p.draw(p.TraceStreamSize); i < uint64(len(p.Traces)) && !seen[i] {
+			seen[i] = true
+			slots = append(slots, i)
+		}
+		p.TraceStreamSize++
+	}
+	src = append([]TemporalTrace(nil), src...)
+	for n := uint64(len(src)); n > 1; n-- {
+		k := uint64(len(src)) - n
+		if off := uint64(p.rngNext()) % n; off != 0 {
+			src[k], src[k+off] = src[k+off], src[k]
+		}
+	}
+	for j := range min(len(slots), len(src)) {
+		p.Traces[slots[j]] = src[j]
+	}
+}
+
+func (p *FuncProfile) rngNext() uint32 {
+	if p.rng == nil {
+		p.rng = newMT19937(5489)
+	}
+	return p.rng.next()
+}
+
+// mt19937 is std::mt19937, the 32-bit Mersenne Twister.
+type mt19937 struct {
+	s [624]uint32
+	i int
+}
+
+func newMT19937(seed uint32) *mt19937 {
+	m := &mt19937{i: 624}
+	m.s[0] = seed
+	for i := 1; i < 624; i++ {
+		m.s[i] = 1812433253*(m.s[i-1]^m.s[i-1]>>30) + uint32(i)
+	}
+	return m
+}
+
+func (m *mt19937) next() uint32 {
+	if m.i >= 624 {
+		for k := range 624 {
+			y := m.s[k]&0x80000000 | m.s[(k+1)%624]&0x7fffffff
+			v := m.s[(k+397)%624] ^ y>>1
+			if y&1 != 0 {
+				v ^= 0x9908b0df
+			}
+			m.s[k] = v
+		}
+		m.i = 0
+	}
+	y := m.s[m.i]
+	m.i++
+	y ^= y >> 11
+	y ^= y << 7 & 0x9d2c5680
+	y ^= y << 15 & 0xefc60000
+	return y ^ y>>18
+}
+
+// uniform is libstdc++'s uniform_int_distribution<uint64_t>(0, hi) over a
+// 32-bit generator: below 2^32-1, Lemire's nearly divisionless
+// downscaling (_S_nd, libstdc++ 11 and later); above, upscaling by
+// 2^32-wide digits with rejection; 2^32-1, the raw output.
+func (m *mt19937) uniform(hi uint64) uint64 {
+	const rngRange = 1<<32 - 1
+	switch {
+	case hi < rngRange:
+		r := uint32(hi) + 1
+		prod := uint64(m.next()) * uint64(r)
+		if low := uint32(prod); low < r {
+			threshold := -r % r
+			for low < threshold {
+				prod = uint64(m.next()) * uint64(r)
+				low = uint32(prod)
+			}
+		}
+		return prod >> 32
+	case hi > rngRange:
+		for {
+			tmp := (rngRange + 1) * m.uniform(hi/(rngRange+1))
+			ret := tmp + uint64(m.next())
+			if ret <= hi && ret >= tmp {
+				return ret
+			}
+		}
+	default:
+		return uint64(m.next())
+	}
+}
