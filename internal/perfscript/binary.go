@@ -39,7 +39,8 @@ type Binary struct {
 	// page-aligned p_vaddr and p_offset of each executable PT_LOAD.
 	PreferredTextSegmentAddresses []uint64
 	TextSegmentOffsets            []uint64
-	// FirstLoadableAddress is the page-aligned p_vaddr of the first PT_LOAD.
+	// FirstLoadableAddress is the page-aligned p_vaddr of the first PT_LOAD
+	// whose address is not 0 (llvm-profgen's).
 	FirstLoadableAddress uint64
 
 	// code holds the sorted instruction start addresses; kind the class
@@ -251,14 +252,14 @@ func newBinary(path string, f *elf.File) (*Binary, error) {
 		return nil, bad("ELF header", "machine %v: only x86-64 is supported", f.Machine)
 	}
 	b := &Binary{Name: fileName(path)}
-	first := true
 	for _, p := range f.Progs {
 		if p.Type != elf.PT_LOAD {
 			continue
 		}
-		if first {
+		if b.FirstLoadableAddress == 0 {
+			// llvm-profgen tests the address, not whether it was set:
+			// a PIE's first PT_LOAD at 0 leaves it to the next one.
 			b.FirstLoadableAddress = p.Vaddr &^ (pageSize - 1)
-			first = false
 		}
 		if p.Flags&elf.PF_X != 0 {
 			b.PreferredTextSegmentAddresses = append(b.PreferredTextSegmentAddresses, p.Vaddr&^(pageSize-1))

@@ -13,7 +13,8 @@
 // non-CS and CS (tail-call frames inferred, pre-inlined or not),
 // --show-pseudo-probe with --show-disassembly-only; --perfdata (perf
 // script run as llvm-profgen runs it); vtable type profiles from
-// --data-access-perftrace (LLVM 22). Not yet: --unsymbolized-profile.
+// --data-access-perftrace (LLVM 22); --unsymbolized-profile (the text of
+// --skip-symbolization read back).
 package main
 
 import (
@@ -21,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -68,6 +68,8 @@ Examples:
 // config is the command line.
 type config struct {
 	perfscript, perfdata, binary, output, format string
+	unsymbolized                                 string
+	useOffset, useFirstLoadable                  bool
 	dataAccess                                   string
 	writeVTables                                 bool
 	pid                                          string
@@ -85,7 +87,7 @@ type config struct {
 }
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions}
+	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions, useOffset: true}
 	c.cs.PreInliner, c.cs.GenNestedProfile, c.cs.MergeColdContext, c.cs.MaxColdContextDepth = true, true, true, 1
 	c.cs.InferMissingFrames = true
 	c.cs.PreInline = profgen.DefaultPreInlinerOptions
@@ -139,7 +141,10 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.StringValue(&c.dataAccess, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
 	llvmBool(fs, &c.writeVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
-	for _, name := range []string{"--unsymbolized-profile", "--up", "--llvm-sample-profile", "--debug-binary", "--dwp"} {
+	fs.StringValue(&c.unsymbolized, "<file>", "Unsymbolized profile written with --skip-symbolization (ranges and branches, by context for CS): generate the profile from it instead of a trace", "--unsymbolized-profile", "--up")
+	llvmBool(fs, &c.useOffset, nil, false, "Addresses of unsymbolized profiles (--skip-symbolization, --unsymbolized-profile) are offsets from the binary's base, not virtual addresses (default true)", "--use-offset")
+	fs.BoolFlag(&c.useFirstLoadable, true, "Offsets of unsymbolized profiles are from the first loadable segment, not the first executable one", "--use-first-loadable-segment-as-base")
+	for _, name := range []string{"--llvm-sample-profile", "--debug-binary", "--dwp"} {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
 			c.unsupported = append(c.unsupported, n)
 			return nil
@@ -162,18 +167,22 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("--mark-all-context-preinlined is LLVM 22's: add --llvm-version 22")
 	case (c.dataAccess != "" || c.writeVTables) && c.release < 22:
 		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
+	case c.unsymbolized != "" && (c.perfscript != "" || c.perfdata != ""):
+		return cli.Usagef("`--perfscript`, `--perfdata` and `--unsymbolized-profile` cannot be used together.")
 	case c.perfscript != "" && c.perfdata != "":
 		return cli.Usagef("Only one of `--perfscript` and `--perfdata` can be used.")
-	case c.perfscript == "" && c.perfdata == "":
-		return cli.Usagef("an input is required: --perfscript=<file> or --perfdata=<file>")
+	case c.perfscript == "" && c.perfdata == "" && c.unsymbolized == "":
+		return cli.Usagef("an input is required: --perfscript=<file>, --perfdata=<file> or --unsymbolized-profile=<file>")
+	case c.unsymbolized != "" && c.skipSymbolization:
+		return cli.Usagef("--skip-symbolization with --unsymbolized-profile: the input is already unsymbolized (llvm-profgen writes nothing)")
 	case c.binary == "":
 		return cli.Usagef("--binary is required")
 	case c.output == "":
 		return cli.Usagef("--output is required")
 	}
 	// llvm-profgen's validateCommandLine: the input, then the binary.
-	if _, err := os.Stat(c.perfscript + c.perfdata); errors.Is(err, iofs.ErrNotExist) {
-		return fmt.Errorf("Input perf file(%s) doesn't exist.", c.perfscript+c.perfdata)
+	if in := c.perfscript + c.perfdata + c.unsymbolized; !fileExists(in) {
+		return fmt.Errorf("Input perf file(%s) doesn't exist.", in)
 	}
 	rep := cli.NewReporter(tool, stderr)
 	return generate(&c, stdout, rep)
@@ -220,33 +229,19 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		}
 		popts.PID, popts.HasPID = int32(n), true
 	}
-	if c.perfdata != "" {
-		script, cleanup, err := perfScript(bin, c.perfdata, popts.PID, popts.HasPID)
-		if err != nil {
+	var unwinder *profgen.Unwinder
+	var prof *perfscript.Profile
+	var cs *profgen.CSCounters
+	if c.unsymbolized != "" {
+		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
+		if prof, cs, err = readUnsymbolized(c, bin); err != nil {
 			return err
 		}
-		defer cleanup()
-		c.perfscript = script
-	}
-	f, err := os.Open(c.perfscript)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := checkBuildID(c, sym.BuildID()); err != nil {
-		return err
-	}
-	var unwinder *profgen.Unwinder
-	if !c.ignoreStack {
-		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
-		popts.HybridSample = unwinder.Add
-	}
-	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
-	if err != nil {
+	} else if prof, unwinder, err = parseTrace(c, bin, sym, popts); err != nil {
 		return err
 	}
 	if c.dataAccess != "" {
-		if prof.CS {
+		if prof.CS && cs == nil {
 			// llvm-profgen refuses after unwinding (and its warnings).
 			if _, err := unwinder.Unwind(warn); err != nil {
 				return err
@@ -257,13 +252,14 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		}
 	}
 	if prof.CS {
-		cs, err := unwinder.Unwind(warn)
-		if err != nil {
-			return err
+		if cs == nil {
+			if cs, err = unwinder.Unwind(warn); err != nil {
+				return err
+			}
 		}
 		if c.skipSymbolization {
 			return atomicfile.Create(c.output, 0o644, func(f *os.File) error {
-				return cs.WriteUnsymbolized(f, bin.PreferredBase())
+				return cs.WriteUnsymbolized(f, offsetBase(c, bin))
 			})
 		}
 		if err := printProbeDescs(c, bin, stdout); err != nil {
@@ -295,7 +291,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	}
 	if c.skipSymbolization {
 		return atomicfile.Create(c.output, 0o644, func(f *os.File) error {
-			return prof.WriteUnsymbolized(f, bin.PreferredBase())
+			return prof.WriteUnsymbolized(f, offsetBase(c, bin))
 		})
 	}
 	c.gen.Warn = warn
@@ -415,4 +411,33 @@ func dataAccess(c *config, bin *perfscript.Binary, prof *perfscript.Profile, pop
 		return nil, err
 	}
 	return perfscript.ParseDataAccess(c.dataAccess, f, bin, syms, prof.BaseAddress, popts)
+}
+
+// parseTrace reads the perf script (--perfscript, or the one perf writes
+// of --perfdata); hybrid samples go to the returned unwinder unless
+// --ignore-stack-samples.
+func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, popts perfscript.Options) (*perfscript.Profile, *profgen.Unwinder, error) {
+	if c.perfdata != "" {
+		script, cleanup, err := perfScript(bin, c.perfdata, popts.PID, popts.HasPID)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer cleanup()
+		c.perfscript = script
+	}
+	f, err := os.Open(c.perfscript)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if err := checkBuildID(c, sym.BuildID()); err != nil {
+		return nil, nil, err
+	}
+	var unwinder *profgen.Unwinder
+	if !c.ignoreStack {
+		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
+		popts.HybridSample = unwinder.Add
+	}
+	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
+	return prof, unwinder, err
 }
