@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
@@ -17,7 +18,15 @@ import (
 // start address, runs of undecodable bytes, and functions none of whose
 // ranges is a function entry (their DWARF name matches no symbol at the
 // range start: a stripped or renamed symbol table, or no text symbols).
-func (b *Binary) LoadWarnings() []string {
+func (b *Binary) LoadWarnings() []string { return b.loadWarnings(false) }
+
+// LoadWarningsDetailed is LoadWarnings with --show-detailed-warning's
+// per-function lines before the summary of functions without an entry.
+// llvm-profgen lists them as its std::unordered_map of functions iterates:
+// here they are in name order.
+func (b *Binary) LoadWarningsDetailed() []string { return b.loadWarnings(true) }
+
+func (b *Binary) loadWarnings(detailed bool) []string {
 	var w []string
 	if len(b.functions) == 0 {
 		w = append(w, "Loading of DWARF info completed, but no binary functions have been retrieved.")
@@ -45,6 +54,7 @@ func (b *Binary) LoadWarnings() []string {
 	// warnNoFuncEntry: functions with ranges but no entry range, of all
 	// functions (also those whose ranges were all dropped).
 	noEntry := 0
+	var noEntryNames []string
 	for _, fn := range b.functions {
 		if len(fn.Ranges) == 0 {
 			continue
@@ -58,6 +68,13 @@ func (b *Binary) LoadWarnings() []string {
 		}
 		if !entry {
 			noEntry++
+			noEntryNames = append(noEntryNames, fn.Name)
+		}
+	}
+	if detailed {
+		slices.Sort(noEntryNames)
+		for _, name := range noEntryNames {
+			w = append(w, "Failed to determine function entry for "+name+" due to inconsistent name from symbol table and dwarf info.")
 		}
 	}
 	if noEntry > 0 {

@@ -70,6 +70,7 @@ type config struct {
 	perfscript, perfdata, binary, output, format string
 	unsymbolized                                 string
 	useOffset, useFirstLoadable                  bool
+	detailedWarning                              bool
 	dataAccess                                   string
 	writeVTables                                 bool
 	pid                                          string
@@ -112,6 +113,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.StringValue(&c.traceBuildID, "<hex>", "Build id of the binary the trace was recorded from (perf buildid-list); fail if --binary's differs. Traces recorded with perf record --buildid-mmap are checked without it", "--trace-build-id")
 	fs.BoolFlag(&c.ignoreStack, true, "Read hybrid samples without their call stacks (context-insensitive profile)", "--ignore-stack-samples")
 	fs.BoolFlag(&c.skipSymbolization, true, "Write the unsymbolized profile (ranges and branches) instead", "--skip-symbolization")
+	fs.BoolFlag(&c.detailedWarning, true, "Warn about each item a warning's summary counts: each invalid range, truncated stack, truncated context, function without an entry", "--show-detailed-warning")
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
 	fs.BoolFlag(&c.showDisassembly, true, "Print the disassembled code and stop (no input or output needed)", "--show-disassembly-only")
 	fs.BoolFlag(&c.showPseudoProbe, true, "Print the pseudo-probe descriptors, and with --show-disassembly-only each instruction's probes", "--show-pseudo-probe")
@@ -204,7 +206,11 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 			return err
 		}
 	}
-	for _, w := range bin.LoadWarnings() {
+	loadWarnings := bin.LoadWarnings
+	if c.detailedWarning {
+		loadWarnings = bin.LoadWarningsDetailed
+	}
+	for _, w := range loadWarnings() {
 		warn(w)
 	}
 	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: func(msg string) {
@@ -218,7 +224,8 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	defer sym.Close()
-	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: sym.BuildID()}
+	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: sym.BuildID(), ShowDetailedWarning: c.detailedWarning}
+	c.ctx.ShowDetailedWarning = c.detailedWarning
 	if c.showMmap {
 		popts.MmapEvents = stdout
 	}
