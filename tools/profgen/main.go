@@ -70,7 +70,7 @@ type config struct {
 	perfscript, perfdata, binary, output, format string
 	unsymbolized                                 string
 	useOffset, useFirstLoadable                  bool
-	detailedWarning                              bool
+	detailedWarning, showSourceLocations         bool
 	dataAccess                                   string
 	writeVTables                                 bool
 	pid                                          string
@@ -116,6 +116,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.detailedWarning, true, "Warn about each item a warning's summary counts: each invalid range, truncated stack, truncated context, function without an entry", "--show-detailed-warning")
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
 	fs.BoolFlag(&c.showDisassembly, true, "Print the disassembled code and stop (no input or output needed)", "--show-disassembly-only")
+	fs.BoolFlag(&c.showSourceLocations, true, "With --show-disassembly-only, print each instruction's inline frames (innermost first, line offsets; probe indexes with --show-pseudo-probe)", "--show-source-locations")
 	fs.BoolFlag(&c.showPseudoProbe, true, "Print the pseudo-probe descriptors, and with --show-disassembly-only each instruction's probes", "--show-pseudo-probe")
 	fs.BoolFlag(&c.useDWARFCorrelation, true, "Correlate with DWARF lines even when the binary has pseudo probes", "--use-dwarf-correlation")
 	fs.BoolFlag(&c.gen.UpdateTotalSamples, true, "Recompute totals as the sum of body samples and inlinee totals", "--update-total-samples")
