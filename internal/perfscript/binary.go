@@ -72,6 +72,9 @@ type Binary struct {
 	// InvalidInstructions counts the runs of undecodable bytes (llvm-profgen
 	// warns "Found N invalid instructions").
 	InvalidInstructions int
+	// symtabWarnings are RecoverSymbolTableFunctions' conflicting-range
+	// warnings, in symbol-table order.
+	symtabWarnings []string
 	// FSDiscriminator is set when a data section defines
 	// __llvm_fs_discriminator__ (llvm-profgen's checkUseFSDiscriminator).
 	FSDiscriminator bool
@@ -100,6 +103,11 @@ type Function struct {
 	// Recovered: the function has no DWARF subprogram and was recovered
 	// from the ELF symbol table (RecoverSymbolTableFunctions).
 	Recovered bool
+	// NameMismatch: a sized function symbol in one of its ranges has
+	// another name than its DWARF one (llvm-profgen-22's
+	// DwarfNameStatus::Mismatch, by RecoverSymbolTableFunctions): its
+	// ranges count as recovered from the symbol table too.
+	NameMismatch bool
 }
 
 // RecoverSymbolTableFunctions adds, as llvm-profgen-22 does for binaries
@@ -107,7 +115,11 @@ type Function struct {
 // executable section that no DWARF subprogram covers (crt's _start, code
 // built without -g): its range [value, value+size) is a function entry,
 // so ranges in it count as "recovered from symbol table" instead of
-// belonging to no function, and calls to it name it as their target.
+// belonging to no function, and calls to it name it as their target. A
+// DWARF function with such a symbol of another name anywhere in its
+// ranges (an alias, a renamed or broken name) is marked NameMismatch; one
+// of its own name (up to a .llvm., .part. or .cold suffix) that starts
+// inside its range is warned about ("Conflicting range", LoadWarnings).
 // LLVM 19 does not.
 func (b *Binary) RecoverSymbolTableFunctions(path string) error {
 	f, err := elf.Open(path)
@@ -126,7 +138,19 @@ func (b *Binary) RecoverSymbolTableFunctions(path string) error {
 			f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 || s.Value < b.PreferredBase() {
 			continue
 		}
-		if b.findFuncRange(s.Value) != nil || slices.ContainsFunc(added, func(r FuncRange) bool { return r.Start == s.Value }) {
+		if fr := b.findFuncRange(s.Value); fr != nil {
+			if fr.Func == nil || fr.Func.Recovered {
+				continue
+			}
+			if canonicalSymbolName(s.Name) != fr.Func.Name {
+				fr.Func.NameMismatch = true
+			} else if fr.Start != s.Value {
+				b.symtabWarnings = append(b.symtabWarnings, fmt.Sprintf("Conflicting range for symbol %s with range (%8x, %8x), but the DWARF symbol %s indicates another range (%8x, %8x)",
+					s.Name, s.Value, s.Value+s.Size, fr.Func.Name, fr.Start, fr.End))
+			}
+			continue
+		}
+		if slices.ContainsFunc(added, func(r FuncRange) bool { return r.Start == s.Value }) {
 			continue
 		}
 		fn := &Function{Name: s.Name, Ranges: [][2]uint64{{s.Value, s.Value + s.Size}}, Recovered: true}
@@ -607,4 +631,18 @@ func fileName(p string) string {
 		return "."
 	}
 	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// canonicalSymbolName is the name llvm-profgen-22 compares a symbol's with
+// the DWARF name of the function it lies in: without a ".llvm.N",
+// ".part.N" or ".cold" suffix (".__uniq.N" kept), as measured against
+// llvm-profgen-22 (fib.cold, fib.llvm.1 and fib.part.0 are fib;
+// fib.__uniq.1 and fib.foo are not).
+func canonicalSymbolName(name string) string {
+	for _, suf := range []string{".llvm.", ".part."} {
+		if i := strings.LastIndex(name, suf); i >= 0 && strings.LastIndexByte(name, '.') == i+len(suf)-1 {
+			name = name[:i]
+		}
+	}
+	return strings.TrimSuffix(name, ".cold")
 }

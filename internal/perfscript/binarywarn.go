@@ -31,6 +31,8 @@ func (b *Binary) loadWarnings(detailed bool) []string {
 	if len(b.functions) == 0 {
 		w = append(w, "Loading of DWARF info completed, but no binary functions have been retrieved.")
 	}
+	// loadSymbolsFromSymtab's, before the disassembler's.
+	w = append(w, b.symtabWarnings...)
 	// Every kept range went into StartAddrToFuncRangeMap; a start seen
 	// again is an address with multiple symbols.
 	starts := map[uint64]int{}

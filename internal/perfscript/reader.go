@@ -710,7 +710,7 @@ func (p *reader) summarize() {
 			unmatched += n
 			continue
 		}
-		if fr.Func != nil && fr.Func.Recovered {
+		if fr.Func != nil && (fr.Func.Recovered || fr.Func.NameMismatch) {
 			recovered += n
 		}
 		if end >= fr.End {
