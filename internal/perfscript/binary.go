@@ -14,6 +14,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -75,6 +76,11 @@ type Binary struct {
 	// symtabWarnings are RecoverSymbolTableFunctions' conflicting-range
 	// warnings, in symbol-table order.
 	symtabWarnings []string
+	// missingDWO counts the skeleton units whose split unit was not found.
+	missingDWO int
+	// byName and rangeStarts index the functions while they are loaded.
+	byName      map[string]*Function
+	rangeStarts map[uint64]bool
 	// FSDiscriminator is set when a data section defines
 	// __llvm_fs_discriminator__ (llvm-profgen's checkUseFSDiscriminator).
 	FSDiscriminator bool
@@ -256,7 +262,13 @@ func (b *Binary) findFuncRange(addr uint64) *FuncRange {
 }
 
 // OpenBinary loads an x86-64 ELF executable as llvm-profgen does.
-func OpenBinary(path string) (*Binary, error) {
+func OpenBinary(path string) (*Binary, error) { return OpenBinaryDWP(path, "") }
+
+// OpenBinaryDWP is OpenBinary with the DWARF package of a split-DWARF
+// binary (llvm-profgen's --dwp; "" tries <path>.dwp, then each unit's .dwo
+// file, as LLVM does): the functions of its split units follow those of
+// the binary's own units.
+func OpenBinaryDWP(path, dwp string) (*Binary, error) {
 	if err := checkObjectFile(path); err != nil {
 		return nil, err
 	}
@@ -265,10 +277,10 @@ func OpenBinary(path string) (*Binary, error) {
 		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
 	}
 	defer f.Close()
-	return newBinary(path, f)
+	return newBinary(path, dwp, f)
 }
 
-func newBinary(path string, f *elf.File) (*Binary, error) {
+func newBinary(path, dwp string, f *elf.File) (*Binary, error) {
 	bad := func(section string, format string, args ...any) error {
 		return &decode.Error{Format: "perfscript", File: path, Section: section, Msg: fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
 	}
@@ -293,8 +305,14 @@ func newBinary(path string, f *elf.File) (*Binary, error) {
 	if len(b.PreferredTextSegmentAddresses) == 0 {
 		return nil, bad("program headers", "no executable segment found")
 	}
-	if err := b.loadFunctions(f); err != nil {
+	split, err := b.loadFunctions(f)
+	if err != nil {
 		return nil, bad(".debug_info", "%v", err)
+	}
+	if split {
+		if err := b.loadSplitFunctions(path, dwp); err != nil {
+			return nil, err
+		}
 	}
 	if err := b.disassemble(f); err != nil {
 		return nil, bad(".text", "%v", err)
@@ -307,23 +325,25 @@ func newBinary(path string, f *elf.File) (*Binary, error) {
 // loadFunctions reads every DW_TAG_subprogram with a name (linkage or
 // short, through DW_AT_specification and DW_AT_abstract_origin) and
 // address ranges, dropping empty ranges and ranges below the preferred
-// base (loadSymbolsFromDWARFUnit). Split DWARF units are not followed.
-func (b *Binary) loadFunctions(f *elf.File) error {
+// base (loadSymbolsFromDWARFUnit); split reports skeleton units, whose
+// split units loadSplitFunctions reads.
+func (b *Binary) loadFunctions(f *elf.File) (split bool, err error) {
 	d, err := f.DWARF()
 	if err != nil {
 		// No DWARF: no functions, as llvm-profgen with a warning.
-		return nil
+		return false, nil
 	}
-	seen := map[uint64]bool{}
-	byName := map[string]*Function{}
 	r := d.Reader()
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if e == nil {
 			break
+		}
+		if e.Tag == dwarf.TagSkeletonUnit || e.Tag == dwarf.TagCompileUnit && (e.Val(dwarf.AttrDwoName) != nil || e.Val(attrGNUDWOName) != nil) {
+			split = true
 		}
 		if e.Tag != dwarf.TagSubprogram {
 			continue
@@ -336,27 +356,58 @@ func (b *Binary) loadFunctions(f *elf.File) error {
 		if err != nil {
 			continue
 		}
-		if len(ranges) == 0 {
+		b.addFunction(name, ranges)
+	}
+	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
+	return split, nil
+}
+
+// attrGNUDWOName is DW_AT_GNU_dwo_name (pre-DWARF 5 split units).
+const attrGNUDWOName = dwarf.Attr(0x2130)
+
+// addFunction adds a subprogram's ranges to the function of its name
+// (loadSymbolsFromDWARFUnit): empty ranges and ranges below the preferred
+// base are dropped, a start address already seen gets no second range.
+func (b *Binary) addFunction(name string, ranges [][2]uint64) {
+	if len(ranges) == 0 {
+		return
+	}
+	if b.byName == nil {
+		b.byName, b.rangeStarts = map[string]*Function{}, map[uint64]bool{}
+	}
+	fn := b.byName[name]
+	if fn == nil {
+		fn = &Function{Name: name}
+		b.byName[name] = fn
+		b.functions = append(b.functions, fn)
+	}
+	for _, rg := range ranges {
+		if rg[1] <= rg[0] || rg[0] < b.PreferredBase() {
 			continue
 		}
-		fn := byName[name]
-		if fn == nil {
-			fn = &Function{Name: name}
-			byName[name] = fn
-			b.functions = append(b.functions, fn)
+		fn.Ranges = append(fn.Ranges, [2]uint64{rg[0], rg[1]})
+		if b.rangeStarts[rg[0]] {
+			continue
 		}
-		for _, rg := range ranges {
-			if rg[1] <= rg[0] || rg[0] < b.PreferredBase() {
-				continue
-			}
-			fn.Ranges = append(fn.Ranges, [2]uint64{rg[0], rg[1]})
-			if seen[rg[0]] {
-				continue
-			}
-			seen[rg[0]] = true
-			b.funcs = append(b.funcs, FuncRange{Start: rg[0], End: rg[1], Name: name, Func: fn})
-		}
+		b.rangeStarts[rg[0]] = true
+		b.funcs = append(b.funcs, FuncRange{Start: rg[0], End: rg[1], Name: name, Func: fn})
 	}
+}
+
+// loadSplitFunctions adds the functions of the split units (.dwo files or
+// the .dwp package) after the binary's own, as loadSymbolsFromDWARF does,
+// and counts the units whose split unit is missing (LoadWarnings).
+func (b *Binary) loadSplitFunctions(path, dwp string) error {
+	sym, err := elfsym.Open(path, &elfsym.Options{DWARFOnly: true, DWPFile: dwp})
+	if err != nil {
+		return err
+	}
+	defer sym.Close()
+	subs, missing := sym.SplitSubprograms()
+	for _, s := range subs {
+		b.addFunction(s.Name, s.Ranges)
+	}
+	b.missingDWO = missing
 	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
 	return nil
 }
@@ -639,10 +690,5 @@ func fileName(p string) string {
 // llvm-profgen-22 (fib.cold, fib.llvm.1 and fib.part.0 are fib;
 // fib.__uniq.1 and fib.foo are not).
 func canonicalSymbolName(name string) string {
-	for _, suf := range []string{".llvm.", ".part."} {
-		if i := strings.LastIndex(name, suf); i >= 0 && strings.LastIndexByte(name, '.') == i+len(suf)-1 {
-			name = name[:i]
-		}
-	}
-	return strings.TrimSuffix(name, ".cold")
+	return strings.TrimSuffix(memprof.CanonicalName(name), ".cold")
 }

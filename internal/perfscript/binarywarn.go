@@ -20,6 +20,10 @@ import (
 // range start: a stripped or renamed symbol table, or no text symbols).
 func (b *Binary) LoadWarnings() []string { return b.loadWarnings(false) }
 
+// MissingDWO is the number of split-DWARF units whose .dwo (or .dwp
+// entry) was not found.
+func (b *Binary) MissingDWO() int { return b.missingDWO }
+
 // LoadWarningsDetailed is LoadWarnings with --show-detailed-warning's
 // per-function lines before the summary of functions without an entry.
 // llvm-profgen lists them as its std::unordered_map of functions iterates:
@@ -28,6 +32,10 @@ func (b *Binary) LoadWarningsDetailed() []string { return b.loadWarnings(true) }
 
 func (b *Binary) loadWarnings(detailed bool) []string {
 	var w []string
+	if b.missingDWO > 0 {
+		// (llvm-profgen's message starts with a space.)
+		w = append(w, fmt.Sprintf(" DWO debug information was not loaded for %d modules. Please check the .o, .dwo or .dwp path.", b.missingDWO))
+	}
 	if len(b.functions) == 0 {
 		w = append(w, "Loading of DWARF info completed, but no binary functions have been retrieved.")
 	}

@@ -108,6 +108,15 @@ var detailMutations = []struct {
 	}},
 }
 
+// programsByName indexes programs by name.
+func programsByName(progs []program) map[string]program {
+	m := map[string]program{}
+	for _, p := range progs {
+		m[p.name] = p
+	}
+	return m
+}
+
 // TestDetailedWarnings compares --show-detailed-warning with
 // llvm-profgen-19 and -22 on the damaged traces of TestBrokenInput (LBR
 // and hybrid, CS and with --ignore-stack-samples), on a binary that is not
@@ -117,10 +126,7 @@ var detailMutations = []struct {
 func TestDetailedWarnings(t *testing.T) {
 	progs := buildPrograms(t)
 	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
-	byName := map[string]program{}
-	for _, p := range progs {
-		byName[p.name] = p
-	}
+	byName := programsByName(progs)
 	dir := t.TempDir()
 	details := 0
 	for _, name := range []string{"calls-clang-22-nopie", "shapes-clang++-22-pie"} {

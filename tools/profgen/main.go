@@ -14,7 +14,8 @@
 // --show-pseudo-probe with --show-disassembly-only; --perfdata (perf
 // script run as llvm-profgen runs it); vtable type profiles from
 // --data-access-perftrace (LLVM 22); --unsymbolized-profile (the text of
-// --skip-symbolization read back).
+// --skip-symbolization read back); --show-detailed-warning;
+// --show-source-locations; split DWARF (.dwo files, --dwp).
 package main
 
 import (
@@ -68,7 +69,7 @@ Examples:
 // config is the command line.
 type config struct {
 	perfscript, perfdata, binary, output, format string
-	unsymbolized                                 string
+	unsymbolized, dwp                            string
 	useOffset, useFirstLoadable                  bool
 	detailedWarning, showSourceLocations         bool
 	dataAccess                                   string
@@ -147,7 +148,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.StringValue(&c.unsymbolized, "<file>", "Unsymbolized profile written with --skip-symbolization (ranges and branches, by context for CS): generate the profile from it instead of a trace", "--unsymbolized-profile", "--up")
 	llvmBool(fs, &c.useOffset, nil, false, "Addresses of unsymbolized profiles (--skip-symbolization, --unsymbolized-profile) are offsets from the binary's base, not virtual addresses (default true)", "--use-offset")
 	fs.BoolFlag(&c.useFirstLoadable, true, "Offsets of unsymbolized profiles are from the first loadable segment, not the first executable one", "--use-first-loadable-segment-as-base")
-	for _, name := range []string{"--llvm-sample-profile", "--debug-binary", "--dwp"} {
+	fs.StringValue(&c.dwp, "<file>", "DWARF package of a binary built with -gsplit-dwarf (default: <binary>.dwp, else each unit's .dwo file)", "--dwp")
+	for _, name := range []string{"--llvm-sample-profile", "--debug-binary"} {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
 			c.unsupported = append(c.unsupported, n)
 			return nil
@@ -193,7 +195,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 
 func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	warn := func(msg string) { rep.Warnf("%s", msg) }
-	bin, err := perfscript.OpenBinary(c.binary)
+	bin, err := perfscript.OpenBinaryDWP(c.binary, c.dwp)
 	if err != nil {
 		return err
 	}
@@ -214,10 +216,13 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	for _, w := range loadWarnings() {
 		warn(w)
 	}
-	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: func(msg string) {
+	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp, Warn: func(msg string) {
 		// A binary without DWARF was reported above as llvm-profgen
 		// reports it (no binary functions); DWARFOnly has no fallback.
-		if !strings.HasSuffix(msg, "falling back to the symbol table") {
+		// Split units whose .dwo llvm-profgen counted as not loaded
+		// (LoadWarnings) give its symbolizer no frames, silently.
+		missingDWO := bin.MissingDWO() > 0 && (strings.Contains(msg, ".dwo") || strings.Contains(msg, ".dwp") || strings.Contains(msg, "DWO id"))
+		if !strings.HasSuffix(msg, "falling back to the symbol table") && !missingDWO {
 			warn(msg)
 		}
 	}})
