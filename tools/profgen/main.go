@@ -64,7 +64,9 @@ Examples:
   profgen --perfdata=perf.data --binary=app -o app.prof
   profgen --perfscript=app.script --data-access-perftrace=loads.txt --binary=app \
       --format=text -o app.txt --llvm-version 22
-  profgen --perfscript=app.script --binary=app --format=text -o app.txt --llvm-version 22`
+  profgen --perfscript=app.script --binary=app --format=text -o app.txt --llvm-version 22
+  profgen --perfscript=app.script --binary=app --skip-symbolization -o app.unsym
+  profgen --unsymbolized-profile=app.unsym --binary=app -o app.prof`
 
 // config is the command line.
 type config struct {
