@@ -7,9 +7,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
 // LoadWarnings returns the warnings llvm-profgen prints while it loads the
@@ -26,8 +26,8 @@ func (b *Binary) MissingDWO() int { return b.missingDWO }
 
 // LoadWarningsDetailed is LoadWarnings with --show-detailed-warning's
 // per-function lines before the summary of functions without an entry.
-// llvm-profgen lists them as its std::unordered_map of functions iterates:
-// here they are in name order.
+// llvm-profgen lists them as its std::unordered_map of functions iterates
+// (libstdc++'s order of the names inserted in DWARF order).
 func (b *Binary) LoadWarningsDetailed() []string { return b.loadWarnings(true) }
 
 func (b *Binary) loadWarnings(detailed bool) []string {
@@ -65,7 +65,19 @@ func (b *Binary) loadWarnings(detailed bool) []string {
 	// functions (also those whose ranges were all dropped).
 	noEntry := 0
 	var noEntryNames []string
-	for _, fn := range b.functions {
+	order := b.functions
+	if detailed {
+		// BinaryFunctions' order: a std::unordered_map of the names.
+		names := make([]string, len(b.functions))
+		for i, fn := range b.functions {
+			names[i] = fn.Name
+		}
+		order = make([]*Function, 0, len(names))
+		for _, i := range sampleprof.StdUnorderedStringOrder(names) {
+			order = append(order, b.functions[i])
+		}
+	}
+	for _, fn := range order {
 		if len(fn.Ranges) == 0 {
 			continue
 		}
@@ -82,7 +94,6 @@ func (b *Binary) loadWarnings(detailed bool) []string {
 		}
 	}
 	if detailed {
-		slices.Sort(noEntryNames)
 		for _, name := range noEntryNames {
 			w = append(w, "Failed to determine function entry for "+name+" due to inconsistent name from symbol table and dwarf info.")
 		}
