@@ -14,6 +14,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -39,7 +40,8 @@ type Binary struct {
 	// page-aligned p_vaddr and p_offset of each executable PT_LOAD.
 	PreferredTextSegmentAddresses []uint64
 	TextSegmentOffsets            []uint64
-	// FirstLoadableAddress is the page-aligned p_vaddr of the first PT_LOAD.
+	// FirstLoadableAddress is the page-aligned p_vaddr of the first PT_LOAD
+	// whose address is not 0 (llvm-profgen's).
 	FirstLoadableAddress uint64
 
 	// code holds the sorted instruction start addresses; kind the class
@@ -71,6 +73,14 @@ type Binary struct {
 	// InvalidInstructions counts the runs of undecodable bytes (llvm-profgen
 	// warns "Found N invalid instructions").
 	InvalidInstructions int
+	// symtabWarnings are RecoverSymbolTableFunctions' conflicting-range
+	// warnings, in symbol-table order.
+	symtabWarnings []string
+	// missingDWO counts the skeleton units whose split unit was not found.
+	missingDWO int
+	// byName and rangeStarts index the functions while they are loaded.
+	byName      map[string]*Function
+	rangeStarts map[uint64]bool
 	// FSDiscriminator is set when a data section defines
 	// __llvm_fs_discriminator__ (llvm-profgen's checkUseFSDiscriminator).
 	FSDiscriminator bool
@@ -99,6 +109,11 @@ type Function struct {
 	// Recovered: the function has no DWARF subprogram and was recovered
 	// from the ELF symbol table (RecoverSymbolTableFunctions).
 	Recovered bool
+	// NameMismatch: a sized function symbol in one of its ranges has
+	// another name than its DWARF one (llvm-profgen-22's
+	// DwarfNameStatus::Mismatch, by RecoverSymbolTableFunctions): its
+	// ranges count as recovered from the symbol table too.
+	NameMismatch bool
 }
 
 // RecoverSymbolTableFunctions adds, as llvm-profgen-22 does for binaries
@@ -106,7 +121,11 @@ type Function struct {
 // executable section that no DWARF subprogram covers (crt's _start, code
 // built without -g): its range [value, value+size) is a function entry,
 // so ranges in it count as "recovered from symbol table" instead of
-// belonging to no function, and calls to it name it as their target.
+// belonging to no function, and calls to it name it as their target. A
+// DWARF function with such a symbol of another name anywhere in its
+// ranges (an alias, a renamed or broken name) is marked NameMismatch; one
+// of its own name (up to a .llvm., .part. or .cold suffix) that starts
+// inside its range is warned about ("Conflicting range", LoadWarnings).
 // LLVM 19 does not.
 func (b *Binary) RecoverSymbolTableFunctions(path string) error {
 	f, err := elf.Open(path)
@@ -125,7 +144,19 @@ func (b *Binary) RecoverSymbolTableFunctions(path string) error {
 			f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 || s.Value < b.PreferredBase() {
 			continue
 		}
-		if b.findFuncRange(s.Value) != nil || slices.ContainsFunc(added, func(r FuncRange) bool { return r.Start == s.Value }) {
+		if fr := b.findFuncRange(s.Value); fr != nil {
+			if fr.Func == nil || fr.Func.Recovered {
+				continue
+			}
+			if canonicalSymbolName(s.Name) != fr.Func.Name {
+				fr.Func.NameMismatch = true
+			} else if fr.Start != s.Value {
+				b.symtabWarnings = append(b.symtabWarnings, fmt.Sprintf("Conflicting range for symbol %s with range (%8x, %8x), but the DWARF symbol %s indicates another range (%8x, %8x)",
+					s.Name, s.Value, s.Value+s.Size, fr.Func.Name, fr.Start, fr.End))
+			}
+			continue
+		}
+		if slices.ContainsFunc(added, func(r FuncRange) bool { return r.Start == s.Value }) {
 			continue
 		}
 		fn := &Function{Name: s.Name, Ranges: [][2]uint64{{s.Value, s.Value + s.Size}}, Recovered: true}
@@ -231,7 +262,13 @@ func (b *Binary) findFuncRange(addr uint64) *FuncRange {
 }
 
 // OpenBinary loads an x86-64 ELF executable as llvm-profgen does.
-func OpenBinary(path string) (*Binary, error) {
+func OpenBinary(path string) (*Binary, error) { return OpenBinaryDWP(path, "") }
+
+// OpenBinaryDWP is OpenBinary with the DWARF package of a split-DWARF
+// binary (llvm-profgen's --dwp; "" tries <path>.dwp, then each unit's .dwo
+// file, as LLVM does): the functions of its split units follow those of
+// the binary's own units.
+func OpenBinaryDWP(path, dwp string) (*Binary, error) {
 	if err := checkObjectFile(path); err != nil {
 		return nil, err
 	}
@@ -240,10 +277,10 @@ func OpenBinary(path string) (*Binary, error) {
 		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
 	}
 	defer f.Close()
-	return newBinary(path, f)
+	return newBinary(path, dwp, f)
 }
 
-func newBinary(path string, f *elf.File) (*Binary, error) {
+func newBinary(path, dwp string, f *elf.File) (*Binary, error) {
 	bad := func(section string, format string, args ...any) error {
 		return &decode.Error{Format: "perfscript", File: path, Section: section, Msg: fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
 	}
@@ -251,14 +288,14 @@ func newBinary(path string, f *elf.File) (*Binary, error) {
 		return nil, bad("ELF header", "machine %v: only x86-64 is supported", f.Machine)
 	}
 	b := &Binary{Name: fileName(path)}
-	first := true
 	for _, p := range f.Progs {
 		if p.Type != elf.PT_LOAD {
 			continue
 		}
-		if first {
+		if b.FirstLoadableAddress == 0 {
+			// llvm-profgen tests the address, not whether it was set:
+			// a PIE's first PT_LOAD at 0 leaves it to the next one.
 			b.FirstLoadableAddress = p.Vaddr &^ (pageSize - 1)
-			first = false
 		}
 		if p.Flags&elf.PF_X != 0 {
 			b.PreferredTextSegmentAddresses = append(b.PreferredTextSegmentAddresses, p.Vaddr&^(pageSize-1))
@@ -268,8 +305,14 @@ func newBinary(path string, f *elf.File) (*Binary, error) {
 	if len(b.PreferredTextSegmentAddresses) == 0 {
 		return nil, bad("program headers", "no executable segment found")
 	}
-	if err := b.loadFunctions(f); err != nil {
+	split, err := b.loadFunctions(f)
+	if err != nil {
 		return nil, bad(".debug_info", "%v", err)
+	}
+	if split {
+		if err := b.loadSplitFunctions(path, dwp); err != nil {
+			return nil, err
+		}
 	}
 	if err := b.disassemble(f); err != nil {
 		return nil, bad(".text", "%v", err)
@@ -282,23 +325,25 @@ func newBinary(path string, f *elf.File) (*Binary, error) {
 // loadFunctions reads every DW_TAG_subprogram with a name (linkage or
 // short, through DW_AT_specification and DW_AT_abstract_origin) and
 // address ranges, dropping empty ranges and ranges below the preferred
-// base (loadSymbolsFromDWARFUnit). Split DWARF units are not followed.
-func (b *Binary) loadFunctions(f *elf.File) error {
+// base (loadSymbolsFromDWARFUnit); split reports skeleton units, whose
+// split units loadSplitFunctions reads.
+func (b *Binary) loadFunctions(f *elf.File) (split bool, err error) {
 	d, err := f.DWARF()
 	if err != nil {
 		// No DWARF: no functions, as llvm-profgen with a warning.
-		return nil
+		return false, nil
 	}
-	seen := map[uint64]bool{}
-	byName := map[string]*Function{}
 	r := d.Reader()
 	for {
 		e, err := r.Next()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if e == nil {
 			break
+		}
+		if e.Tag == dwarf.TagSkeletonUnit || e.Tag == dwarf.TagCompileUnit && (e.Val(dwarf.AttrDwoName) != nil || e.Val(attrGNUDWOName) != nil) {
+			split = true
 		}
 		if e.Tag != dwarf.TagSubprogram {
 			continue
@@ -311,27 +356,58 @@ func (b *Binary) loadFunctions(f *elf.File) error {
 		if err != nil {
 			continue
 		}
-		if len(ranges) == 0 {
+		b.addFunction(name, ranges)
+	}
+	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
+	return split, nil
+}
+
+// attrGNUDWOName is DW_AT_GNU_dwo_name (pre-DWARF 5 split units).
+const attrGNUDWOName = dwarf.Attr(0x2130)
+
+// addFunction adds a subprogram's ranges to the function of its name
+// (loadSymbolsFromDWARFUnit): empty ranges and ranges below the preferred
+// base are dropped, a start address already seen gets no second range.
+func (b *Binary) addFunction(name string, ranges [][2]uint64) {
+	if len(ranges) == 0 {
+		return
+	}
+	if b.byName == nil {
+		b.byName, b.rangeStarts = map[string]*Function{}, map[uint64]bool{}
+	}
+	fn := b.byName[name]
+	if fn == nil {
+		fn = &Function{Name: name}
+		b.byName[name] = fn
+		b.functions = append(b.functions, fn)
+	}
+	for _, rg := range ranges {
+		if rg[1] <= rg[0] || rg[0] < b.PreferredBase() {
 			continue
 		}
-		fn := byName[name]
-		if fn == nil {
-			fn = &Function{Name: name}
-			byName[name] = fn
-			b.functions = append(b.functions, fn)
+		fn.Ranges = append(fn.Ranges, [2]uint64{rg[0], rg[1]})
+		if b.rangeStarts[rg[0]] {
+			continue
 		}
-		for _, rg := range ranges {
-			if rg[1] <= rg[0] || rg[0] < b.PreferredBase() {
-				continue
-			}
-			fn.Ranges = append(fn.Ranges, [2]uint64{rg[0], rg[1]})
-			if seen[rg[0]] {
-				continue
-			}
-			seen[rg[0]] = true
-			b.funcs = append(b.funcs, FuncRange{Start: rg[0], End: rg[1], Name: name, Func: fn})
-		}
+		b.rangeStarts[rg[0]] = true
+		b.funcs = append(b.funcs, FuncRange{Start: rg[0], End: rg[1], Name: name, Func: fn})
 	}
+}
+
+// loadSplitFunctions adds the functions of the split units (.dwo files or
+// the .dwp package) after the binary's own, as loadSymbolsFromDWARF does,
+// and counts the units whose split unit is missing (LoadWarnings).
+func (b *Binary) loadSplitFunctions(path, dwp string) error {
+	sym, err := elfsym.Open(path, &elfsym.Options{DWARFOnly: true, DWPFile: dwp})
+	if err != nil {
+		return err
+	}
+	defer sym.Close()
+	subs, missing := sym.SplitSubprograms()
+	for _, s := range subs {
+		b.addFunction(s.Name, s.Ranges)
+	}
+	b.missingDWO = missing
 	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
 	return nil
 }
@@ -606,4 +682,13 @@ func fileName(p string) string {
 		return "."
 	}
 	return p[strings.LastIndexByte(p, '/')+1:]
+}
+
+// canonicalSymbolName is the name llvm-profgen-22 compares a symbol's with
+// the DWARF name of the function it lies in: without a ".llvm.N",
+// ".part.N" or ".cold" suffix (".__uniq.N" kept), as measured against
+// llvm-profgen-22 (fib.cold, fib.llvm.1 and fib.part.0 are fib;
+// fib.__uniq.1 and fib.foo are not).
+func canonicalSymbolName(name string) string {
+	return strings.TrimSuffix(memprof.CanonicalName(name), ".cold")
 }

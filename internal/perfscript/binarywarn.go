@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
 // LoadWarnings returns the warnings llvm-profgen prints while it loads the
@@ -17,11 +18,29 @@ import (
 // start address, runs of undecodable bytes, and functions none of whose
 // ranges is a function entry (their DWARF name matches no symbol at the
 // range start: a stripped or renamed symbol table, or no text symbols).
-func (b *Binary) LoadWarnings() []string {
+func (b *Binary) LoadWarnings() []string { return b.loadWarnings(false) }
+
+// MissingDWO is the number of split-DWARF units whose .dwo (or .dwp
+// entry) was not found.
+func (b *Binary) MissingDWO() int { return b.missingDWO }
+
+// LoadWarningsDetailed is LoadWarnings with --show-detailed-warning's
+// per-function lines before the summary of functions without an entry.
+// llvm-profgen lists them as its std::unordered_map of functions iterates
+// (libstdc++'s order of the names inserted in DWARF order).
+func (b *Binary) LoadWarningsDetailed() []string { return b.loadWarnings(true) }
+
+func (b *Binary) loadWarnings(detailed bool) []string {
 	var w []string
+	if b.missingDWO > 0 {
+		// (llvm-profgen's message starts with a space.)
+		w = append(w, fmt.Sprintf(" DWO debug information was not loaded for %d modules. Please check the .o, .dwo or .dwp path.", b.missingDWO))
+	}
 	if len(b.functions) == 0 {
 		w = append(w, "Loading of DWARF info completed, but no binary functions have been retrieved.")
 	}
+	// loadSymbolsFromSymtab's, before the disassembler's.
+	w = append(w, b.symtabWarnings...)
 	// Every kept range went into StartAddrToFuncRangeMap; a start seen
 	// again is an address with multiple symbols.
 	starts := map[uint64]int{}
@@ -45,7 +64,20 @@ func (b *Binary) LoadWarnings() []string {
 	// warnNoFuncEntry: functions with ranges but no entry range, of all
 	// functions (also those whose ranges were all dropped).
 	noEntry := 0
-	for _, fn := range b.functions {
+	var noEntryNames []string
+	order := b.functions
+	if detailed {
+		// BinaryFunctions' order: a std::unordered_map of the names.
+		names := make([]string, len(b.functions))
+		for i, fn := range b.functions {
+			names[i] = fn.Name
+		}
+		order = make([]*Function, 0, len(names))
+		for _, i := range sampleprof.StdUnorderedStringOrder(names) {
+			order = append(order, b.functions[i])
+		}
+	}
+	for _, fn := range order {
 		if len(fn.Ranges) == 0 {
 			continue
 		}
@@ -58,6 +90,12 @@ func (b *Binary) LoadWarnings() []string {
 		}
 		if !entry {
 			noEntry++
+			noEntryNames = append(noEntryNames, fn.Name)
+		}
+	}
+	if detailed {
+		for _, name := range noEntryNames {
+			w = append(w, "Failed to determine function entry for "+name+" due to inconsistent name from symbol table and dwarf info.")
 		}
 	}
 	if noEntry > 0 {

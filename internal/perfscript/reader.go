@@ -62,6 +62,10 @@ type Options struct {
 	// an ErrBuildIDMismatch error (see checkBuildID; llvm-profgen does not
 	// check).
 	BuildID []byte
+	// ShowDetailedWarning adds the per-item warnings of
+	// --show-detailed-warning before their summaries: each invalid return
+	// address, each invalid range.
+	ShowDetailedWarning bool
 }
 
 // Branch is one LBR entry after canonicalization: addresses outside the
@@ -678,10 +682,16 @@ func (p *reader) finish() {
 // ranges).
 func (p *reader) summarize() {
 	p.summary(p.numLeafExternalFrame, p.prof.Samples, "of samples have leaf external frame in call stack.")
+	if p.opts.ShowDetailedWarning {
+		p.detailTruncatedStacks()
+	}
 	p.summary(uint64(len(p.invalidReturnAddrs)), p.prof.Distinct, "of truncated stack samples due to invalid return address, likely caused by frame pointer omission.")
 	if p.fallThrough.Len() == 0 {
 		p.warn("No samples in perf script!")
 		return
+	}
+	if p.opts.ShowDetailedWarning {
+		p.detailInvalidRanges()
 	}
 	var total, notBoundary, unmatched, recovered, crossFunc, bogus uint64
 	b := p.bin
@@ -700,7 +710,7 @@ func (p *reader) summarize() {
 			unmatched += n
 			continue
 		}
-		if fr.Func != nil && fr.Func.Recovered {
+		if fr.Func != nil && (fr.Func.Recovered || fr.Func.NameMismatch) {
 			recovered += n
 		}
 		if end >= fr.End {

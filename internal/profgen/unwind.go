@@ -90,6 +90,9 @@ type ContextOptions struct {
 	// recursion compression removes (--compress-recursion; negative: no
 	// limit, 0: none).
 	MaxCompressionSize int
+	// ShowDetailedWarning lists, before their summary, the call sites
+	// whose contexts were truncated (--show-detailed-warning).
+	ShowDetailedWarning bool
 }
 
 // DefaultContextOptions are llvm-profgen's defaults (both unlimited).
@@ -389,6 +392,9 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 			if num != 0 && total != 0 {
 				warn(fmt.Sprintf("%.2f%%(%d/%d) %s", float64(num)*100/float64(total), num, total, msg))
 			}
+		}
+		if u.opts.ShowDetailedWarning {
+			u.detailUntracked(warn)
 		}
 		summary(uint64(len(st.untracked)), uint64(len(u.byKey)), "of profiled contexts are truncated due to missing probe for call instruction.")
 		summary(st.mismatchedExtCall, st.totalBranches, "of branches'source is a call instruction but doesn't match call frame stack, likely due to unwinding error of external frame.")

@@ -17,3 +17,15 @@ func StdUnorderedOrder(keys []uint64) []int {
 	}
 	return t.order()
 }
+
+// StdUnorderedStringOrder is StdUnorderedOrder for std::string keys
+// (std::hash<std::string>): the order in which a libstdc++
+// std::unordered_map<std::string, T> iterates distinct keys inserted in
+// the given order.
+func StdUnorderedStringOrder(keys []string) []int {
+	hashes := make([]uint64, len(keys))
+	for i, k := range keys {
+		hashes[i] = stdHashBytes([]byte(k))
+	}
+	return StdUnorderedOrder(hashes)
+}

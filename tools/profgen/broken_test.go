@@ -143,10 +143,7 @@ var traceMutations = []struct {
 func TestBrokenInput(t *testing.T) {
 	progs := buildPrograms(t)
 	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
-	byName := map[string]program{}
-	for _, p := range progs {
-		byName[p.name] = p
-	}
+	byName := programsByName(progs)
 	dir := t.TempDir()
 	for _, name := range []string{"calls-clang-22-nopie", "shapes-clang++-22-pie"} {
 		p := byName[name]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
@@ -44,7 +45,8 @@ func printProbeDescs(c *config, bin *perfscript.Binary, w io.Writer) error {
 
 // showDisassembly prints what llvm-profgen --show-disassembly-only prints:
 // with --show-pseudo-probe the probe descriptors first and each
-// instruction's probes before it. The instruction text is
+// instruction's probes before it, with --show-source-locations its
+// inline frames after it (appendSourceLocation). The instruction text is
 // golang.org/x/arch's AT&T syntax, not LLVM's printer's (addresses,
 // symbols, sections and probes are the same).
 func showDisassembly(c *config, w io.Writer) error {
@@ -58,6 +60,13 @@ func showDisassembly(c *config, w io.Writer) error {
 		if probes, err = showProbes(c, f); err != nil {
 			return err
 		}
+	}
+	var dwarf *elfsym.Binary
+	if c.showSourceLocations {
+		if dwarf, err = elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp}); err != nil {
+			return err
+		}
+		defer dwarf.Close()
 	}
 	bw := bufio.NewWriter(w)
 	if probes != nil {
@@ -98,7 +107,17 @@ func showDisassembly(c *config, w io.Writer) error {
 					}
 				}
 				text, size := symbolizer.DecodeInst(data[pc-sec.Addr:min(end, sec.Addr+uint64(len(data)))-sec.Addr], pc)
-				fmt.Fprintf(bw, "%8x:%s\n", pc, text)
+				line = fmt.Appendf(line[:0], "%8x:%s", pc, text)
+				if dwarf != nil {
+					for n := len(text); n < sourceLocColumn; n++ {
+						line = append(line, ' ')
+					}
+					if line, err = appendSourceLocation(line, dwarf, pc, c.showPseudoProbe); err != nil {
+						return err
+					}
+				}
+				line = append(line, '\n')
+				bw.Write(line)
 				pc += uint64(size)
 			}
 			bw.WriteString("\n")

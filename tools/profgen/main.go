@@ -13,7 +13,9 @@
 // non-CS and CS (tail-call frames inferred, pre-inlined or not),
 // --show-pseudo-probe with --show-disassembly-only; --perfdata (perf
 // script run as llvm-profgen runs it); vtable type profiles from
-// --data-access-perftrace (LLVM 22). Not yet: --unsymbolized-profile.
+// --data-access-perftrace (LLVM 22); --unsymbolized-profile (the text of
+// --skip-symbolization read back); --show-detailed-warning;
+// --show-source-locations; split DWARF (.dwo files, --dwp).
 package main
 
 import (
@@ -21,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	iofs "io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -63,11 +64,16 @@ Examples:
   profgen --perfdata=perf.data --binary=app -o app.prof
   profgen --perfscript=app.script --data-access-perftrace=loads.txt --binary=app \
       --format=text -o app.txt --llvm-version 22
-  profgen --perfscript=app.script --binary=app --format=text -o app.txt --llvm-version 22`
+  profgen --perfscript=app.script --binary=app --format=text -o app.txt --llvm-version 22
+  profgen --perfscript=app.script --binary=app --skip-symbolization -o app.unsym
+  profgen --unsymbolized-profile=app.unsym --binary=app -o app.prof`
 
 // config is the command line.
 type config struct {
 	perfscript, perfdata, binary, output, format string
+	unsymbolized, dwp                            string
+	useOffset, useFirstLoadable                  bool
+	detailedWarning, showSourceLocations         bool
 	dataAccess                                   string
 	writeVTables                                 bool
 	pid                                          string
@@ -85,7 +91,7 @@ type config struct {
 }
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
-	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions}
+	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions, useOffset: true}
 	c.cs.PreInliner, c.cs.GenNestedProfile, c.cs.MergeColdContext, c.cs.MaxColdContextDepth = true, true, true, 1
 	c.cs.InferMissingFrames = true
 	c.cs.PreInline = profgen.DefaultPreInlinerOptions
@@ -110,8 +116,10 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.StringValue(&c.traceBuildID, "<hex>", "Build id of the binary the trace was recorded from (perf buildid-list); fail if --binary's differs. Traces recorded with perf record --buildid-mmap are checked without it", "--trace-build-id")
 	fs.BoolFlag(&c.ignoreStack, true, "Read hybrid samples without their call stacks (context-insensitive profile)", "--ignore-stack-samples")
 	fs.BoolFlag(&c.skipSymbolization, true, "Write the unsymbolized profile (ranges and branches) instead", "--skip-symbolization")
+	fs.BoolFlag(&c.detailedWarning, true, "Warn about each item a warning's summary counts: each invalid range, truncated stack, truncated context, function without an entry", "--show-detailed-warning")
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
 	fs.BoolFlag(&c.showDisassembly, true, "Print the disassembled code and stop (no input or output needed)", "--show-disassembly-only")
+	fs.BoolFlag(&c.showSourceLocations, true, "With --show-disassembly-only, print each instruction's inline frames (innermost first, line offsets; probe indexes with --show-pseudo-probe)", "--show-source-locations")
 	fs.BoolFlag(&c.showPseudoProbe, true, "Print the pseudo-probe descriptors, and with --show-disassembly-only each instruction's probes", "--show-pseudo-probe")
 	fs.BoolFlag(&c.useDWARFCorrelation, true, "Correlate with DWARF lines even when the binary has pseudo probes", "--use-dwarf-correlation")
 	fs.BoolFlag(&c.gen.UpdateTotalSamples, true, "Recompute totals as the sum of body samples and inlinee totals", "--update-total-samples")
@@ -139,7 +147,11 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.StringValue(&c.dataAccess, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
 	llvmBool(fs, &c.writeVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
-	for _, name := range []string{"--unsymbolized-profile", "--up", "--llvm-sample-profile", "--debug-binary", "--dwp"} {
+	fs.StringValue(&c.unsymbolized, "<file>", "Unsymbolized profile written with --skip-symbolization (ranges and branches, by context for CS): generate the profile from it instead of a trace", "--unsymbolized-profile", "--up")
+	llvmBool(fs, &c.useOffset, nil, false, "Addresses of unsymbolized profiles (--skip-symbolization, --unsymbolized-profile) are offsets from the binary's base, not virtual addresses (default true)", "--use-offset")
+	fs.BoolFlag(&c.useFirstLoadable, true, "Offsets of unsymbolized profiles are from the first loadable segment, not the first executable one", "--use-first-loadable-segment-as-base")
+	fs.StringValue(&c.dwp, "<file>", "DWARF package of a binary built with -gsplit-dwarf (default: <binary>.dwp, else each unit's .dwo file)", "--dwp")
+	for _, name := range []string{"--llvm-sample-profile", "--debug-binary"} {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
 			c.unsupported = append(c.unsupported, n)
 			return nil
@@ -162,18 +174,22 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("--mark-all-context-preinlined is LLVM 22's: add --llvm-version 22")
 	case (c.dataAccess != "" || c.writeVTables) && c.release < 22:
 		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
+	case c.unsymbolized != "" && (c.perfscript != "" || c.perfdata != ""):
+		return cli.Usagef("`--perfscript`, `--perfdata` and `--unsymbolized-profile` cannot be used together.")
 	case c.perfscript != "" && c.perfdata != "":
 		return cli.Usagef("Only one of `--perfscript` and `--perfdata` can be used.")
-	case c.perfscript == "" && c.perfdata == "":
-		return cli.Usagef("an input is required: --perfscript=<file> or --perfdata=<file>")
+	case c.perfscript == "" && c.perfdata == "" && c.unsymbolized == "":
+		return cli.Usagef("an input is required: --perfscript=<file>, --perfdata=<file> or --unsymbolized-profile=<file>")
+	case c.unsymbolized != "" && c.skipSymbolization:
+		return cli.Usagef("--skip-symbolization with --unsymbolized-profile: the input is already unsymbolized (llvm-profgen writes nothing)")
 	case c.binary == "":
 		return cli.Usagef("--binary is required")
 	case c.output == "":
 		return cli.Usagef("--output is required")
 	}
 	// llvm-profgen's validateCommandLine: the input, then the binary.
-	if _, err := os.Stat(c.perfscript + c.perfdata); errors.Is(err, iofs.ErrNotExist) {
-		return fmt.Errorf("Input perf file(%s) doesn't exist.", c.perfscript+c.perfdata)
+	if in := c.perfscript + c.perfdata + c.unsymbolized; !fileExists(in) {
+		return fmt.Errorf("Input perf file(%s) doesn't exist.", in)
 	}
 	rep := cli.NewReporter(tool, stderr)
 	return generate(&c, stdout, rep)
@@ -181,7 +197,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 
 func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	warn := func(msg string) { rep.Warnf("%s", msg) }
-	bin, err := perfscript.OpenBinary(c.binary)
+	bin, err := perfscript.OpenBinaryDWP(c.binary, c.dwp)
 	if err != nil {
 		return err
 	}
@@ -195,13 +211,20 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 			return err
 		}
 	}
-	for _, w := range bin.LoadWarnings() {
+	loadWarnings := bin.LoadWarnings
+	if c.detailedWarning {
+		loadWarnings = bin.LoadWarningsDetailed
+	}
+	for _, w := range loadWarnings() {
 		warn(w)
 	}
-	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, Warn: func(msg string) {
+	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp, Warn: func(msg string) {
 		// A binary without DWARF was reported above as llvm-profgen
 		// reports it (no binary functions); DWARFOnly has no fallback.
-		if !strings.HasSuffix(msg, "falling back to the symbol table") {
+		// Split units whose .dwo llvm-profgen counted as not loaded
+		// (LoadWarnings) give its symbolizer no frames, silently.
+		missingDWO := bin.MissingDWO() > 0 && (strings.Contains(msg, ".dwo") || strings.Contains(msg, ".dwp") || strings.Contains(msg, "DWO id"))
+		if !strings.HasSuffix(msg, "falling back to the symbol table") && !missingDWO {
 			warn(msg)
 		}
 	}})
@@ -209,7 +232,8 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	defer sym.Close()
-	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: sym.BuildID()}
+	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: sym.BuildID(), ShowDetailedWarning: c.detailedWarning}
+	c.ctx.ShowDetailedWarning = c.detailedWarning
 	if c.showMmap {
 		popts.MmapEvents = stdout
 	}
@@ -220,33 +244,19 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		}
 		popts.PID, popts.HasPID = int32(n), true
 	}
-	if c.perfdata != "" {
-		script, cleanup, err := perfScript(bin, c.perfdata, popts.PID, popts.HasPID)
-		if err != nil {
+	var unwinder *profgen.Unwinder
+	var prof *perfscript.Profile
+	var cs *profgen.CSCounters
+	if c.unsymbolized != "" {
+		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
+		if prof, cs, err = readUnsymbolized(c, bin); err != nil {
 			return err
 		}
-		defer cleanup()
-		c.perfscript = script
-	}
-	f, err := os.Open(c.perfscript)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := checkBuildID(c, sym.BuildID()); err != nil {
-		return err
-	}
-	var unwinder *profgen.Unwinder
-	if !c.ignoreStack {
-		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
-		popts.HybridSample = unwinder.Add
-	}
-	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
-	if err != nil {
+	} else if prof, unwinder, err = parseTrace(c, bin, sym, popts); err != nil {
 		return err
 	}
 	if c.dataAccess != "" {
-		if prof.CS {
+		if prof.CS && cs == nil {
 			// llvm-profgen refuses after unwinding (and its warnings).
 			if _, err := unwinder.Unwind(warn); err != nil {
 				return err
@@ -257,13 +267,14 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		}
 	}
 	if prof.CS {
-		cs, err := unwinder.Unwind(warn)
-		if err != nil {
-			return err
+		if cs == nil {
+			if cs, err = unwinder.Unwind(warn); err != nil {
+				return err
+			}
 		}
 		if c.skipSymbolization {
 			return atomicfile.Create(c.output, 0o644, func(f *os.File) error {
-				return cs.WriteUnsymbolized(f, bin.PreferredBase())
+				return cs.WriteUnsymbolized(f, offsetBase(c, bin))
 			})
 		}
 		if err := printProbeDescs(c, bin, stdout); err != nil {
@@ -295,7 +306,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	}
 	if c.skipSymbolization {
 		return atomicfile.Create(c.output, 0o644, func(f *os.File) error {
-			return prof.WriteUnsymbolized(f, bin.PreferredBase())
+			return prof.WriteUnsymbolized(f, offsetBase(c, bin))
 		})
 	}
 	c.gen.Warn = warn
@@ -415,4 +426,33 @@ func dataAccess(c *config, bin *perfscript.Binary, prof *perfscript.Profile, pop
 		return nil, err
 	}
 	return perfscript.ParseDataAccess(c.dataAccess, f, bin, syms, prof.BaseAddress, popts)
+}
+
+// parseTrace reads the perf script (--perfscript, or the one perf writes
+// of --perfdata); hybrid samples go to the returned unwinder unless
+// --ignore-stack-samples.
+func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, popts perfscript.Options) (*perfscript.Profile, *profgen.Unwinder, error) {
+	if c.perfdata != "" {
+		script, cleanup, err := perfScript(bin, c.perfdata, popts.PID, popts.HasPID)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer cleanup()
+		c.perfscript = script
+	}
+	f, err := os.Open(c.perfscript)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if err := checkBuildID(c, sym.BuildID()); err != nil {
+		return nil, nil, err
+	}
+	var unwinder *profgen.Unwinder
+	if !c.ignoreStack {
+		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
+		popts.HybridSample = unwinder.Add
+	}
+	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
+	return prof, unwinder, err
 }

@@ -262,14 +262,7 @@ func compareCS(t *testing.T, ref string, rel int, dir, trace, bin, format string
 		want, _ := os.ReadFile(refOut)
 		got, _ := os.ReadFile(ourOut)
 		if malloc19 && rel == 19 && format == "extbinary" && len(got) == len(want) && !bytes.Equal(got, want) {
-			show := func(f string) []byte {
-				out, err := exec.Command(testenv.Tool(t, "llvm-profdata-22"), "show", "--sample", f).CombinedOutput()
-				if err != nil {
-					t.Fatalf("llvm-profdata show %s: %v\n%s", f, err, out)
-				}
-				return out
-			}
-			got, want = show(ourOut), show(refOut)
+			got, want = showSample(t, ourOut), showSample(t, refOut)
 		}
 		if !bytes.Equal(got, want) {
 			if format == "extbinary" {
