@@ -224,6 +224,8 @@ type reader struct {
 	seed, seed2          maphash.Seed
 	key                  []byte // noteDistinct's encoding of a sample
 
+	hyb *hybridPipe // the parallel hybrid parse (parallel.go)
+
 	// scratch
 	recs  [][]byte
 	lbr   []Branch
@@ -269,8 +271,13 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 			return nil, err
 		}
 	}
+	if p.prof.CS && hybridParallel {
+		p.startHybrid()
+		defer p.stopHybrid()
+	}
 	for !p.s.eof {
 		if isMMapEvent(p.s.line) {
+			p.drainHybrid()
 			if err := p.parseMMapEvent(); err != nil {
 				return nil, err
 			}
@@ -280,6 +287,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 			return nil, err
 		}
 	}
+	p.stopHybrid()
 	if p.s.err != nil {
 		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
 	}
@@ -401,10 +409,16 @@ func (p *reader) parseHybridSample(count uint64) error {
 		}
 		return nil
 	}
-	p.warnIfMissingMMap()
 	if s.eof || !bytes.HasPrefix(s.line, []byte(" 0x")) {
+		p.drainHybrid()
+		p.warnIfMissingMMap()
 		return p.errorf(decode.ErrMalformed, "'Hybrid perf sample is corrupted, No LBR sample line")
 	}
+	if p.hyb != nil {
+		p.queueHybrid(count)
+		return nil
+	}
+	p.warnIfMissingMMap()
 	if p.extractLBRStack() {
 		if !p.opts.IgnoreStackSamples {
 			p.stack[0] = p.lbr[0].Target
@@ -631,11 +645,13 @@ func (p *reader) record(count uint64) {
 
 // countFallThrough counts the pairs (TO of an entry, FROM of the more
 // recent one) that warnInvalidRange checks.
-func (p *reader) countFallThrough(count uint64) {
+func (p *reader) countFallThrough(count uint64) { countFallThrough(&p.fallThrough, p.lbr, count) }
+
+func countFallThrough(c *BranchCounts, lbr []Branch, count uint64) {
 	end := uint64(0)
-	for _, e := range p.lbr {
+	for _, e := range lbr {
 		if end != 0 {
-			p.fallThrough.Add(Branch{e.Target, end}, count)
+			c.Add(Branch{e.Target, end}, count)
 		}
 		end = e.Source
 	}
@@ -645,16 +661,28 @@ func (p *reader) countFallThrough(count uint64) {
 // truncated-stack warning, by a 128-bit hash of each; it reports whether
 // the sample is new.
 func (p *reader) noteDistinct() bool {
-	b := binary.LittleEndian.AppendUint64(p.key[:0], uint64(len(p.stack)))
-	for _, a := range p.stack {
+	var k [2]uint64
+	k, p.key = p.sampleHash(p.key, p.stack, p.lbr)
+	return p.insertDistinct(k)
+}
+
+// sampleHash is the 128-bit hash of a (stack, LBR) sample, encoded into
+// buf (returned for reuse).
+func (p *reader) sampleHash(buf []byte, stack []uint64, lbr []Branch) ([2]uint64, []byte) {
+	b := binary.LittleEndian.AppendUint64(buf[:0], uint64(len(stack)))
+	for _, a := range stack {
 		b = binary.LittleEndian.AppendUint64(b, a)
 	}
-	for _, e := range p.lbr {
+	for _, e := range lbr {
 		b = binary.LittleEndian.AppendUint64(b, e.Source)
 		b = binary.LittleEndian.AppendUint64(b, e.Target)
 	}
-	p.key = b
-	k := [2]uint64{maphash.Bytes(p.seed, b), maphash.Bytes(p.seed2, b)}
+	return [2]uint64{maphash.Bytes(p.seed, b), maphash.Bytes(p.seed2, b)}, b
+}
+
+// insertDistinct adds a sample's hash to the distinct set and reports
+// whether it is new.
+func (p *reader) insertDistinct(k [2]uint64) bool {
 	if _, ok := p.distinct[k]; ok {
 		return false
 	}
