@@ -228,10 +228,11 @@ func TestBrokenTraces(t *testing.T) {
 // compareHybridParallel reads a hybrid trace with its stacks (the
 // HybridSample hook) in parallel, with the default batches and one sample
 // per batch, and sequentially (parseHybridSample alone): the same samples
-// in the same order, the same warnings, errors and counts.
+// in the same order, the same warnings, errors and counts; through
+// HybridSample and through HybridRecord.
 func compareHybridParallel(t *testing.T, bin, trace string) {
 	t.Helper()
-	read := func(parallel bool, batch int) string {
+	read := func(parallel bool, batch int, record bool) string {
 		defer func(p bool, n int) { hybridParallel, lbrBatchBytes = p, n }(hybridParallel, lbrBatchBytes)
 		hybridParallel, lbrBatchBytes = parallel, batch
 		var b strings.Builder
@@ -250,6 +251,12 @@ func compareHybridParallel(t *testing.T, bin, trace string) {
 				fmt.Fprintf(&b, "%x %x %d %v\n", stack, lbr, count, first)
 			},
 		}
+		if record {
+			opts.HybridSample = nil
+			opts.HybridRecord = func(rec []byte, count uint64, first bool) {
+				fmt.Fprintf(&b, "%x %d %v\n", rec, count, first)
+			}
+		}
 		p, err := Parse(trace, f, b2, opts)
 		if err != nil {
 			fmt.Fprintf(&b, "error: %v\n", err)
@@ -258,10 +265,12 @@ func compareHybridParallel(t *testing.T, bin, trace string) {
 		}
 		return b.String()
 	}
-	want := read(false, lbrBatchBytes)
-	for _, batch := range []int{lbrBatchBytes, 1} {
-		if got := read(true, batch); got != want {
-			t.Errorf("parallel hybrid parse (batches of %d bytes) differs from the sequential one:\n%s\nwant:\n%s", batch, firstDiff(got, want), firstDiff(want, got))
+	for _, record := range []bool{false, true} {
+		want := read(false, lbrBatchBytes, record)
+		for _, batch := range []int{lbrBatchBytes, 1} {
+			if got := read(true, batch, record); got != want {
+				t.Errorf("parallel hybrid parse (batches of %d bytes, HybridRecord %v) differs from the sequential one:\n%s\nwant:\n%s", batch, record, firstDiff(got, want), firstDiff(want, got))
+			}
 		}
 	}
 }

@@ -1,6 +1,9 @@
 package perfscript
 
-import "runtime"
+import (
+	"hash/maphash"
+	"runtime"
+)
 
 // The LBR-only parse runs on every core: this goroutine walks the lines
 // (mmap events, repeat counts, line numbers: everything that has state)
@@ -225,6 +228,7 @@ type hybridBatch struct {
 	entries   []Branch
 	entryEnds []int
 	hashes    [][2]uint64 // sampleHash of the kept samples fastLBR read
+	enc       Records     // and their encodings (empty for the others)
 }
 
 func (b *hybridBatch) stack(i int) []uint64 { return b.stacks[prevEnd(b.stackEnds, i):b.stackEnds[i]] }
@@ -239,12 +243,12 @@ func prevEnd(ends []int, i int) int {
 
 type hybridWorker struct {
 	fallThrough BranchCounts
-	key         []byte
 }
 
 func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
 	for b := range in {
 		b.ok, b.entries, b.entryEnds, b.hashes = b.ok[:0], b.entries[:0], b.entryEnds[:0], b.hashes[:0]
+		b.enc.Reset()
 		for i := range b.Len() {
 			start := len(b.entries)
 			var ok bool
@@ -257,9 +261,13 @@ func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
 			if lbr := b.entries[start:]; ok && len(lbr) > 0 {
 				stack := b.stack(i)
 				stack[0] = lbr[0].Target
-				h, w.key = p.sampleHash(w.key, stack, lbr)
+				start := len(b.enc.Buf)
+				b.enc.Buf = AppendHybridSample(b.enc.Buf, stack, lbr)
+				rec := b.enc.Buf[start:]
+				h = [2]uint64{maphash.Bytes(p.seed, rec), maphash.Bytes(p.seed2, rec)}
 				countFallThrough(&w.fallThrough, lbr, b.counts[i])
 			}
+			b.enc.End()
 			b.hashes = append(b.hashes, h)
 		}
 		close(b.done)
@@ -366,7 +374,7 @@ func (p *reader) finishHybrid() {
 	p.base, p.loadedByMMap = b.base, b.loaded
 	for i := range b.Len() {
 		p.warnIfMissingMMap()
-		stack, lbr, k := b.stack(i), b.lbr(i), b.hashes[i]
+		stack, lbr, k, rec := b.stack(i), b.lbr(i), b.hashes[i], b.enc.At(i)
 		if !b.ok[i] {
 			if !p.parseLBRLine(b.At(i), b.lines[i]) {
 				continue
@@ -374,12 +382,13 @@ func (p *reader) finishHybrid() {
 			lbr = p.lbr
 			stack[0] = lbr[0].Target
 			k, p.key = p.sampleHash(p.key, stack, lbr)
+			rec = p.key
 			countFallThrough(&p.fallThrough, lbr, b.counts[i])
 		} else if len(lbr) == 0 {
 			continue
 		}
 		first := p.insertDistinct(k)
-		p.opts.HybridSample(stack, lbr, b.counts[i], first)
+		p.hybridSample(stack, lbr, rec, b.counts[i], first)
 	}
 	p.base, p.loadedByMMap = base, loaded
 	h.free = append(h.free, b)

@@ -57,6 +57,11 @@ type Options struct {
 	// The slices are reused after the call returns. This is where a
 	// virtual unwinder plugs in; the Profile's counters then stay empty.
 	HybridSample func(stack []uint64, lbr []Branch, count uint64, first bool)
+	// HybridRecord, if not nil, is called instead of HybridSample with the
+	// sample encoded as AppendHybridSample encodes it (the parser has the
+	// encoding at hand: it hashes it for the distinct count). rec is reused
+	// after the call returns.
+	HybridRecord func(rec []byte, count uint64, first bool)
 	// BuildID, if not nil, is the binary's GNU build id: an mmap event of
 	// the binary that names another one (perf record --buildid-mmap) is
 	// an ErrBuildIDMismatch error (see checkBuildID; llvm-profgen does not
@@ -245,7 +250,7 @@ func Parse(name string, r io.ReadSeeker, bin *Binary, opts Options) (*Profile, e
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil {
+	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil && opts.HybridRecord == nil {
 		// Without an unwinder there is nothing to aggregate them into.
 		return nil, ErrContextSensitive
 	}
@@ -253,7 +258,7 @@ func Parse(name string, r io.ReadSeeker, bin *Binary, opts Options) (*Profile, e
 }
 
 func parseContent(name string, r io.Reader, bin *Binary, opts Options, content Content) (*Profile, error) {
-	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil {
+	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil && opts.HybridRecord == nil {
 		return nil, ErrContextSensitive
 	}
 	p := &reader{
@@ -424,7 +429,7 @@ func (p *reader) parseHybridSample(count uint64) error {
 			p.stack[0] = p.lbr[0].Target
 			first := p.noteDistinct()
 			p.countFallThrough(count)
-			p.opts.HybridSample(p.stack, p.lbr, count, first)
+			p.hybridSample(p.stack, p.lbr, p.key, count, first)
 			return nil
 		}
 		// With IgnoreStackSamples the stack is dropped before aggregation.
@@ -669,15 +674,33 @@ func (p *reader) noteDistinct() bool {
 // sampleHash is the 128-bit hash of a (stack, LBR) sample, encoded into
 // buf (returned for reuse).
 func (p *reader) sampleHash(buf []byte, stack []uint64, lbr []Branch) ([2]uint64, []byte) {
-	b := binary.LittleEndian.AppendUint64(buf[:0], uint64(len(stack)))
+	b := AppendHybridSample(buf[:0], stack, lbr)
+	return [2]uint64{maphash.Bytes(p.seed, b), maphash.Bytes(p.seed2, b)}, b
+}
+
+// AppendHybridSample appends the encoding of a hybrid sample to buf: the
+// stack's length, its addresses, then each LBR entry's source and target,
+// little-endian uint64s (Options.HybridRecord).
+func AppendHybridSample(buf []byte, stack []uint64, lbr []Branch) []byte {
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(stack)))
 	for _, a := range stack {
-		b = binary.LittleEndian.AppendUint64(b, a)
+		buf = binary.LittleEndian.AppendUint64(buf, a)
 	}
 	for _, e := range lbr {
-		b = binary.LittleEndian.AppendUint64(b, e.Source)
-		b = binary.LittleEndian.AppendUint64(b, e.Target)
+		buf = binary.LittleEndian.AppendUint64(buf, e.Source)
+		buf = binary.LittleEndian.AppendUint64(buf, e.Target)
 	}
-	return [2]uint64{maphash.Bytes(p.seed, b), maphash.Bytes(p.seed2, b)}, b
+	return buf
+}
+
+// hybridSample hands a sample to HybridRecord (as rec, its encoding) or
+// HybridSample.
+func (p *reader) hybridSample(stack []uint64, lbr []Branch, rec []byte, count uint64, first bool) {
+	if p.opts.HybridRecord != nil {
+		p.opts.HybridRecord(rec, count, first)
+		return
+	}
+	p.opts.HybridSample(stack, lbr, count, first)
 }
 
 // insertDistinct adds a sample's hash to the distinct set and reports

@@ -108,14 +108,23 @@ func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, fi
 		u.cur = &sampleBatch{}
 	}
 	b := u.cur
-	b.Buf = binary.LittleEndian.AppendUint64(b.Buf, uint64(len(stack)))
-	for _, a := range stack {
-		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, a)
+	b.Buf = perfscript.AppendHybridSample(b.Buf, stack, lbr)
+	u.end(count, first)
+}
+
+// AddRecord takes one hybrid sample in AppendHybridSample's encoding (the
+// signature of perfscript.Options.HybridRecord).
+func (u *Unwinder) AddRecord(rec []byte, count uint64, first bool) {
+	if u.cur == nil {
+		u.cur = &sampleBatch{}
 	}
-	for _, e := range lbr {
-		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, e.Source)
-		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, e.Target)
-	}
+	u.cur.Buf = append(u.cur.Buf, rec...)
+	u.end(count, first)
+}
+
+// end ends the sample just appended to the current batch.
+func (u *Unwinder) end(count uint64, first bool) {
+	b := u.cur
 	b.End()
 	b.counts = append(b.counts, count)
 	b.first = append(b.first, first)

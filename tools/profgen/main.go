@@ -239,7 +239,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	var unwinder *profgen.Unwinder
 	if !c.ignoreStack {
 		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
-		popts.HybridSample = unwinder.Add
+		popts.HybridRecord = unwinder.AddRecord
 	}
 	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
 	if err != nil {
