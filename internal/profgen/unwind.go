@@ -58,16 +58,17 @@ type Unwinder struct {
 	paths stackNode
 	// instCtx numbers each instruction's inline context (all frames but
 	// the leaf), 0 until computed, -1 without frames; ctxIDs interns them.
-	instCtx []int32
-	ctxIDs  map[string]int32
-	arena   trieArena
-	path    collectPath
-	dedup   hashtab.Index
-	order   []int32 // a batch's distinct samples, by first appearance
-	counts  []uint64
-	first   []bool
-	stack   []uint64
-	lbr     []perfscript.Branch
+	instCtx    []int32
+	ctxIDs     map[string]int32
+	arena      trieArena
+	path       collectPath
+	emptyPaths []*collectPath // emptyPath's, for reuse
+	dedup      hashtab.Index
+	order      []int32 // a batch's distinct samples, by first appearance
+	counts     []uint64
+	first      []bool
+	stack      []uint64
+	lbr        []perfscript.Branch
 }
 
 // batchBytes is the size of the encoded samples of a batch.
@@ -640,6 +641,18 @@ type collector struct {
 	seq int    // contributions so far
 }
 
+// emptyPath returns an empty path (from the root), reusing a spare one.
+func (c *collector) emptyPath() *collectPath {
+	u := c.u
+	if n := len(u.emptyPaths); n > 0 {
+		p := u.emptyPaths[n-1]
+		u.emptyPaths = u.emptyPaths[:n-1]
+		p.addrs, p.nodes = p.addrs[:0], append(p.nodes[:0], &c.u.paths)
+		return p
+	}
+	return &collectPath{nodes: []*stackNode{&c.u.paths}}
+}
+
 // collect is collectSamplesFromFrameTrie: a depth-first walk over one
 // shared stack that adds each frame's samples to the counter of its
 // context. An external frame cuts the context: its subtree starts from an
@@ -650,7 +663,7 @@ type collector struct {
 func (c *collector) collect(root, cur *trieFrame, path *collectPath) error {
 	if cur != root && cur.addr != 0 {
 		if cur.addr == perfscript.ExternalAddr {
-			empty := &collectPath{nodes: []*stackNode{&c.u.paths}}
+			empty := c.emptyPath()
 			if err := c.collectFrame(cur, empty); err != nil {
 				return err
 			}
@@ -662,6 +675,7 @@ func (c *collector) collect(root, cur *trieFrame, path *collectPath) error {
 			if len(cur.kids) > 0 {
 				c.u.st.untracked[cur.addr] = struct{}{}
 			}
+			c.u.emptyPaths = append(c.u.emptyPaths, empty)
 			return nil
 		}
 		path.push(cur.addr)
