@@ -236,15 +236,7 @@ func compareHybridParallel(t *testing.T, bin, trace string) {
 		defer func(p bool, n int) { hybridParallel, lbrBatchBytes = p, n }(hybridParallel, lbrBatchBytes)
 		hybridParallel, lbrBatchBytes = parallel, batch
 		var b strings.Builder
-		b2, err := OpenBinary(bin)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(trace)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
+		b2, f := openTrace(t, bin, trace)
 		opts := Options{
 			Warn: func(m string) { fmt.Fprintf(&b, "warning: %s\n", m) },
 			HybridSample: func(stack []uint64, lbr []Branch, count uint64, first bool) {
