@@ -9,6 +9,7 @@ import (
 	"hash/maphash"
 	"io"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -59,6 +60,7 @@ type Unwinder struct {
 	// instCtx numbers each instruction's inline context (all frames but
 	// the leaf), 0 until computed, -1 without frames; ctxIDs interns them.
 	instCtx    []int32
+	instRun    []int32 // runStart's, plus one (0: not known yet)
 	ctxIDs     map[string]int32
 	arena      trieArena
 	path       collectPath
@@ -536,6 +538,23 @@ func (u *Unwinder) unwindLinear(s *unwindState, repeat uint64, st *unwindStats) 
 		}
 	}
 	for ip > target {
+		if prevIdx > 0 {
+			// The steps inside idx's run compare equal contexts: skip to
+			// its first instruction, or to the last one the loop reaches
+			// (the greatest at or below target).
+			k, err := u.runStart(prevIdx)
+			if err != nil {
+				return err
+			}
+			if k < idx {
+				if a, _ := u.bin.Inst(k); a <= target {
+					k += sort.Search(idx-k, func(n int) bool { a, _ := u.bin.Inst(k + n + 1); return a > target })
+				}
+				idx, prevIdx = k, k
+				ip, _ = u.bin.Inst(k)
+				continue
+			}
+		}
 		prev := ip
 		var same bool
 		var err error
@@ -593,6 +612,37 @@ func (u *Unwinder) sameInlineContext(i, j int) (bool, error) {
 	}
 	b, err := u.instContext(j)
 	return err == nil && a > 0 && a == b, err
+}
+
+// runStart is the first instruction of the run that ends at instruction i
+// in which every instruction has the inline context of the one before it
+// (sameInlineContext); memoized in instRun (plus one).
+func (u *Unwinder) runStart(i int) (int, error) {
+	if u.instRun == nil {
+		u.instRun = make([]int32, u.bin.NumInsts())
+	}
+	if r := u.instRun[i]; r != 0 {
+		return int(r - 1), nil
+	}
+	j := i
+	for j > 0 && u.instRun[j] == 0 {
+		same, err := u.sameInlineContext(j, j-1)
+		if err != nil {
+			return 0, err
+		}
+		if !same {
+			break
+		}
+		j--
+	}
+	start := j
+	if r := u.instRun[j]; r != 0 {
+		start = int(r - 1)
+	}
+	for k := j; k <= i; k++ {
+		u.instRun[k] = int32(start + 1)
+	}
+	return start, nil
 }
 
 // instContext numbers the inline context of instruction i: the frame count
