@@ -15,30 +15,35 @@
 # Then, for each case, llvm-profgen-22 and ours alternate REPEATS times
 # (each run is one process: opening the binary, parsing, generating,
 # writing); the medians of wall time, CPU time (user + sys) and peak RSS
-# (/usr/bin/time) and their ratios ours/llvm are printed, and the outputs
-# are compared. llvm-profgen runs on one core, ours on all: on a machine
-# whose cores are busy with other work the wall ratio tends to the CPU
-# ratio.
-#   lbr-text  non-CS (AutoFDO) from the LBR trace, --format=text
-#   lbr-ext   non-CS from the LBR trace, extbinary (both tools' default)
-#   cs-text   CS (CSSPGO) from the hybrid trace, --format=text
-#   cs-ext    CS from the hybrid trace, extbinary
-#   cs-flat   CS from the hybrid trace, text, without the pre-inliner
-#             (--csspgo-preinliner=false: the unwound contexts as they are)
-# The CS cases run both tools with --gen-cs-nested-profile=false
-# --csprof-merge-cold-context=false: llvm-profgen's defaults (a nested
-# profile; cold-context merging when the pre-inliner is off) are not
-# implemented by ours yet. cs-text and cs-ext run the pre-inliner (the
-# default of both).
-# Outputs: byte-identical where LLVM is deterministic; CS extbinary is
-# compared after reading (llvm-profdata-22 show) when the bytes differ,
-# since its FuncMetadata section follows the iteration order of LLVM's
-# unordered_map, which is not reproduced (see tools/profgen compareCS).
-# Goal (issue 11): ours ≤ 1/3 of llvm-profgen's wall time and ≤ 1/2 of its
-# peak RSS in every case.
+# (/usr/bin/time) and their ratios ours/llvm are printed, with the load
+# average before and after the case, and the outputs are compared byte for
+# byte. llvm-profgen runs on one core, ours on all: on a machine whose
+# cores are busy with other work the wall ratio tends to the CPU ratio.
+# Both tools get the same switches (ours adds --llvm-version 22).
+#
+# LLVM as a user runs it (llvm-profgen's defaults but --format):
+#   lbr-text    non-CS (AutoFDO) from the LBR trace, --format=text
+#   lbr-ext     non-CS from the LBR trace, extbinary (the default format)
+#   cs-text     CS (CSSPGO) from the hybrid trace, text: pre-inlined and
+#               nested, as llvm-profgen writes it by default
+#   cs-ext      the same, extbinary
+#   probe-lbr   non-CS probe-based profile: the LBR trace of the
+#               -fpseudo-probe-for-profiling build, text
+#   probe-cs    probe-based CS from its hybrid trace, text, defaults
+#               (pre-inlined, nested, !CFGChecksum and !Attributes)
+#   probe-ext   the same, extbinary
+# The LLVM setting that produces flat output:
+#   cs-flat     CS, text, --gen-cs-nested-profile=false (pre-inliner on):
+#               one flat profile per context
+#   cs-raw      CS, text, --csspgo-preinliner=false
+#               --gen-cs-nested-profile=false --csprof-merge-cold-context=false:
+#               the unwound contexts as they are
+# Goal (issues 11 and 12): ours ≤ 1/3 of llvm-profgen's wall time and
+# ≤ 1/2 of its peak RSS in every case, same bytes.
 #
 # Environment: PERIOD (37), JITTER (8), SAMPLES (1000000), SCALE (program
-# argument, large enough not to end before SAMPLES), CASES (all four).
+# argument, large enough not to end before SAMPLES), CASES (all of the
+# above; CASES= records the traces only).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -48,7 +53,7 @@ period=${PERIOD:-37}
 jitter=${JITTER:-8}
 samples=${SAMPLES:-1000000}
 scale=${SCALE:-100000}
-cases=${CASES:-lbr-text lbr-ext cs-text cs-ext cs-flat}
+cases=${CASES-lbr-text lbr-ext cs-text cs-ext cs-flat cs-raw probe-lbr probe-cs probe-ext}
 llvm=llvm-profgen-22
 # shellcheck source=../lib.sh
 source "$here/../lib.sh"
@@ -64,28 +69,41 @@ work=$(cd "$work" && pwd)
 (cd "$root" && go build -o "$work/bin/" ./tools/profgen)
 ours=$work/bin/profgen
 
-# The workload, rebuilt when its source or the compiler changes.
-bin=$work/workload
+# The workloads, rebuilt when the source or the compiler changes: the
+# DWARF-based one and the pseudo-probe one (-fpseudo-probe-for-profiling).
 flags="-O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer -Wno-deprecated-declarations"
-stamp=$(cat "$here/workload.cc" <(clang++-22 --version) <(echo "$flags") | sha256sum | cut -c1-16)
-if [ "$(cat "$bin.stamp" 2>/dev/null)" != "$stamp" ]; then
-  (cd "$here" && clang++-22 $flags workload.cc -o "$bin")
-  echo "$stamp" >"$bin.stamp"
-fi
+build() { # OUT EXTRA-FLAGS
+  local out=$1 f="$flags $2" stamp
+  stamp=$(cat "$here/workload.cc" <(clang++-22 --version) <(echo "$f") | sha256sum | cut -c1-16)
+  if [ "$(cat "$out.stamp" 2>/dev/null)" != "$stamp" ]; then
+    (cd "$here" && clang++-22 $f workload.cc -o "$out")
+    echo "$stamp" >"$out.stamp"
+  fi
+}
+bin=$work/workload pbin=$work/workload-probe
+build "$bin" ""
+build "$pbin" "-fpseudo-probe-for-profiling"
 
 # The traces, keyed by content: the binary, lbr-trace and its arguments.
+# Both binaries are recorded at once (two qemu processes) when missing.
 targs=(--period "$period" --jitter "$jitter" --pid 4242 --start-at-entry --max-samples "$samples")
-key=$(cat "$bin" "$tracer" <(echo "${targs[*]} $scale") | sha256sum | cut -c1-16)
-tdir=$work/traces-$key
-if [ ! -f "$tdir/done" ]; then
-  echo "== recording $samples samples with lbr-trace (a few minutes; kept in $tdir)"
-  mkdir -p "$tdir"
-  "$tracer" "${targs[@]}" --mode hybrid --out "$tdir/hybrid.script" --also "lbr=$tdir/lbr.script" -- "$bin" "$scale" 2>&1 | tail -3
-  touch "$tdir/done"
-fi
-lbr=$tdir/lbr.script hyb=$tdir/hybrid.script
+tracedir() { echo "$work/traces-$(cat "$1" "$tracer" <(echo "${targs[*]} $scale") | sha256sum | cut -c1-16)"; }
+record() { # BINARY DIR
+  echo "== recording $samples samples of $(basename "$1") with lbr-trace (minutes; kept in $2)"
+  mkdir -p "$2"
+  "$tracer" "${targs[@]}" --mode hybrid --out "$2/hybrid.script" --also "lbr=$2/lbr.script" -- "$1" "$scale" 2>&1 | tail -3
+  touch "$2/done"
+}
+tdir=$(tracedir "$bin") pdir=$(tracedir "$pbin")
+[ -f "$tdir/done" ] || record "$bin" "$tdir" &
+[ -f "$pdir/done" ] || record "$pbin" "$pdir" &
+wait
+[ -f "$tdir/done" ] && [ -f "$pdir/done" ] || { echo "run.sh: recording failed" >&2; exit 1; }
+lbr=$tdir/lbr.script hyb=$tdir/hybrid.script plbr=$pdir/lbr.script phyb=$pdir/hybrid.script
 echo "traces: lbr $(du -h "$lbr" | cut -f1) ($(grep -c '^ ' "$lbr") samples), hybrid $(du -h "$hyb" | cut -f1); binary $(du -h "$bin" | cut -f1)"
+echo "probe traces: lbr $(du -h "$plbr" | cut -f1) ($(grep -c '^ ' "$plbr") samples), hybrid $(du -h "$phyb" | cut -f1); binary $(du -h "$pbin" | cut -f1)"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores; $reps alternating runs per case, medians"
+[ -n "$cases" ] || exit 0
 
 log=$work/stderr.log
 : >"$log"
@@ -95,17 +113,21 @@ export -f quiet
 export log
 
 cd "$work"
-cs=(--gen-cs-nested-profile=false --csprof-merge-cold-context=false)
 for c in $cases; do
   case $c in
-  lbr-text) trace=$lbr extra=(--format=text) ;;
-  lbr-ext) trace=$lbr extra=(--format=extbinary) ;;
-  cs-text) trace=$hyb extra=(--format=text "${cs[@]}") ;;
-  cs-ext) trace=$hyb extra=(--format=extbinary "${cs[@]}") ;;
-  cs-flat) trace=$hyb extra=(--format=text --csspgo-preinliner=false "${cs[@]}") ;;
+  lbr-text) trace=$lbr b=$bin extra=(--format=text) ;;
+  lbr-ext) trace=$lbr b=$bin extra=(--format=extbinary) ;;
+  cs-text) trace=$hyb b=$bin extra=(--format=text) ;;
+  cs-ext) trace=$hyb b=$bin extra=(--format=extbinary) ;;
+  cs-flat) trace=$hyb b=$bin extra=(--format=text --gen-cs-nested-profile=false) ;;
+  cs-raw) trace=$hyb b=$bin extra=(--format=text --csspgo-preinliner=false --gen-cs-nested-profile=false --csprof-merge-cold-context=false) ;;
+  probe-lbr) trace=$plbr b=$pbin extra=(--format=text) ;;
+  probe-cs) trace=$phyb b=$pbin extra=(--format=text) ;;
+  probe-ext) trace=$phyb b=$pbin extra=(--format=extbinary) ;;
   *) echo "run.sh: unknown case $c" >&2; exit 2 ;;
   esac
-  args=(--perfscript="$trace" --binary="$bin" "${extra[@]}")
+  load0=$(cut -d' ' -f1 /proc/loadavg)
+  args=(--perfscript="$trace" --binary="$b" "${extra[@]}")
   lw=() lr=() lc=() ow=() or=() oc=()
   for _ in $(seq "$reps"); do
     rm -f llvm.$c; measure L bash -c 'quiet exec "$@"' _ "$llvm" "${args[@]}" --output=llvm.$c; lw+=("$L_wall") lr+=("$L_rss") lc+=("$L_cpu")
@@ -113,10 +135,7 @@ for c in $cases; do
   done
   mlw=$(printf '%s\n' "${lw[@]}" | median) mlr=$(printf '%s\n' "${lr[@]}" | median) mlc=$(printf '%s\n' "${lc[@]}" | median)
   mow=$(printf '%s\n' "${ow[@]}" | median) mor=$(printf '%s\n' "${or[@]}" | median) moc=$(printf '%s\n' "${oc[@]}" | median)
-  if cmp -s llvm.$c ours.$c; then same="byte-identical"
-  elif [ "${c#*-}" = ext ] && cmp -s <(llvm-profdata-22 show --sample llvm.$c) <(llvm-profdata-22 show --sample ours.$c); then
-    same="equal after reading (FuncMetadata order)"
-  else same="OUTPUTS DIFFER"; fi
-  printf '%-8s llvm %6.2fs (cpu %6.2fs) %7d KB | ours %6.2fs (cpu %5.2fs) %6d KB | ours/llvm wall %s cpu %s rss %s | %s\n' \
-    "$c" "$mlw" "$mlc" "$mlr" "$mow" "$moc" "$mor" "$(ratio "$mow" "$mlw")" "$(ratio "$moc" "$mlc")" "$(ratio "$mor" "$mlr")" "$same"
+  if cmp -s llvm.$c ours.$c; then same="byte-identical"; else same="OUTPUTS DIFFER"; fi
+  printf '%-9s llvm %6.2fs (cpu %6.2fs) %7d KB | ours %6.2fs (cpu %5.2fs) %6d KB | ours/llvm wall %s cpu %s rss %s | load %s-%s | %s\n' \
+    "$c" "$mlw" "$mlc" "$mlr" "$mow" "$moc" "$mor" "$(ratio "$mow" "$mlw")" "$(ratio "$moc" "$mlc")" "$(ratio "$mor" "$mlr")" "$load0" "$(cut -d' ' -f1 /proc/loadavg)" "$same"
 done

@@ -208,6 +208,9 @@ func TestBrokenTraces(t *testing.T) {
 					for _, tool := range profgens {
 						compare(t, tool, runProfgen(t, tool, p.bin, trace, extra...), got)
 					}
+					if kind == "hybrid" {
+						compareHybridParallel(t, p.bin, trace)
+					}
 					if kind == "lbr" {
 						// One line per batch: the parallel parse's order.
 						defer func(n int) { lbrBatchBytes = n }(lbrBatchBytes)
@@ -220,4 +223,57 @@ func TestBrokenTraces(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compareHybridParallel reads a hybrid trace with its stacks (the
+// HybridSample hook) in parallel, with the default batches and one sample
+// per batch, and sequentially (parseHybridSample alone): the same samples
+// in the same order, the same warnings, errors and counts; through
+// HybridSample and through HybridRecord.
+func compareHybridParallel(t *testing.T, bin, trace string) {
+	t.Helper()
+	read := func(parallel bool, batch int, record bool) string {
+		defer func(p bool, n int) { hybridParallel, lbrBatchBytes = p, n }(hybridParallel, lbrBatchBytes)
+		hybridParallel, lbrBatchBytes = parallel, batch
+		var b strings.Builder
+		b2, f := openTrace(t, bin, trace)
+		opts := Options{
+			Warn: func(m string) { fmt.Fprintf(&b, "warning: %s\n", m) },
+			HybridSample: func(stack []uint64, lbr []Branch, count uint64, first bool) {
+				fmt.Fprintf(&b, "%x %x %d %v\n", stack, lbr, count, first)
+			},
+		}
+		if record {
+			opts.HybridSample = nil
+			opts.HybridRecord = func(rec []byte, count uint64, first bool) {
+				fmt.Fprintf(&b, "%x %d %v\n", rec, count, first)
+			}
+		}
+		p, err := Parse(trace, f, b2, opts)
+		if err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+		} else {
+			fmt.Fprintf(&b, "samples %d distinct %d base %#x\n", p.Samples, p.Distinct, p.BaseAddress)
+		}
+		return b.String()
+	}
+	for _, record := range []bool{false, true} {
+		want := read(false, lbrBatchBytes, record)
+		for _, batch := range []int{lbrBatchBytes, 1} {
+			if got := read(true, batch, record); got != want {
+				t.Errorf("parallel hybrid parse (batches of %d bytes, HybridRecord %v) differs from the sequential one:\n%s\nwant:\n%s", batch, record, firstDiff(got, want), firstDiff(want, got))
+			}
+		}
+	}
+}
+
+// firstDiff is a from the first line where it differs from b on.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range al {
+		if i >= len(bl) || al[i] != bl[i] {
+			return strings.Join(al[i:min(len(al), i+5)], "\n")
+		}
+	}
+	return "(a prefix)"
 }

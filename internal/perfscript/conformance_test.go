@@ -60,8 +60,8 @@ func runProfgen(t *testing.T, tool, bin, trace string, extra ...string) profgenR
 	return r
 }
 
-// ours runs Parse as llvm-profgen --skip-symbolization would.
-func ours(t *testing.T, bin, trace string, opts Options) profgenResult {
+// openTrace opens a binary and a trace (closed at the test's end).
+func openTrace(t *testing.T, bin, trace string) (*Binary, *os.File) {
 	t.Helper()
 	b, err := OpenBinary(bin)
 	if err != nil {
@@ -71,7 +71,14 @@ func ours(t *testing.T, bin, trace string, opts Options) profgenResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
+	return b, f
+}
+
+// ours runs Parse as llvm-profgen --skip-symbolization would.
+func ours(t *testing.T, bin, trace string, opts Options) profgenResult {
+	t.Helper()
+	b, f := openTrace(t, bin, trace)
 	var r profgenResult
 	opts.Warn = func(m string) {
 		// llvm-profgen's warning stream is line-based; so is the comparison.

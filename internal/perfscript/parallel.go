@@ -1,6 +1,9 @@
 package perfscript
 
-import "runtime"
+import (
+	"hash/maphash"
+	"runtime"
+)
 
 // The LBR-only parse runs on every core: this goroutine walks the lines
 // (mmap events, repeat counts, line numbers: everything that has state)
@@ -199,4 +202,194 @@ func (p *reader) combine(b *lbrBatch) {
 		p.warnIfMissingMMap()
 	}
 	p.base, p.loadedByMMap = base, loaded
+}
+
+// The hybrid parse runs the LBR lines on every core too: this goroutine
+// reads each sample's count and stack lines as parseHybridSample does
+// (extractCallstack keeps all the per-sample state and counts) and queues
+// the stack with a copy of its LBR line; workers parse the lines
+// (fastLBR), count their fall-through pairs and hash the samples for the
+// distinct set. Batches come back in order, and each sample then goes
+// through the rest of parseHybridSample here, in trace order: the
+// missing-mmap warning, the general path for the lines fastLBR declined,
+// the distinct set and the HybridSample callback.
+
+// hybridParallel turns the parallel hybrid parse on (off in a test, which
+// compares it with parseHybridSample's sequential path).
+var hybridParallel = true
+
+type hybridBatch struct {
+	lbrBatch
+	stacks    []uint64 // the samples' stacks back to back
+	stackEnds []int
+
+	// Set by the worker, per sample.
+	ok        []bool // fastLBR read the line
+	entries   []Branch
+	entryEnds []int
+	hashes    [][2]uint64 // sampleHash of the kept samples fastLBR read
+	enc       Records     // and their encodings (empty for the others)
+}
+
+func (b *hybridBatch) stack(i int) []uint64 { return b.stacks[prevEnd(b.stackEnds, i):b.stackEnds[i]] }
+func (b *hybridBatch) lbr(i int) []Branch   { return b.entries[prevEnd(b.entryEnds, i):b.entryEnds[i]] }
+
+func prevEnd(ends []int, i int) int {
+	if i == 0 {
+		return 0
+	}
+	return ends[i-1]
+}
+
+type hybridWorker struct {
+	fallThrough BranchCounts
+}
+
+func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
+	for b := range in {
+		b.ok, b.entries, b.entryEnds, b.hashes = b.ok[:0], b.entries[:0], b.entryEnds[:0], b.hashes[:0]
+		b.enc.Reset()
+		for i := range b.Len() {
+			start := len(b.entries)
+			var ok bool
+			if b.entries, ok = fastLBR(b.At(i), p.bin, b.base, b.entries); !ok {
+				b.entries = b.entries[:start]
+			}
+			b.ok = append(b.ok, ok)
+			b.entryEnds = append(b.entryEnds, len(b.entries))
+			var h [2]uint64
+			if lbr := b.entries[start:]; ok && len(lbr) > 0 {
+				stack := b.stack(i)
+				stack[0] = lbr[0].Target
+				start := len(b.enc.Buf)
+				b.enc.Buf = AppendHybridSample(b.enc.Buf, stack, lbr)
+				rec := b.enc.Buf[start:]
+				h = [2]uint64{maphash.Bytes(p.seed, rec), maphash.Bytes(p.seed2, rec)}
+				countFallThrough(&w.fallThrough, lbr, b.counts[i])
+			}
+			b.enc.End()
+			b.hashes = append(b.hashes, h)
+		}
+		close(b.done)
+	}
+}
+
+// hybridPipe is the state of the parallel hybrid parse.
+type hybridPipe struct {
+	workers []hybridWorker
+	in      chan *hybridBatch
+	pending []*hybridBatch // sent, in order
+	free    []*hybridBatch
+	cur     *hybridBatch
+}
+
+func (p *reader) startHybrid() {
+	nw := max(runtime.GOMAXPROCS(0), 1)
+	h := &hybridPipe{workers: make([]hybridWorker, nw), in: make(chan *hybridBatch, nw)}
+	for i := range h.workers {
+		go h.workers[i].run(p, h.in)
+	}
+	p.hyb = h
+}
+
+// queueHybrid queues the sample whose stack is in p.stack and whose LBR
+// line is the current one, and advances.
+func (p *reader) queueHybrid(count uint64) {
+	h, s := p.hyb, p.s
+	if h.cur == nil {
+		if n := len(h.free); n > 0 {
+			h.cur, h.free = h.free[n-1], h.free[:n-1]
+			b := h.cur
+			b.Reset()
+			b.counts, b.lines, b.stacks, b.stackEnds = b.counts[:0], b.lines[:0], b.stacks[:0], b.stackEnds[:0]
+		} else {
+			h.cur = &hybridBatch{}
+		}
+		h.cur.base, h.cur.loaded = p.base, p.loadedByMMap
+	}
+	b := h.cur
+	b.Buf = append(b.Buf, s.line...)
+	b.End()
+	b.counts = append(b.counts, count)
+	b.lines = append(b.lines, s.lineNo)
+	b.stacks = append(b.stacks, p.stack...)
+	b.stackEnds = append(b.stackEnds, len(b.stacks))
+	s.advance()
+	if len(b.Buf) >= lbrBatchBytes {
+		p.sendHybrid()
+	}
+}
+
+func (p *reader) sendHybrid() {
+	h := p.hyb
+	b := h.cur
+	if b == nil || b.Len() == 0 {
+		return
+	}
+	b.done = make(chan struct{})
+	h.in <- b
+	h.pending = append(h.pending, b)
+	h.cur = nil
+	for len(h.pending) > 2*len(h.workers) {
+		p.finishHybrid()
+	}
+}
+
+// drainHybrid finishes every queued sample (before the state they were
+// read in changes, or an error).
+func (p *reader) drainHybrid() {
+	if p.hyb == nil {
+		return
+	}
+	p.sendHybrid()
+	for len(p.hyb.pending) > 0 {
+		p.finishHybrid()
+	}
+}
+
+// stopHybrid drains the queue, stops the workers and adds their counters.
+func (p *reader) stopHybrid() {
+	h := p.hyb
+	if h == nil {
+		return
+	}
+	p.drainHybrid()
+	close(h.in)
+	for i := range h.workers {
+		w := &h.workers[i].fallThrough
+		for j, k := range w.keys {
+			p.fallThrough.Add(k, w.counts[j])
+		}
+	}
+	p.hyb = nil
+}
+
+// finishHybrid does the rest of parseHybridSample for the oldest batch.
+func (p *reader) finishHybrid() {
+	h := p.hyb
+	b := h.pending[0]
+	h.pending = h.pending[1:]
+	<-b.done
+	base, loaded := p.base, p.loadedByMMap
+	p.base, p.loadedByMMap = b.base, b.loaded
+	for i := range b.Len() {
+		p.warnIfMissingMMap()
+		stack, lbr, k, rec := b.stack(i), b.lbr(i), b.hashes[i], b.enc.At(i)
+		if !b.ok[i] {
+			if !p.parseLBRLine(b.At(i), b.lines[i]) {
+				continue
+			}
+			lbr = p.lbr
+			stack[0] = lbr[0].Target
+			k, p.key = p.sampleHash(p.key, stack, lbr)
+			rec = p.key
+			countFallThrough(&p.fallThrough, lbr, b.counts[i])
+		} else if len(lbr) == 0 {
+			continue
+		}
+		first := p.insertDistinct(k)
+		p.hybridSample(stack, lbr, rec, b.counts[i], first)
+	}
+	p.base, p.loadedByMMap = base, loaded
+	h.free = append(h.free, b)
 }

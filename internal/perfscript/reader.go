@@ -57,6 +57,11 @@ type Options struct {
 	// The slices are reused after the call returns. This is where a
 	// virtual unwinder plugs in; the Profile's counters then stay empty.
 	HybridSample func(stack []uint64, lbr []Branch, count uint64, first bool)
+	// HybridRecord, if not nil, is called instead of HybridSample with the
+	// sample encoded as AppendHybridSample encodes it (the parser has the
+	// encoding at hand: it hashes it for the distinct count). rec is reused
+	// after the call returns.
+	HybridRecord func(rec []byte, count uint64, first bool)
 	// BuildID, if not nil, is the binary's GNU build id: an mmap event of
 	// the binary that names another one (perf record --buildid-mmap) is
 	// an ErrBuildIDMismatch error (see checkBuildID; llvm-profgen does not
@@ -228,6 +233,8 @@ type reader struct {
 	seed, seed2          maphash.Seed
 	key                  []byte // noteDistinct's encoding of a sample
 
+	hyb *hybridPipe // the parallel hybrid parse (parallel.go)
+
 	// scratch
 	recs  [][]byte
 	lbr   []Branch
@@ -247,7 +254,7 @@ func Parse(name string, r io.ReadSeeker, bin *Binary, opts Options) (*Profile, e
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil {
+	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil && opts.HybridRecord == nil {
 		// Without an unwinder there is nothing to aggregate them into.
 		return nil, ErrContextSensitive
 	}
@@ -255,7 +262,7 @@ func Parse(name string, r io.ReadSeeker, bin *Binary, opts Options) (*Profile, e
 }
 
 func parseContent(name string, r io.Reader, bin *Binary, opts Options, content Content) (*Profile, error) {
-	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil {
+	if content == Hybrid && !opts.IgnoreStackSamples && opts.HybridSample == nil && opts.HybridRecord == nil {
 		return nil, ErrContextSensitive
 	}
 	p := &reader{
@@ -273,8 +280,13 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 			return nil, err
 		}
 	}
+	if p.prof.CS && hybridParallel {
+		p.startHybrid()
+		defer p.stopHybrid()
+	}
 	for !p.s.eof {
 		if isMMapEvent(p.s.line) {
+			p.drainHybrid()
 			if err := p.parseMMapEvent(); err != nil {
 				return nil, err
 			}
@@ -284,6 +296,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 			return nil, err
 		}
 	}
+	p.stopHybrid()
 	if p.s.err != nil {
 		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
 	}
@@ -405,16 +418,22 @@ func (p *reader) parseHybridSample(count uint64) error {
 		}
 		return nil
 	}
-	p.warnIfMissingMMap()
 	if s.eof || !bytes.HasPrefix(s.line, []byte(" 0x")) {
+		p.drainHybrid()
+		p.warnIfMissingMMap()
 		return p.errorf(decode.ErrMalformed, "'Hybrid perf sample is corrupted, No LBR sample line")
 	}
+	if p.hyb != nil {
+		p.queueHybrid(count)
+		return nil
+	}
+	p.warnIfMissingMMap()
 	if p.extractLBRStack() {
 		if !p.opts.IgnoreStackSamples {
 			p.stack[0] = p.lbr[0].Target
 			first := p.noteDistinct()
 			p.countFallThrough(count)
-			p.opts.HybridSample(p.stack, p.lbr, count, first)
+			p.hybridSample(p.stack, p.lbr, p.key, count, first)
 			return nil
 		}
 		// With IgnoreStackSamples the stack is dropped before aggregation.
@@ -635,11 +654,13 @@ func (p *reader) record(count uint64) {
 
 // countFallThrough counts the pairs (TO of an entry, FROM of the more
 // recent one) that warnInvalidRange checks.
-func (p *reader) countFallThrough(count uint64) {
+func (p *reader) countFallThrough(count uint64) { countFallThrough(&p.fallThrough, p.lbr, count) }
+
+func countFallThrough(c *BranchCounts, lbr []Branch, count uint64) {
 	end := uint64(0)
-	for _, e := range p.lbr {
+	for _, e := range lbr {
 		if end != 0 {
-			p.fallThrough.Add(Branch{e.Target, end}, count)
+			c.Add(Branch{e.Target, end}, count)
 		}
 		end = e.Source
 	}
@@ -649,16 +670,46 @@ func (p *reader) countFallThrough(count uint64) {
 // truncated-stack warning, by a 128-bit hash of each; it reports whether
 // the sample is new.
 func (p *reader) noteDistinct() bool {
-	b := binary.LittleEndian.AppendUint64(p.key[:0], uint64(len(p.stack)))
-	for _, a := range p.stack {
-		b = binary.LittleEndian.AppendUint64(b, a)
+	var k [2]uint64
+	k, p.key = p.sampleHash(p.key, p.stack, p.lbr)
+	return p.insertDistinct(k)
+}
+
+// sampleHash is the 128-bit hash of a (stack, LBR) sample, encoded into
+// buf (returned for reuse).
+func (p *reader) sampleHash(buf []byte, stack []uint64, lbr []Branch) ([2]uint64, []byte) {
+	b := AppendHybridSample(buf[:0], stack, lbr)
+	return [2]uint64{maphash.Bytes(p.seed, b), maphash.Bytes(p.seed2, b)}, b
+}
+
+// AppendHybridSample appends the encoding of a hybrid sample to buf: the
+// stack's length, its addresses, then each LBR entry's source and target,
+// little-endian uint64s (Options.HybridRecord).
+func AppendHybridSample(buf []byte, stack []uint64, lbr []Branch) []byte {
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(stack)))
+	for _, a := range stack {
+		buf = binary.LittleEndian.AppendUint64(buf, a)
 	}
-	for _, e := range p.lbr {
-		b = binary.LittleEndian.AppendUint64(b, e.Source)
-		b = binary.LittleEndian.AppendUint64(b, e.Target)
+	for _, e := range lbr {
+		buf = binary.LittleEndian.AppendUint64(buf, e.Source)
+		buf = binary.LittleEndian.AppendUint64(buf, e.Target)
 	}
-	p.key = b
-	k := [2]uint64{maphash.Bytes(p.seed, b), maphash.Bytes(p.seed2, b)}
+	return buf
+}
+
+// hybridSample hands a sample to HybridRecord (as rec, its encoding) or
+// HybridSample.
+func (p *reader) hybridSample(stack []uint64, lbr []Branch, rec []byte, count uint64, first bool) {
+	if p.opts.HybridRecord != nil {
+		p.opts.HybridRecord(rec, count, first)
+		return
+	}
+	p.opts.HybridSample(stack, lbr, count, first)
+}
+
+// insertDistinct adds a sample's hash to the distinct set and reports
+// whether it is new.
+func (p *reader) insertDistinct(k [2]uint64) bool {
 	if _, ok := p.distinct[k]; ok {
 		return false
 	}

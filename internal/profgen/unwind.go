@@ -9,6 +9,7 @@ import (
 	"hash/maphash"
 	"io"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -58,16 +59,18 @@ type Unwinder struct {
 	paths stackNode
 	// instCtx numbers each instruction's inline context (all frames but
 	// the leaf), 0 until computed, -1 without frames; ctxIDs interns them.
-	instCtx []int32
-	ctxIDs  map[string]int32
-	arena   trieArena
-	path    collectPath
-	dedup   hashtab.Index
-	order   []int32 // a batch's distinct samples, by first appearance
-	counts  []uint64
-	first   []bool
-	stack   []uint64
-	lbr     []perfscript.Branch
+	instCtx    []int32
+	instRun    []int32 // runStart's, plus one (0: not known yet)
+	ctxIDs     map[string]int32
+	arena      trieArena
+	path       collectPath
+	emptyPaths []*collectPath // emptyPath's, for reuse
+	dedup      hashtab.Index
+	order      []int32 // a batch's distinct samples, by first appearance
+	counts     []uint64
+	first      []bool
+	stack      []uint64
+	lbr        []perfscript.Branch
 }
 
 // batchBytes is the size of the encoded samples of a batch.
@@ -111,14 +114,23 @@ func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, fi
 		u.cur = &sampleBatch{}
 	}
 	b := u.cur
-	b.Buf = binary.LittleEndian.AppendUint64(b.Buf, uint64(len(stack)))
-	for _, a := range stack {
-		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, a)
+	b.Buf = perfscript.AppendHybridSample(b.Buf, stack, lbr)
+	u.end(count, first)
+}
+
+// AddRecord takes one hybrid sample in AppendHybridSample's encoding (the
+// signature of perfscript.Options.HybridRecord).
+func (u *Unwinder) AddRecord(rec []byte, count uint64, first bool) {
+	if u.cur == nil {
+		u.cur = &sampleBatch{}
 	}
-	for _, e := range lbr {
-		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, e.Source)
-		b.Buf = binary.LittleEndian.AppendUint64(b.Buf, e.Target)
-	}
+	u.cur.Buf = append(u.cur.Buf, rec...)
+	u.end(count, first)
+}
+
+// end ends the sample just appended to the current batch.
+func (u *Unwinder) end(count uint64, first bool) {
+	b := u.cur
 	b.End()
 	b.counts = append(b.counts, count)
 	b.first = append(b.first, first)
@@ -532,6 +544,23 @@ func (u *Unwinder) unwindLinear(s *unwindState, repeat uint64, st *unwindStats) 
 		}
 	}
 	for ip > target {
+		if prevIdx > 0 {
+			// The steps inside idx's run compare equal contexts: skip to
+			// its first instruction, or to the last one the loop reaches
+			// (the greatest at or below target).
+			k, err := u.runStart(prevIdx)
+			if err != nil {
+				return err
+			}
+			if k < idx {
+				if a, _ := u.bin.Inst(k); a <= target {
+					k += sort.Search(idx-k, func(n int) bool { a, _ := u.bin.Inst(k + n + 1); return a > target })
+				}
+				idx, prevIdx = k, k
+				ip, _ = u.bin.Inst(k)
+				continue
+			}
+		}
 		prev := ip
 		var same bool
 		var err error
@@ -591,6 +620,37 @@ func (u *Unwinder) sameInlineContext(i, j int) (bool, error) {
 	return err == nil && a > 0 && a == b, err
 }
 
+// runStart is the first instruction of the run that ends at instruction i
+// in which every instruction has the inline context of the one before it
+// (sameInlineContext); memoized in instRun (plus one).
+func (u *Unwinder) runStart(i int) (int, error) {
+	if u.instRun == nil {
+		u.instRun = make([]int32, u.bin.NumInsts())
+	}
+	if r := u.instRun[i]; r != 0 {
+		return int(r - 1), nil
+	}
+	j := i
+	for j > 0 && u.instRun[j] == 0 {
+		same, err := u.sameInlineContext(j, j-1)
+		if err != nil {
+			return 0, err
+		}
+		if !same {
+			break
+		}
+		j--
+	}
+	start := j
+	if r := u.instRun[j]; r != 0 {
+		start = int(r - 1)
+	}
+	for k := j; k <= i; k++ {
+		u.instRun[k] = int32(start + 1)
+	}
+	return start, nil
+}
+
 // instContext numbers the inline context of instruction i: the frame count
 // and all frames but the leaf; -1 without frames.
 func (u *Unwinder) instContext(i int) (int32, error) {
@@ -637,6 +697,18 @@ type collector struct {
 	seq int    // contributions so far
 }
 
+// emptyPath returns an empty path (from the root), reusing a spare one.
+func (c *collector) emptyPath() *collectPath {
+	u := c.u
+	if n := len(u.emptyPaths); n > 0 {
+		p := u.emptyPaths[n-1]
+		u.emptyPaths = u.emptyPaths[:n-1]
+		p.addrs, p.nodes = p.addrs[:0], append(p.nodes[:0], &c.u.paths)
+		return p
+	}
+	return &collectPath{nodes: []*stackNode{&c.u.paths}}
+}
+
 // collect is collectSamplesFromFrameTrie: a depth-first walk over one
 // shared stack that adds each frame's samples to the counter of its
 // context. An external frame cuts the context: its subtree starts from an
@@ -647,7 +719,7 @@ type collector struct {
 func (c *collector) collect(root, cur *trieFrame, path *collectPath) error {
 	if cur != root && cur.addr != 0 {
 		if cur.addr == perfscript.ExternalAddr {
-			empty := &collectPath{nodes: []*stackNode{&c.u.paths}}
+			empty := c.emptyPath()
 			if err := c.collectFrame(cur, empty); err != nil {
 				return err
 			}
@@ -659,6 +731,7 @@ func (c *collector) collect(root, cur *trieFrame, path *collectPath) error {
 			if len(cur.kids) > 0 {
 				c.u.st.untracked[cur.addr] = struct{}{}
 			}
+			c.u.emptyPaths = append(c.u.emptyPaths, empty)
 			return nil
 		}
 		path.push(cur.addr)

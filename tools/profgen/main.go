@@ -451,7 +451,7 @@ func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, popts per
 	var unwinder *profgen.Unwinder
 	if !c.ignoreStack {
 		unwinder = profgen.NewUnwinder(bin, sym, c.ctx)
-		popts.HybridSample = unwinder.Add
+		popts.HybridRecord = unwinder.AddRecord
 	}
 	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
 	return prof, unwinder, err
