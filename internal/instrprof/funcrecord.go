@@ -94,8 +94,10 @@ type FuncProfile struct {
 	// --temporal-profile-max-trace-length; 0 means LLVM's default
 	// (TraceReservoirSize, MaxTraceLength).
 	ReservoirSize, MaxTraceLength uint64
-	rng                           *mt19937   // the writer's RNG (traces.go)
-	layout                        *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	// Traces22 samples traces as LLVM 22 does (traces.go); false, as 19.
+	Traces22 bool
+	rng      *mt19937   // the writer's RNG (traces.go)
+	layout   *rawLayout // the last raw's, for AddRawData (rawfast.go)
 	// LastProfileBinaryIDs is LLVM 16's raw reader: of a file holding
 	// several profiles one after the other (the modules of a program with
 	// shared libraries writing to one LLVM_PROFILE_FILE), only the last
@@ -249,7 +251,7 @@ func (p *FuncProfile) AddRaw(r *RawProfile, w uint64) {
 	}
 	p.BinaryIDs = append(p.BinaryIDs, ids...)
 	if len(r.Trace) > 0 {
-		p.addTrace(TemporalTrace{Weight: w, NameRefs: r.Trace[:min(uint64(len(r.Trace)), p.maxTraceLength())]})
+		p.addTraces([]TemporalTrace{{Weight: w, NameRefs: r.Trace[:min(uint64(len(r.Trace)), p.maxTraceLength())]}}, 1)
 	}
 	for i := range r.Records {
 		p.Add(&r.Records[i], w)

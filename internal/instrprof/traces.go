@@ -1,25 +1,37 @@
 package instrprof
 
-// Temporal profiling traces, kept as llvm-profdata merge keeps them
-// (InstrProfWriter::addTemporalProfileTrace and addTemporalProfileTraces):
-// the first ReservoirSize traces are kept in order; after that, trace
-// number S of the stream (0-based) draws a slot uniformly from [0, S] and
-// replaces the kept trace there if the slot is below the reservoir size
-// (reservoir sampling). The draws come from the writer's std::mt19937,
-// default-seeded (5489), through libstdc++'s
-// std::uniform_int_distribution<uint64_t>, so one llvm-profdata writer is
-// deterministic: with --num-threads=1 the inputs are added to one writer in
-// the order given. This reproduces llvm-profdata-19's one-writer output
-// byte for byte beyond the reservoir (TestTemporalReservoir), for every
-// release: llvm-profdata-22 --num-threads=1 samples differently (it kept
-// the first 100 of 150 raw traces, replacing none, yet replaced traces when
-// it merged a sampled indexed input), and we have not reproduced it, so
-// for LLVM 22 the bytes match only while the reservoir holds every trace
-// (--temporal-profile-trace-reservoir-size at least the number of traces).
-// With more threads llvm-profdata samples per thread and merges the
-// writers, so its output depends on the thread count and the machine;
-// ours is always the one-writer result over the inputs in canonical
-// (sorted path) order, whatever their order on the command line or -j.
+// Temporal profiling traces, kept as llvm-profdata merge keeps them. Two
+// algorithms, both drawing from the writer's std::mt19937, default-seeded
+// (5489), through libstdc++'s std::uniform_int_distribution<uint64_t>, so
+// one llvm-profdata writer (--num-threads=1, inputs added in the order
+// given) is deterministic:
+//
+// LLVM 19 (InstrProfWriter::addTemporalProfileTrace and
+// addTemporalProfileTraces as released in 19.1): the first ReservoirSize
+// traces are kept in order; after that, trace number S of the stream
+// (0-based) draws a slot uniformly from [0, S] and replaces the kept trace
+// there if the slot is below the reservoir size (reservoir sampling). A
+// sampled indexed input draws a slot per trace of its stream and fills
+// the slots with its traces shuffled (addTraces19).
+//
+// LLVM 22 (what libLLVM.so.22.1's addTemporalProfileTraces does; its
+// addTemporalProfileTrace is gone): every input, a raw profile's single
+// trace (stream size 1) as an indexed profile's traces, goes through one
+// routine that first fills the reservoir with the source's traces in
+// order, shuffles the rest, and then, for I from the number kept up to
+// the source's stream size, draws a slot in [0, I] and puts the next
+// shuffled trace there if the slot is below the number kept. The stream
+// size only grows by the source's. A raw trace arriving once the
+// reservoir is full is therefore dropped (its stream size, 1, is never
+// above the number kept): of 150 raws, llvm-profdata-22 keeps the first
+// 100 (addTraces22).
+//
+// Both reproduce llvm-profdata-N --num-threads=1 byte for byte
+// (TestTemporalReservoir). With more threads llvm-profdata samples per
+// thread and merges the writers, so its output depends on the thread
+// count and the machine; ours is always the one-writer result over the
+// inputs in canonical (sorted path) order, whatever their order on the
+// command line or -j.
 
 // maxTraceLength is the --temporal-profile-max-trace-length in effect.
 func (p *FuncProfile) maxTraceLength() uint64 {
@@ -56,14 +68,50 @@ func (p *FuncProfile) addTrace(t TemporalTrace) {
 	p.TraceStreamSize++
 }
 
-// addTraces is addTemporalProfileTraces: the traces of a source (an
-// indexed input) that saw srcStream traces. If only the source was
+// addTraces adds the traces of a source that saw srcStream traces (an
+// indexed input's, or a raw profile's one trace with srcStream 1), the
+// traces already cut to the maximum length and the empty ones dropped.
+func (p *FuncProfile) addTraces(src []TemporalTrace, srcStream uint64) {
+	if p.Traces22 {
+		p.addTraces22(src, srcStream)
+		return
+	}
+	p.addTraces19(src, srcStream)
+}
+
+// addTraces22 is LLVM 22's addTemporalProfileTraces (see the top of this
+// file): fill the reservoir in order, shuffle the rest of the source,
+// then replace at random for the rest of the source's stream.
+func (p *FuncProfile) addTraces22(src []TemporalTrace, srcStream uint64) {
+	res := p.reservoirSize()
+	if uint64(len(p.Traces)) > res {
+		p.Traces = p.Traces[:res]
+	}
+	if len(src) == 0 {
+		return
+	}
+	i := 0
+	for ; uint64(len(p.Traces)) < res && i < len(src); i++ {
+		p.Traces = append(p.Traces, src[i])
+	}
+	rest := p.shuffle(src[i:])
+	for n := uint64(len(p.Traces)); n < srcStream && len(rest) > 0; n++ {
+		if j := p.draw(n); j < uint64(len(p.Traces)) {
+			p.Traces[j] = rest[0]
+			rest = rest[1:]
+		}
+	}
+	p.TraceStreamSize += srcStream
+}
+
+// addTraces19 is LLVM 19's addTemporalProfileTraces: the traces of a
+// source (an indexed input) that saw srcStream traces. If only the source was
 // sampled (its stream exceeds the reservoir) the two swap roles. An
 // unsampled source adds its traces one by one; a sampled one draws, for
 // each trace of its stream, the slot it would have replaced, and fills the
 // distinct slots drawn, in the order first drawn, with its traces shuffled
 // (llvm::shuffle).
-func (p *FuncProfile) addTraces(src []TemporalTrace, srcStream uint64) {
+func (p *FuncProfile) addTraces19(src []TemporalTrace, srcStream uint64) {
 	res := p.reservoirSize()
 	dstSampled, srcSampled := p.TraceStreamSize > res, srcStream > res
 	if !dstSampled && srcSampled {
@@ -86,16 +134,23 @@ func (p *FuncProfile) addTraces(src []TemporalTrace, srcStream uint64) {
 		}
 		p.TraceStreamSize++
 	}
-	src = append([]TemporalTrace(nil), src...)
-	for n := uint64(len(src)); n > 1; n-- {
-		k := uint64(len(src)) - n
-		if off := uint64(p.rngNext()) % n; off != 0 {
-			src[k], src[k+off] = src[k+off], src[k]
-		}
-	}
+	src = p.shuffle(src)
 	for j := range min(len(slots), len(src)) {
 		p.Traces[slots[j]] = src[j]
 	}
+}
+
+// shuffle returns a copy of ts in llvm::shuffle's order over the writer's
+// generator: for each position but the last, swap with one g() % n ahead.
+func (p *FuncProfile) shuffle(ts []TemporalTrace) []TemporalTrace {
+	ts = append([]TemporalTrace(nil), ts...)
+	for n := uint64(len(ts)); n > 1; n-- {
+		k := uint64(len(ts)) - n
+		if off := uint64(p.rngNext()) % n; off != 0 {
+			ts[k], ts[k+off] = ts[k+off], ts[k]
+		}
+	}
+	return ts
 }
 
 func (p *FuncProfile) rngNext() uint32 {

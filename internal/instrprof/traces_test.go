@@ -15,16 +15,18 @@ import (
 // reservoir of 100 traces. For both releases, with a reservoir of 1000 (the
 // LLVM setting that keeps every trace; also with
 // --temporal-profile-max-trace-length=4) our bytes equal llvm-profdata's.
-// Beyond the reservoir llvm-profdata-19 samples with its writer's
+// Beyond the reservoir llvm-profdata samples with its writer's
 // default-seeded std::mt19937, so with one thread (--num-threads=1, one
-// writer) its output is deterministic, and ours equals it too: at the
-// default reservoir, at 7 with traces cut to 4 functions, and when an
-// indexed profile that was itself sampled is merged with more raws
-// (addTemporalProfileTraces of a sampled source: the draws, then the
-// shuffle). llvm-profdata-22 --num-threads=1 samples differently, not
-// reproduced (traces.go): for 22 only the settings that keep every trace
-// are compared. Ours is the one-writer result over the inputs in sorted
-// order whatever -j is (TestInstrDeterminism, tools/merge).
+// writer, inputs added in the order given) its output is deterministic,
+// and ours equals llvm-profdata-N --num-threads=1's, each release with its
+// own algorithm (traces.go): at the default reservoir, at 7 with traces cut
+// to 4 functions, and when an indexed profile that was itself sampled is
+// merged between raws (19: the draws of a sampled source, then the
+// shuffle; 22: the reservoir filled from it, the rest shuffled and drawn).
+// The sampled cases depend on the input order in LLVM; we compare with
+// llvm-profdata given the inputs in the order this test adds them. The
+// CLI always adds them in sorted path order, whatever the command line
+// or -j (TestInstrDeterminism, tools/merge).
 func TestTemporalReservoir(t *testing.T) {
 	dir := instrproftest.Extra(t)
 	for _, rel := range []int{19, 22} {
@@ -37,9 +39,6 @@ func TestTemporalReservoir(t *testing.T) {
 			name           string
 			reservoir, max uint64
 		}{{"default", 0, 0}, {"keep-all", 1000, 0}, {"keep-all-short", 1000, 4}, {"small", 7, 4}} {
-			if rel == 22 && c.reservoir < 150 {
-				continue
-			}
 			t.Run(fmt.Sprintf("llvm%d/%s", rel, c.name), func(t *testing.T) {
 				var args []string
 				if c.reservoir != 0 {
@@ -50,6 +49,7 @@ func TestTemporalReservoir(t *testing.T) {
 				}
 				f := NewFuncProfile()
 				f.ReservoirSize, f.MaxTraceLength = c.reservoir, c.max
+				f.Traces22 = rel >= 20
 				got := addRaws(t, f, raws)
 				want := llvmMerge(t, rel, append(args, raws...)...)
 				compareFuncs(t, rel, writeFuncsAt(t, rel, got), want)
@@ -58,25 +58,46 @@ func TestTemporalReservoir(t *testing.T) {
 				}
 			})
 		}
-		if rel == 22 {
-			continue
-		}
-		t.Run(fmt.Sprintf("llvm%d/sampled-indexed", rel), func(t *testing.T) {
-			first := llvmMerge(t, rel, raws[:120]...)
-			idx := filepath.Join(t.TempDir(), "first.profdata")
-			writeFile(t, idx, first)
-			f := NewFuncProfile()
-			fi, err := ReadFuncs(idx, first)
+		// Indexed profiles sampled by llvm-profdata-N (120 traces seen, 100
+		// kept) merged with raws and with each other, in several orders.
+		tmp := t.TempDir()
+		var idx [2]string
+		var files [2]*File
+		for k, in := range [][]string{raws[:120], raws[30:]} {
+			data := llvmMerge(t, rel, in...)
+			idx[k] = filepath.Join(tmp, fmt.Sprintf("sampled%d.profdata", k))
+			writeFile(t, idx[k], data)
+			fi, err := ReadFuncs(idx[k], data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// llvm-profdata loads the inputs in the order given.
-			addRaws(t, f, raws[120:135])
-			f.AddIndexed(fi, 1)
-			addRaws(t, f, raws[135:])
-			want := llvmMerge(t, rel, append(append(append([]string{}, raws[120:135]...), idx), raws[135:]...)...)
-			compareFuncs(t, rel, writeFuncsAt(t, rel, f), want)
-		})
+			files[k] = fi
+		}
+		for _, c := range []struct {
+			name   string
+			inputs [][2]int // {-1, k}: indexed k; {lo, hi}: raws[lo:hi]
+		}{
+			{"raws-indexed-raws", [][2]int{{120, 135}, {-1, 0}, {135, 150}}},
+			{"indexed-raws", [][2]int{{-1, 0}, {120, 150}}},
+			{"indexed-indexed", [][2]int{{-1, 0}, {-1, 1}}},
+			{"full-then-indexed", [][2]int{{30, 140}, {-1, 1}}},
+		} {
+			t.Run(fmt.Sprintf("llvm%d/sampled-%s", rel, c.name), func(t *testing.T) {
+				f := NewFuncProfile()
+				f.Traces22 = rel >= 20
+				var args []string
+				for _, in := range c.inputs {
+					if in[0] < 0 {
+						f.AddIndexed(files[in[1]], 1)
+						args = append(args, idx[in[1]])
+						continue
+					}
+					addRaws(t, f, raws[in[0]:in[1]])
+					args = append(args, raws[in[0]:in[1]]...)
+				}
+				compareFuncs(t, rel, writeFuncsAt(t, rel, f), llvmMerge(t, rel, args...))
+			})
+		}
 	}
 }
 

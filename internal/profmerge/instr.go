@@ -126,6 +126,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	funcs := instrprof.NewFuncProfile()
 	funcs.Sparse = opts.Sparse
 	funcs.LastProfileBinaryIDs = opts.Write.LLVMRelease < 19
+	funcs.Traces22 = opts.Write.LLVMRelease >= 20
 	funcs.ReservoirSize, funcs.MaxTraceLength = opts.TraceReservoirSize, opts.MaxTraceLength
 	var rr instrprof.RawReader
 	var bad []error

@@ -128,7 +128,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 			return nil
 		}})
 	fs.BoolFlag(&c.Sparse, true, "Leave out functions whose counters are all zero (instrumentation profiles)", "--sparse")
-	fs.IntValue(&c.TraceReservoirSize, "<N>", "Temporal profiling traces kept (default 100); beyond it a deterministic sample, llvm-profdata-19's with --num-threads=1", "--temporal-profile-trace-reservoir-size")
+	fs.IntValue(&c.TraceReservoirSize, "<N>", "Temporal profiling traces kept (default 100); beyond it a deterministic sample, llvm-profdata-N's with --num-threads=1 and the inputs in sorted order", "--temporal-profile-trace-reservoir-size")
 	fs.IntValue(&c.MaxTraceLength, "<N>", "Functions kept of each temporal profiling trace (default 10000)", "--temporal-profile-max-trace-length")
 	fs.StringValue(&c.InputFiles, "<file>", "File listing inputs, one [weight,]path per line; '#' comments", "--input-files", "-f")
 	fs.ListValue(&c.Weighted, "<W,file>", "Input with a weight (weights do not apply to MemProf data)", "--weighted-input", "-w")
