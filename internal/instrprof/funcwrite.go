@@ -272,6 +272,11 @@ func (s *summaryBuilder) addRecord(counts []uint64) {
 // TotalBlockCount) and the detailed summary at the default cutoffs
 // (ProfileSummaryBuilder::computeDetailedSummary).
 func (s *summaryBuilder) result() ([6]uint64, []SummaryEntry) {
+	return s.resultAt(summaryCutoffs[:])
+}
+
+// resultAt is result at the given cutoffs, sorted (parts per million).
+func (s *summaryBuilder) resultAt(cutoffs []uint64) ([6]uint64, []SummaryEntry) {
 	counts := make([]uint64, 0, len(s.freq))
 	for c := range s.freq {
 		counts = append(counts, c)
@@ -281,9 +286,11 @@ func (s *summaryBuilder) result() ([6]uint64, []SummaryEntry) {
 	var entries []SummaryEntry
 	i := 0
 	var sum, seen, count uint64
-	for _, cut := range summaryCutoffs {
+	for _, cut := range cutoffs {
+		// The low 64 bits of the 128-bit quotient, as LLVM's APInt
+		// (a --detailed-summary-cutoffs above 10^6 can exceed 64 bits).
 		hi, lo := bits.Mul64(s.total, cut)
-		desired, _ := bits.Div64(hi, lo, 1000000)
+		desired, _ := bits.Div64(hi%1000000, lo, 1000000)
 		for sum < desired && i < len(counts) {
 			count = counts[i]
 			f := s.freq[count]

@@ -36,6 +36,15 @@ type ShowOptions struct {
 	// OnlyListBelow is --list-below-cutoff: list only the functions below
 	// the cutoff, with their largest counter and sum.
 	OnlyListBelow bool
+	// Cutoffs is --detailed-summary-cutoffs: the cutoffs (parts per
+	// million) of the detailed summary, in place of the default ones.
+	Cutoffs []uint64
+	// ProfileVersion is --profile-version: print the reader's version
+	// (a raw file's whole version field, an indexed file's index version).
+	ProfileVersion bool
+	// TemporalTraces is --temporal-profile-traces (LLVM 17+): the
+	// temporal profiling traces, their functions by name.
+	TemporalTraces bool
 }
 
 // ShowInput is what show reads from a profile: its records in the order
@@ -47,6 +56,14 @@ type ShowInput struct {
 	Variant   uint64
 	BinaryIDs [][]byte
 	Names     []string // the symbol table: every function name the file has
+	// Version is what the reader's getVersion returns: a raw file's
+	// version field with its variant flags, an indexed file's index
+	// version without them.
+	Version uint64
+	// Traces and TraceStreamSize are the temporal profiling traces (a raw
+	// file's one trace, weight 1) and how many traces were seen.
+	Traces          []TemporalTrace
+	TraceStreamSize uint64
 }
 
 // ShowRawInput returns what show of the LLVM release reads from a raw
@@ -62,13 +79,18 @@ func ShowRawInput(r *RawProfile, release int) ShowInput {
 	if len(r.VTableNames) > 0 {
 		names = append(slices.Clip(names), r.VTableNames...)
 	}
-	return ShowInput{Records: r.Records, Variant: r.Variant, BinaryIDs: ids, Names: names}
+	in := ShowInput{Records: r.Records, Variant: r.Variant, BinaryIDs: ids, Names: names, Version: r.Variant | uint64(r.Version)}
+	if len(r.Trace) > 0 {
+		in.Traces, in.TraceStreamSize = []TemporalTrace{{Weight: 1, NameRefs: r.Trace}}, 1
+	}
+	return in
 }
 
 // ShowIndexedInput returns what show reads from an indexed profile read by
 // ReadFuncs.
 func ShowIndexedInput(f *File) ShowInput {
-	in := ShowInput{Records: f.Funcs, Variant: f.Header.Version, BinaryIDs: f.BinaryIDs}
+	in := ShowInput{Records: f.Funcs, Variant: f.Header.Version, BinaryIDs: f.BinaryIDs,
+		Version: f.Header.Version & 0xffffffff, Traces: f.Traces, TraceStreamSize: f.TraceStreamSize}
 	for i, r := range f.Funcs {
 		if i == 0 || f.Funcs[i-1].Name != r.Name {
 			in.Names = append(in.Names, r.Name)
@@ -197,7 +219,11 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	if o.Text || o.Covered {
 		return w.Flush()
 	}
-	fields, entries := sb.result()
+	cutoffs := summaryCutoffs[:]
+	if len(o.Cutoffs) > 0 {
+		cutoffs = slices.Sorted(slices.Values(o.Cutoffs))
+	}
+	fields, entries := sb.resultAt(cutoffs)
 	if isIR {
 		fmt.Fprintf(w, "Instrumentation level: IR  entry_first = %d", in.Variant>>58&1)
 		if o.LLVMRelease >= 20 {
@@ -263,6 +289,18 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 		w.WriteString("Binary IDs: \n")
 		for _, id := range in.BinaryIDs {
 			w.WriteString(hex.EncodeToString(id) + "\n")
+		}
+	}
+	if o.ProfileVersion {
+		fmt.Fprintf(w, "Profile version: %d\n", in.Version)
+	}
+	if o.TemporalTraces {
+		fmt.Fprintf(w, "Temporal Profile Traces (samples=%d seen=%d):\n", len(in.Traces), in.TraceStreamSize)
+		for i, t := range in.Traces {
+			fmt.Fprintf(w, "  Temporal Profile Trace %d (weight=%d count=%d):\n", i, t.Weight, len(t.NameRefs))
+			for _, ref := range t.NameRefs {
+				w.WriteString("    " + names[ref] + "\n")
+			}
 		}
 	}
 	return w.Flush()

@@ -15,8 +15,12 @@ import (
 // TestInstrShow: `merge show` of .profraw and indexed profiles prints what
 // llvm-profdata-N show prints (N = 16, 19, 22), for every fixture mode and
 // the flags that select functions, counts, value sites, the detailed
-// summary, binary ids and the hottest functions (ties included), --text,
-// --covered, --value-cutoff and --list-below-cutoff.
+// summary (also at --detailed-summary-cutoffs given unsorted, repeated and
+// above 10^6), binary ids and the hottest functions (ties included),
+// --text, --covered, --value-cutoff, --list-below-cutoff,
+// --profile-version (a raw file's whole version field, an indexed file's
+// index version) and, from 19, --temporal-profile-traces (every mode: the
+// temporal one's traces, the others' empty list).
 func TestInstrShow(t *testing.T) {
 	dir := instrFixtures(t)
 	flagSets := [][]string{
@@ -28,6 +32,7 @@ func TestInstrShow(t *testing.T) {
 		{"--covered"},
 		{"--value-cutoff=10", "--list-below-cutoff"},
 		{"--value-cutoff=5", "--topn=3", "--function=a", "--detailed-summary"},
+		{"--profile-version", "--detailed-summary", "--detailed-summary-cutoffs=990000,100000,100000,2000000"},
 	}
 	for _, rel := range instrproftest.Releases {
 		r := fmt.Sprint(rel)
@@ -41,7 +46,11 @@ func TestInstrShow(t *testing.T) {
 					}
 					indexed := llvmPartial(t, r, t.TempDir(), "all.profdata", raws...)
 					for _, in := range []string{raws[2], indexed} {
-						for _, flags := range flagSets {
+						sets := flagSets
+						if rel >= 19 {
+							sets = append(sets[:len(sets):len(sets)], []string{"--temporal-profile-traces", "--profile-version", "--topn=1"})
+						}
+						for _, flags := range sets {
 							args := append(append([]string{"show"}, flags...), in)
 							want, err := exec.Command(tool, args...).CombinedOutput()
 							if err != nil {
@@ -57,6 +66,39 @@ func TestInstrShow(t *testing.T) {
 						}
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestInstrShowTraces: --temporal-profile-traces of profiles whose traces
+// were sampled (150 runs of gen-extra.sh's order program merged by
+// llvm-profdata-N at the default reservoir and at 7), and of one raw,
+// prints what llvm-profdata-N show prints, N = 19, 22.
+func TestInstrShowTraces(t *testing.T) {
+	dir := instrproftest.Extra(t)
+	for _, rel := range []int{19, 22} {
+		r := fmt.Sprint(rel)
+		tool := testenv.Tool(t, "llvm-profdata-"+r)
+		var raws []string
+		for k := range 150 {
+			raws = append(raws, filepath.Join(dir, fmt.Sprintf("order-llvm%d-temporal-%d.profraw", rel, k)))
+		}
+		tmp := t.TempDir()
+		ins := []string{raws[7], llvmPartial(t, r, tmp, "all.profdata", raws...),
+			llvmPartial(t, r, tmp, "seven.profdata", append([]string{"--temporal-profile-trace-reservoir-size=7"}, raws...)...)}
+		for _, in := range ins {
+			args := []string{"show", "--temporal-profile-traces", in}
+			want, err := exec.Command(tool, args...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("%s %v: %v\n%s", tool, args, err, want)
+			}
+			var got, stderr bytes.Buffer
+			if err := runShow([]string{"--llvm-version", r, "--temporal-profile-traces", in}, &got, &stderr); err != nil {
+				t.Fatalf("show %v: %v", args, err)
+			}
+			if got.String() != string(want) {
+				t.Errorf("llvm%d: show --temporal-profile-traces %s differs from llvm-profdata-%s:\n%s", rel, filepath.Base(in), r, lineDiff(string(want), got.String()))
 			}
 		}
 	}
@@ -92,6 +134,12 @@ func TestInstrShowCLI(t *testing.T) {
 	}
 	if _, stderr, code := runTool(t, "show", "--memory", "--counts", raw); code != 2 || !strings.Contains(stderr, "--instr") {
 		t.Errorf("--memory --counts: exit %d, %q; want a usage error", code, stderr)
+	}
+	if _, stderr, code := runTool(t, "show", "--llvm-version", "16", "--temporal-profile-traces", raw); code != 2 || !strings.Contains(stderr, "17 and later") {
+		t.Errorf("--llvm-version 16 --temporal-profile-traces: exit %d, %q; want a usage error", code, stderr)
+	}
+	if _, stderr, code := runTool(t, "show", "--detailed-summary-cutoffs=1,x", raw); code != 2 || !strings.Contains(stderr, "parts per million") {
+		t.Errorf("--detailed-summary-cutoffs=1,x: exit %d, %q; want a usage error", code, stderr)
 	}
 	bin := filepath.Join(dir, "shapes-llvm22-mem")
 	both := filepath.Join(t.TempDir(), "both.profdata")

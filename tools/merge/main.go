@@ -211,8 +211,9 @@ func runShow(args []string, stdout, stderr io.Writer) error {
   --instr (a .profraw, or an indexed profile; the default for a .profraw and
           for an indexed profile without MemProf data): what llvm-profdata
           show prints, with --all-functions, --function, --counts,
-          --ic-targets, --memop-sizes, --detailed-summary, --binary-ids,
-          --topn, --showcs
+          --ic-targets, --memop-sizes, --detailed-summary,
+          --detailed-summary-cutoffs, --binary-ids, --topn, --showcs,
+          --profile-version, --temporal-profile-traces
   --memory, a raw profile (with --profiled-binary): like llvm-profdata show --memory
   --memory, an indexed profile: the YAML MemProf form LLVM 20+ reads and writes
   --sample (text, binary or extbinary): what llvm-profdata show --sample prints
@@ -263,6 +264,21 @@ Examples:
 	instrFlag(&iopts.Text, "Instr: the functions shown (--all-functions, --function) in llvm-profdata's text format, nothing else", "--text")
 	instrFlag(&iopts.Covered, "Instr: the names of the functions with a nonzero counter, nothing else", "--covered")
 	instrFlag(&iopts.OnlyListBelow, "Instr: list only the functions whose largest counter is below --value-cutoff", "--list-below-cutoff")
+	instrFlag(&iopts.ProfileVersion, "Instr: the profile's version (a .profraw's whole version field, an indexed profile's index version)", "--profile-version")
+	instrFlag(&iopts.TemporalTraces, "Instr: the temporal profiling traces (LLVM 17+; -mllvm -pgo-temporal-instrumentation)", "--temporal-profile-traces")
+	fs.Add(&cli.Option{Names: []string{"--detailed-summary-cutoffs"}, Kind: cli.Value, MetaVar: "<N,...>",
+		Help: "Instr: the cutoffs of --detailed-summary, in parts per million of the total count (e.g. 990000,999999)",
+		Set: func(_, v string) error {
+			for f := range strings.SplitSeq(v, ",") {
+				n, err := strconv.ParseUint(f, 10, 32)
+				if err != nil {
+					return fmt.Errorf("%q is not a count from 0 to 4294967295 (parts per million, comma-separated)", f)
+				}
+				iopts.Cutoffs = append(iopts.Cutoffs, n)
+			}
+			instrOnly = true
+			return nil
+		}})
 	valueCutoff := 0
 	fs.IntValue(&valueCutoff, "<N>", "Instr: leave out (and count) the functions whose largest counter is below N", "--value-cutoff")
 	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function; instr: functions whose name contains it",
@@ -303,7 +319,7 @@ Examples:
 		return cli.Usagef("--instr, --memory and --sample exclude each other")
 	}
 	if instrOnly && (memory || sample) {
-		return cli.Usagef("--counts, --ic-targets, --memop-sizes, --binary-ids and --showcs apply to instrumentation profiles (--instr)")
+		return cli.Usagef("--counts, --ic-targets, --memop-sizes, --binary-ids, --showcs, --profile-version, --temporal-profile-traces and --detailed-summary-cutoffs apply to instrumentation profiles (--instr)")
 	}
 	if instr || instrOnly || (!memory && !sample && view == "text" && len(thresholds) == 0 && profmerge.IsInstrProfile(pos[0])) {
 		if view != "text" || len(thresholds) > 0 {
@@ -313,6 +329,9 @@ Examples:
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
 		iopts.LLVMRelease, iopts.TopN = release, so.TopN
+		if iopts.TemporalTraces && release < 17 {
+			return cli.Usagef("--temporal-profile-traces: llvm-profdata %d has no temporal profiles (17 and later); use --llvm-version 19 or 22", release)
+		}
 		if valueCutoff < 0 {
 			return cli.Usagef("--value-cutoff=%d: want a count, 0 or more", valueCutoff)
 		}
