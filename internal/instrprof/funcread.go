@@ -101,13 +101,23 @@ func readFuncEntry(c *decode.Cursor, name string, version int, out *[]FuncRecord
 	return nil
 }
 
+// maxTraceStream bounds the stream size (traces seen) of an indexed
+// input: merging a sampled input costs a random draw per trace seen
+// (traces.go), so a corrupt size would make the merge run for hours, as
+// it makes llvm-profdata's.
+const maxTraceStream = 1 << 32
+
 // readTraces decodes the temporal profiling traces: u64 #traces, u64
 // stream size, then per trace u64 weight, u64 #functions, the NameRefs.
 func (f *File) readTraces(name string, data []byte) error {
 	c := decode.NewCursor("instrprof", name, "temporal profile traces", data, 0)
 	c.Seek(f.Header.TemporalProfTracesOffset)
 	n := c.Count(16, "trace count")
+	at := c.Off()
 	f.TraceStreamSize = c.U64()
+	if c.Err() == nil && f.TraceStreamSize > maxTraceStream {
+		c.FailAt(int64(at), decode.ErrMalformed, "temporal trace stream size %d: more than 2^32 profiled runs is taken for a corrupt file (merging it would draw one random number per run)", f.TraceStreamSize)
+	}
 	for range n {
 		if c.Err() != nil {
 			break

@@ -84,6 +84,7 @@ func TestReadFuncsErrors(t *testing.T) {
 		{"counter count", func(b []byte) { le.PutUint64(b[bucket+2+8+16+uint64(le.Uint64(b[bucket+2+8:]))+8:], 1<<40) }, "function record", decode.ErrMalformed},
 		{"data length", func(b []byte) { le.PutUint64(b[bucket+2+16:], 1<<40) }, "function table", decode.ErrTruncated},
 		{"trace count", func(b []byte) { le.PutUint64(b[tracesOff:], 1<<50) }, "temporal profile traces", nil},
+		{"trace stream size", func(b []byte) { le.PutUint64(b[tracesOff+8:], 1<<40) }, "temporal profile traces", decode.ErrMalformed},
 		{"bucket offset", func(b []byte) { le.PutUint64(b[hashOff+16:], hashOff+8) }, "function table", decode.ErrMalformed},
 	}
 	for _, c := range cases {
