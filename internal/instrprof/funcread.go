@@ -139,7 +139,9 @@ func (f *File) readTraces(name string, data []byte) error {
 // AddIndexed merges the function records, variant flags, binary ids and
 // temporal traces of an indexed profile (read by ReadFuncs) at weight w,
 // as llvm-profdata merge loads an indexed input: records in on-disk
-// order, the traces' weights replaced by w.
+// order, the traces with the weights stored (the input's weight applies
+// to a raw profile's trace only: IndexedInstrProfReader's
+// getTemporalProfTraces ignores it).
 func (p *FuncProfile) AddIndexed(f *File, w uint64) {
 	if w == 0 {
 		w = 1
@@ -149,7 +151,7 @@ func (p *FuncProfile) AddIndexed(f *File, w uint64) {
 	var traces []TemporalTrace
 	for _, t := range f.Traces {
 		if len(t.NameRefs) > 0 {
-			traces = append(traces, TemporalTrace{Weight: w, NameRefs: t.NameRefs[:min(uint64(len(t.NameRefs)), p.maxTraceLength())]})
+			traces = append(traces, TemporalTrace{Weight: t.Weight, NameRefs: t.NameRefs[:min(uint64(len(t.NameRefs)), p.maxTraceLength())]})
 		}
 	}
 	p.addTraces(traces, f.TraceStreamSize)

@@ -73,6 +73,24 @@ func TestTemporalReservoir(t *testing.T) {
 			}
 			files[k] = fi
 		}
+		t.Run(fmt.Sprintf("llvm%d/weighted-indexed", rel), func(t *testing.T) {
+			// Traces of weight 3 and 1 in an indexed input given weight 5:
+			// llvm-profdata keeps the stored weights.
+			idxW := filepath.Join(tmp, "weighted.profdata")
+			writeFile(t, idxW, llvmMerge(t, rel, "--weighted-input=3,"+raws[0], raws[1]))
+			data := readFile(t, idxW)
+			fi, err := ReadFuncs(idxW, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := NewFuncProfile()
+			f.Traces22 = rel >= 20
+			// llvm-profdata loads the plain inputs first, then the
+			// --weighted-input ones.
+			addRaws(t, f, raws[2:3])
+			f.AddIndexed(fi, 5)
+			compareFuncs(t, rel, writeFuncsAt(t, rel, f), llvmMerge(t, rel, "--weighted-input=5,"+idxW, raws[2]))
+		})
 		for _, c := range []struct {
 			name   string
 			inputs [][2]int // {-1, k}: indexed k; {lo, hi}: raws[lo:hi]
