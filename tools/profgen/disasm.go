@@ -63,7 +63,7 @@ func showDisassembly(c *config, w io.Writer) error {
 	}
 	var dwarf *elfsym.Binary
 	if c.showSourceLocations {
-		if dwarf, err = elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp}); err != nil {
+		if dwarf, err = elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp}); err != nil {
 			return err
 		}
 		defer dwarf.Close()

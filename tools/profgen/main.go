@@ -15,7 +15,9 @@
 // script run as llvm-profgen runs it); vtable type profiles from
 // --data-access-perftrace (LLVM 22); --unsymbolized-profile (the text of
 // --skip-symbolization read back); --show-detailed-warning;
-// --show-source-locations; split DWARF (.dwo files, --dwp).
+// --show-source-locations; split DWARF (.dwo files, --dwp); the DWARF of
+// another file (--debug-binary: a stripped binary's unstripped twin or
+// --only-keep-debug file).
 package main
 
 import (
@@ -71,7 +73,7 @@ Examples:
 // config is the command line.
 type config struct {
 	perfscript, perfdata, binary, output, format string
-	unsymbolized, dwp                            string
+	unsymbolized, dwp, debugBinary               string
 	useOffset, useFirstLoadable                  bool
 	detailedWarning, showSourceLocations         bool
 	dataAccess                                   string
@@ -151,7 +153,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	llvmBool(fs, &c.useOffset, nil, false, "Addresses of unsymbolized profiles (--skip-symbolization, --unsymbolized-profile) are offsets from the binary's base, not virtual addresses (default true)", "--use-offset")
 	fs.BoolFlag(&c.useFirstLoadable, true, "Offsets of unsymbolized profiles are from the first loadable segment, not the first executable one", "--use-first-loadable-segment-as-base")
 	fs.StringValue(&c.dwp, "<file>", "DWARF package of a binary built with -gsplit-dwarf (default: <binary>.dwp, else each unit's .dwo file)", "--dwp")
-	for _, name := range []string{"--llvm-sample-profile", "--debug-binary"} {
+	fs.StringValue(&c.debugBinary, "<file>", "Read the DWARF (functions, inline frames, lines) from this file instead of --binary: the unstripped twin of a stripped --binary, or its `objcopy --only-keep-debug` file. Addresses, code, symbols and pseudo probes still come from --binary; the default --dwp is then <file>.dwp", "--debug-binary")
+	for _, name := range []string{"--llvm-sample-profile"} {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
 			c.unsupported = append(c.unsupported, n)
 			return nil
@@ -197,7 +200,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 
 func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	warn := func(msg string) { rep.Warnf("%s", msg) }
-	bin, err := perfscript.OpenBinaryDWP(c.binary, c.dwp)
+	bin, err := perfscript.OpenBinaryDebug(c.binary, c.debugBinary, c.dwp)
 	if err != nil {
 		return err
 	}
@@ -218,7 +221,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	for _, w := range loadWarnings() {
 		warn(w)
 	}
-	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp, Warn: func(msg string) {
+	sym, err := elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp, Warn: func(msg string) {
 		// A binary without DWARF was reported above as llvm-profgen
 		// reports it (no binary functions); DWARFOnly has no fallback.
 		// Split units whose .dwo llvm-profgen counted as not loaded
@@ -232,7 +235,13 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	defer sym.Close()
-	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: sym.BuildID(), ShowDetailedWarning: c.detailedWarning}
+	buildID := sym.BuildID()
+	if c.debugBinary != "" {
+		if buildID, err = elfsym.ReadBuildID(c.binary); err != nil {
+			return err
+		}
+	}
+	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: buildID, ShowDetailedWarning: c.detailedWarning}
 	c.ctx.ShowDetailedWarning = c.detailedWarning
 	if c.showMmap {
 		popts.MmapEvents = stdout
@@ -252,7 +261,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		if prof, cs, err = readUnsymbolized(c, bin); err != nil {
 			return err
 		}
-	} else if prof, unwinder, err = parseTrace(c, bin, sym, popts); err != nil {
+	} else if prof, unwinder, err = parseTrace(c, bin, sym, buildID, popts); err != nil {
 		return err
 	}
 	if c.dataAccess != "" {
@@ -330,6 +339,15 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	return write(c, sp)
+}
+
+// symbolizerPath is the file whose DWARF llvm-profgen's symbolizer reads:
+// --debug-binary if given, else --binary.
+func symbolizerPath(c *config) string {
+	if c.debugBinary != "" {
+		return c.debugBinary
+	}
+	return c.binary
 }
 
 // write writes the profile in the chosen format.
@@ -431,7 +449,7 @@ func dataAccess(c *config, bin *perfscript.Binary, prof *perfscript.Profile, pop
 // parseTrace reads the perf script (--perfscript, or the one perf writes
 // of --perfdata); hybrid samples go to the returned unwinder unless
 // --ignore-stack-samples.
-func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, popts perfscript.Options) (*perfscript.Profile, *profgen.Unwinder, error) {
+func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, buildID []byte, popts perfscript.Options) (*perfscript.Profile, *profgen.Unwinder, error) {
 	if c.perfdata != "" {
 		script, cleanup, err := perfScript(bin, c.perfdata, popts.PID, popts.HasPID)
 		if err != nil {
@@ -445,7 +463,7 @@ func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, popts per
 		return nil, nil, err
 	}
 	defer f.Close()
-	if err := checkBuildID(c, sym.BuildID()); err != nil {
+	if err := checkBuildID(c, buildID); err != nil {
 		return nil, nil, err
 	}
 	var unwinder *profgen.Unwinder
