@@ -82,7 +82,8 @@ type config struct {
 	traceBuildID                                 string
 	release                                      int
 	ignoreStack, skipSymbolization               bool
-	showMmap                                     bool
+	showMmap, showDensity                        bool
+	loadFuncFromSymbol, loadFuncFromSymbolGiven  bool
 	showDisassembly, showPseudoProbe             bool
 	useDWARFCorrelation                          bool
 	gen                                          profgen.Options
@@ -95,7 +96,8 @@ type config struct {
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions, useOffset: true}
 	c.cs.PreInliner, c.cs.GenNestedProfile, c.cs.MergeColdContext, c.cs.MaxColdContextDepth = true, true, true, 1
-	c.cs.InferMissingFrames = true
+	c.cs.InferMissingFrames, c.loadFuncFromSymbol = true, true
+	c.gen.ProfileDensityThreshold, c.gen.ProfileDensityCutoffHot, c.gen.DensityGiven = 50, 990000, true
 	c.cs.PreInline = profgen.DefaultPreInlinerOptions
 	fs := cli.NewFlagSet(tool, "profgen [options] --perfscript=<file> --binary=<file> -o <file>")
 	fs.Summary, fs.Footer = summary, "Exit status: 0 success, 1 failure, 2 usage error."
@@ -133,6 +135,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge contexts below the hot threshold into the profile of their last --csprof-max-cold-context-depth frames (default true, off after the pre-inliner unless given)", "--csprof-merge-cold-context")
 	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")
 	fs.IntValue(&c.ctx.MaxContextDepth, "<N>", "Keep the last N frames of each context (default -1: all)", "--csprof-max-context-depth")
+	fs.IntValue(&c.ctx.MaxUnsymbolizedContextDepth, "<N>", "Keep the last N call addresses of each context of a pseudo-probe binary, which are unsymbolized when unwound (default -1: all; with --csprof-max-context-depth the smaller applies; no effect on DWARF contexts)", "--csprof-max-unsymbolized-context-depth")
 	fs.Add(&cli.Option{Names: []string{"--compress-recursion"}, Kind: cli.Value, Hidden: true, Set: func(_, v string) error {
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil {
@@ -146,12 +149,24 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.Add(&cli.Option{Names: []string{"--mark-all-context-preinlined"}, Kind: cli.Flag,
 		Help: "Mark every profile and inlinee ContextShouldBeInlined, the profile pre-inlined (LLVM 22)",
 		Set:  func(string, string) error { c.gen.MarkAllContextPreinlined = true; return nil }})
+	fs.BoolFlag(&c.showDensity, true, "Print the density of the hot functions (on stdout): the least density among the functions that hold --profile-density-cutoff-hot of the samples", "--show-density")
+	fs.Add(&cli.Option{Names: []string{"--profile-density-threshold"}, Kind: cli.Value, MetaVar: "<number>",
+		Help: "Suggest more samples when the hot functions' density is below this (default 50)", Set: func(_, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return cli.Usagef("--profile-density-threshold: '%s' is not a number", v)
+			}
+			c.gen.ProfileDensityThreshold = f
+			return nil
+		}})
+	fs.IntValue(&c.gen.ProfileDensityCutoffHot, "<N>", "Share of the samples, in millionths, whose functions' density is computed (default 990000: 99%)", "--profile-density-cutoff-hot")
 	fs.StringValue(&c.dataAccess, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
 	llvmBool(fs, &c.writeVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
 	fs.StringValue(&c.unsymbolized, "<file>", "Unsymbolized profile written with --skip-symbolization (ranges and branches, by context for CS): generate the profile from it instead of a trace", "--unsymbolized-profile", "--up")
 	llvmBool(fs, &c.useOffset, nil, false, "Addresses of unsymbolized profiles (--skip-symbolization, --unsymbolized-profile) are offsets from the binary's base, not virtual addresses (default true)", "--use-offset")
 	fs.BoolFlag(&c.useFirstLoadable, true, "Offsets of unsymbolized profiles are from the first loadable segment, not the first executable one", "--use-first-loadable-segment-as-base")
+	llvmBool(fs, &c.loadFuncFromSymbol, &c.loadFuncFromSymbolGiven, false, "Functions of pseudo-probe binaries that have no DWARF come from the symbol table (default true; LLVM 22)", "--load-function-from-symbol")
 	fs.StringValue(&c.dwp, "<file>", "DWARF package of a binary built with -gsplit-dwarf (default: <binary>.dwp, else each unit's .dwo file)", "--dwp")
 	fs.StringValue(&c.debugBinary, "<file>", "Read the DWARF (functions, inline frames, lines) from this file instead of --binary: the unstripped twin of a stripped --binary, or its `objcopy --only-keep-debug` file. Addresses, code, symbols and pseudo probes still come from --binary; the default --dwp is then <file>.dwp", "--debug-binary")
 	for _, name := range []string{"--llvm-sample-profile"} {
@@ -173,6 +188,10 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
 	case c.showDisassembly && c.binary != "":
 		return showDisassembly(&c, stdout)
+	case c.loadFuncFromSymbolGiven && c.release < 22:
+		return cli.Usagef("--load-function-from-symbol is LLVM 22's (LLVM 19 never reads functions from the symbol table): add --llvm-version 22")
+	case c.ctx.MaxUnsymbolizedContextDepth != -1 && c.release < 22:
+		return cli.Usagef("--csprof-max-unsymbolized-context-depth is LLVM 22's: add --llvm-version 22")
 	case c.gen.MarkAllContextPreinlined && c.release < 22:
 		return cli.Usagef("--mark-all-context-preinlined is LLVM 22's: add --llvm-version 22")
 	case (c.dataAccess != "" || c.writeVTables) && c.release < 22:
@@ -207,7 +226,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	if c.useDWARFCorrelation {
 		bin.PseudoProbes = false
 	}
-	if bin.PseudoProbes && c.release >= 22 {
+	if bin.PseudoProbes && c.release >= 22 && c.loadFuncFromSymbol {
 		// llvm-profgen-22 knows the functions of probe binaries that have
 		// no DWARF from the symbol table.
 		if err := bin.RecoverSymbolTableFunctions(c.binary); err != nil {
@@ -263,6 +282,9 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		}
 	} else if prof, unwinder, err = parseTrace(c, bin, sym, buildID, popts); err != nil {
 		return err
+	}
+	if c.showDensity {
+		c.gen.ShowDensity = stdout
 	}
 	if c.dataAccess != "" {
 		if prof.CS && cs == nil {

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/perfscript/tracetest"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
+)
+
+// TestMoreFlags compares llvm-profgen's less common switches that change
+// what it writes, with llvm-profgen-19 and -22 where both have them:
+// the density report (--show-density on stdout, --profile-density-threshold,
+// --profile-density-cutoff-hot) of non-CS and CS profiles; LLVM 22's
+// --csprof-max-unsymbolized-context-depth (the address contexts of probe
+// binaries, alone and with --csprof-max-context-depth) and
+// --load-function-from-symbol=false (a probe binary with a function
+// without DWARF). Output file, stdout and stderr must be identical.
+func TestMoreFlags(t *testing.T) {
+	dwarf := pick(t, buildPrograms(t), "inline-clang++-22-pie")
+	probe := pick(t, buildProbePrograms(t), "probe-calls-clang-22-pie")
+	nodebug := tracedPrograms(t, "profgen-nodebug-traces", []tracetest.Source{{File: "testdata/probe-nodebug.c", CC: "clang-22"}},
+		[]tracetest.Trace{lbrAndHybrid})[0]
+	both, only22 := []int{19, 22}, []int{22}
+	density := []string{"--show-density", "--format=text"}
+	for _, c := range []struct {
+		trace, bin string
+		rels       []int
+		args       []string
+	}{
+		{dwarf.lbr, dwarf.bin, both, density},
+		{dwarf.lbr, dwarf.bin, both, append([]string{"--profile-density-cutoff-hot=500000", "--profile-density-threshold=1000"}, density...)},
+		{dwarf.lbr, dwarf.bin, both, append([]string{"--profile-density-cutoff-hot=0"}, density...)},
+		{dwarf.hyb, dwarf.bin, both, append([]string{"--profile-density-threshold=0.5", "--profile-density-cutoff-hot=1234567"}, density...)},
+		{probe.hyb, probe.bin, both, density},
+		{probe.hyb, probe.bin, only22, []string{"--csprof-max-unsymbolized-context-depth=1", "--skip-symbolization"}},
+		{probe.hybModern, probe.bin, only22, []string{"--csprof-max-unsymbolized-context-depth=0", "--format=text", "--gen-cs-nested-profile=false"}},
+		{probe.hybModern, probe.bin, only22, []string{"--csprof-max-unsymbolized-context-depth=2", "--csprof-max-context-depth=1", "--format=text", "--compress-recursion=0"}},
+		{nodebug.lbr, nodebug.bin, only22, []string{"--load-function-from-symbol=false", "--format=text"}},
+		{nodebug.hyb, nodebug.bin, only22, []string{"--load-function-from-symbol=false", "--format=extbinary"}},
+	} {
+		for _, rel := range c.rels {
+			t.Run(fmt.Sprintf("%s/%s/%d", filepath.Base(c.trace), strings.Join(c.args, ","), rel), func(t *testing.T) {
+				dir := t.TempDir()
+				args := append([]string{"--perfscript=" + c.trace, "--binary=" + c.bin}, c.args...)
+				refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
+				cmd := exec.Command(testenv.Tool(t, fmt.Sprintf("llvm-profgen-%d", rel)), append(args, "--output="+refOut)...)
+				var refStdout, refStderr bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &refStdout, &refStderr
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("llvm-profgen-%d: %v\n%s", rel, err, refStderr.String())
+				}
+				var stdout, stderr bytes.Buffer
+				if err := run(append(args, "-o", ourOut, "--llvm-version", fmt.Sprint(rel)), nil, &stdout, &stderr); err != nil {
+					t.Fatalf("profgen: %v\n%s", err, stderr.String())
+				}
+				want, _ := os.ReadFile(refOut)
+				got, _ := os.ReadFile(ourOut)
+				if !bytes.Equal(got, want) {
+					t.Errorf("profile differs from llvm-profgen-%d (%d vs %d bytes):\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, len(got), len(want), want, got)
+				}
+				if stdout.String() != refStdout.String() {
+					t.Errorf("stdout differs:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, refStdout.String(), stdout.String())
+				}
+				if ours := strings.ReplaceAll(stderr.String(), tool+": ", ""); ours != refStderr.String() {
+					t.Errorf("warnings differ:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, refStderr.String(), ours)
+				}
+			})
+		}
+	}
+	// LLVM 19 has neither of LLVM 22's switches: a usage error that says so.
+	for _, flag := range []string{"--csprof-max-unsymbolized-context-depth=1", "--load-function-from-symbol"} {
+		_, err := runOurs(t, []string{"--perfscript=" + probe.hyb, "--binary=" + probe.bin, "-o", filepath.Join(t.TempDir(), "x"), flag, "--llvm-version", "19"})
+		if err == nil || !strings.Contains(err.Error(), "--llvm-version 22") {
+			t.Errorf("%s with --llvm-version 19: %v, want a usage error naming --llvm-version 22", flag, err)
+		}
+	}
+}
