@@ -16,7 +16,9 @@ import (
 // TestMoreFlags compares llvm-profgen's less common switches that change
 // what it writes, with llvm-profgen-19 and -22 where both have them:
 // the density report (--show-density on stdout, --profile-density-threshold,
-// --profile-density-cutoff-hot) of non-CS and CS profiles; LLVM 22's
+// --profile-density-cutoff-hot) of non-CS and CS profiles; the bound of
+// the tail-call search of --infer-missing-frames (--max-search-depth, 0
+// finds no path); LLVM 22's
 // --csprof-max-unsymbolized-context-depth (the address contexts of probe
 // binaries, alone and with --csprof-max-context-depth) and
 // --load-function-from-symbol=false (a probe binary with a function
@@ -41,6 +43,8 @@ func TestMoreFlags(t *testing.T) {
 		{probe.hyb, probe.bin, only22, []string{"--csprof-max-unsymbolized-context-depth=1", "--skip-symbolization"}},
 		{probe.hybModern, probe.bin, only22, []string{"--csprof-max-unsymbolized-context-depth=0", "--format=text", "--gen-cs-nested-profile=false"}},
 		{probe.hybModern, probe.bin, only22, []string{"--csprof-max-unsymbolized-context-depth=2", "--csprof-max-context-depth=1", "--format=text", "--compress-recursion=0"}},
+		{probe.hyb, probe.bin, both, append([]string{"--max-search-depth=0", "--format=text"}, csOff...)},
+		{probe.hybModern, probe.bin, both, []string{"--max-search-depth=1", "--format=extbinary"}},
 		{nodebug.lbr, nodebug.bin, only22, []string{"--load-function-from-symbol=false", "--format=text"}},
 		{nodebug.hyb, nodebug.bin, only22, []string{"--load-function-from-symbol=false", "--format=extbinary"}},
 	} {

@@ -131,6 +131,16 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner: keep the contexts it would inline, merge the others into their base profiles (default true)", "--csspgo-preinliner")
 	preInlinerFlags(fs, &c.cs.PreInline)
 	llvmBool(fs, &c.cs.InferMissingFrames, nil, false, "Infer the call frames that tail calls leave out of probe-based contexts (default true)", "--infer-missing-frames")
+	fs.Add(&cli.Option{Names: []string{"--max-search-depth"}, Kind: cli.Value, MetaVar: "<N>",
+		Help: "Deepest search for the unique tail-call path that --infer-missing-frames fills in (default 4294967294)", Set: func(_, v string) error {
+			n, err := strconv.ParseUint(v, 0, 32)
+			if err != nil {
+				return cli.Usagef("--max-search-depth: '%s' is not a number from 0 to 4294967295", v)
+			}
+			d := uint32(n)
+			c.cs.MaxSearchDepth = &d
+			return nil
+		}})
 	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested: each context as an inlinee of its caller's profile (default true)", "--gen-cs-nested-profile")
 	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge contexts below the hot threshold into the profile of their last --csprof-max-cold-context-depth frames (default true, off after the pre-inliner unless given)", "--csprof-merge-cold-context")
 	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")
