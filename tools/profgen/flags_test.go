@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +84,76 @@ func TestMoreFlags(t *testing.T) {
 		_, err := runOurs(t, []string{"--perfscript=" + probe.hyb, "--binary=" + probe.bin, "-o", filepath.Join(t.TempDir(), "x"), flag, "--llvm-version", "19"})
 		if err == nil || !strings.Contains(err.Error(), "--llvm-version 22") {
 			t.Errorf("%s with --llvm-version 19: %v, want a usage error naming --llvm-version 22", flag, err)
+		}
+	}
+}
+
+// TestDisassemblyFilters compares --show-disassembly-only's
+// --disassemble-functions and --show-canonical-fname with llvm-profgen-19
+// and -22 on a C program whose functions got aliases with .llvm., .part.,
+// .__uniq. and .cold suffixes (llvm-objcopy --add-symbol) and on a probe
+// program: every line but the instruction text (see TestShowPseudoProbe),
+// and with --show-source-locations the locations.
+func TestDisassemblyFilters(t *testing.T) {
+	calls := pick(t, buildPrograms(t), "calls-clang-22-nopie")
+	probe := pick(t, buildProbePrograms(t), "probe-inline-clang++-22-pie")
+	f, err := elf.Open(calls.bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := f.Section(".text").Addr
+	syms, _ := f.Symbols()
+	f.Close()
+	at := map[string]uint64{}
+	for _, s := range syms {
+		at[s.Name] = s.Value
+	}
+	bin := filepath.Join(t.TempDir(), filepath.Base(calls.bin))
+	var args []string
+	for _, a := range [][2]string{{"fib.llvm.12", "fib"}, {"collatz.part.0", "collatz"}, {"square.__uniq.77.llvm.5", "square"}, {"negate.cold", "negate"}} {
+		addr, ok := at[a[1]]
+		if !ok {
+			t.Fatalf("%s: no symbol %s", calls.bin, a[1])
+		}
+		args = append(args, "--add-symbol", fmt.Sprintf("%s=.text:%#x,function,global", a[0], addr-text))
+	}
+	if out, err := exec.Command(testenv.Tool(t, "llvm-objcopy-22"), append(args, calls.bin, bin)...).CombinedOutput(); err != nil {
+		t.Fatalf("llvm-objcopy: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		name, bin string
+		args      []string
+	}{
+		{"aliases", bin, []string{"--show-canonical-fname"}},
+		{"aliases", bin, []string{"--show-canonical-fname", "--show-source-locations"}},
+		{"aliases", bin, []string{"--disassemble-functions=fib,main"}},
+		{"aliases", bin, []string{"--disassemble-functions=fib", "--show-canonical-fname"}},
+		{"aliases", bin, []string{"--disassemble-functions=fib", "--disassemble-functions=square.__uniq.77,nope", "--show-canonical-fname", "--show-source-locations"}},
+		{probe.name, probe.bin, []string{"--disassemble-functions=main", "--show-pseudo-probe"}},
+		{probe.name, probe.bin, []string{"--disassemble-functions=main", "--show-pseudo-probe", "--show-source-locations"}},
+	} {
+		for _, rel := range []int{19, 22} {
+			t.Run(fmt.Sprintf("%s/%s/%d", c.name, strings.Join(c.args, ","), rel), func(t *testing.T) {
+				args := append([]string{"--binary=" + c.bin, "--show-disassembly-only"}, c.args...)
+				want, err := exec.Command(testenv.Tool(t, fmt.Sprintf("llvm-profgen-%d", rel)), append(args, "--perfscript=/dev/null", "--output=/dev/null")...).Output()
+				if err != nil {
+					t.Fatalf("llvm-profgen-%d: %v", rel, err)
+				}
+				var got, plain, stderr bytes.Buffer
+				if err := run(append(args, "--llvm-version", fmt.Sprint(rel)), nil, &got, &stderr); err != nil {
+					t.Fatalf("profgen: %v\n%s", err, stderr.String())
+				}
+				if !slices.Contains(c.args, "--show-source-locations") {
+					if w, g := instText.ReplaceAllString(string(want), "$1"), instText.ReplaceAllString(got.String(), "$1"); w != g {
+						t.Errorf("disassembly differs (instruction text removed):\nllvm-profgen-%d:\n%s\nours:\n%s", rel, w, g)
+					}
+					return
+				}
+				if err := run(append(slicesWithout(args, "--show-source-locations"), "--llvm-version", fmt.Sprint(rel)), nil, &plain, &stderr); err != nil {
+					t.Fatalf("profgen: %v\n%s", err, stderr.String())
+				}
+				compareSourceLocations(t, string(want), got.String(), plain.String())
+			})
 		}
 	}
 }

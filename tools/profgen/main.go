@@ -82,7 +82,8 @@ type config struct {
 	traceBuildID                                 string
 	release                                      int
 	ignoreStack, skipSymbolization               bool
-	showMmap, showDensity                        bool
+	showMmap, showDensity, showCanonicalName     bool
+	disasmFuncs                                  []string
 	loadFuncFromSymbol, loadFuncFromSymbolGiven  bool
 	showDisassembly, showPseudoProbe             bool
 	useDWARFCorrelation                          bool
@@ -124,6 +125,12 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
 	fs.BoolFlag(&c.showDisassembly, true, "Print the disassembled code and stop (no input or output needed)", "--show-disassembly-only")
 	fs.BoolFlag(&c.showSourceLocations, true, "With --show-disassembly-only, print each instruction's inline frames (innermost first, line offsets; probe indexes with --show-pseudo-probe)", "--show-source-locations")
+	fs.BoolFlag(&c.showCanonicalName, true, "With --show-disassembly-only, print function names without their .llvm. and .part. suffixes", "--show-canonical-fname")
+	fs.Add(&cli.Option{Names: []string{"--disassemble-functions"}, Kind: cli.Value, MetaVar: "<name,...>",
+		Help: "With --show-disassembly-only, print only these functions (symbol names, canonical with --show-canonical-fname; the option adds up)", Set: func(_, v string) error {
+			c.disasmFuncs = append(c.disasmFuncs, strings.Split(v, ",")...)
+			return nil
+		}})
 	fs.BoolFlag(&c.showPseudoProbe, true, "Print the pseudo-probe descriptors, and with --show-disassembly-only each instruction's probes", "--show-pseudo-probe")
 	fs.BoolFlag(&c.useDWARFCorrelation, true, "Correlate with DWARF lines even when the binary has pseudo probes", "--use-dwarf-correlation")
 	fs.BoolFlag(&c.gen.UpdateTotalSamples, true, "Recompute totals as the sum of body samples and inlinee totals", "--update-total-samples")
