@@ -382,6 +382,16 @@ func (g *generator) postProcess() *sampleprof.Profile {
 	return p
 }
 
+// PostProcess is ProfileGenerator::generateProfile of a context-insensitive
+// profile read from a file (llvm-profgen --llvm-sample-profile): the
+// post-processing of postProcess on the reader's profile map, which
+// llvm-profgen copies (p's Funcs in the order its reader filled them).
+func PostProcess(p *sampleprof.Profile, opts Options) *sampleprof.Profile {
+	opts.setDefaults()
+	g := &generator{opts: opts, prof: p}
+	return g.postProcess()
+}
+
 // filterAmbiguous is filterAmbiguousProfile on the profile map of release
 // llvm: profiles of global and TLS initializers are erased, and so are
 // such inlinees.

@@ -52,30 +52,7 @@ func TestMoreFlags(t *testing.T) {
 	} {
 		for _, rel := range c.rels {
 			t.Run(fmt.Sprintf("%s/%s/%d", filepath.Base(c.trace), strings.Join(c.args, ","), rel), func(t *testing.T) {
-				dir := t.TempDir()
-				args := append([]string{"--perfscript=" + c.trace, "--binary=" + c.bin}, c.args...)
-				refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
-				cmd := exec.Command(testenv.Tool(t, fmt.Sprintf("llvm-profgen-%d", rel)), append(args, "--output="+refOut)...)
-				var refStdout, refStderr bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &refStdout, &refStderr
-				if err := cmd.Run(); err != nil {
-					t.Fatalf("llvm-profgen-%d: %v\n%s", rel, err, refStderr.String())
-				}
-				var stdout, stderr bytes.Buffer
-				if err := run(append(args, "-o", ourOut, "--llvm-version", fmt.Sprint(rel)), nil, &stdout, &stderr); err != nil {
-					t.Fatalf("profgen: %v\n%s", err, stderr.String())
-				}
-				want, _ := os.ReadFile(refOut)
-				got, _ := os.ReadFile(ourOut)
-				if !bytes.Equal(got, want) {
-					t.Errorf("profile differs from llvm-profgen-%d (%d vs %d bytes):\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, len(got), len(want), want, got)
-				}
-				if stdout.String() != refStdout.String() {
-					t.Errorf("stdout differs:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, refStdout.String(), stdout.String())
-				}
-				if ours := strings.ReplaceAll(stderr.String(), tool+": ", ""); ours != refStderr.String() {
-					t.Errorf("warnings differ:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, refStderr.String(), ours)
-				}
+				compareAll(t, rel, append([]string{"--perfscript=" + c.trace, "--binary=" + c.bin}, c.args...))
 			})
 		}
 	}
@@ -85,6 +62,104 @@ func TestMoreFlags(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "--llvm-version 22") {
 			t.Errorf("%s with --llvm-version 19: %v, want a usage error naming --llvm-version 22", flag, err)
 		}
+	}
+}
+
+// compareAll runs llvm-profgen of release rel and ours with args and an
+// output file: the output file, stdout and stderr must be identical (an
+// error of both, the same words, and no output file of ours).
+func compareAll(t *testing.T, rel int, args []string) {
+	t.Helper()
+	dir := t.TempDir()
+	refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
+	cmd := exec.Command(testenv.Tool(t, fmt.Sprintf("llvm-profgen-%d", rel)), append(args, "--output="+refOut)...)
+	var refStdout, refStderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &refStdout, &refStderr
+	refErr := cmd.Run()
+	var stdout, stderr bytes.Buffer
+	err := run(append(args, "-o", ourOut, "--llvm-version", fmt.Sprint(rel)), nil, &stdout, &stderr)
+	ours := strings.ReplaceAll(stderr.String(), tool+": ", "")
+	if (refErr != nil) != (err != nil) {
+		t.Fatalf("llvm-profgen-%d: %v, ours: %v\n%s", rel, refErr, err, ours)
+	}
+	if err != nil {
+		ours += "llvm-profgen: error: " + err.Error() + "\n"
+		if _, serr := os.Stat(ourOut); !os.IsNotExist(serr) {
+			t.Errorf("output written: %v", serr)
+		}
+	} else {
+		want, _ := os.ReadFile(refOut)
+		got, _ := os.ReadFile(ourOut)
+		if !bytes.Equal(got, want) {
+			t.Errorf("profile differs from llvm-profgen-%d (%d vs %d bytes):\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, len(got), len(want), want, got)
+		}
+	}
+	if stdout.String() != refStdout.String() {
+		t.Errorf("stdout differs:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, refStdout.String(), stdout.String())
+	}
+	if want := strings.ReplaceAll(refStderr.String(), refOut, ourOut); ours != want {
+		t.Errorf("warnings differ:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, want, ours)
+	}
+}
+
+// TestLLVMSampleProfile compares --llvm-sample-profile (a profile read and
+// post-processed instead of a trace) with llvm-profgen-19 and -22: the
+// non-CS profiles llvm-profgen-22 writes of the LBR traces of a C++ PIE, a
+// C non-PIE and a probe program, read as text and extbinary and written as
+// text, extbinary and binary (which probe profiles cannot be: the same
+// error), also with --trim-cold-profile and --show-density; a nested CS
+// profile. (Extbinary
+// probe profiles are left out: llvm-profgen-19 orders their functions by
+// malloc's addresses, see TestProbeBasedBytes.)
+func TestLLVMSampleProfile(t *testing.T) {
+	progs := buildPrograms(t)
+	probe := pick(t, buildProbePrograms(t), "probe-inline-clang++-22-pie")
+	dir := t.TempDir()
+	for _, p := range []program{pick(t, progs, "inline-clang++-22-pie"), pick(t, progs, "calls-clang-19-nopie"), probe} {
+		for _, in := range []string{"text", "extbinary"} {
+			prof := filepath.Join(dir, p.name+"."+in)
+			if out, err := exec.Command(testenv.Tool(t, "llvm-profgen-22"), "--perfscript="+p.lbr, "--binary="+p.bin, "--format="+in, "--output="+prof).CombinedOutput(); err != nil {
+				t.Fatalf("llvm-profgen-22: %v\n%s", err, out)
+			}
+			for _, out := range []string{"text", "extbinary", "binary"} {
+				for _, extra := range [][]string{nil, {"--trim-cold-profile", "--show-density"}} {
+					for _, rel := range []int{19, 22} {
+						if p.name == probe.name && (in != "text" || out == "extbinary" && rel == 19) {
+							continue
+						}
+						t.Run(fmt.Sprintf("%s/%s/%s/%s/%d", p.name, in, out, strings.Join(extra, ","), rel), func(t *testing.T) {
+							compareAll(t, rel, append([]string{"--llvm-sample-profile=" + prof, "--binary=" + p.bin, "--format=" + out}, extra...))
+						})
+					}
+				}
+			}
+		}
+	}
+	// The default (nested, pre-inlined) CS profile is context-insensitive
+	// to the readers: post-processed the same way. (llvm-profgen-19 writes
+	// its extbinary metadata in an order of the callee maps it read that
+	// ours does not follow.)
+	nested := filepath.Join(dir, "nested.text")
+	p := pick(t, progs, "inline-clang++-22-pie")
+	if out, err := exec.Command(testenv.Tool(t, "llvm-profgen-22"), "--perfscript="+p.hyb, "--binary="+p.bin, "--format=text", "--output="+nested).CombinedOutput(); err != nil {
+		t.Fatalf("llvm-profgen-22: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		format string
+		rel    int
+	}{{"text", 19}, {"text", 22}, {"extbinary", 22}} {
+		t.Run(fmt.Sprintf("nested/%s/%d", c.format, c.rel), func(t *testing.T) {
+			compareAll(t, c.rel, []string{"--llvm-sample-profile=" + nested, "--binary=" + p.bin, "--format=" + c.format})
+		})
+	}
+	// A flat CS profile is refused (a nested one is context-insensitive to
+	// LLVM's reader, and to ours).
+	cs := filepath.Join(dir, "cs.text")
+	if out, err := exec.Command(testenv.Tool(t, "llvm-profgen-22"), append([]string{"--perfscript=" + probe.hyb, "--binary=" + probe.bin, "--format=text", "--output=" + cs}, csOff...)...).CombinedOutput(); err != nil {
+		t.Fatalf("llvm-profgen-22: %v\n%s", err, out)
+	}
+	if _, err := runOurs(t, []string{"--llvm-sample-profile=" + cs, "--binary=" + probe.bin, "-o", filepath.Join(dir, "x")}); err == nil || !strings.Contains(err.Error(), "context-sensitive") {
+		t.Errorf("a CS profile: %v, want an error that says CS profiles are not post-processed", err)
 	}
 }
 

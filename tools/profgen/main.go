@@ -17,7 +17,14 @@
 // --skip-symbolization read back); --show-detailed-warning;
 // --show-source-locations; split DWARF (.dwo files, --dwp); the DWARF of
 // another file (--debug-binary: a stripped binary's unstripped twin or
-// --only-keep-debug file).
+// --only-keep-debug file); --show-density and the density parameters;
+// --max-search-depth; --disassemble-functions, --show-canonical-fname;
+// --llvm-sample-profile (context-insensitive and nested profiles); LLVM
+// 22's --csprof-max-unsymbolized-context-depth and
+// --load-function-from-symbol.
+//
+// Not done: --kernel (traces of the Linux kernel image),
+// --llvm-sample-profile of flat CS profiles.
 package main
 
 import (
@@ -91,7 +98,7 @@ type config struct {
 	cs                                           profgen.CSOptions
 	ctx                                          profgen.ContextOptions
 	mergeColdGiven                               bool
-	unsupported                                  []string
+	llvmProfile                                  string
 }
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -186,12 +193,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	llvmBool(fs, &c.loadFuncFromSymbol, &c.loadFuncFromSymbolGiven, false, "Functions of pseudo-probe binaries that have no DWARF come from the symbol table (default true; LLVM 22)", "--load-function-from-symbol")
 	fs.StringValue(&c.dwp, "<file>", "DWARF package of a binary built with -gsplit-dwarf (default: <binary>.dwp, else each unit's .dwo file)", "--dwp")
 	fs.StringValue(&c.debugBinary, "<file>", "Read the DWARF (functions, inline frames, lines) from this file instead of --binary: the unstripped twin of a stripped --binary, or its `objcopy --only-keep-debug` file. Addresses, code, symbols and pseudo probes still come from --binary; the default --dwp is then <file>.dwp", "--debug-binary")
-	for _, name := range []string{"--llvm-sample-profile"} {
-		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
-			c.unsupported = append(c.unsupported, n)
-			return nil
-		}})
-	}
+	fs.StringValue(&c.llvmProfile, "<file>", "A sample profile (any format) to post-process as llvm-profgen does a generated one instead of a trace: cold profiles trimmed (--trim-cold-profile), initializers dropped, the density checked; written in --format. Not yet for flat CS profiles (nested ones are read as context-insensitive, as LLVM reads them)", "--llvm-sample-profile")
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
@@ -199,8 +201,6 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	switch {
 	case len(pos) > 0:
 		return cli.Usagef("unexpected argument '%s'", pos[0])
-	case len(c.unsupported) > 0:
-		return cli.Usagef("%s: not supported yet", c.unsupported[0])
 	case c.release != 19 && c.release != 22:
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
 	case c.showDisassembly && c.binary != "":
@@ -213,12 +213,14 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("--mark-all-context-preinlined is LLVM 22's: add --llvm-version 22")
 	case (c.dataAccess != "" || c.writeVTables) && c.release < 22:
 		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
+	case c.llvmProfile != "" && (c.perfscript != "" || c.perfdata != "" || c.unsymbolized != ""):
+		return cli.Usagef("`--llvm-sample-profile` is an input of its own: drop `--perfscript`, `--perfdata` and `--unsymbolized-profile`")
 	case c.unsymbolized != "" && (c.perfscript != "" || c.perfdata != ""):
 		return cli.Usagef("`--perfscript`, `--perfdata` and `--unsymbolized-profile` cannot be used together.")
 	case c.perfscript != "" && c.perfdata != "":
 		return cli.Usagef("Only one of `--perfscript` and `--perfdata` can be used.")
-	case c.perfscript == "" && c.perfdata == "" && c.unsymbolized == "":
-		return cli.Usagef("an input is required: --perfscript=<file>, --perfdata=<file> or --unsymbolized-profile=<file>")
+	case c.perfscript == "" && c.perfdata == "" && c.unsymbolized == "" && c.llvmProfile == "":
+		return cli.Usagef("an input is required: --perfscript=<file>, --perfdata=<file>, --unsymbolized-profile=<file> or --llvm-sample-profile=<file>")
 	case c.unsymbolized != "" && c.skipSymbolization:
 		return cli.Usagef("--skip-symbolization with --unsymbolized-profile: the input is already unsymbolized (llvm-profgen writes nothing)")
 	case c.binary == "":
@@ -227,7 +229,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("--output is required")
 	}
 	// llvm-profgen's validateCommandLine: the input, then the binary.
-	if in := c.perfscript + c.perfdata + c.unsymbolized; !fileExists(in) {
+	if in := c.perfscript + c.perfdata + c.unsymbolized + c.llvmProfile; !fileExists(in) {
 		return fmt.Errorf("Input perf file(%s) doesn't exist.", in)
 	}
 	rep := cli.NewReporter(tool, stderr)
@@ -256,6 +258,9 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	}
 	for _, w := range loadWarnings() {
 		warn(w)
+	}
+	if c.llvmProfile != "" {
+		return postProcessProfile(c, warn, stdout)
 	}
 	sym, err := elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp, Warn: func(msg string) {
 		// A binary without DWARF was reported above as llvm-profgen
@@ -387,6 +392,28 @@ func symbolizerPath(c *config) string {
 		return c.debugBinary
 	}
 	return c.binary
+}
+
+// postProcessProfile is llvm-profgen's --llvm-sample-profile: the
+// profile read (by its release's reader) goes through the generator's
+// post-processing in the reader's map order, then is written.
+func postProcessProfile(c *config, warn func(string), stdout io.Writer) error {
+	data, err := os.ReadFile(c.llvmProfile)
+	if err != nil {
+		return err
+	}
+	p, err := sampleprof.Read(c.llvmProfile, data, sampleprof.ReadOptions{LLVM: c.release})
+	if err != nil {
+		return err
+	}
+	if p.CS {
+		return fmt.Errorf("%s: a context-sensitive profile: --llvm-sample-profile post-processes context-insensitive profiles only (not supported yet)", c.llvmProfile)
+	}
+	if c.showDensity {
+		c.gen.ShowDensity = stdout
+	}
+	c.gen.Warn = warn
+	return write(c, profgen.PostProcess(p, c.gen))
 }
 
 // write writes the profile in the chosen format.
