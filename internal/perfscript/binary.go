@@ -278,12 +278,9 @@ func OpenBinaryDWP(path, dwp string) (*Binary, error) { return OpenBinaryDebug(p
 // it: the segments, the symbol table and code it disassembles, the pseudo
 // probes. The default DWARF package is then <debugPath>.dwp.
 func OpenBinaryDebug(path, debugPath, dwp string) (*Binary, error) {
-	if err := checkObjectFile(path, "pass the profiled executable to --binary"); err != nil {
-		return nil, err
-	}
-	f, err := elf.Open(path)
+	f, err := openObjectFile(path, "pass the profiled executable to --binary")
 	if err != nil {
-		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
+		return nil, err
 	}
 	defer f.Close()
 	if debugPath == "" {
@@ -292,15 +289,25 @@ func OpenBinaryDebug(path, debugPath, dwp string) (*Binary, error) {
 	if _, err := os.Stat(debugPath); err != nil {
 		return nil, fmt.Errorf("--debug-binary: %w", err)
 	}
-	if err := checkObjectFile(debugPath, "pass the unstripped executable or its --only-keep-debug file to --debug-binary"); err != nil {
-		return nil, err
-	}
-	df, err := elf.Open(debugPath)
+	df, err := openObjectFile(debugPath, "pass the unstripped executable or its --only-keep-debug file to --debug-binary")
 	if err != nil {
-		return nil, &decode.Error{Format: "perfscript", File: debugPath, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
+		return nil, err
 	}
 	defer df.Close()
 	return newBinary(path, f, debugPath, df, dwp)
+}
+
+// openObjectFile opens an ELF file after checkObjectFile (hint says what
+// to pass instead of a file that is not one).
+func openObjectFile(path, hint string) (*elf.File, error) {
+	if err := checkObjectFile(path, hint); err != nil {
+		return nil, err
+	}
+	f, err := elf.Open(path)
+	if err != nil {
+		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
+	}
+	return f, nil
 }
 
 // newBinary loads the binary f (at path) with the functions of the DWARF
