@@ -68,6 +68,7 @@ type Options struct {
 //	func (b *Binary) Close() error
 //	func (b *Binary) Path() string
 //	func (b *Binary) BuildID() []byte                 // GNU build id, nil if none
+//	func ReadBuildID(path string) ([]byte, error)      // a file's, nothing else loaded
 //	func (b *Binary) ELF() *elf.File                  // the parsed headers (do not Close)
 //	func (b *Binary) RequireBuildID() ([]byte, error) // ErrNoBuildID
 //	func (b *Binary) RequireDWARF() error             // ErrNoDWARF

@@ -431,6 +431,18 @@ func (b *Binary) Path() string { return b.path }
 // BuildID returns the GNU build id, or nil.
 func (b *Binary) BuildID() []byte { return b.buildID }
 
+// ReadBuildID returns the GNU build id of the ELF file at path (nil if it
+// has none) without loading its symbols or debug info: the id of a
+// stripped binary whose DWARF another file holds.
+func ReadBuildID(path string) ([]byte, error) {
+	ef, data, closeFn, err := openELF(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	return findBuildID(ef, data), nil
+}
+
 // ELF returns the binary's parsed ELF headers (file header, program and
 // section headers), for callers that check them without opening the file
 // again. It stays valid until Close; callers must not close it.

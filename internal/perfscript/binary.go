@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -268,19 +269,50 @@ func OpenBinary(path string) (*Binary, error) { return OpenBinaryDWP(path, "") }
 // binary (llvm-profgen's --dwp; "" tries <path>.dwp, then each unit's .dwo
 // file, as LLVM does): the functions of its split units follow those of
 // the binary's own units.
-func OpenBinaryDWP(path, dwp string) (*Binary, error) {
-	if err := checkObjectFile(path); err != nil {
+func OpenBinaryDWP(path, dwp string) (*Binary, error) { return OpenBinaryDebug(path, "", dwp) }
+
+// OpenBinaryDebug is OpenBinaryDWP with the functions read from the DWARF
+// of another file, debugPath (llvm-profgen's --debug-binary: the unstripped
+// twin of a stripped binary, or its `objcopy --only-keep-debug` file; ""
+// reads path's own). Everything else comes from path as llvm-profgen takes
+// it: the segments, the symbol table and code it disassembles, the pseudo
+// probes. The default DWARF package is then <debugPath>.dwp.
+func OpenBinaryDebug(path, debugPath, dwp string) (*Binary, error) {
+	f, err := openObjectFile(path, "pass the profiled executable to --binary")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if debugPath == "" {
+		return newBinary(path, f, path, f, dwp)
+	}
+	if _, err := os.Stat(debugPath); err != nil {
+		return nil, fmt.Errorf("--debug-binary: %w", err)
+	}
+	df, err := openObjectFile(debugPath, "pass the unstripped executable or its --only-keep-debug file to --debug-binary")
+	if err != nil {
+		return nil, err
+	}
+	defer df.Close()
+	return newBinary(path, f, debugPath, df, dwp)
+}
+
+// openObjectFile opens an ELF file after checkObjectFile (hint says what
+// to pass instead of a file that is not one).
+func openObjectFile(path, hint string) (*elf.File, error) {
+	if err := checkObjectFile(path, hint); err != nil {
 		return nil, err
 	}
 	f, err := elf.Open(path)
 	if err != nil {
 		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
 	}
-	defer f.Close()
-	return newBinary(path, dwp, f)
+	return f, nil
 }
 
-func newBinary(path, dwp string, f *elf.File) (*Binary, error) {
+// newBinary loads the binary f (at path) with the functions of the DWARF
+// of debug (at debugPath; f itself without --debug-binary).
+func newBinary(path string, f *elf.File, debugPath string, debug *elf.File, dwp string) (*Binary, error) {
 	bad := func(section string, format string, args ...any) error {
 		return &decode.Error{Format: "perfscript", File: path, Section: section, Msg: fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
 	}
@@ -305,12 +337,12 @@ func newBinary(path, dwp string, f *elf.File) (*Binary, error) {
 	if len(b.PreferredTextSegmentAddresses) == 0 {
 		return nil, bad("program headers", "no executable segment found")
 	}
-	split, err := b.loadFunctions(f)
+	split, err := b.loadFunctions(debug)
 	if err != nil {
-		return nil, bad(".debug_info", "%v", err)
+		return nil, &decode.Error{Format: "perfscript", File: debugPath, Section: ".debug_info", Msg: err.Error(), Err: decode.ErrMalformed}
 	}
 	if split {
-		if err := b.loadSplitFunctions(path, dwp); err != nil {
+		if err := b.loadSplitFunctions(debugPath, dwp); err != nil {
 			return nil, err
 		}
 	}

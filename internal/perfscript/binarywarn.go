@@ -111,7 +111,8 @@ var elfMagic = []byte("\x7fELF")
 // checkObjectFile tells a file that is not an ELF image from a damaged
 // one before debug/elf reads it: llvm-profgen's "The file was not
 // recognized as a valid object file", with what the file starts with.
-func checkObjectFile(path string) error {
+// hint says which file to pass instead.
+func checkObjectFile(path, hint string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -127,7 +128,7 @@ func checkObjectFile(path string) error {
 	}
 	if n < len(elfMagic) || !bytes.Equal(head[:len(elfMagic)], elfMagic) {
 		return &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Offset: 0,
-			Msg: fmt.Sprintf("The file was not recognized as a valid object file (it starts with %q, not an ELF header): pass the profiled executable to --binary", head[:min(n, 4)]),
+			Msg: fmt.Sprintf("The file was not recognized as a valid object file (it starts with %q, not an ELF header): %s", head[:min(n, 4)], hint),
 			Err: decode.ErrBadMagic}
 	}
 	if n < len(head) {

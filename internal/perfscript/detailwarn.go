@@ -1,9 +1,10 @@
 package perfscript
 
 import (
-	"cmp"
 	"maps"
 	"slices"
+
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
 // The per-item warnings of llvm-profgen's --show-detailed-warning
@@ -27,19 +28,10 @@ const (
 )
 
 // detailInvalidRanges is warnInvalidRange's list: "[start,end]: why" for
-// each range its summaries count, ascending by (start, end).
-// llvm-profgen lists them as a std::unordered_map of the ranges iterates,
-// filled in the iteration order of another one keyed by the samples'
-// hashes: the same lines in another order.
+// each range its summaries count, in llvm-profgen's order (rangeOrder).
 func (p *reader) detailInvalidRanges() {
 	b := p.bin
-	ranges := slices.Clone(p.fallThrough.keys)
-	slices.SortFunc(ranges, func(x, y Branch) int {
-		if c := cmp.Compare(x.Source, y.Source); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.Target, y.Target)
-	})
+	ranges := p.rangeOrder()
 	for _, r := range ranges {
 		start, end := r.Source, r.Target
 		if !b.IsCode(start) && !b.IsCode(end) {
@@ -61,4 +53,81 @@ func (p *reader) detailInvalidRanges() {
 			say(bogusRangeMsg)
 		}
 	}
+}
+
+// sampleOrder keeps, with --show-detailed-warning only, what it takes to
+// list the invalid ranges in llvm-profgen's order: each distinct sample
+// (stack, LBR) in the order of its first appearance, with the hash its
+// AggregatedSamples (a std::unordered_map) files it under.
+type sampleOrder struct {
+	seen   map[[2]uint64]struct{}
+	key    []byte
+	hashes []uint64 // PerfSample::getHashCode of each distinct sample
+	lbrs   []Branch // their LBR entries back to back
+	ends   []int
+	lbr    []Branch // combineInOrder's scratch
+}
+
+func newSampleOrder() *sampleOrder { return &sampleOrder{seen: map[[2]uint64]struct{}{}} }
+
+// noteOrder records a sample (its stack as the distinct set has it, empty
+// for LBR-only samples and --ignore-stack-samples) for rangeOrder.
+func (p *reader) noteOrder(stack []uint64, lbr []Branch) {
+	o := p.order
+	if o == nil {
+		return
+	}
+	var k [2]uint64
+	k, o.key = p.sampleHash(o.key, stack, lbr)
+	if _, ok := o.seen[k]; ok {
+		return
+	}
+	o.seen[k] = struct{}{}
+	// PerfSample::getHashCode: DJB2 over the stack, then each entry's
+	// source and target.
+	h := uint64(5381)
+	for _, a := range stack {
+		h = h<<5 + h + a
+	}
+	for _, e := range lbr {
+		h = h<<5 + h + e.Source
+		h = h<<5 + h + e.Target
+	}
+	o.hashes = append(o.hashes, h)
+	o.lbrs = append(o.lbrs, lbr...)
+	o.ends = append(o.ends, len(o.lbrs))
+}
+
+// rangeOrder returns the fall-through ranges as warnInvalidRange iterates
+// them: it fills a std::unordered_map of the ranges (hashed as start × 31
+// + end, llvm::pair_hash) walking AggregatedSamples, a
+// std::unordered_map of the distinct samples (filled in trace order), in
+// its iteration order; the ranges come out in that map's. Both orders are
+// libstdc++'s (sampleprof.StdUnorderedOrder).
+func (p *reader) rangeOrder() []Branch {
+	o := p.order
+	var ranges []Branch
+	seen := map[Branch]struct{}{}
+	for _, i := range sampleprof.StdUnorderedOrder(o.hashes) {
+		end := uint64(0)
+		for _, e := range o.lbrs[prevEnd(o.ends, i):o.ends[i]] {
+			if end != 0 {
+				r := Branch{e.Target, end}
+				if _, ok := seen[r]; !ok {
+					seen[r] = struct{}{}
+					ranges = append(ranges, r)
+				}
+			}
+			end = e.Source
+		}
+	}
+	hashes := make([]uint64, len(ranges))
+	for i, r := range ranges {
+		hashes[i] = r.Source*31 + r.Target
+	}
+	out := make([]Branch, 0, len(ranges))
+	for _, i := range sampleprof.StdUnorderedOrder(hashes) {
+		out = append(out, ranges[i])
+	}
+	return out
 }

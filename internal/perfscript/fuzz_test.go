@@ -15,7 +15,7 @@ import (
 // FuzzParse feeds the parser mutated prefixes of real lbr-trace traces,
 // read as LBR and as hybrid scripts against a real binary: every outcome
 // is a profile or a *decode.Error, never a panic, and the profile's ranges
-// are ordered.
+// are ordered; odd-length inputs with --show-detailed-warning.
 func FuzzParse(f *testing.F) {
 	progs := buildPrograms(f)
 	p := progs[0]
@@ -32,7 +32,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var warnings int
-		opts := Options{IgnoreStackSamples: true, Warn: func(string) { warnings++ }}
+		// Odd-length inputs also list each item (--show-detailed-warning:
+		// the samples kept in order for the invalid ranges' order).
+		opts := Options{IgnoreStackSamples: true, Warn: func(string) { warnings++ }, ShowDetailedWarning: len(data)%2 == 1}
 		prof, err := Parse("fuzz", bytes.NewReader(data), bin, opts)
 		check := func(prof *Profile, err error) {
 			if err != nil {

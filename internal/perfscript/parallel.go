@@ -189,6 +189,11 @@ func (p *reader) parseLBR() error {
 func (p *reader) combine(b *lbrBatch) {
 	base, loaded := p.base, p.loadedByMMap
 	p.base, p.loadedByMMap = b.base, b.loaded
+	if p.order != nil {
+		p.combineInOrder(b)
+		p.base, p.loadedByMMap = base, loaded
+		return
+	}
 	for _, i := range b.odd {
 		if b.firstKept >= 0 && b.firstKept < i {
 			p.warnIfMissingMMap()
@@ -202,6 +207,34 @@ func (p *reader) combine(b *lbrBatch) {
 		p.warnIfMissingMMap()
 	}
 	p.base, p.loadedByMMap = base, loaded
+}
+
+// combineInOrder is combine with --show-detailed-warning: every sample of
+// the batch, in line order, also goes to noteOrder (the lines the worker
+// read are read again here, only with the flag).
+func (p *reader) combineInOrder(b *lbrBatch) {
+	odd := b.odd
+	for i := range b.Len() {
+		if len(odd) > 0 && odd[0] == i {
+			odd = odd[1:]
+			if b.firstKept >= 0 && b.firstKept < i {
+				p.warnIfMissingMMap()
+			}
+			if p.parseLBRLine(b.At(i), b.lines[i]) {
+				p.warnIfMissingMMap()
+				p.record(b.counts[i])
+				p.noteOrder(nil, p.lbr)
+			}
+			continue
+		}
+		var ok bool
+		if p.order.lbr, ok = fastLBR(b.At(i), p.bin, b.base, p.order.lbr[:0]); ok && len(p.order.lbr) > 0 {
+			p.noteOrder(nil, p.order.lbr)
+		}
+	}
+	if b.firstKept >= 0 {
+		p.warnIfMissingMMap()
+	}
 }
 
 // The hybrid parse runs the LBR lines on every core too: this goroutine
@@ -387,6 +420,7 @@ func (p *reader) finishHybrid() {
 		} else if len(lbr) == 0 {
 			continue
 		}
+		p.noteOrder(stack, lbr)
 		first := p.insertDistinct(k)
 		p.hybridSample(stack, lbr, rec, b.counts[i], first)
 	}

@@ -69,7 +69,8 @@ type Options struct {
 	BuildID []byte
 	// ShowDetailedWarning adds the per-item warnings of
 	// --show-detailed-warning before their summaries: each invalid return
-	// address, each invalid range.
+	// address, each invalid range (in llvm-profgen's order, which costs a
+	// copy of every distinct sample's LBR entries while parsing).
 	ShowDetailedWarning bool
 }
 
@@ -231,7 +232,8 @@ type reader struct {
 	branches             BranchCounts // the branch counter, moved to prof at the end
 	distinct             map[[2]uint64]struct{}
 	seed, seed2          maphash.Seed
-	key                  []byte // noteDistinct's encoding of a sample
+	key                  []byte       // noteDistinct's encoding of a sample
+	order                *sampleOrder // with ShowDetailedWarning (detailwarn.go)
 
 	hyb *hybridPipe // the parallel hybrid parse (parallel.go)
 
@@ -274,6 +276,9 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		distinct:           map[[2]uint64]struct{}{},
 		seed:               maphash.MakeSeed(),
 		seed2:              maphash.MakeSeed(),
+	}
+	if opts.ShowDetailedWarning {
+		p.order = newSampleOrder()
 	}
 	if content == LBR {
 		if err := p.parseLBR(); err != nil {
@@ -431,6 +436,7 @@ func (p *reader) parseHybridSample(count uint64) error {
 	if p.extractLBRStack() {
 		if !p.opts.IgnoreStackSamples {
 			p.stack[0] = p.lbr[0].Target
+			p.noteOrder(p.stack, p.lbr)
 			first := p.noteDistinct()
 			p.countFallThrough(count)
 			p.hybridSample(p.stack, p.lbr, p.key, count, first)
@@ -643,6 +649,7 @@ func (p *reader) extractCallstack() bool {
 func (p *reader) record(count uint64) {
 	if p.content == Hybrid {
 		p.noteDistinct()
+		p.noteOrder(nil, p.lbr)
 	}
 	p.countFallThrough(count)
 	for _, e := range p.lbr {

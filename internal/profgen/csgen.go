@@ -42,6 +42,10 @@ type CSOptions struct {
 	// InferMissingFrames fills in the frames tail calls leave out of the
 	// contexts of probe binaries (--infer-missing-frames, default true).
 	InferMissingFrames bool
+	// MaxSearchDepth, if not nil, bounds the depth of the search for a
+	// unique tail-call path (--max-search-depth; llvm-profgen's default,
+	// 2^32-2, is no bound in practice).
+	MaxSearchDepth *uint32
 	// PreInline are the pre-inliner's switches; the zero value means
 	// DefaultPreInlinerOptions.
 	PreInline PreInlinerOptions

@@ -48,6 +48,9 @@ func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *U
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true, ProbeBased: true}, names: map[string]sampleprof.FunctionID{}}, probes: p}, p: p, ctxOpts: u.opts}
 	if opts.InferMissingFrames {
 		g.infer = newMissingFrames(bin, f, cs)
+		if opts.MaxSearchDepth != nil {
+			g.infer.maxDepth = *opts.MaxSearchDepth
+		}
 	}
 	for _, c := range cs.Counters {
 		g.bodySamples(c)

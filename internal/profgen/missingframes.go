@@ -3,6 +3,7 @@ package profgen
 import (
 	"cmp"
 	"debug/elf"
+	"math"
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
@@ -23,6 +24,9 @@ type missingFrames struct {
 	unique        map[[2]*perfscript.Function][]uint64
 	nonUnique     map[[2]*perfscript.Function]uint64
 	visiting      map[*perfscript.Function]bool
+	// depth is the search's current depth, maxDepth its bound
+	// (CurSearchingDepth, --max-search-depth).
+	depth, maxDepth uint32
 }
 
 // newMissingFrames is MissingFrameInferrer::initialize with the branches
@@ -31,7 +35,8 @@ func newMissingFrames(bin *perfscript.Binary, f *elf.File, cs *CSCounters) *miss
 	staticCalls, staticTails := bin.CallSites(f)
 	m := &missingFrames{bin: bin, calls: map[uint64][]*perfscript.Function{}, tailCalls: map[uint64][]*perfscript.Function{},
 		tailTargets: map[*perfscript.Function]bool{}, funcTailCalls: map[*perfscript.Function][]uint64{},
-		unique: map[[2]*perfscript.Function][]uint64{}, nonUnique: map[[2]*perfscript.Function]uint64{}}
+		unique: map[[2]*perfscript.Function][]uint64{}, nonUnique: map[[2]*perfscript.Function]uint64{},
+		maxDepth: math.MaxUint32 - 1}
 	seenCall, seenTail := map[[2]uint64]bool{}, map[[2]uint64]bool{}
 	var callKeys, tailKeys [][2]uint64
 	for _, c := range cs.Counters {
@@ -98,12 +103,18 @@ func (m *missingFrames) pathFromFunc(from, to *perfscript.Function, path []uint6
 		return n, path
 	}
 	pos := len(path)
+	if m.depth == m.maxDepth {
+		// At the bound: no path, and nothing cached.
+		return 0, path
+	}
 	sites := m.funcTailCalls[from]
 	if len(sites) == 0 {
 		return 0, path
 	}
 	m.visiting[from] = true
+	m.depth++
 	n, path := countPaths(sites, path, func(site uint64, path []uint64) (uint64, []uint64) { return m.pathFromSite(site, to, path) })
+	m.depth--
 	delete(m.visiting, from)
 	if n != 1 {
 		path = path[:pos]
@@ -142,7 +153,7 @@ func (m *missingFrames) infer(from, to uint64, path []uint64) []uint64 {
 	if !ok || slices.Contains(callees, toRange.Func) || !m.tailTargets[toRange.Func] {
 		return path
 	}
-	m.visiting = map[*perfscript.Function]bool{}
+	m.visiting, m.depth = map[*perfscript.Function]bool{}, 0
 	n, path := countPaths(callees, path, func(c *perfscript.Function, path []uint64) (uint64, []uint64) {
 		return m.pathFromFunc(c, toRange.Func, path)
 	})

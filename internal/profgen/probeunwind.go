@@ -11,11 +11,20 @@ import (
 
 // probeCounter is the counter of an address stack of a probe binary
 // (collectSamplesFromFrame's key there, AddressStack::getContextKey: the
-// call addresses, recursion compressed, depth trimmed). collectFrame
+// call addresses, recursion compressed, trimmed to the smaller of
+// --csprof-max-context-depth and --csprof-max-unsymbolized-context-depth
+// when either is set). collectFrame
 // caches it per address stack; WasLeafInlined stays false.
 func (u *Unwinder) probeCounter(stack []uint64) *ContextCounter {
 	addrs := compressRecursion(append([]uint64(nil), stack...), u.opts.MaxCompressionSize)
-	addrs = trimContext(addrs, u.opts.MaxContextDepth)
+	depth := u.opts.MaxContextDepth
+	if depth == -1 {
+		depth = len(addrs)
+	}
+	if d := u.opts.MaxUnsymbolizedContextDepth; d != -1 {
+		depth = min(d, depth)
+	}
+	addrs = trimContext(addrs, depth)
 	b := make([]byte, 0, 8*len(addrs))
 	for _, a := range addrs {
 		b = binary.LittleEndian.AppendUint64(b, a)

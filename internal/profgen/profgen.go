@@ -44,6 +44,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"math/bits"
 	"slices"
 	"strings"
@@ -66,9 +67,15 @@ type Options struct {
 	// those of sampled functions (--fill-zero-for-all-funcs).
 	FillZeroForAllFuncs bool
 	// ProfileDensityThreshold (default 50) and ProfileDensityCutoffHot
-	// (default 990000) are the density warning's parameters.
+	// (default 990000) are the density warning's parameters
+	// (--profile-density-threshold, --profile-density-cutoff-hot); a zero
+	// stands for the default unless DensityGiven.
 	ProfileDensityThreshold float64
 	ProfileDensityCutoffHot int
+	DensityGiven            bool
+	// ShowDensity, if not nil, receives the hot functions' density line
+	// (--show-density, printed on stdout by llvm-profgen).
+	ShowDensity io.Writer
 	// Warn receives llvm-profgen's warnings without "warning: ".
 	Warn func(msg string)
 	// DataAccess holds the vtable loads of a data-access trace
@@ -82,6 +89,9 @@ type Options struct {
 
 // setDefaults fills in the density warning's defaults.
 func (o *Options) setDefaults() {
+	if o.DensityGiven {
+		return
+	}
 	if o.ProfileDensityThreshold == 0 {
 		o.ProfileDensityThreshold = 50
 	}
@@ -372,6 +382,16 @@ func (g *generator) postProcess() *sampleprof.Profile {
 	return p
 }
 
+// PostProcess is ProfileGenerator::generateProfile of a context-insensitive
+// profile read from a file (llvm-profgen --llvm-sample-profile): the
+// post-processing of postProcess on the reader's profile map, which
+// llvm-profgen copies (p's Funcs in the order its reader filled them).
+func PostProcess(p *sampleprof.Profile, opts Options) *sampleprof.Profile {
+	opts.setDefaults()
+	g := &generator{opts: opts, prof: p}
+	return g.postProcess()
+}
+
 // filterAmbiguous is filterAmbiguousProfile on the profile map of release
 // llvm: profiles of global and TLS initializers are erased, and so are
 // such inlinees.
@@ -446,6 +466,10 @@ func (g *generator) showDensity(p *sampleprof.Profile) {
 	for i := 0; i < len(list) && float32(acc) < limit; i++ {
 		acc += list[i].samples
 		density = list[i].density
+	}
+	if g.opts.ShowDensity != nil {
+		fmt.Fprintf(g.opts.ShowDensity, "Functions with density >= %.1f account for %.2f%% total sample counts.\n",
+			density, float64(g.opts.ProfileDensityCutoffHot)/10000)
 	}
 	if g.opts.Warn == nil {
 		return

@@ -89,6 +89,12 @@ type ContextOptions struct {
 	// MaxContextDepth keeps the last K frames of a context's non-leaf part
 	// (--csprof-max-context-depth; negative: no limit).
 	MaxContextDepth int
+	// MaxUnsymbolizedContextDepth keeps the last K addresses of the
+	// contexts of probe binaries, whose unwound contexts are call
+	// addresses (--csprof-max-unsymbolized-context-depth; -1: no limit);
+	// with MaxContextDepth, the smaller limit applies. DWARF contexts,
+	// which are symbolized as they are unwound, ignore it.
+	MaxUnsymbolizedContextDepth int
 	// MaxCompressionSize is the longest repeated frame sequence that
 	// recursion compression removes (--compress-recursion; negative: no
 	// limit, 0: none).
@@ -98,8 +104,8 @@ type ContextOptions struct {
 	ShowDetailedWarning bool
 }
 
-// DefaultContextOptions are llvm-profgen's defaults (both unlimited).
-var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxCompressionSize: -1}
+// DefaultContextOptions are llvm-profgen's defaults (all unlimited).
+var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxUnsymbolizedContextDepth: -1, MaxCompressionSize: -1}
 
 // NewUnwinder returns an unwinder for the binary and its symbolizer.
 func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *Unwinder {

@@ -199,7 +199,7 @@ func testUnwindOrder(t *testing.T, trace string, bin *perfscript.Binary, sym *el
 	for i := range doubled {
 		doubled[i].count *= 2
 	}
-	for _, opts := range []ContextOptions{DefaultContextOptions, {MaxContextDepth: 1, MaxCompressionSize: -1}} {
+	for _, opts := range []ContextOptions{DefaultContextOptions, {MaxContextDepth: 1, MaxUnsymbolizedContextDepth: -1, MaxCompressionSize: -1}} {
 		want, wantWarn := run(opts, doubled, batchBytes)
 		if bin.PseudoProbes && strings.Count(want, "[] [") == strings.Count(want, "[] []") {
 			t.Fatalf("%+v: no counter of a call-address context:\n%s", opts, want)

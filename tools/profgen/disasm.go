@@ -5,8 +5,10 @@ import (
 	"debug/elf"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
@@ -44,7 +46,8 @@ func printProbeDescs(c *config, bin *perfscript.Binary, w io.Writer) error {
 }
 
 // showDisassembly prints what llvm-profgen --show-disassembly-only prints:
-// with --show-pseudo-probe the probe descriptors first and each
+// the symbols of --disassemble-functions only (all without it), their
+// names canonical with --show-canonical-fname; with --show-pseudo-probe the probe descriptors first and each
 // instruction's probes before it, with --show-source-locations its
 // inline frames after it (appendSourceLocation). The instruction text is
 // golang.org/x/arch's AT&T syntax, not LLVM's printer's (addresses,
@@ -63,7 +66,7 @@ func showDisassembly(c *config, w io.Writer) error {
 	}
 	var dwarf *elfsym.Binary
 	if c.showSourceLocations {
-		if dwarf, err = elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp}); err != nil {
+		if dwarf, err = elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp}); err != nil {
 			return err
 		}
 		defer dwarf.Close()
@@ -96,7 +99,14 @@ func showDisassembly(c *config, w io.Writer) error {
 			if j+1 < len(list) {
 				end = list[j+1].Addr
 			}
-			fmt.Fprintf(bw, "<%s>:\n", sym.Name)
+			name := sym.Name
+			if c.showCanonicalName {
+				name = memprof.CanonicalName(name)
+			}
+			if len(c.disasmFuncs) > 0 && !slices.Contains(c.disasmFuncs, name) {
+				continue
+			}
+			fmt.Fprintf(bw, "<%s>:\n", name)
 			for pc := sym.Addr; pc < end && pc >= sec.Addr && pc-sec.Addr < uint64(len(data)); {
 				if probes != nil {
 					for _, q := range probes.At(pc) {
@@ -112,7 +122,7 @@ func showDisassembly(c *config, w io.Writer) error {
 					for n := len(text); n < sourceLocColumn; n++ {
 						line = append(line, ' ')
 					}
-					if line, err = appendSourceLocation(line, dwarf, pc, c.showPseudoProbe); err != nil {
+					if line, err = appendSourceLocation(line, dwarf, pc, c.showCanonicalName, c.showPseudoProbe); err != nil {
 						return err
 					}
 				}

@@ -15,7 +15,16 @@
 // script run as llvm-profgen runs it); vtable type profiles from
 // --data-access-perftrace (LLVM 22); --unsymbolized-profile (the text of
 // --skip-symbolization read back); --show-detailed-warning;
-// --show-source-locations; split DWARF (.dwo files, --dwp).
+// --show-source-locations; split DWARF (.dwo files, --dwp); the DWARF of
+// another file (--debug-binary: a stripped binary's unstripped twin or
+// --only-keep-debug file); --show-density and the density parameters;
+// --max-search-depth; --disassemble-functions, --show-canonical-fname;
+// --llvm-sample-profile (context-insensitive and nested profiles); LLVM
+// 22's --csprof-max-unsymbolized-context-depth and
+// --load-function-from-symbol.
+//
+// Not done: --kernel (traces of the Linux kernel image),
+// --llvm-sample-profile of flat CS profiles.
 package main
 
 import (
@@ -71,7 +80,7 @@ Examples:
 // config is the command line.
 type config struct {
 	perfscript, perfdata, binary, output, format string
-	unsymbolized, dwp                            string
+	unsymbolized, dwp, debugBinary               string
 	useOffset, useFirstLoadable                  bool
 	detailedWarning, showSourceLocations         bool
 	dataAccess                                   string
@@ -80,20 +89,23 @@ type config struct {
 	traceBuildID                                 string
 	release                                      int
 	ignoreStack, skipSymbolization               bool
-	showMmap                                     bool
+	showMmap, showDensity, showCanonicalName     bool
+	disasmFuncs                                  []string
+	loadFuncFromSymbol, loadFuncFromSymbolGiven  bool
 	showDisassembly, showPseudoProbe             bool
 	useDWARFCorrelation                          bool
 	gen                                          profgen.Options
 	cs                                           profgen.CSOptions
 	ctx                                          profgen.ContextOptions
 	mergeColdGiven                               bool
-	unsupported                                  []string
+	llvmProfile                                  string
 }
 
 func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	c := config{format: "extbinary", release: llvmrelease.Default, ctx: profgen.DefaultContextOptions, useOffset: true}
 	c.cs.PreInliner, c.cs.GenNestedProfile, c.cs.MergeColdContext, c.cs.MaxColdContextDepth = true, true, true, 1
-	c.cs.InferMissingFrames = true
+	c.cs.InferMissingFrames, c.loadFuncFromSymbol = true, true
+	c.gen.ProfileDensityThreshold, c.gen.ProfileDensityCutoffHot, c.gen.DensityGiven = 50, 990000, true
 	c.cs.PreInline = profgen.DefaultPreInlinerOptions
 	fs := cli.NewFlagSet(tool, "profgen [options] --perfscript=<file> --binary=<file> -o <file>")
 	fs.Summary, fs.Footer = summary, "Exit status: 0 success, 1 failure, 2 usage error."
@@ -120,6 +132,12 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.BoolFlag(&c.showMmap, true, "Print the binary's load events", "--show-mmap-events")
 	fs.BoolFlag(&c.showDisassembly, true, "Print the disassembled code and stop (no input or output needed)", "--show-disassembly-only")
 	fs.BoolFlag(&c.showSourceLocations, true, "With --show-disassembly-only, print each instruction's inline frames (innermost first, line offsets; probe indexes with --show-pseudo-probe)", "--show-source-locations")
+	fs.BoolFlag(&c.showCanonicalName, true, "With --show-disassembly-only, print function names without their .llvm. and .part. suffixes", "--show-canonical-fname")
+	fs.Add(&cli.Option{Names: []string{"--disassemble-functions"}, Kind: cli.Value, MetaVar: "<name,...>",
+		Help: "With --show-disassembly-only, print only these functions (symbol names, canonical with --show-canonical-fname; the option adds up)", Set: func(_, v string) error {
+			c.disasmFuncs = append(c.disasmFuncs, strings.Split(v, ",")...)
+			return nil
+		}})
 	fs.BoolFlag(&c.showPseudoProbe, true, "Print the pseudo-probe descriptors, and with --show-disassembly-only each instruction's probes", "--show-pseudo-probe")
 	fs.BoolFlag(&c.useDWARFCorrelation, true, "Correlate with DWARF lines even when the binary has pseudo probes", "--use-dwarf-correlation")
 	fs.BoolFlag(&c.gen.UpdateTotalSamples, true, "Recompute totals as the sum of body samples and inlinee totals", "--update-total-samples")
@@ -127,10 +145,21 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	llvmBool(fs, &c.cs.PreInliner, nil, true, "Run the CSSPGO pre-inliner: keep the contexts it would inline, merge the others into their base profiles (default true)", "--csspgo-preinliner")
 	preInlinerFlags(fs, &c.cs.PreInline)
 	llvmBool(fs, &c.cs.InferMissingFrames, nil, false, "Infer the call frames that tail calls leave out of probe-based contexts (default true)", "--infer-missing-frames")
+	fs.Add(&cli.Option{Names: []string{"--max-search-depth"}, Kind: cli.Value, MetaVar: "<N>",
+		Help: "Deepest search for the unique tail-call path that --infer-missing-frames fills in (default 4294967294)", Set: func(_, v string) error {
+			n, err := strconv.ParseUint(v, 0, 32)
+			if err != nil {
+				return cli.Usagef("--max-search-depth: '%s' is not a number from 0 to 4294967295", v)
+			}
+			d := uint32(n)
+			c.cs.MaxSearchDepth = &d
+			return nil
+		}})
 	llvmBool(fs, &c.cs.GenNestedProfile, nil, true, "Write CS profiles nested: each context as an inlinee of its caller's profile (default true)", "--gen-cs-nested-profile")
 	llvmBool(fs, &c.cs.MergeColdContext, &c.mergeColdGiven, false, "Merge contexts below the hot threshold into the profile of their last --csprof-max-cold-context-depth frames (default true, off after the pre-inliner unless given)", "--csprof-merge-cold-context")
 	fs.IntValue(&c.cs.MaxColdContextDepth, "<N>", "Frames kept when merging cold contexts (default 1)", "--csprof-max-cold-context-depth")
 	fs.IntValue(&c.ctx.MaxContextDepth, "<N>", "Keep the last N frames of each context (default -1: all)", "--csprof-max-context-depth")
+	fs.IntValue(&c.ctx.MaxUnsymbolizedContextDepth, "<N>", "Keep the last N call addresses of each context of a pseudo-probe binary, which are unsymbolized when unwound (default -1: all; with --csprof-max-context-depth the smaller applies; no effect on DWARF contexts)", "--csprof-max-unsymbolized-context-depth")
 	fs.Add(&cli.Option{Names: []string{"--compress-recursion"}, Kind: cli.Value, Hidden: true, Set: func(_, v string) error {
 		n, err := strconv.ParseInt(v, 10, 32)
 		if err != nil {
@@ -144,19 +173,27 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.Add(&cli.Option{Names: []string{"--mark-all-context-preinlined"}, Kind: cli.Flag,
 		Help: "Mark every profile and inlinee ContextShouldBeInlined, the profile pre-inlined (LLVM 22)",
 		Set:  func(string, string) error { c.gen.MarkAllContextPreinlined = true; return nil }})
+	fs.BoolFlag(&c.showDensity, true, "Print the density of the hot functions (on stdout): the least density among the functions that hold --profile-density-cutoff-hot of the samples", "--show-density")
+	fs.Add(&cli.Option{Names: []string{"--profile-density-threshold"}, Kind: cli.Value, MetaVar: "<number>",
+		Help: "Suggest more samples when the hot functions' density is below this (default 50)", Set: func(_, v string) error {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return cli.Usagef("--profile-density-threshold: '%s' is not a number", v)
+			}
+			c.gen.ProfileDensityThreshold = f
+			return nil
+		}})
+	fs.IntValue(&c.gen.ProfileDensityCutoffHot, "<N>", "Share of the samples, in millionths, whose functions' density is computed (default 990000: 99%)", "--profile-density-cutoff-hot")
 	fs.StringValue(&c.dataAccess, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
 	llvmBool(fs, &c.writeVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
 	fs.StringValue(&c.unsymbolized, "<file>", "Unsymbolized profile written with --skip-symbolization (ranges and branches, by context for CS): generate the profile from it instead of a trace", "--unsymbolized-profile", "--up")
 	llvmBool(fs, &c.useOffset, nil, false, "Addresses of unsymbolized profiles (--skip-symbolization, --unsymbolized-profile) are offsets from the binary's base, not virtual addresses (default true)", "--use-offset")
 	fs.BoolFlag(&c.useFirstLoadable, true, "Offsets of unsymbolized profiles are from the first loadable segment, not the first executable one", "--use-first-loadable-segment-as-base")
+	llvmBool(fs, &c.loadFuncFromSymbol, &c.loadFuncFromSymbolGiven, false, "Functions of pseudo-probe binaries that have no DWARF come from the symbol table (default true; LLVM 22)", "--load-function-from-symbol")
 	fs.StringValue(&c.dwp, "<file>", "DWARF package of a binary built with -gsplit-dwarf (default: <binary>.dwp, else each unit's .dwo file)", "--dwp")
-	for _, name := range []string{"--llvm-sample-profile", "--debug-binary"} {
-		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Value, Hidden: true, Set: func(n, _ string) error {
-			c.unsupported = append(c.unsupported, n)
-			return nil
-		}})
-	}
+	fs.StringValue(&c.debugBinary, "<file>", "Read the DWARF (functions, inline frames, lines) from this file instead of --binary: the unstripped twin of a stripped --binary, or its `objcopy --only-keep-debug` file. Addresses, code, symbols and pseudo probes still come from --binary; the default --dwp is then <file>.dwp", "--debug-binary")
+	fs.StringValue(&c.llvmProfile, "<file>", "A sample profile (any format) to post-process as llvm-profgen does a generated one instead of a trace: cold profiles trimmed (--trim-cold-profile), initializers dropped, the density checked; written in --format. Not yet for flat CS profiles (nested ones are read as context-insensitive, as LLVM reads them)", "--llvm-sample-profile")
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
@@ -164,22 +201,26 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	switch {
 	case len(pos) > 0:
 		return cli.Usagef("unexpected argument '%s'", pos[0])
-	case len(c.unsupported) > 0:
-		return cli.Usagef("%s: not supported yet", c.unsupported[0])
 	case c.release != 19 && c.release != 22:
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
 	case c.showDisassembly && c.binary != "":
 		return showDisassembly(&c, stdout)
+	case c.loadFuncFromSymbolGiven && c.release < 22:
+		return cli.Usagef("--load-function-from-symbol is LLVM 22's (LLVM 19 never reads functions from the symbol table): add --llvm-version 22")
+	case c.ctx.MaxUnsymbolizedContextDepth != -1 && c.release < 22:
+		return cli.Usagef("--csprof-max-unsymbolized-context-depth is LLVM 22's: add --llvm-version 22")
 	case c.gen.MarkAllContextPreinlined && c.release < 22:
 		return cli.Usagef("--mark-all-context-preinlined is LLVM 22's: add --llvm-version 22")
 	case (c.dataAccess != "" || c.writeVTables) && c.release < 22:
 		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
+	case c.llvmProfile != "" && (c.perfscript != "" || c.perfdata != "" || c.unsymbolized != ""):
+		return cli.Usagef("`--llvm-sample-profile` is an input of its own: drop `--perfscript`, `--perfdata` and `--unsymbolized-profile`")
 	case c.unsymbolized != "" && (c.perfscript != "" || c.perfdata != ""):
 		return cli.Usagef("`--perfscript`, `--perfdata` and `--unsymbolized-profile` cannot be used together.")
 	case c.perfscript != "" && c.perfdata != "":
 		return cli.Usagef("Only one of `--perfscript` and `--perfdata` can be used.")
-	case c.perfscript == "" && c.perfdata == "" && c.unsymbolized == "":
-		return cli.Usagef("an input is required: --perfscript=<file>, --perfdata=<file> or --unsymbolized-profile=<file>")
+	case c.perfscript == "" && c.perfdata == "" && c.unsymbolized == "" && c.llvmProfile == "":
+		return cli.Usagef("an input is required: --perfscript=<file>, --perfdata=<file>, --unsymbolized-profile=<file> or --llvm-sample-profile=<file>")
 	case c.unsymbolized != "" && c.skipSymbolization:
 		return cli.Usagef("--skip-symbolization with --unsymbolized-profile: the input is already unsymbolized (llvm-profgen writes nothing)")
 	case c.binary == "":
@@ -188,7 +229,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return cli.Usagef("--output is required")
 	}
 	// llvm-profgen's validateCommandLine: the input, then the binary.
-	if in := c.perfscript + c.perfdata + c.unsymbolized; !fileExists(in) {
+	if in := c.perfscript + c.perfdata + c.unsymbolized + c.llvmProfile; !fileExists(in) {
 		return fmt.Errorf("Input perf file(%s) doesn't exist.", in)
 	}
 	rep := cli.NewReporter(tool, stderr)
@@ -197,14 +238,14 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 
 func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	warn := func(msg string) { rep.Warnf("%s", msg) }
-	bin, err := perfscript.OpenBinaryDWP(c.binary, c.dwp)
+	bin, err := perfscript.OpenBinaryDebug(c.binary, c.debugBinary, c.dwp)
 	if err != nil {
 		return err
 	}
 	if c.useDWARFCorrelation {
 		bin.PseudoProbes = false
 	}
-	if bin.PseudoProbes && c.release >= 22 {
+	if bin.PseudoProbes && c.release >= 22 && c.loadFuncFromSymbol {
 		// llvm-profgen-22 knows the functions of probe binaries that have
 		// no DWARF from the symbol table.
 		if err := bin.RecoverSymbolTableFunctions(c.binary); err != nil {
@@ -218,7 +259,10 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	for _, w := range loadWarnings() {
 		warn(w)
 	}
-	sym, err := elfsym.Open(c.binary, &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp, Warn: func(msg string) {
+	if c.llvmProfile != "" {
+		return postProcessProfile(c, warn, stdout)
+	}
+	sym, err := elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp, Warn: func(msg string) {
 		// A binary without DWARF was reported above as llvm-profgen
 		// reports it (no binary functions); DWARFOnly has no fallback.
 		// Split units whose .dwo llvm-profgen counted as not loaded
@@ -232,7 +276,13 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	defer sym.Close()
-	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: sym.BuildID(), ShowDetailedWarning: c.detailedWarning}
+	buildID := sym.BuildID()
+	if c.debugBinary != "" {
+		if buildID, err = elfsym.ReadBuildID(c.binary); err != nil {
+			return err
+		}
+	}
+	popts := perfscript.Options{IgnoreStackSamples: c.ignoreStack, Warn: warn, BuildID: buildID, ShowDetailedWarning: c.detailedWarning}
 	c.ctx.ShowDetailedWarning = c.detailedWarning
 	if c.showMmap {
 		popts.MmapEvents = stdout
@@ -252,8 +302,11 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		if prof, cs, err = readUnsymbolized(c, bin); err != nil {
 			return err
 		}
-	} else if prof, unwinder, err = parseTrace(c, bin, sym, popts); err != nil {
+	} else if prof, unwinder, err = parseTrace(c, bin, sym, buildID, popts); err != nil {
 		return err
+	}
+	if c.showDensity {
+		c.gen.ShowDensity = stdout
 	}
 	if c.dataAccess != "" {
 		if prof.CS && cs == nil {
@@ -330,6 +383,37 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		return err
 	}
 	return write(c, sp)
+}
+
+// symbolizerPath is the file whose DWARF llvm-profgen's symbolizer reads:
+// --debug-binary if given, else --binary.
+func symbolizerPath(c *config) string {
+	if c.debugBinary != "" {
+		return c.debugBinary
+	}
+	return c.binary
+}
+
+// postProcessProfile is llvm-profgen's --llvm-sample-profile: the
+// profile read (by its release's reader) goes through the generator's
+// post-processing in the reader's map order, then is written.
+func postProcessProfile(c *config, warn func(string), stdout io.Writer) error {
+	data, err := os.ReadFile(c.llvmProfile)
+	if err != nil {
+		return err
+	}
+	p, err := sampleprof.Read(c.llvmProfile, data, sampleprof.ReadOptions{LLVM: c.release})
+	if err != nil {
+		return err
+	}
+	if p.CS {
+		return fmt.Errorf("%s: a context-sensitive profile: --llvm-sample-profile post-processes context-insensitive profiles only (not supported yet)", c.llvmProfile)
+	}
+	if c.showDensity {
+		c.gen.ShowDensity = stdout
+	}
+	c.gen.Warn = warn
+	return write(c, profgen.PostProcess(p, c.gen))
 }
 
 // write writes the profile in the chosen format.
@@ -431,7 +515,7 @@ func dataAccess(c *config, bin *perfscript.Binary, prof *perfscript.Profile, pop
 // parseTrace reads the perf script (--perfscript, or the one perf writes
 // of --perfdata); hybrid samples go to the returned unwinder unless
 // --ignore-stack-samples.
-func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, popts perfscript.Options) (*perfscript.Profile, *profgen.Unwinder, error) {
+func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, buildID []byte, popts perfscript.Options) (*perfscript.Profile, *profgen.Unwinder, error) {
 	if c.perfdata != "" {
 		script, cleanup, err := perfScript(bin, c.perfdata, popts.PID, popts.HasPID)
 		if err != nil {
@@ -445,7 +529,7 @@ func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, popts per
 		return nil, nil, err
 	}
 	defer f.Close()
-	if err := checkBuildID(c, sym.BuildID()); err != nil {
+	if err := checkBuildID(c, buildID); err != nil {
 		return nil, nil, err
 	}
 	var unwinder *profgen.Unwinder

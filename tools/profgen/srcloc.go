@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profgen"
 )
 
@@ -20,8 +21,9 @@ const sourceLocColumn = 40
 // discriminator, or with probeIndex (--show-pseudo-probe) the probe index
 // the discriminator encodes and no discriminator. The frames kept are the
 // outer ones up to the first without a name (llvm-profgen's symbolizer
-// reads DWARF only).
-func appendSourceLocation(b []byte, sym *elfsym.Binary, addr uint64, probeIndex bool) ([]byte, error) {
+// reads DWARF only). With canonical (--show-canonical-fname) the names
+// lose their .llvm. and .part. suffixes.
+func appendSourceLocation(b []byte, sym *elfsym.Binary, addr uint64, canonical, probeIndex bool) ([]byte, error) {
 	frames, err := sym.Symbolize(addr)
 	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) {
 		return b, err
@@ -39,7 +41,11 @@ func appendSourceLocation(b []byte, sym *elfsym.Binary, addr uint64, probeIndex 
 		if probeIndex {
 			line, disc = profgen.ProbeIndex(disc), 0
 		}
-		b = append(b, f.LinkageName...)
+		if canonical {
+			b = append(b, memprof.CanonicalName(f.LinkageName)...)
+		} else {
+			b = append(b, f.LinkageName...)
+		}
 		b = append(b, ':')
 		b = strconv.AppendUint(b, uint64(line), 10)
 		if disc > 0 {
