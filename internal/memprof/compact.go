@@ -25,6 +25,30 @@ type Compact struct {
 	FrameRuns   [][]int32
 	StackRuns   [][]int32
 	SymbolNames map[uint64]string
+	// First is, when allocation contexts were merged, the state of each
+	// call stack's first block (PartialState; indexed by stack number,
+	// zero for stacks without alloc sites): what a partial profile's
+	// sidecar holds.
+	First []PartialState
+}
+
+// States returns the partial states of c's allocation contexts by
+// StackKey; c.First must be set.
+func (c *Compact) States() PartialStates {
+	out := PartialStates{}
+	var fs []Frame
+	for _, a := range c.AllocSites {
+		fs = fs[:0]
+		for _, f := range c.Stack(a.Stack) {
+			fs = append(fs, c.Frames[f])
+		}
+		var st PartialState
+		if int(a.Stack) < len(c.First) {
+			st = c.First[a.Stack]
+		}
+		out[StackKey(fs)] = st
+	}
+	return out
 }
 
 // CompactRecord is the MemProf record of one function.

@@ -55,7 +55,10 @@ type Converter struct {
 	// listed so far.
 	merge    bool
 	stackMIB []*MemInfoBlock
-	callSet  map[callRef]struct{}
+	// stackFirst[s] is the state of stack s's first block (merge only;
+	// partial.go), for Compact.First.
+	stackFirst []PartialState
+	callSet    map[callRef]struct{}
 
 	// The merged writer state (llvm-profdata's context 0), owned by Fold.
 	inputs    int32   // inputs folded so far; input k (1-based) stamps its entries with k
@@ -805,6 +808,10 @@ func (c *Converter) fold(p *Prepared, full bool) {
 			}
 			info = info.clone()
 			c.stackMIB[s] = info
+			if n := int(s) + 1; n > len(c.stackFirst) {
+				c.stackFirst = append(c.stackFirst, make([]PartialState, n-len(c.stackFirst))...)
+			}
+			c.stackFirst[s] = FirstState(info)
 		}
 		for _, fid := range key {
 			f := &p.frames[fid]
@@ -931,6 +938,9 @@ func (c *Converter) Compact() (*Compact, error) {
 		AllocSites:  make([]CompactAlloc, len(c.allocs)),
 		CallSites:   make([]int32, len(c.calls)),
 		SymbolNames: make(map[uint64]string, len(c.symName)),
+	}
+	if c.merge {
+		out.First = c.stackFirst
 	}
 	for i, fid := range c.placed {
 		out.Frames[i] = frames[fid]
