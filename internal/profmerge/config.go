@@ -33,6 +33,10 @@ type Config struct {
 	Paths      []string
 	Weighted   []string
 	InputFiles string
+	// Partial are the --memprof-partial-input values (PROFILE,STATE) and
+	// PartialStateOutput is --memprof-partial-state-output.
+	Partial            []string
+	PartialStateOutput string
 	// FailureMode is --failure-mode: any, all or warn.
 	FailureMode          string
 	Jobs                 int
@@ -87,6 +91,19 @@ func (c *Config) Options() (Options, error) {
 		}
 		inputs = append(inputs, in)
 	}
+	for _, p := range c.Partial {
+		in, err := ParsePartial(p)
+		if err != nil {
+			return Options{}, cli.Usagef("%v", err)
+		}
+		inputs = append(inputs, in)
+	}
+	if (len(c.Partial) > 0 || c.PartialStateOutput != "") && !c.MergeContexts {
+		return Options{}, cli.Usagef("--memprof-partial-input and --memprof-partial-state-output need --memprof-merge-contexts: appended contexts cannot be merged in shards")
+	}
+	if c.PartialStateOutput != "" && c.Output == "-" {
+		return Options{}, cli.Usagef("--memprof-partial-state-output needs an output file, not stdout")
+	}
 	if c.InputFiles != "" {
 		list, err := ReadInputFiles(c.InputFiles)
 		if err != nil {
@@ -117,5 +134,6 @@ func (c *Config) Options() (Options, error) {
 		Sparse:               c.Sparse,
 		Sample:               c.Sample,
 		MergeContexts:        c.MergeContexts,
+		PartialStateOutput:   c.PartialStateOutput,
 	}, nil
 }

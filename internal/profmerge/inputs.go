@@ -20,6 +20,19 @@ import (
 type Input struct {
 	Path   string
 	Weight uint64
+	// State is the sidecar of a partial MemProf profile
+	// (--memprof-partial-input; memprof.PartialStates), or "".
+	State string
+}
+
+// ParsePartial parses `--memprof-partial-input=PROFILE,STATE`, split at
+// the last comma.
+func ParsePartial(s string) (Input, error) {
+	i := strings.LastIndexByte(s, ',')
+	if i <= 0 || i == len(s)-1 {
+		return Input{}, fmt.Errorf("partial input %q: want PROFILE,STATE", s)
+	}
+	return Input{Path: s[:i], Weight: 1, State: s[i+1:]}, nil
 }
 
 // ParseWeighted parses llvm-profdata's `--weighted-input=W,FILE` form.

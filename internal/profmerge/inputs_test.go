@@ -15,7 +15,7 @@ func TestReadInputFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Input{{"a.raw", 3}, {"b,with,commas.raw", 1}, {"c.raw", 1}}
+	want := []Input{{Path: "a.raw", Weight: 3}, {Path: "b,with,commas.raw", Weight: 1}, {Path: "c.raw", Weight: 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ReadInputFiles = %v, want %v", got, want)
 	}
@@ -32,7 +32,7 @@ func TestExpandCanonicalOrder(t *testing.T) {
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, nil, 0o644)
 	}
-	got, err := Expand([]Input{{filepath.Join(dir, "d"), 2}, {filepath.Join(dir, "b.raw"), 1}, {filepath.Join(dir, "missing"), 1}})
+	got, err := Expand([]Input{{Path: filepath.Join(dir, "d"), Weight: 2}, {Path: filepath.Join(dir, "b.raw"), Weight: 1}, {Path: filepath.Join(dir, "missing"), Weight: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

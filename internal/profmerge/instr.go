@@ -221,6 +221,12 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	if err := instrprof.WriteFuncsFile(opts.Output, funcs, nil, nil, opts.Write); err != nil {
 		return outputError(opts.Output, err)
 	}
+	if opts.PartialStateOutput != "" { // no MemProf data: no contexts
+		side, _ := memprof.EncodePartialStates(&memprof.Profile{}, nil)
+		if err := writeState(opts, side); err != nil {
+			return err
+		}
+	}
 	if err := finish(opts, buildID); err != nil {
 		atomicfile.Remove(opts.Output)
 		return err

@@ -2,6 +2,7 @@ package profmerge
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -63,6 +64,13 @@ type Options struct {
 	// and YAML inputs are merged the same way, after the raw ones, in
 	// sorted path order.
 	MergeContexts bool
+	// PartialStateOutput, if set (MergeContexts only), receives the
+	// sidecar of the output as a partial profile: the first-block state of
+	// each allocation context (memprof/partial.go). A later merge given the
+	// output with it (Input.State) gives the bytes one merge of all the
+	// inputs gives, when the partials are contiguous runs of the sorted
+	// inputs merged in order.
+	PartialStateOutput string
 
 	// Sparse is --sparse: function records without counts are left out.
 	Sparse bool
@@ -80,7 +88,9 @@ type loaded struct {
 	kind Kind
 	raw  *memprof.RawProfile
 	prof *memprof.Profile // YAML or indexed input
-	err  error
+	// states are the partial states of prof (Input.State), or nil.
+	states memprof.PartialStates
+	err    error
 	// prep is raw prepared for the converter (then raw is nil), or
 	// prepErr why it could not be: a conversion error, fatal in any mode.
 	prep    *memprof.Prepared
@@ -232,12 +242,14 @@ func Run(opts Options) error {
 		}
 	}
 	var profs []*memprof.Profile
+	var states []memprof.PartialStates
 	for _, l := range others {
 		if l.err == nil {
 			profs = append(profs, l.prof)
+			states = append(states, l.states)
 		}
 	}
-	if err := write(opts, rawProf, profs, progress); err != nil {
+	if err := write(opts, rawProf, profs, states, progress); err != nil {
 		return err
 	}
 	if err := finish(opts, buildID); err != nil {
@@ -249,20 +261,40 @@ func Run(opts Options) error {
 
 // write writes the merged profile: the converted raw inputs (rawProf, nil
 // if none) and the YAML and indexed ones (profs).
-func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, progress func(string, ...any)) error {
+func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, states []memprof.PartialStates, progress func(string, ...any)) error {
 	if rawProf != nil && len(profs) == 0 {
 		// Raw inputs only: the converter's dense form goes to the writer
 		// as it is.
+		var side []byte
+		if opts.PartialStateOutput != "" {
+			st := rawProf.States()
+			var err error
+			if side, err = memprof.EncodePartialStates(rawProf.Profile(), func(s []memprof.Frame) memprof.PartialState { return st[memprof.StackKey(s)] }); err != nil {
+				return err
+			}
+		}
 		progress("writing %s", opts.Output)
 		if err := writeCompact(opts, rawProf); err != nil {
 			return outputError(opts.Output, err)
 		}
-		return nil
+		return writeState(opts, side)
 	}
 	if rawProf != nil {
+		var st memprof.PartialStates
+		if opts.MergeContexts {
+			st = rawProf.States()
+		}
 		profs = append([]*memprof.Profile{rawProf.Profile()}, profs...)
+		states = append([]memprof.PartialStates{st}, states...)
 	}
-	merged := mergeProfiles(profs, opts.MergeContexts)
+	merged, first := mergeProfiles(profs, states, opts.MergeContexts, opts.PartialStateOutput != "")
+	var side []byte
+	if opts.PartialStateOutput != "" {
+		var err error
+		if side, err = memprof.EncodePartialStates(merged, first); err != nil {
+			return err
+		}
+	}
 	if rawProf != nil {
 		// The conversion's scratch (raw inputs, the Converter's indexes,
 		// the alloc-site chunks Profile just laid out, the symbolizer) is
@@ -274,6 +306,24 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, pro
 	progress("writing %s", opts.Output)
 	if err := writeProfile(opts, merged); err != nil {
 		return outputError(opts.Output, err)
+	}
+	return writeState(opts, side)
+}
+
+// writeState writes the partial-state sidecar (opts.PartialStateOutput)
+// of the output just written, with the output's SHA-256.
+func writeState(opts Options, side []byte) error {
+	if opts.PartialStateOutput == "" {
+		return nil
+	}
+	profile, err := os.ReadFile(opts.Output)
+	if err == nil {
+		memprof.SetPartialProfile(side, profile)
+		err = atomicfile.WriteFile(opts.PartialStateOutput, side, 0o644)
+	}
+	if err != nil {
+		atomicfile.Remove(opts.Output)
+		return err
 	}
 	return nil
 }
@@ -373,7 +423,37 @@ func load(in Input) loaded {
 	default:
 		l.err = errors.New("unrecognized profile format: not a raw MemProf profile, an indexed profile or a YAML MemProf profile")
 	}
+	if l.err == nil && in.State != "" {
+		l.states, l.err = loadStates(in.State, data, l.prof)
+	}
 	return l
+}
+
+// loadStates reads the partial-state sidecar of prof and checks that it
+// has the state of every allocation context of prof.
+func loadStates(path string, profile []byte, prof *memprof.Profile) (memprof.PartialStates, error) {
+	if prof == nil {
+		return nil, errors.New("a partial state is for an indexed or YAML MemProf profile")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	st, sum, err := memprof.DecodePartialStates(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if sum != sha256.Sum256(profile) {
+		return nil, fmt.Errorf("partial state %s belongs to another profile (it records the SHA-256 of the partial profile written with it)", path)
+	}
+	for _, r := range prof.Records {
+		for _, a := range r.AllocSites {
+			if _, ok := st[memprof.StackKey(a.CallStack)]; !ok {
+				return nil, fmt.Errorf("partial state %s has no entry for an allocation context of function %#x: not the state of this profile", path, r.GUID)
+			}
+		}
+	}
+	return st, nil
 }
 
 // isRawMemProf reports whether the file at path starts with the raw
@@ -583,16 +663,20 @@ func missingBinaryError(raws []*memprof.RawProfile) error {
 // records with the same GUID are merged by appending alloc sites (as LLVM's
 // IndexedMemProfRecord::merge does) and call sites not already present;
 // records keep first-seen order. With contexts, an alloc site whose call
-// stack the record has already is merged into it (MemInfoBlock.Merge)
-// instead. One profile is returned unchanged.
-func mergeProfiles(ps []*memprof.Profile, contexts bool) *memprof.Profile {
-	if len(ps) == 1 {
-		return ps[0]
+// stack the record has already is merged into it (MemInfoBlock.Merge, or
+// MergePartial for a profile with partial states: states[i], nil if
+// none) instead. One profile without states is returned unchanged unless
+// first is wanted. With first, the states of the result (its first
+// blocks', by call stack) are returned too.
+func mergeProfiles(ps []*memprof.Profile, states []memprof.PartialStates, contexts, wantFirst bool) (*memprof.Profile, func([]memprof.Frame) memprof.PartialState) {
+	if len(ps) == 1 && states[0] == nil && !wantFirst {
+		return ps[0], nil
 	}
 	out := &memprof.Profile{}
 	byGUID := map[uint64]*memprof.Record{}
 	sites := map[*memprof.Record]map[string]int{} // call stack -> alloc site index
-	for _, p := range ps {
+	first := map[string]memprof.PartialState{}    // call stack -> its first block's state
+	for i, p := range ps {
 		for _, r := range p.Records {
 			m, ok := byGUID[r.GUID]
 			if !ok {
@@ -607,8 +691,19 @@ func mergeProfiles(ps []*memprof.Profile, contexts bool) *memprof.Profile {
 					continue
 				}
 				key := framesKey(a.CallStack)
-				if i, ok := sites[m][key]; ok {
-					m.AllocSites[i].Info.Merge(&a.Info)
+				st, partial := memprof.FirstState(&a.Info), false
+				if states[i] != nil {
+					st, partial = states[i][memprof.StackKey(a.CallStack)], true // load checked it is there
+				}
+				if _, ok := first[key]; !ok {
+					first[key] = st
+				}
+				if j, ok := sites[m][key]; ok {
+					if partial {
+						m.AllocSites[j].Info.MergePartial(&a.Info, st)
+					} else {
+						m.AllocSites[j].Info.Merge(&a.Info)
+					}
 					continue
 				}
 				sites[m][key] = len(m.AllocSites)
@@ -622,7 +717,7 @@ func mergeProfiles(ps []*memprof.Profile, contexts bool) *memprof.Profile {
 			}
 		}
 	}
-	return out
+	return out, func(stack []memprof.Frame) memprof.PartialState { return first[framesKey(stack)] }
 }
 
 func hasCallSite(list []memprof.CallSite, cs memprof.CallSite) bool {

@@ -178,7 +178,8 @@ func TestRawAndYAMLInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := instrprof.Write(&want, mergeProfiles([]*memprof.Profile{conv, yp}, false), w); err != nil {
+	merged, _ := mergeProfiles([]*memprof.Profile{conv, yp}, []memprof.PartialStates{nil, nil}, false, false)
+	if err := instrprof.Write(&want, merged, w); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want.Bytes()) {

@@ -104,6 +104,14 @@ verdict in our tests; runs that agree give the same IR either way
 (tools/merge TestMergeContextsIR). --memprof-merge-contexts=false
 appends as llvm-profdata does (its bytes with --num-threads=<inputs>).
 
+Sharded merges (merged contexts only): merge contiguous runs of the sorted
+inputs into partial profiles, each with --memprof-partial-state-output
+STATE, then merge the partials in order, each as
+--memprof-partial-input PROFILE,STATE: the result has the bytes of one
+merge of every input. The state holds, per allocation context, what its
+first block brings to the overlap and same-CPU counters, which a partial
+profile alone loses (Bazel's shard_size does this).
+
 Failure modes for bad inputs (each bad input is always named on stderr):
   any   fail if any input is bad (default, as llvm-profdata)
   all   fail only if every input is bad; merge the good ones
@@ -132,6 +140,8 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 	fs.IntValue(&c.MaxTraceLength, "<N>", "Functions kept of each temporal profiling trace (default 10000)", "--temporal-profile-max-trace-length")
 	fs.StringValue(&c.InputFiles, "<file>", "File listing inputs, one [weight,]path per line; '#' comments", "--input-files", "-f")
 	fs.ListValue(&c.Weighted, "<W,file>", "Input with a weight (weights do not apply to MemProf data)", "--weighted-input", "-w")
+	fs.ListValue(&c.Partial, "<profile,state>", "Partial MemProf profile (indexed) with the state file a merge wrote beside it (split at the last comma); sharded merges, see below", "--memprof-partial-input")
+	fs.StringValue(&c.PartialStateOutput, "<file>", "Also write the output's partial state: merged later with --memprof-partial-input, it gives the one-merge bytes", "--memprof-partial-state-output")
 	fs.StringValue(&c.FailureMode, "<any|all|warn>", "What bad inputs do (default any)", "--failure-mode")
 	fs.IntValue(&c.Jobs, "<N>", "Parallel jobs (default: all cores); never changes the output", "--num-threads", "-j")
 	fs.ListValue(&c.DebugFileDirectories, "<dir>", "Directory to search for separate debug files", "--debug-file-directory")
