@@ -60,6 +60,7 @@ def _impl(ctx):
         first_leaf_outputs = first_outputs,
         first_leaf_args = first_args,
         partial_ext = ".profdata",
+        partial_state = ctx.attr.merge_contexts and bool(memprof_raw),
     )
     providers = [
         DefaultInfo(files = depset([out])),

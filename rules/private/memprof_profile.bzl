@@ -46,7 +46,8 @@ def _impl(ctx):
                   "give the one-action bytes; set shard_size = 0") % ctx.label)
 
     # The shards index raw profiles against the binary; the merges above them read indexed
-    # partial profiles (same flags, so the same bytes as one merge of everything).
+    # partial profiles with their partial states (same flags; the states make the merged
+    # contexts' order-dependent counters exact: the same bytes as one merge of everything).
     merge_tree(
         ctx,
         pgo.merge_files_to_run,
@@ -62,6 +63,7 @@ def _impl(ctx):
         first_leaf_outputs = [build_id],
         first_leaf_args = ["--build-id-output", build_id],
         partial_ext = ".profdata",
+        partial_state = ctx.attr.merge_contexts,
     )
     return [
         DefaultInfo(files = depset([out])),
