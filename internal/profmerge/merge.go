@@ -178,6 +178,9 @@ func Run(opts Options) error {
 	var rawIdx, otherIdx []int
 	for i, in := range inputs {
 		if isRawMemProf(in.Path) {
+			if in.State != "" {
+				return cli.Usagef("--memprof-partial-input %s,%s: a raw profile has no partial state (give it as an input)", in.Path, in.State)
+			}
 			rawIdx = append(rawIdx, i)
 		} else {
 			otherIdx = append(otherIdx, i)

@@ -52,4 +52,5 @@ func TestPartialFlags(t *testing.T) {
 	run(2, "-o", p("bad"), "--memprof-merge-contexts=false", "--memprof-partial-input", p("s0")+","+p("s0.state"))
 	run(2, "-o", "-", "--memprof-partial-state-output", p("x.state"), a)
 	run(2, "-o", p("bad"), "--memprof-partial-input", p("s0"))
+	run(2, "-o", p("bad"), "--memprof-partial-input", a+","+p("s0.state"))
 }
