@@ -751,10 +751,15 @@ func fileName(p string) string {
 }
 
 // canonicalSymbolName is the name llvm-profgen-22 compares a symbol's with
-// the DWARF name of the function it lies in: without a ".llvm.N",
+// the DWARF name of the function it lies in when it reads functions from
+// the symbol table (RecoverSymbolTableFunctions): without a ".llvm.N",
 // ".part.N" or ".cold" suffix (".__uniq.N" kept), as measured against
 // llvm-profgen-22 (fib.cold, fib.llvm.1 and fib.part.0 are fib;
-// fib.__uniq.1 and fib.foo are not).
+// fib.__uniq.1 and fib.foo are not; tools/profgen's TestSymbolTableNames).
+// Function entries (setFuncEntry) and --show-canonical-fname use
+// getCanonicalFnName, memprof.CanonicalName, which keeps ".cold": the cold
+// range of a function split by -fsplit-machine-functions is no entry
+// (tools/profgen's TestSplitFunctions).
 func canonicalSymbolName(name string) string {
 	return strings.TrimSuffix(memprof.CanonicalName(name), ".cold")
 }
