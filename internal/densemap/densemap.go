@@ -27,6 +27,7 @@ package densemap
 // the V0–V2 writers order a million frame and stack ids this way.
 type Map struct {
 	newHash bool
+	hashFn  func(uint64) uint32 // instead of DenseMapInfo<uint64_t>'s
 	keys    []uint64
 	buckets []int32 // index into keys + 1; 0: empty
 	entries int
@@ -39,6 +40,9 @@ func New(llvmRelease int, keys []uint64) *Map {
 }
 
 func (m *Map) hash(k uint64) uint32 {
+	if m.hashFn != nil {
+		return m.hashFn(k)
+	}
 	if !m.newHash {
 		return uint32(k * 37)
 	}
@@ -107,6 +111,26 @@ func (m *Map) Order() []int32 {
 	}
 	return out
 }
+
+// OrderHashed is Order for a DenseMap of another key type: keys are
+// distinct stand-ins (indexes of the caller's keys, say) and hash gives
+// each the hash LLVM's DenseMapInfo gives the key it stands for.
+func OrderHashed(keys []uint64, hash func(uint64) uint32) []int32 {
+	m := &Map{hashFn: hash, keys: keys}
+	for i := range keys {
+		m.Insert(int32(i))
+	}
+	return m.Order()
+}
+
+// HashUint64 is DenseMapInfo<uint64_t>::getHashValue of LLVM release
+// llvmRelease.
+func HashUint64(llvmRelease int, k uint64) uint32 { return New(llvmRelease, nil).hash(k) }
+
+// CombineHash is llvm::detail::combineHashValue from LLVM 19 on (PR
+// #95734), the hash DenseMapInfo<std::pair<T, U>> makes of its members'
+// hashes: the uint64_t hash of a<<32|b.
+func CombineHash(a, b uint32) uint32 { return HashUint64(19, uint64(a)<<32|uint64(b)) }
 
 // NewSmall returns an empty llvm::SmallDenseMap<uint64_t, T, inline> of
 // llvmRelease: inline buckets from the start; its first growth, like

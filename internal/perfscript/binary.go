@@ -15,6 +15,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/densemap"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -74,6 +75,9 @@ type Binary struct {
 	// InvalidInstructions counts the runs of undecodable bytes (llvm-profgen
 	// warns "Found N invalid instructions").
 	InvalidInstructions int
+	// invalidRuns are those runs, first and last byte, in address order
+	// (llvm-profgen's AddrsWithInvalidInstruction, a set).
+	invalidRuns [][2]uint64
 	// symtabWarnings are RecoverSymbolTableFunctions' conflicting-range
 	// warnings, in symbol-table order.
 	symtabWarnings []string
@@ -494,7 +498,7 @@ func (b *Binary) disassemble(f *elf.File) error {
 			b.FSDiscriminator = true
 		}
 	}
-	invalid := 0
+	var invalid [][2]uint64
 	for i, sec := range f.Sections {
 		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Size == 0 || sec.Name == ".plt" || sec.Type == elf.SHT_NOBITS {
 			continue
@@ -513,7 +517,8 @@ func (b *Binary) disassemble(f *elf.File) error {
 				next = addrs[j+1]
 			}
 			run := uint64(0)
-			for a := start; a < next; {
+			a := start
+			for a < next {
 				if a < sec.Addr || a >= end {
 					break
 				}
@@ -523,7 +528,7 @@ func (b *Binary) disassemble(f *elf.File) error {
 					b.kind = append(b.kind, kind)
 					b.size = append(b.size, uint8(size))
 					if run > 0 {
-						invalid++
+						invalid = append(invalid, [2]uint64{a - run, a - 1})
 						run = 0
 					}
 				} else {
@@ -532,11 +537,12 @@ func (b *Binary) disassemble(f *elf.File) error {
 				a += uint64(size)
 			}
 			if run > 0 {
-				invalid++
+				invalid = append(invalid, [2]uint64{a - run, a - 1})
 			}
 		}
 	}
-	b.InvalidInstructions = invalid
+	b.invalidRuns = invalidRunOrder(invalid)
+	b.InvalidInstructions = len(b.invalidRuns)
 	// Sections are laid out in ascending order in executables; sort anyway
 	// so that lookups stay correct for odd layouts.
 	if !slices.IsSorted(b.code) {
@@ -578,6 +584,34 @@ func (b *Binary) disassemble(f *elf.File) error {
 		b.nextUncond[i] = next
 	}
 	return nil
+}
+
+// invalidRunOrder returns the distinct runs in the order llvm-profgen's
+// AddrsWithInvalidInstruction (a DenseSet of address pairs, filled in
+// disassembly order) iterates them, as its detailed warnings list them.
+func invalidRunOrder(runs [][2]uint64) [][2]uint64 {
+	var uniq [][2]uint64
+	seen := map[[2]uint64]bool{}
+	for _, r := range runs {
+		if !seen[r] {
+			seen[r] = true
+			uniq = append(uniq, r)
+		}
+	}
+	idx := make([]uint64, len(uniq))
+	for i := range idx {
+		idx[i] = uint64(i)
+	}
+	// DenseMapInfo's hashes are the same from LLVM 19 on.
+	order := densemap.OrderHashed(idx, func(i uint64) uint32 {
+		r := uniq[i]
+		return densemap.CombineHash(densemap.HashUint64(19, r[0]), densemap.HashUint64(19, r[1]))
+	})
+	out := make([][2]uint64, len(order))
+	for i, j := range order {
+		out[i] = uniq[j]
+	}
+	return out
 }
 
 // setFuncEntry is llvm-profgen's setIsFuncEntry for the symbol sym at
@@ -717,10 +751,15 @@ func fileName(p string) string {
 }
 
 // canonicalSymbolName is the name llvm-profgen-22 compares a symbol's with
-// the DWARF name of the function it lies in: without a ".llvm.N",
+// the DWARF name of the function it lies in when it reads functions from
+// the symbol table (RecoverSymbolTableFunctions): without a ".llvm.N",
 // ".part.N" or ".cold" suffix (".__uniq.N" kept), as measured against
 // llvm-profgen-22 (fib.cold, fib.llvm.1 and fib.part.0 are fib;
-// fib.__uniq.1 and fib.foo are not).
+// fib.__uniq.1 and fib.foo are not; tools/profgen's TestSymbolTableNames).
+// Function entries (setFuncEntry) and --show-canonical-fname use
+// getCanonicalFnName, memprof.CanonicalName, which keeps ".cold": the cold
+// range of a function split by -fsplit-machine-functions is no entry
+// (tools/profgen's TestSplitFunctions).
 func canonicalSymbolName(name string) string {
 	return strings.TrimSuffix(memprof.CanonicalName(name), ".cold")
 }

@@ -59,6 +59,11 @@ func (b *Binary) loadWarnings(detailed bool) []string {
 		w = append(w, fmt.Sprintf("Found %d start addresses with multiple symbols", multi))
 	}
 	if b.InvalidInstructions > 0 {
+		if detailed {
+			for _, r := range b.invalidRuns {
+				w = append(w, fmt.Sprintf("Invalid instructions at %8x - %8x", r[0], r[1]))
+			}
+		}
 		w = append(w, fmt.Sprintf("Found %d invalid instructions", b.InvalidInstructions))
 	}
 	// warnNoFuncEntry: functions with ranges but no entry range, of all

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
@@ -51,8 +52,13 @@ func printProbeDescs(c *config, bin *perfscript.Binary, w io.Writer) error {
 // instruction's probes before it, with --show-source-locations its
 // inline frames after it (appendSourceLocation). The instruction text is
 // golang.org/x/arch's AT&T syntax, not LLVM's printer's (addresses,
-// symbols, sections and probes are the same).
-func showDisassembly(c *config, w io.Writer) error {
+// symbols, sections and probes are the same). The warnings of loading the
+// binary (undecodable bytes, functions without an entry) go to rep, as
+// llvm-profgen prints them while it disassembles.
+func showDisassembly(c *config, w io.Writer, rep *cli.Reporter) error {
+	if _, err := loadBinary(c, func(msg string) { rep.Warnf("%s", msg) }); err != nil {
+		return err
+	}
 	f, err := elf.Open(c.binary)
 	if err != nil {
 		return err
@@ -116,7 +122,9 @@ func showDisassembly(c *config, w io.Writer) error {
 						bw.Write(line)
 					}
 				}
-				text, size := symbolizer.DecodeInst(data[pc-sec.Addr:min(end, sec.Addr+uint64(len(data)))-sec.Addr], pc)
+				// From the section's rest, as llvm-profgen decodes: the
+				// last instruction of a symbol may run into the next one.
+				text, size := symbolizer.DecodeInst(data[pc-sec.Addr:], pc)
 				line = fmt.Appendf(line[:0], "%8x:%s", pc, text)
 				if dwarf != nil {
 					for n := len(text); n < sourceLocColumn; n++ {

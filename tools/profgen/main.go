@@ -204,7 +204,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	case c.release != 19 && c.release != 22:
 		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.release)
 	case c.showDisassembly && c.binary != "":
-		return showDisassembly(&c, stdout)
+		return showDisassembly(&c, stdout, cli.NewReporter(tool, stderr))
 	case c.loadFuncFromSymbolGiven && c.release < 22:
 		return cli.Usagef("--load-function-from-symbol is LLVM 22's (LLVM 19 never reads functions from the symbol table): add --llvm-version 22")
 	case c.ctx.MaxUnsymbolizedContextDepth != -1 && c.release < 22:
@@ -236,11 +236,13 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	return generate(&c, stdout, rep)
 }
 
-func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
-	warn := func(msg string) { rep.Warnf("%s", msg) }
+// loadBinary opens --binary (with --debug-binary and --dwp) as
+// llvm-profgen's ProfiledBinary::load does, and passes its load warnings
+// to warn.
+func loadBinary(c *config, warn func(string)) (*perfscript.Binary, error) {
 	bin, err := perfscript.OpenBinaryDebug(c.binary, c.debugBinary, c.dwp)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c.useDWARFCorrelation {
 		bin.PseudoProbes = false
@@ -249,7 +251,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		// llvm-profgen-22 knows the functions of probe binaries that have
 		// no DWARF from the symbol table.
 		if err := bin.RecoverSymbolTableFunctions(c.binary); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	loadWarnings := bin.LoadWarnings
@@ -258,6 +260,15 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 	}
 	for _, w := range loadWarnings() {
 		warn(w)
+	}
+	return bin, nil
+}
+
+func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
+	warn := func(msg string) { rep.Warnf("%s", msg) }
+	bin, err := loadBinary(c, warn)
+	if err != nil {
+		return err
 	}
 	if c.llvmProfile != "" {
 		return postProcessProfile(c, warn, stdout)

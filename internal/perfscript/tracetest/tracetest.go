@@ -22,7 +22,8 @@ import (
 // Source is one test program: File's first line is its build command,
 // "// build: <command>", with $CC or $CXX (replaced by CC), $PIE (the PIE
 // or non-PIE flags) and $OUT (the binary). It is compiled in File's
-// directory.
+// directory; other files of that directory the command names (a build
+// script) are part of the cache key.
 type Source struct{ File, CC string }
 
 // Trace is one lbr-trace run of every program: its arguments before "--",
@@ -93,6 +94,7 @@ func Build(t testing.TB, key string, sources []Source, traces []Trace) []Program
 			}
 			cmd := strings.NewReplacer("$CC", src.CC, "$CXX", src.CC, "$PIE", pie).Replace(tmpl)
 			inputs = append(inputs, cmd)
+			inputs = append(inputs, commandFiles(t, dir, filepath.Base(src.File), cmd)...)
 			jobs = append(jobs, job{fmt.Sprintf("%s-%s-%s", base, src.CC, kind), dir, strings.Fields(cmd)})
 		}
 	}
@@ -193,6 +195,28 @@ func Seed(data []byte, samples, entries int) []byte {
 		}
 	}
 	return []byte(out.String())
+}
+
+// commandFiles returns the name and text of every file of dir other than
+// src that the build command cmd names as an argument.
+func commandFiles(t testing.TB, dir, src, cmd string) []string {
+	t.Helper()
+	var out []string
+	for _, arg := range strings.Fields(cmd) {
+		if arg == src || strings.ContainsRune(arg, '$') {
+			continue
+		}
+		st, err := os.Stat(filepath.Join(dir, arg))
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, arg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, arg, string(data))
+	}
+	return out
 }
 
 // includedSources returns the name and text of every file a source pulls
