@@ -7,12 +7,14 @@ import (
 	"testing"
 
 	ianlancetaylor "github.com/ianlancetaylor/demangle"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-// readTable reads testdata/llvm-cxxfilt-19.tsv: mangled name, tab, what
-// llvm-cxxfilt-19 printed for it (the name itself when LLVM fails).
+// readTable reads testdata/llvm-cxxfilt-22.tsv: mangled name, tab, what
+// llvm-cxxfilt-22 printed for it (the name itself when LLVM fails).
 func readTable(t testing.TB) [][2]string {
-	data, err := os.ReadFile("testdata/llvm-cxxfilt-19.tsv")
+	data, err := os.ReadFile("testdata/llvm-cxxfilt-22.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,14 +22,14 @@ func readTable(t testing.TB) [][2]string {
 	for i, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		m, d, ok := strings.Cut(l, "\t")
 		if !ok {
-			t.Fatalf("testdata/llvm-cxxfilt-19.tsv:%d: no tab", i+1)
+			t.Fatalf("testdata/llvm-cxxfilt-22.tsv:%d: no tab", i+1)
 		}
 		rows = append(rows, [2]string{m, d})
 	}
 	return rows
 }
 
-// TestTable checks names recorded from llvm-cxxfilt-19 (so it runs without
+// TestTable checks names recorded from llvm-cxxfilt-22 (so it runs without
 // LLVM installed): the rendering must match, or Demangle must decline.
 // Every name in the table is one this package implements.
 func TestTable(t *testing.T) {
@@ -68,6 +70,9 @@ func FuzzDemangle(f *testing.F) {
 	for _, r := range readTable(f) {
 		f.Add(r[0])
 	}
+	for _, n := range nameCases {
+		f.Add(n)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		a, okA := Demangle(s)
 		b, okB := Demangle(s)
@@ -80,6 +85,14 @@ func FuzzDemangle(f *testing.F) {
 		c, okC := AppendDemangle([]byte("x"), s)
 		if okC != okA || okC && string(c) != "x"+a || !okC && string(c) != "x" {
 			t.Fatalf("AppendDemangle(%q) = %q,%v; Demangle = %q,%v", s, c, okC, a, okA)
+		}
+		n := Name(s)
+		dot := len(s) > 0 && s[0] == '.'
+		if okA && n != a || !okA && !dot && n != s {
+			t.Fatalf("Name(%q) = %q; Demangle = %q,%v", s, n, a, okA)
+		}
+		if m := string(AppendName([]byte("x"), s)); m != "x"+n {
+			t.Fatalf("AppendName(%q) = %q, Name = %q", s, m, n)
 		}
 	})
 }
@@ -148,6 +161,40 @@ func TestHostileInput(t *testing.T) {
 	for _, s := range []string{b.String(), deep} {
 		if got, ok := Demangle(s); ok {
 			t.Errorf("Demangle(%.40q…) = %d bytes, true; want failure", s, len(got))
+		}
+	}
+}
+
+// nameCases exercise Name's choice of what to demangle: the leading dot,
+// the one to four underscores before 'Z', block invocation functions, dot
+// suffixes, and names of other schemes.
+var nameCases = []string{
+	"main", "", ".", "_", "_Z", "._Z", "..Z3foov", "_Z3foov", "__Z3foov", "___Z3foov", "____Z3foov", "_____Z3foov",
+	"._Z3foov", ".__Z3foov", ".___Z3foov_block_invoke", "_Z3foov.", "_Z3foov.cold", "_Z3foov.a.b",
+	"___Z3foov_block_invoke", "___Z3foov_block_invoke_", "___Z3foov_block_invoke_2", "___Z3foov_block_invoke12",
+	"___Z3foov_block_invoke_12.cold", "___Z3foov_block_invokex", "____Z3foov_block_invoke",
+	"___ZN1A1fEv_block_invoke_3", "_Z3foov_block_invoke", "_ZN1ApmERKS_", "_ZN1AcpEv", "_Z1fIiEDTcp1gfp_EET_",
+	"_ZN1A1fIiEEvT_IS1_E", "_Z1fDF16b", "_Z1fDF16_", "_RNvC6_123foo3bar", "_D3foo3barFZv", "__imp_foo", "_Znotmangled", "_ZZ", "_Z1fv_",
+}
+
+// TestNameAgainstLLVM compares Name with llvm-cxxfilt-22 on nameCases.
+func TestNameAgainstLLVM(t *testing.T) {
+	want := cxxfilt(t, testenv.Tool(t, "llvm-cxxfilt-22"), nameCases)
+	for i, n := range nameCases {
+		if n == "" || strings.HasPrefix(n, "_R") || strings.HasPrefix(n, "_D") {
+			continue // not a word for llvm-cxxfilt; Rust and D: see below
+		}
+		if got := Name(n); got != want[i] {
+			t.Errorf("Name(%q) = %q, llvm-cxxfilt-22 prints %q", n, got, want[i])
+		}
+		if got := string(AppendName([]byte("x"), n)); got != "x"+want[i] {
+			t.Errorf("AppendName(%q) = %q, want %q", n, got, "x"+want[i])
+		}
+	}
+	// Rust v0 and D names are printed as they are (LLVM demangles them).
+	for _, n := range []string{"_RNvC6_123foo3bar", "_D3foo3barFZv"} {
+		if got := Name(n); got != n {
+			t.Errorf("Name(%q) = %q, want it unchanged", n, got)
 		}
 	}
 }

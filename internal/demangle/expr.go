@@ -27,7 +27,9 @@ type opInfo struct {
 	name string
 }
 
-// ops is LLVM 19's operator table, sorted by encoding.
+// ops is LLVM 22's operator table, sorted by encoding. LLVM 19 had no
+// "cp" (a call whose callee is printed in parentheses) and did not
+// accept "pm" as an operator name.
 var ops = [...]opInfo{
 	{"aN", opBinary, false, pAssign, "operator&="},
 	{"aS", opBinary, false, pAssign, "operator="},
@@ -41,6 +43,7 @@ var ops = [...]opInfo{
 	{"cl", opCall, false, pPostfix, "operator()"},
 	{"cm", opBinary, false, pComma, "operator,"},
 	{"co", opPrefix, false, pUnary, "operator~"},
+	{"cp", opCall, true, pPostfix, "operator()"},
 	{"cv", opCCast, false, pCast, "operator"},
 	{"dV", opBinary, false, pAssign, "operator/="},
 	{"da", opDel, true, pUnary, "operator delete[]"},
@@ -75,7 +78,7 @@ var ops = [...]opInfo{
 	{"or", opBinary, false, pIor, "operator|"},
 	{"pL", opBinary, false, pAssign, "operator+="},
 	{"pl", opBinary, false, pAdditive, "operator+"},
-	{"pm", opMember, false, pPtrMem, "operator->*"},
+	{"pm", opMember, true, pPtrMem, "operator->*"},
 	{"pp", opPostfix, false, pPostfix, "operator++"},
 	{"ps", opPrefix, false, pUnary, "operator+"},
 	{"pt", opMember, true, pPostfix, "operator->"},

@@ -12,12 +12,12 @@ import (
 // TestMutationsAgainstLLVM is a differential test on damaged and
 // recombined names: it derives names from the table by deleting,
 // duplicating, splicing and replacing pieces (seeded, so the set is the
-// same every run), asks llvm-cxxfilt-19 about all of them in one process,
+// same every run), asks llvm-cxxfilt-22 about all of them in one process,
 // and requires Demangle to either match or decline. Mutations reach the
 // corners (odd substitution indices, template parameters out of range,
 // truncated expressions) that compiler output never shows.
 func TestMutationsAgainstLLVM(t *testing.T) {
-	cxxfilt := testenv.Tool(t, "llvm-cxxfilt-19")
+	cxxfilt := testenv.Tool(t, "llvm-cxxfilt-22")
 	var seeds []string
 	for _, r := range readTable(t) {
 		seeds = append(seeds, r[0])
@@ -60,11 +60,11 @@ func TestMutationsAgainstLLVM(t *testing.T) {
 	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("llvm-cxxfilt-19: %v", err)
+		t.Fatalf("llvm-cxxfilt-22: %v", err)
 	}
 	want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(want) != len(names) {
-		t.Fatalf("llvm-cxxfilt-19 returned %d lines for %d names", len(want), len(names))
+		t.Fatalf("llvm-cxxfilt-22 returned %d lines for %d names", len(want), len(names))
 	}
 	llvmOK, ours, wrong := 0, 0, 0
 	for i, m := range names {

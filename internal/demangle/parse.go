@@ -187,8 +187,13 @@ func (p *parser) enter() bool {
 
 func (p *parser) leave() { p.depth-- }
 
-// parse is LLVM's AbstractManglingParser::parse.
+// parse is LLVM's AbstractManglingParser::parse, for the names LLVM's
+// demanglers hand it: "_Z" or "__Z" and an encoding, or "___Z" or "____Z"
+// and the encoding of a block invocation function.
 func (p *parser) parse() int32 {
+	if p.consumeStr("___Z") || p.consumeStr("____Z") {
+		return p.parseBlockInvoke()
+	}
 	if !p.consumeStr("_Z") && !p.consumeStr("__Z") {
 		return -1
 	}
@@ -204,6 +209,27 @@ func (p *parser) parse() int32 {
 		return -1
 	}
 	return enc
+}
+
+// parseBlockInvoke reads "<encoding> _block_invoke [_<number> | <number>]
+// [.<anything>]": the function a block literal was written in. Neither the
+// number nor the dot suffix is printed.
+func (p *parser) parseBlockInvoke() int32 {
+	enc := p.parseEncoding()
+	if enc < 0 || !p.consumeStr("_block_invoke") {
+		return -1
+	}
+	needNum := p.consume('_')
+	if p.parseNumber(false) == "" && needNum {
+		return -1
+	}
+	if p.look(0) == '.' {
+		p.pos = len(p.in)
+	}
+	if p.left() != 0 {
+		return -1
+	}
+	return p.mk(node{k: kSpecial, s: lInvocationFunctionForBlockIn, a: enc, b: -1, c: -1})
 }
 
 type savedTParams struct {
@@ -1212,6 +1238,9 @@ func (p *parser) parseType1() int32 {
 			return p.mkName(lHalf)
 		case 'F':
 			p.pos += 2
+			if p.consumeStr("16b") { // C++23 std::bfloat16_t (LLVM 22; 19 rejects it)
+				return p.mkName(lBfloat16)
+			}
 			dim := p.mkName(p.sub(p.parseNumber(false)))
 			if !p.consume('_') {
 				return -1
@@ -1274,9 +1303,11 @@ func (p *parser) parseType1() int32 {
 		if res < 0 {
 			return -1
 		}
-		// LLVM 19 does not make the template-template parameter itself a
-		// substitution candidate (later versions do).
+		// A template-template parameter followed by its arguments is
+		// itself a substitution candidate (LLVM 22; LLVM 19 did not add
+		// it, which renumbers every later S_ reference).
 		if p.tryTA && p.look(0) == 'I' {
+			p.subs = append(p.subs, res)
 			ta := p.parseTemplateArgs(false)
 			if ta < 0 {
 				return -1

@@ -36,6 +36,7 @@ func (w *printer) get(s str) string {
 var (
 	lAnonymousNamespace                  = lit("(anonymous namespace)")
 	lAuto                                = lit("auto")
+	lBfloat16                            = lit("std::bfloat16_t")
 	lBlockLiteral                        = lit("'block-literal'")
 	lChar16T                             = lit("char16_t")
 	lChar32T                             = lit("char32_t")
@@ -51,6 +52,7 @@ var (
 	lGuardVariableFor                    = lit("guard variable for ")
 	lHalf                                = lit("half")
 	lImaginary                           = lit(" imaginary")
+	lInvocationFunctionForBlockIn        = lit("invocation function for block in ")
 	lNoexcept                            = lit("noexcept")
 	lNoexcept2                           = lit("noexcept ")
 	lNonVirtualThunkTo                   = lit("non-virtual thunk to ")
