@@ -1,5 +1,11 @@
 package demangle
 
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
 type opKind uint8
 
 const (
@@ -245,15 +251,10 @@ func (p *parser) parseExpr1() int32 {
 			if callee < 0 {
 				return -1
 			}
-			begin := len(p.names)
-			for !p.consume('E') {
-				e := p.parseExpr()
-				if e < 0 {
-					return -1
-				}
-				p.names = append(p.names, e)
+			off, n, ok := p.parseListUntil('E', p.parseExpr)
+			if !ok {
+				return -1
 			}
-			off, n := p.popList(begin)
 			fl := int32(0)
 			if op.flag {
 				fl = 1
@@ -319,8 +320,35 @@ func (p *parser) parseExpr1() int32 {
 				return -1
 			}
 			return p.mk(node{k: kEnclosing, s: sym, a: a, b: -1, c: -1, prec: op.prec})
+		case opNew:
+			off, n, ok := p.parseListUntil('_', p.parseExpr)
+			if !ok {
+				return -1
+			}
+			t := p.parseType()
+			if t < 0 {
+				return -1
+			}
+			if !p.consumeStr("pi") && p.look(0) != 'E' {
+				return -1
+			}
+			ioff, in, ok := p.parseListUntil('E', p.parseExpr)
+			if !ok {
+				return -1
+			}
+			inits := p.mk(node{k: kExprList, listOff: ioff, listN: in, a: -1, b: -1, c: -1})
+			if inits < 0 {
+				return -1
+			}
+			return p.mk(node{k: kNew, listOff: off, listN: n, a: t, b: inits, c: -1, flag: newFlags(global, op.flag), prec: op.prec})
+		case opDel:
+			e := p.parseExpr()
+			if e < 0 {
+				return -1
+			}
+			return p.mk(node{k: kDelete, a: e, b: -1, c: -1, flag: newFlags(global, op.flag), prec: op.prec})
 		default:
-			return -1 // new, delete and co_await are not implemented
+			return -1 // co_await is not an expression operand
 		}
 	}
 	if p.left() < 2 {
@@ -335,7 +363,7 @@ func (p *parser) parseExpr1() int32 {
 		if p.look(1) == 'p' || p.look(1) == 'L' && isDigit(p.look(2)) {
 			return p.parseFunctionParam()
 		}
-		return -1 // fold expressions are not implemented
+		return p.parseFoldExpr()
 	}
 	if p.consumeStr("nx") {
 		e := p.parseExpr()
@@ -385,9 +413,12 @@ func (p *parser) parseExpr1() int32 {
 		}
 		return p.mk1(kThrow, e)
 	}
+	if p.look(0) == 'r' && (p.look(1) == 'q' || p.look(1) == 'Q') {
+		return p.parseRequiresExpr()
+	}
 	switch p.look(0) {
 	case 'i', 'm', 'r', 's', 't', 'u':
-		// il, mc, rq/rQ, so, sP, tl, u: not implemented. Anything else
+		// mc, so, sP, u: not implemented. Anything else
 		// starting with these letters is an unresolved name (sr, ...).
 		if !(p.look(0) == 's' && p.look(1) == 'r') {
 			return -1
@@ -463,8 +494,32 @@ func (p *parser) parseExprPrimary() int32 {
 			return p.mk(node{k: kBoolLit, flag: 1, a: -1, b: -1, c: -1})
 		}
 		return -1
-	case 'f', 'd', 'e':
-		return -1 // floating-point literals are not implemented
+	case 'f', 'd':
+		// float and double: the value's bytes in hex, most significant
+		// first, printed as C's %a (and an 'f' for float). Long double
+		// (e) is not implemented: its %a depends on the x87 format.
+		c := p.look(0)
+		p.pos++
+		size := 8
+		if c == 'd' {
+			size = 16
+		}
+		if p.left() <= size {
+			return -1
+		}
+		digits := p.in[p.pos : p.pos+size]
+		for i := 0; i < size; i++ {
+			if d := digits[i]; !isDigit(d) && !(d >= 'a' && d <= 'f') {
+				return -1
+			}
+		}
+		p.pos += size
+		if !p.consume('E') {
+			return -1
+		}
+		return p.mk(node{k: kFloatLit, s: p.sub(digits), flag: int32(c), a: -1, b: -1, c: -1})
+	case 'e':
+		return -1 // long double literals are not implemented
 	case '_':
 		if p.consumeStr("_Z") {
 			r := p.parseEncoding()
@@ -675,4 +730,165 @@ func (p *parser) parseInitList(ty int32) int32 {
 	}
 	off, n := p.popList(begin)
 	return p.mk(node{k: kInitList, a: ty, b: -1, c: -1, listOff: off, listN: n})
+}
+
+// parseRequiresExpr parses "rq <requirement>+ E" or
+// "rQ <bare-function-type> _ <requirement>+ E".
+func (p *parser) parseRequiresExpr() int32 {
+	params := int32(-1)
+	if p.consumeStr("rQ") {
+		off, n, ok := p.parseListUntil('_', p.parseType)
+		if !ok {
+			return -1
+		}
+		params = p.mk(node{k: kExprList, listOff: off, listN: n, a: -1, b: -1, c: -1})
+		if params < 0 {
+			return -1
+		}
+	} else if !p.consumeStr("rq") {
+		return -1
+	}
+	begin := len(p.names)
+	for {
+		var r int32
+		switch {
+		case p.consume('X'):
+			e := p.parseExpr()
+			if e < 0 {
+				return -1
+			}
+			noexcept := int32(0)
+			if p.consume('N') {
+				noexcept = 1
+			}
+			tc := int32(-1)
+			if p.consume('R') {
+				if tc = p.parseName(nil); tc < 0 {
+					return -1
+				}
+			}
+			r = p.mk(node{k: kExprReq, a: e, b: tc, c: -1, flag: noexcept})
+		case p.consume('T'):
+			t := p.parseType()
+			if t < 0 {
+				return -1
+			}
+			r = p.mk1(kTypeReq, t)
+		case p.consume('Q'):
+			e := p.parseExpr()
+			if e < 0 {
+				return -1
+			}
+			r = p.mk1(kNestedReq, e)
+		default:
+			return -1
+		}
+		if r < 0 {
+			return -1
+		}
+		p.names = append(p.names, r)
+		if p.consume('E') {
+			break
+		}
+	}
+	off, n := p.popList(begin)
+	return p.mk(node{k: kRequiresExpr, listOff: off, listN: n, a: params, b: -1, c: -1})
+}
+
+func newFlags(global, array bool) int32 {
+	f := int32(0)
+	if global {
+		f |= 1
+	}
+	if array {
+		f |= 2
+	}
+	return f
+}
+
+// parseFoldExpr parses "fL|fR <binary-operator-name> <expr> <expr>" and
+// "fl|fr <binary-operator-name> <expr>".
+func (p *parser) parseFoldExpr() int32 {
+	if !p.consume('f') {
+		return -1
+	}
+	var left, init bool
+	switch p.look(0) {
+	case 'L':
+		left, init = true, true
+	case 'R':
+		init = true
+	case 'l':
+		left = true
+	case 'r':
+	default:
+		return -1
+	}
+	p.pos++
+	op, oi := p.parseOperatorEncoding()
+	if op == nil || !(op.kind == opBinary || op.kind == opMember && op.name[len(op.name)-1] == '*') {
+		return -1
+	}
+	pack := p.parseExpr()
+	if pack < 0 {
+		return -1
+	}
+	in := int32(-1)
+	if init {
+		if in = p.parseExpr(); in < 0 {
+			return -1
+		}
+	}
+	if left && in >= 0 {
+		pack, in = in, pack
+	}
+	fl := int32(0)
+	if left {
+		fl = 1
+	}
+	return p.mk(node{k: kFold, a: pack, b: in, c: -1, s: opStrs[oi].sym, flag: fl})
+}
+
+// appendHexFloat appends C's printf("%a") of the float (size 8) or double
+// (size 16) whose bytes digits spells in hex, most significant first, as
+// glibc prints it: a float is promoted to double, subnormals keep a
+// leading 0, and the exponent has no padding.
+func appendHexFloat(b []byte, digits string) []byte {
+	v, _ := strconv.ParseUint(digits, 16, 64)
+	bits := v
+	if len(digits) == 8 {
+		bits = math.Float64bits(float64(math.Float32frombits(uint32(v))))
+	}
+	neg := bits>>63 != 0
+	exp := int(bits >> 52 & 0x7ff)
+	mant := bits & (1<<52 - 1)
+	if neg {
+		b = append(b, '-')
+	}
+	switch {
+	case exp == 0x7ff && mant == 0:
+		return append(b, "inf"...)
+	case exp == 0x7ff:
+		return append(b, "nan"...)
+	case exp == 0 && mant == 0:
+		return append(b, "0x0p+0"...)
+	}
+	lead, e := byte('1'), exp-1023
+	if exp == 0 {
+		lead, e = '0', -1022
+	}
+	b = append(b, '0', 'x', lead)
+	if mant != 0 {
+		frac := []byte(fmt.Sprintf("%013x", mant))
+		for frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
+		}
+		b = append(b, '.')
+		b = append(b, frac...)
+	}
+	b = append(b, 'p')
+	if e >= 0 {
+		b = append(b, '+')
+	}
+	return strconv.AppendInt(b, int64(e), 10)
 }

@@ -10,7 +10,7 @@ const (
 	kNested                      // a::b
 	kLocal                       // a::b (encoding, entity)
 	kNameTA                      // a b (name, template args)
-	kTemplateArgs                // list, b = requires (unsupported)
+	kTemplateArgs                // list, b = requires clause (parsed, not printed)
 	kSpecialSub                  // flag: sub kind
 	kExpandedSub                 // flag: sub kind
 	kCtorDtor                    // a = basename node, flag: dtor
@@ -25,7 +25,7 @@ const (
 	kPtrMem                      // a = class, b = member
 	kArray                       // a = base, b = dimension (or -1)
 	kFunctionType                // a = ret, list = params, quals, ref, c = exception spec
-	kEncoding                    // a = ret (or -1), b = name, list = params, c = attrs, quals, ref
+	kEncoding                    // a = ret (or -1), b = name, list = params, c = attrs, quals, ref, flag = requires clause + 1
 	kPack                        // list: ParameterPack
 	kTemplateArgPack             // list: TemplateArgumentPack
 	kPackExpansion               // a
@@ -64,6 +64,16 @@ const (
 	kThrow                       // a
 	kInitList                    // a = type or -1, list
 	kTPQualArg                   // a = arg (TemplateParamQualifiedArg)
+	kFriend                      // a = scope, b = name (MemberLikeFriendName)
+	kRequiresExpr                // list = requirements, a = parameters (kExprList) or -1
+	kExprList                    // list, printed with commas
+	kExprReq                     // a = expr, b = type constraint or -1, flag = noexcept
+	kTypeReq                     // a = type
+	kNestedReq                   // a = constraint
+	kNew                         // list = placement, a = type, b = initializers (kExprList) or -1, flag = 1 global | 2 array
+	kDelete                      // a = operand, flag = 1 global | 2 array
+	kFold                        // a = pack, b = init or -1, s = operator symbol, flag = left fold
+	kFloatLit                    // s = hex digits, flag = 'f' (float) or 'd' (double)
 	numKinds
 )
 

@@ -38,6 +38,9 @@ type parser struct {
 	tryTA       bool
 	permitFwd   bool
 	lambdaLevel int
+	// incompleteTP is LLVM's HasIncompleteTemplateParameterTracking: set
+	// while a type constraint is parsed.
+	incompleteTP bool
 }
 
 func (p *parser) look(i int) byte {
@@ -101,7 +104,7 @@ var pureKind = func() (t [numKinds]bool) {
 		kSpecial, kCtorVtable, kQual, kPointer, kRef, kPtrMem, kArray, kFunctionType,
 		kEncoding, kTemplateArgs, kTemplateArgPack, kClosure, kPostfixQual, kElaborated,
 		kTransformed, kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit,
-		kQualified, kGlobalQualified, kDtorName, kTPQualArg} {
+		kQualified, kGlobalQualified, kDtorName, kTPQualArg, kFriend} {
 		t[k] = true
 	}
 	return t
@@ -113,6 +116,21 @@ func (p *parser) mkName(s str) int32 {
 
 func (p *parser) mk1(k kind, a int32) int32 {
 	return p.mk(node{k: k, a: a, b: -1, c: -1})
+}
+
+// parseListUntil parses elements with parse up to the byte end, which it
+// consumes, and returns them as a list.
+func (p *parser) parseListUntil(end byte, parse func() int32) (off, n int32, ok bool) {
+	begin := len(p.names)
+	for !p.consume(end) {
+		e := parse()
+		if e < 0 {
+			return 0, 0, false
+		}
+		p.names = append(p.names, e)
+	}
+	off, n = p.popList(begin)
+	return off, n, true
 }
 
 // popList moves names[begin:] into the lists slice and returns its range.
@@ -287,15 +305,10 @@ func (p *parser) parseEncoding1() int32 {
 	}
 	attrs := int32(-1)
 	if p.consumeStr("Ua9enable_ifI") {
-		begin := len(p.names)
-		for !p.consume('E') {
-			arg := p.parseTemplateArg()
-			if arg < 0 {
-				return -1
-			}
-			p.names = append(p.names, arg)
+		off, n, ok := p.parseListUntil('E', p.parseTemplateArg)
+		if !ok {
+			return -1
 		}
-		off, n := p.popList(begin)
 		attrs = p.mk(node{k: kEnableIf, a: -1, b: -1, c: -1, listOff: off, listN: n})
 	}
 	ret := int32(-1)
@@ -320,11 +333,18 @@ func (p *parser) parseEncoding1() int32 {
 		}
 		off, n = p.popList(begin)
 	}
-	if p.look(0) == 'Q' {
-		return -1 // requires clauses are not implemented
+	req := int32(-1)
+	if p.consume('Q') {
+		if req = p.parseConstraintExpr(); req < 0 {
+			return -1
+		}
 	}
-	return p.mk(node{k: kEncoding, a: ret, b: name, c: attrs, listOff: off, listN: n,
-		quals: st.quals, ref: st.ref, rhs: cYes, fn: cYes})
+	e := p.mk(node{k: kEncoding, a: ret, b: name, c: attrs, listOff: off, listN: n,
+		quals: st.quals, ref: st.ref, rhs: cYes, fn: cYes, flag: req + 1})
+	if e >= 0 && req >= 0 {
+		p.nodes[e].impure = p.nodes[req].impure
+	}
+	return e
 }
 
 func (p *parser) resolveFwdRefs(st *nameState) bool {
@@ -589,9 +609,7 @@ func (p *parser) parseUnqualifiedName(st *nameState, scope int32) int32 {
 	if p.look(0) == 'W' {
 		return -1 // modules are not implemented
 	}
-	if scope >= 0 && p.look(0) == 'F' {
-		return -1 // member-like friends are not implemented
-	}
+	friend := scope >= 0 && p.consume('F')
 	p.consume('L')
 	var res int32
 	c := p.look(0)
@@ -617,7 +635,9 @@ func (p *parser) parseUnqualifiedName(st *nameState, scope int32) int32 {
 	if res < 0 {
 		return -1
 	}
-	if scope >= 0 {
+	if friend {
+		res = p.mk(node{k: kFriend, a: scope, b: res, c: -1})
+	} else if scope >= 0 {
 		res = p.mk(node{k: kNested, a: scope, b: res, c: -1})
 	}
 	return res
@@ -920,6 +940,7 @@ func (p *parser) parseSubstitution() int32 {
 }
 
 func (p *parser) parseTemplateParam() int32 {
+	begin := p.pos
 	if !p.consume('T') {
 		return -1
 	}
@@ -944,6 +965,9 @@ func (p *parser) parseTemplateParam() int32 {
 		if !p.consume('_') {
 			return -1
 		}
+	}
+	if p.incompleteTP {
+		return p.mkName(p.sub(p.in[begin : p.pos-1]))
 	}
 	if p.permitFwd && level == 0 {
 		r := p.mk(node{k: kFwdRef, flag: int32(index), a: -1, b: -1, c: -1, rhs: cUnknown, arr: cUnknown, fn: cUnknown})
@@ -1003,8 +1027,12 @@ func (p *parser) parseTemplateArgs1(tag bool) int32 {
 			}
 			*p.outer = append(*p.outer, entry)
 		}
-		if p.look(0) == 'Q' {
-			return -1 // requires clauses are not implemented
+		if p.consume('Q') {
+			req := p.parseConstraintExpr()
+			if req < 0 || !p.consume('E') {
+				return -1
+			}
+			break
 		}
 	}
 	off, n := p.popList(begin)
@@ -1111,7 +1139,15 @@ func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
 	case p.consumeStr("Ty"):
 		return invent()
 	case p.consumeStr("Tk"):
-		if p.parseName(nil) < 0 {
+		// LLVM 22 prints the template parameters of a type constraint as
+		// they are mangled, less the final '_' ("T", "T0", "TL0_"): it
+		// does not track the enclosing levels well enough to resolve them.
+		// They enter the substitution table that way too.
+		old := p.incompleteTP
+		p.incompleteTP = true
+		c := p.parseName(nil)
+		p.incompleteTP = old
+		if c < 0 {
 			return -1
 		}
 		return invent()
@@ -1138,8 +1174,11 @@ func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
 			if p.parseTemplateParamDecl(inner) < 0 {
 				return -1
 			}
-			if p.look(0) == 'Q' {
-				return -1
+			if p.consume('Q') {
+				if p.parseConstraintExpr() < 0 || !p.consume('E') {
+					return -1
+				}
+				break
 			}
 		}
 		return n
@@ -1532,4 +1571,15 @@ func (p *parser) parseDecltype() int32 {
 		return -1
 	}
 	return p.mk(node{k: kEnclosing, s: lDecltype, a: e, b: -1, c: -1})
+}
+
+// parseConstraintExpr parses a requires clause: an expression in which
+// template parameters are printed as they are mangled (LLVM's
+// HasIncompleteTemplateParameterTracking).
+func (p *parser) parseConstraintExpr() int32 {
+	old := p.incompleteTP
+	p.incompleteTP = true
+	e := p.parseExpr()
+	p.incompleteTP = old
+	return e
 }

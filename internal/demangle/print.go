@@ -7,9 +7,14 @@ const maxOutput = 1 << 20
 
 // printer is LLVM's OutputBuffer plus the node printing methods.
 type printer struct {
-	p       *parser
-	buf     []byte
-	gtIsGt  int
+	p      *parser
+	buf    []byte
+	gtIsGt int
+	// inTA is set while template arguments (or a cast's type) print:
+	// there LLVM 22 parenthesizes a '>' or '>>' expression only outside
+	// any parentheses (gtIsGt == 0); everywhere else it always does
+	// (LLVM 19 never did outside template arguments).
+	inTA    bool
 	packIdx uint32
 	packMax uint32
 	depth   int
@@ -249,7 +254,7 @@ func (w *printer) baseName(i int32) string {
 			return w.get(n.s)
 		case kNameTA, kAbiTag:
 			i = n.a
-		case kNested:
+		case kNested, kFriend:
 			i = n.b
 		case kSpecialSub:
 			s := ssBase[n.flag]
@@ -291,12 +296,12 @@ func (w *printer) printLeft1(i int32) {
 		w.print(n.a)
 		w.print(n.b)
 	case kTemplateArgs:
-		old := w.gtIsGt
-		w.gtIsGt = 0
+		old, oldTA := w.gtIsGt, w.inTA
+		w.gtIsGt, w.inTA = 0, true
 		w.str("<")
 		w.printWithComma(w.p.list(n))
 		w.str(">")
-		w.gtIsGt = old
+		w.gtIsGt, w.inTA = old, oldTA
 	case kSpecialSub:
 		w.str("std::")
 		w.str(w.baseName(i))
@@ -504,7 +509,7 @@ func (w *printer) printLeft1(i int32) {
 		w.str("fp")
 		w.str(w.get(n.s))
 	case kBinary:
-		parenAll := w.gtIsGt == 0 && (w.get(n.s) == ">" || w.get(n.s) == ">>")
+		parenAll := (w.gtIsGt == 0 || !w.inTA) && (w.get(n.s) == ">" || w.get(n.s) == ">>")
 		if parenAll {
 			w.open()
 		}
@@ -566,12 +571,12 @@ func (w *printer) printLeft1(i int32) {
 		w.printAsOperand(n.c, pAssign, true)
 	case kCast:
 		w.str(w.get(n.s))
-		old := w.gtIsGt
-		w.gtIsGt = 0
+		old, oldTA := w.gtIsGt, w.inTA
+		w.gtIsGt, w.inTA = 0, true
 		w.str("<")
 		w.printLeft(n.a)
 		w.str(">")
-		w.gtIsGt = old
+		w.gtIsGt, w.inTA = old, oldTA
 		w.open()
 		w.printAsOperand(n.b, pDefault, false)
 		w.close()
@@ -604,6 +609,122 @@ func (w *printer) printLeft1(i int32) {
 		w.str("}")
 	case kTPQualArg:
 		w.print(n.a)
+	case kFriend:
+		w.print(n.a)
+		w.str("::friend ")
+		w.print(n.b)
+	case kExprList:
+		w.printWithComma(w.p.list(n))
+	case kFold:
+		// '(' [(init|pack) op ] '...' [ op (pack|init)] ')'
+		printPack := func() {
+			w.open()
+			w.printPackExpansion(n.a)
+			w.close()
+		}
+		w.open()
+		op := w.get(n.s)
+		if n.flag == 0 || n.b >= 0 {
+			if n.flag != 0 {
+				w.printAsOperand(n.b, pCast, true)
+			} else {
+				printPack()
+			}
+			w.str(" ")
+			w.str(op)
+			w.str(" ")
+		}
+		w.str("...")
+		if n.flag != 0 || n.b >= 0 {
+			w.str(" ")
+			w.str(op)
+			w.str(" ")
+			if n.flag != 0 {
+				printPack()
+			} else {
+				w.printAsOperand(n.b, pCast, true)
+			}
+		}
+		w.close()
+	case kFloatLit:
+		w.buf = appendHexFloat(w.buf, w.get(n.s))
+		if n.flag == 'f' {
+			w.str("f")
+		}
+	case kNew, kDelete:
+		if n.flag&1 != 0 {
+			w.str("::")
+		}
+		if n.k == kDelete {
+			w.str("delete")
+			if n.flag&2 != 0 {
+				w.str("[]")
+			}
+			w.str(" ")
+			w.print(n.a)
+			break
+		}
+		w.str("new")
+		if n.flag&2 != 0 {
+			w.str("[]")
+		}
+		if n.listN > 0 {
+			w.open()
+			w.printWithComma(w.p.list(n))
+			w.close()
+		}
+		w.str(" ")
+		w.print(n.a)
+		if w.n(n.b).listN > 0 {
+			w.open()
+			w.print(n.b)
+			w.close()
+		}
+	case kRequiresExpr:
+		w.str("requires")
+		if n.a >= 0 && w.n(n.a).listN > 0 {
+			w.str(" ")
+			w.open()
+			w.print(n.a)
+			w.close()
+		}
+		w.str(" ")
+		w.gtIsGt++
+		w.str("{")
+		for _, r := range w.p.list(n) {
+			w.print(r)
+		}
+		w.str(" ")
+		w.gtIsGt--
+		w.str("}")
+	case kExprReq:
+		w.str(" ")
+		braces := n.flag != 0 || n.b >= 0
+		if braces {
+			w.gtIsGt++
+			w.str("{")
+		}
+		w.print(n.a)
+		if braces {
+			w.gtIsGt--
+			w.str("}")
+		}
+		if n.flag != 0 {
+			w.str(" noexcept")
+		}
+		if n.b >= 0 {
+			w.str(" -> ")
+			w.print(n.b)
+		}
+		w.str(";")
+	case kTypeReq:
+		w.str(" typename ")
+		w.print(n.a)
+		w.str(";")
+	case kNestedReq:
+		w.str(" requires ")
+		w.print(n.a)
+		w.str(";")
 	case kThrow:
 		w.str("throw ")
 		w.print(n.a)
@@ -682,6 +803,10 @@ func (w *printer) printRight1(i int32) {
 		w.refQual(n.ref)
 		if n.c >= 0 {
 			w.print(n.c)
+		}
+		if n.flag > 0 {
+			w.str(" requires ")
+			w.print(n.flag - 1)
 		}
 	case kPack:
 		if e := w.packElem(n); e >= 0 {
