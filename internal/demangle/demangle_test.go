@@ -174,7 +174,18 @@ var nameCases = []string{
 	"___Z3foov_block_invoke", "___Z3foov_block_invoke_", "___Z3foov_block_invoke_2", "___Z3foov_block_invoke12",
 	"___Z3foov_block_invoke_12.cold", "___Z3foov_block_invokex", "____Z3foov_block_invoke",
 	"___ZN1A1fEv_block_invoke_3", "_Z3foov_block_invoke", "_ZN1ApmERKS_", "_ZN1AcpEv", "_Z1fIiEDTcp1gfp_EET_",
-	"_ZN1A1fIiEEvT_IS1_E", "_Z1fDF16b", "_Z1fDF16_", "_RNvC6_123foo3bar", "_D3foo3barFZv", "__imp_foo", "_Znotmangled", "_ZZ", "_Z1fv_",
+	"_ZN1A1fIiEEvT_IS1_E",
+	// C++20 (clang++-22 -std=c++20): constraints, requires, friends, folds,
+	// new, floating-point arguments, lambdas with template parameters.
+	"_ZNKSt6ranges12__advance_fnclITkSt24input_or_output_iteratorN9__gnu_cxx17__normal_iteratorIPiSt6vectorIiSaIiEEEETkSt12sentinel_forIT_ES8_EEvRSA_T0_",
+	"_ZNKSt8__detail10_Synth3wayclIPiS2_EEDaRKT_RKT0_QrqXltfp_fp0_RNS_18__boolean_testableEXltfp0_fp_RNS_18__boolean_testableEE",
+	"_ZNSt6ranges14transform_viewINS_11filter_viewINS_8ref_viewISt6vectorIiSaIiEEEEZ4mainE3$_0EEZ4mainE3$_1E3endEvQ12common_rangeIT_E",
+	"_Z4halfIdQsr3stdE14floating_pointIT_EES0_S0_", "_ZN1AF1fEv", "_ZN1AFC1Ev", "_Z1fIJiEEDTfLplLi1Efp_EDpT_",
+	"_Z1fIJiEEDTfrpmfp_EDpT_", "_Z1fIiEDTnwfp_Li2E_T_piEES0_", "_Z1fIiEDTgsdlfp_ET_", "_Z1fILd000f000000000000EEvv",
+	"_Z1fILf00000001EEvv", "_Z1fILdfff8000000000000EEvv", "_Z1fIiEDTplgtfp_Li1ELi2EET_", "_Z1fIiEvT_QrqQgtLi1ELi2EE",
+	"_ZZ1fiENKUlTyTniTtTyET_E_clIiLi3ESt15type_identity_tEEDaS_", "_ZZ1fiENKUlTpTnmSt16integer_sequenceImJXspT_EEEE_clIJLm0ELm1ELm2EEEEDaS0_",
+	"_ZZ1fiENKUlTkSt8integralT_E_clIiEEDaS_QgtstS_Li1E", "_ZZ1fiENKUlTyT_T0_E_clIilEEDaS_S0_",
+	"_Z1fDF16b", "_Z1fDF16_", "_RNvC6_123foo3bar", "_D3foo3barFZv", "__imp_foo", "_Znotmangled", "_ZZ", "_Z1fv_",
 }
 
 // TestNameAgainstLLVM compares Name with llvm-cxxfilt-22 on nameCases.

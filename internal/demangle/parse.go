@@ -41,6 +41,9 @@ type parser struct {
 	// incompleteTP is LLVM's HasIncompleteTemplateParameterTracking: set
 	// while a type constraint is parsed.
 	incompleteTP bool
+	// synth counts the template parameter names invented so far, per kind
+	// (LLVM's NumSyntheticTemplateParameters).
+	synth [3]int
 }
 
 func (p *parser) look(i int) byte {
@@ -104,7 +107,8 @@ var pureKind = func() (t [numKinds]bool) {
 		kSpecial, kCtorVtable, kQual, kPointer, kRef, kPtrMem, kArray, kFunctionType,
 		kEncoding, kTemplateArgs, kTemplateArgPack, kClosure, kPostfixQual, kElaborated,
 		kTransformed, kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit,
-		kQualified, kGlobalQualified, kDtorName, kTPQualArg, kFriend} {
+		kQualified, kGlobalQualified, kDtorName, kTPQualArg, kFriend, kSynthParam,
+		kTypeParamDecl, kConstrainedParamDecl, kNonTypeParamDecl, kTemplateParamDecl, kParamPackDecl} {
 		t[k] = true
 	}
 	return t
@@ -704,14 +708,30 @@ func (p *parser) parseUnnamedTypeName(st *nameState) int32 {
 				p.tparams = p.tparams[:oldN]
 			}
 		}()
-		if p.isTemplateParamDecl() {
-			return -1 // explicit lambda template parameters are not implemented
-		}
-		p.tparams = p.tparams[:len(p.tparams)-1]
-		if p.look(0) == 'Q' {
-			return -1
-		}
+		lambdaParams := p.tparams[len(p.tparams)-1]
 		begin := len(p.names)
+		for p.isTemplateParamDecl() {
+			d := p.parseTemplateParamDecl(lambdaParams)
+			if d < 0 {
+				return -1
+			}
+			p.names = append(p.names, d)
+		}
+		toff, tn := p.popList(begin)
+		decls := int32(-1)
+		if tn > 0 {
+			if decls = p.mk(node{k: kExprList, listOff: toff, listN: tn, a: -1, b: -1, c: -1}); decls < 0 {
+				return -1
+			}
+		} else {
+			p.tparams = p.tparams[:len(p.tparams)-1]
+		}
+		req1, req2 := int32(-1), int32(-1)
+		if p.consume('Q') {
+			if req1 = p.parseConstraintExpr(); req1 < 0 {
+				return -1
+			}
+		}
 		if !p.consume('v') {
 			for {
 				t := p.parseType()
@@ -725,6 +745,11 @@ func (p *parser) parseUnnamedTypeName(st *nameState) int32 {
 			}
 		}
 		off, n := p.popList(begin)
+		if p.consume('Q') {
+			if req2 = p.parseConstraintExpr(); req2 < 0 {
+				return -1
+			}
+		}
 		if !p.consume('E') {
 			return -1
 		}
@@ -732,7 +757,7 @@ func (p *parser) parseUnnamedTypeName(st *nameState) int32 {
 		if !p.consume('_') {
 			return -1
 		}
-		return p.mk(node{k: kClosure, s: p.sub(count), listOff: off, listN: n, a: -1, b: -1, c: -1})
+		return p.mk(node{k: kClosure, s: p.sub(count), listOff: off, listN: n, a: decls, b: req1, c: req2})
 	}
 	if p.consumeStr("Ub") {
 		p.parseNumber(false)
@@ -1113,11 +1138,11 @@ func (p *parser) parseTemplateArg1() int32 {
 	return p.parseType()
 }
 
-// parseTemplateParamDecl parses a <template-param-decl>. The declaration
-// itself is never printed here (only lambdas with explicit template
-// parameters would print it, and those are not implemented), but parsing
-// it has the side effects LLVM's has: types enter the substitution table
-// and nested declarations fill a template parameter list.
+// parseTemplateParamDecl parses a <template-param-decl> and returns the
+// declaration (printed only in a lambda's explicit template parameters).
+// It invents the parameter's name ($T, $N, $TT, numbered per name as LLVM
+// does) and adds it to params, the template parameter list it declares
+// into.
 func (p *parser) parseTemplateParamDecl(params *[]int32) int32 {
 	if !p.enter() {
 		return -1
@@ -1127,17 +1152,31 @@ func (p *parser) parseTemplateParamDecl(params *[]int32) int32 {
 	return r
 }
 
+// Kinds of invented template parameter names (LLVM's TemplateParamKind).
+const (
+	synthType = iota
+	synthNonType
+	synthTemplate
+)
+
 func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
-	invent := func() int32 {
-		n := p.mkName(lT)
+	invent := func(kind int) int32 {
+		n := p.mk(node{k: kSynthParam, flag: int32(kind), listOff: int32(p.synth[kind]), a: -1, b: -1, c: -1})
+		p.synth[kind]++
 		if n >= 0 && params != nil {
 			*params = append(*params, n)
 		}
 		return n
 	}
+	decl := func(k kind, a, b int32) int32 {
+		if a < 0 {
+			return -1
+		}
+		return p.mk(node{k: k, a: a, b: b, c: -1, rhs: cYes})
+	}
 	switch {
 	case p.consumeStr("Ty"):
-		return invent()
+		return decl(kTypeParamDecl, invent(synthType), -1)
 	case p.consumeStr("Tk"):
 		// LLVM 22 prints the template parameters of a type constraint as
 		// they are mangled, less the final '_' ("T", "T0", "TL0_"): it
@@ -1150,15 +1189,19 @@ func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
 		if c < 0 {
 			return -1
 		}
-		return invent()
+		return decl(kConstrainedParamDecl, c, invent(synthType))
 	case p.consumeStr("Tn"):
-		n := invent()
-		if n < 0 || p.parseType() < 0 {
+		n := invent(synthNonType)
+		if n < 0 {
 			return -1
 		}
-		return n
+		t := p.parseType()
+		if t < 0 {
+			return -1
+		}
+		return decl(kNonTypeParamDecl, n, t)
 	case p.consumeStr("Tt"):
-		n := invent()
+		n := invent(synthTemplate)
 		if n < 0 {
 			return -1
 		}
@@ -1170,20 +1213,25 @@ func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
 				p.tparams = p.tparams[:oldN]
 			}
 		}()
+		begin := len(p.names)
+		req := int32(-1)
 		for !p.consume('E') {
-			if p.parseTemplateParamDecl(inner) < 0 {
+			d := p.parseTemplateParamDecl(inner)
+			if d < 0 {
 				return -1
 			}
+			p.names = append(p.names, d)
 			if p.consume('Q') {
-				if p.parseConstraintExpr() < 0 || !p.consume('E') {
+				if req = p.parseConstraintExpr(); req < 0 || !p.consume('E') {
 					return -1
 				}
 				break
 			}
 		}
-		return n
+		off, cnt := p.popList(begin)
+		return p.mk(node{k: kTemplateParamDecl, a: n, b: req, c: -1, listOff: off, listN: cnt, rhs: cYes})
 	case p.consumeStr("Tp"):
-		return p.parseTemplateParamDecl(params)
+		return decl(kParamPackDecl, p.parseTemplateParamDecl(params), -1)
 	}
 	return -1
 }

@@ -1,5 +1,7 @@
 package demangle
 
+import "strconv"
+
 const noPack = ^uint32(0)
 
 // maxOutput bounds the demangled text (1 MiB); longer results fail.
@@ -436,9 +438,51 @@ func (w *printer) printLeft1(i int32) {
 		w.str("'lambda")
 		w.str(w.get(n.s))
 		w.str("'")
+		if n.a >= 0 {
+			old, oldTA := w.gtIsGt, w.inTA
+			w.gtIsGt, w.inTA = 0, true
+			w.str("<")
+			w.print(n.a)
+			w.str(">")
+			w.gtIsGt, w.inTA = old, oldTA
+		}
+		if n.b >= 0 {
+			w.str(" requires ")
+			w.print(n.b)
+			w.str(" ")
+		}
 		w.open()
 		w.printWithComma(w.p.list(n))
 		w.close()
+		if n.c >= 0 {
+			w.str(" requires ")
+			w.print(n.c)
+		}
+	case kSynthParam:
+		w.str([...]string{"$T", "$N", "$TT"}[n.flag])
+		if n.listOff > 0 {
+			w.buf = strconv.AppendInt(w.buf, int64(n.listOff-1), 10)
+		}
+	case kTypeParamDecl:
+		w.str("typename ")
+	case kConstrainedParamDecl:
+		w.print(n.a)
+		w.str(" ")
+	case kNonTypeParamDecl:
+		w.printLeft(n.b)
+		if !w.hasRHS(n.b) {
+			w.str(" ")
+		}
+	case kTemplateParamDecl:
+		old := w.gtIsGt
+		w.gtIsGt = 0
+		w.str("template<")
+		w.printWithComma(w.p.list(n))
+		w.str("> typename ")
+		w.gtIsGt = old
+	case kParamPackDecl:
+		w.printLeft(n.a)
+		w.str("...")
 	case kUnnamed:
 		w.str("'unnamed")
 		w.str(w.get(n.s))
@@ -820,6 +864,21 @@ func (w *printer) printRight1(i int32) {
 		w.printing[i] = true
 		w.printRight(n.a)
 		w.printing[i] = false
+	case kTypeParamDecl:
+		w.print(n.a)
+	case kConstrainedParamDecl:
+		w.print(n.b)
+	case kNonTypeParamDecl:
+		w.print(n.a)
+		w.printRight(n.b)
+	case kTemplateParamDecl:
+		w.print(n.a)
+		if n.b >= 0 {
+			w.str(" requires ")
+			w.print(n.b)
+		}
+	case kParamPackDecl:
+		w.printRight(n.a)
 	}
 }
 

@@ -64,7 +64,6 @@ var (
 	lStdNullptrT                         = lit("std::nullptr_t")
 	lStringLiteral                       = lit("string literal")
 	lStruct                              = lit("struct")
-	lT                                   = lit("$T")
 	lTemplateParameterObjectFor          = lit("template parameter object for ")
 	lThis                                = lit("this")
 	lThreadLocalInitializationRoutineFor = lit("thread-local initialization routine for ")

@@ -10,6 +10,8 @@
 #include <numeric>
 #include <ranges>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace demo {
@@ -33,6 +35,20 @@ template <typename T> struct Box {
 };
 template <typename T> T* make(T v) { return new T(v); }
 template <typename T> void destroy(T* p) { delete p; }
+// Lambdas with explicit template parameters, in an inline function so that
+// their names are not local to this object.
+inline int lambdas(int a) {
+  auto l1 = []<typename T>(T x) { return x; };
+  auto l2 = []<typename T, int N, template <typename> class TT>(T x) { return x + N; };
+  auto l3 = []<std::integral T>(T x) requires (sizeof(T) > 1) { return x; };
+  auto l4 = []<typename... Ts>(Ts... xs) { return (0 + ... + xs); };
+  auto l5 = []<typename T>(T x, auto y) { return x + y; };
+  auto l6 = []<std::size_t... I>(std::index_sequence<I...>) { return (0 + ... + I); };
+  auto l7 = [](std::integral auto x) { return x; };
+  return l1(a) + l2.operator()<int, 3, std::type_identity_t>(a) + l3(a) + l4(a, a) + l5(a, 1L) +
+         (int)l6(std::make_index_sequence<3>{}) + l7(a);
+}
+template <typename T> void constrained(T) requires std::integral<T> {}
 }  // namespace demo
 
 int main(int argc, char** argv) {
@@ -53,7 +69,8 @@ int main(int argc, char** argv) {
   int t = *p;
   destroy(p);
   auto up = std::make_unique<std::string>("x");
+  constrained(argc);
   return twice(s) + (int)half(2.0) + (int)count(v) + sum(1, 2, 3) + all(true, argc > 0) + right(1, 2) +
          (a == b) + (a < b) + (bx == by) + val<1.5>() + val<2.5f>() + sq(3) + gen(4L) + t + (int)up->size() +
-         std::accumulate(v.begin(), v.end(), 0);
+         std::accumulate(v.begin(), v.end(), 0) + lambdas(argc);
 }
