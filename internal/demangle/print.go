@@ -41,6 +41,17 @@ func (w *printer) str(s string) { w.buf = append(w.buf, s...) }
 func (w *printer) open()  { w.gtIsGt++; w.buf = append(w.buf, '(') }
 func (w *printer) close() { w.gtIsGt--; w.buf = append(w.buf, ')') }
 
+// angle prints "<", what body prints, ">" with LLVM's state for template
+// arguments: a '>' there is not taken for the closing bracket.
+func (w *printer) angle(body func()) {
+	old, oldTA := w.gtIsGt, w.inTA
+	w.gtIsGt, w.inTA = 0, true
+	w.str("<")
+	body()
+	w.str(">")
+	w.gtIsGt, w.inTA = old, oldTA
+}
+
 func (w *printer) back() byte {
 	if len(w.buf) == 0 {
 		return 0
@@ -298,12 +309,7 @@ func (w *printer) printLeft1(i int32) {
 		w.print(n.a)
 		w.print(n.b)
 	case kTemplateArgs:
-		old, oldTA := w.gtIsGt, w.inTA
-		w.gtIsGt, w.inTA = 0, true
-		w.str("<")
-		w.printWithComma(w.p.list(n))
-		w.str(">")
-		w.gtIsGt, w.inTA = old, oldTA
+		w.angle(func() { w.printWithComma(w.p.list(n)) })
 	case kSpecialSub:
 		w.str("std::")
 		w.str(w.baseName(i))
@@ -439,12 +445,7 @@ func (w *printer) printLeft1(i int32) {
 		w.str(w.get(n.s))
 		w.str("'")
 		if n.a >= 0 {
-			old, oldTA := w.gtIsGt, w.inTA
-			w.gtIsGt, w.inTA = 0, true
-			w.str("<")
-			w.print(n.a)
-			w.str(">")
-			w.gtIsGt, w.inTA = old, oldTA
+			w.angle(func() { w.print(n.a) })
 		}
 		if n.b >= 0 {
 			w.str(" requires ")
@@ -615,12 +616,7 @@ func (w *printer) printLeft1(i int32) {
 		w.printAsOperand(n.c, pAssign, true)
 	case kCast:
 		w.str(w.get(n.s))
-		old, oldTA := w.gtIsGt, w.inTA
-		w.gtIsGt, w.inTA = 0, true
-		w.str("<")
-		w.printLeft(n.a)
-		w.str(">")
-		w.gtIsGt, w.inTA = old, oldTA
+		w.angle(func() { w.printLeft(n.a) })
 		w.open()
 		w.printAsOperand(n.b, pDefault, false)
 		w.close()
