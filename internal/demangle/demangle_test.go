@@ -185,6 +185,12 @@ var nameCases = []string{
 	"_Z1fILf00000001EEvv", "_Z1fILdfff8000000000000EEvv", "_Z1fIiEDTplgtfp_Li1ELi2EET_", "_Z1fIiEvT_QrqQgtLi1ELi2EE",
 	"_ZZ1fiENKUlTyTniTtTyET_E_clIiLi3ESt15type_identity_tEEDaS_", "_ZZ1fiENKUlTpTnmSt16integer_sequenceImJXspT_EEEE_clIJLm0ELm1ELm2EEEEDaS0_",
 	"_ZZ1fiENKUlTkSt8integralT_E_clIiEEDaS_QgtstS_Li1E", "_ZZ1fiENKUlTyT_T0_E_clIilEEDaS_S0_",
+	// Constrained placeholders, explicit object parameters (C++23),
+	// designated initializers, sizeof... of a captured pack.
+	"_ZN4demo5twiceIDkSt8integraliEET_S1_", "_Z1fDkSt8integralDKSt8integralS_S0_", "_Z1fIiEvDk1CS_",
+	"_Z1gIiEDKSt8integralIT_Ev", "_ZNH1S3fooERKS_", "_ZNH1S3fooIS_EEvOT_i", "_ZNKH1S3fooERKS_",
+	"_Z1fIiEvDTildi1aLi1EdxLi2ELi3EdXLi4ELi5ELi6EEE", "_Z1fIiEvDTtl1AdiaLi1EdibdicLi2EEEE",
+	"_Z1fIiEvDTtl1AdxLi0EdxLi1ELi2EEE", "_Z1fIJiiEEvDTsPDpT_EE", "_Z1fIiEvDTsPEE",
 	"_Z1fDF16b", "_Z1fDF16_", "_RNvC6_123foo3bar", "_D3foo3barFZv", "__imp_foo", "_Znotmangled", "_ZZ", "_Z1fv_",
 }
 

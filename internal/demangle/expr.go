@@ -393,6 +393,17 @@ func (p *parser) parseExpr1() int32 {
 		}
 		return p.mk(node{k: kEnclosing, s: lSizeof, a: fp, b: -1, c: -1})
 	}
+	if p.consumeStr("sP") {
+		off, n, ok := p.parseListUntil('E', p.parseTemplateArg)
+		if !ok {
+			return -1
+		}
+		pack := p.mk(node{k: kExprList, listOff: off, listN: n, a: -1, b: -1, c: -1})
+		if pack < 0 {
+			return -1
+		}
+		return p.mk(node{k: kEnclosing, s: lSizeof, a: pack, b: -1, c: -1})
+	}
 	if p.consumeStr("il") {
 		return p.parseInitList(-1)
 	}
@@ -418,7 +429,7 @@ func (p *parser) parseExpr1() int32 {
 	}
 	switch p.look(0) {
 	case 'i', 'm', 'r', 's', 't', 'u':
-		// mc, so, sP, u: not implemented. Anything else
+		// mc, so, u: not implemented. Anything else
 		// starting with these letters is an unresolved name (sr, ...).
 		if !(p.look(0) == 's' && p.look(1) == 'r') {
 			return -1
@@ -715,21 +726,59 @@ func (p *parser) parseUnresolvedName(global bool) int32 {
 }
 
 // parseInitList parses the <braced-expression>s of il/tl up to E.
-// Designated initializers (di, dx, dX) are not implemented.
 func (p *parser) parseInitList(ty int32) int32 {
-	begin := len(p.names)
-	for !p.consume('E') {
-		if p.look(0) == 'd' && strchr("ixX", p.look(1)) {
-			return -1
-		}
-		e := p.parseExpr()
-		if e < 0 {
-			return -1
-		}
-		p.names = append(p.names, e)
+	off, n, ok := p.parseListUntil('E', p.parseBracedExpr)
+	if !ok {
+		return -1
 	}
-	off, n := p.popList(begin)
 	return p.mk(node{k: kInitList, a: ty, b: -1, c: -1, listOff: off, listN: n})
+}
+
+// parseBracedExpr parses an expression or a designated initializer:
+// "di <field> <braced-expr>", "dx <index> <braced-expr>" or
+// "dX <first> <last> <braced-expr>".
+func (p *parser) parseBracedExpr() int32 {
+	if !p.enter() {
+		return -1
+	}
+	defer p.leave()
+	if p.look(0) == 'd' {
+		switch p.look(1) {
+		case 'i', 'x':
+			array := p.look(1) == 'x'
+			p.pos += 2
+			var a int32
+			if array {
+				a = p.parseExpr()
+			} else {
+				a = p.parseSourceName()
+			}
+			if a < 0 {
+				return -1
+			}
+			init := p.parseBracedExpr()
+			if init < 0 {
+				return -1
+			}
+			return p.mk(node{k: kBraced, a: a, b: init, c: -1, flag: int32(b2i(array))})
+		case 'X':
+			p.pos += 2
+			first := p.parseExpr()
+			if first < 0 {
+				return -1
+			}
+			last := p.parseExpr()
+			if last < 0 {
+				return -1
+			}
+			init := p.parseBracedExpr()
+			if init < 0 {
+				return -1
+			}
+			return p.mk(node{k: kBracedRange, a: first, b: last, c: init})
+		}
+	}
+	return p.parseExpr()
 }
 
 // parseRequiresExpr parses "rq <requirement>+ E" or

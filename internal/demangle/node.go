@@ -80,6 +80,9 @@ const (
 	kNonTypeParamDecl                 // a = name, b = type
 	kTemplateParamDecl                // a = name, list = parameter declarations, b = requires clause or -1
 	kParamPackDecl                    // a = declaration
+	kExplicitObj                      // a = type of an explicit object parameter ("this T")
+	kBraced                           // a = field or index, b = initializer, flag = array (di, dx)
+	kBracedRange                      // a = first, b = last, c = initializer (dX)
 	numKinds
 )
 

@@ -13,6 +13,7 @@ type nameState struct {
 	quals        uint8
 	ref          uint8
 	fwdRefsBegin int
+	explicitObj  bool // N H: the first parameter is an explicit object parameter
 }
 
 type parser struct {
@@ -108,7 +109,8 @@ var pureKind = func() (t [numKinds]bool) {
 		kEncoding, kTemplateArgs, kTemplateArgPack, kClosure, kPostfixQual, kElaborated,
 		kTransformed, kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit,
 		kQualified, kGlobalQualified, kDtorName, kTPQualArg, kFriend, kSynthParam,
-		kTypeParamDecl, kConstrainedParamDecl, kNonTypeParamDecl, kTemplateParamDecl, kParamPackDecl} {
+		kTypeParamDecl, kConstrainedParamDecl, kNonTypeParamDecl, kTemplateParamDecl, kParamPackDecl,
+		kExplicitObj} {
 		t[k] = true
 	}
 	return t
@@ -329,6 +331,11 @@ func (p *parser) parseEncoding1() int32 {
 			t := p.parseType()
 			if t < 0 {
 				return -1
+			}
+			if st.explicitObj && len(p.names) == begin {
+				if t = p.mk1(kExplicitObj, t); t < 0 {
+					return -1
+				}
 			}
 			p.names = append(p.names, t)
 			if p.isEndOfEncoding() || p.look(0) == 'Q' {
@@ -819,19 +826,22 @@ func (p *parser) parseNestedName(st *nameState) int32 {
 	if !p.consume('N') {
 		return -1
 	}
-	if p.look(0) == 'H' {
-		return -1 // explicit object parameters are not implemented
-	}
-	q := p.parseCVQualifiers()
-	ref := uint8(refNone)
-	if p.consume('O') {
-		ref = refRValue
-	} else if p.consume('R') {
-		ref = refLValue
-	}
-	if st != nil {
-		st.quals = q
-		st.ref = ref
+	if p.consume('H') {
+		if st != nil {
+			st.explicitObj = true
+		}
+	} else {
+		q := p.parseCVQualifiers()
+		ref := uint8(refNone)
+		if p.consume('O') {
+			ref = refRValue
+		} else if p.consume('R') {
+			ref = refLValue
+		}
+		if st != nil {
+			st.quals = q
+			st.ref = ref
+		}
 	}
 	soFar := int32(-1)
 	for !p.consume('E') {
@@ -1348,6 +1358,18 @@ func (p *parser) parseType1() int32 {
 		case 'c':
 			p.pos += 2
 			return p.mkName(lDecltypeAuto)
+		case 'k', 'K': // constrained auto, decltype(auto)
+			kind := lSpaceAuto
+			if p.look(1) == 'K' {
+				kind = lSpaceDecltypeAuto
+			}
+			p.pos += 2
+			c := p.parseName(nil)
+			if c < 0 {
+				return -1
+			}
+			// Not a substitution candidate (unlike LLVM's other types here).
+			return p.mk(node{k: kPostfixQual, a: c, b: -1, c: -1, s: kind})
 		case 'n':
 			p.pos += 2
 			return p.mkName(lStdNullptrT)

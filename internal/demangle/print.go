@@ -655,6 +655,30 @@ func (w *printer) printLeft1(i int32) {
 		w.print(n.b)
 	case kExprList:
 		w.printWithComma(w.p.list(n))
+	case kExplicitObj:
+		w.str("this ")
+		w.print(n.a)
+	case kBraced, kBracedRange:
+		init := n.b
+		if n.k == kBracedRange {
+			w.str("[")
+			w.print(n.a)
+			w.str(" ... ")
+			w.print(n.b)
+			w.str("]")
+			init = n.c
+		} else if n.flag != 0 {
+			w.str("[")
+			w.print(n.a)
+			w.str("]")
+		} else {
+			w.str(".")
+			w.print(n.a)
+		}
+		if k := w.n(init).k; k != kBraced && k != kBracedRange {
+			w.str(" = ")
+		}
+		w.print(init)
 	case kFold:
 		// '(' [(init|pack) op ] '...' [ op (pack|init)] ')'
 		printPack := func() {

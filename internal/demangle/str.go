@@ -48,6 +48,8 @@ var (
 	lDecimal64                           = lit("decimal64")
 	lDecltype                            = lit("decltype")
 	lDecltypeAuto                        = lit("decltype(auto)")
+	lSpaceAuto                           = lit(" auto")
+	lSpaceDecltypeAuto                   = lit(" decltype(auto)")
 	lEnum                                = lit("enum")
 	lGuardVariableFor                    = lit("guard variable for ")
 	lHalf                                = lit("half")
