@@ -13,7 +13,8 @@ import (
 // of testdata/cxx20.cc as clang++-22 -std=c++20 compiles it: what C++20
 // code adds to the names of the corpus libraries (type constraints,
 // requires clauses and expressions, hidden friends, fold and new
-// expressions, floating-point template arguments, ranges).
+// expressions, floating-point template arguments, ranges, lambdas with
+// template parameters), and of testdata/module.cppm (module names).
 func TestNameCxx20(t *testing.T) {
 	tool := testenv.Tool(t, "llvm-cxxfilt-22")
 	names := cxx20Names(t)
@@ -33,23 +34,26 @@ func TestNameCxx20(t *testing.T) {
 	}
 }
 
-// cxx20Names returns the sorted distinct mangled names of cxx20.o.
+// cxx20Names returns the sorted distinct mangled names of cxx20.o and
+// module.o.
 func cxx20Names(t *testing.T) []string {
 	testenv.Tool(t, "clang++-22")
 	dir := testenv.Script{
 		Key:     "demangle-cxx20",
 		Dir:     "testdata",
-		Sources: []string{"cxx20.sh", "cxx20.cc"},
+		Sources: []string{"cxx20.sh", "cxx20.cc", "module.cppm"},
 		Tools:   []string{"clang++-22"},
 	}.Build(t)
-	all, _, err := symbolNames(filepath.Join(dir, "cxx20.o"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, n := range all {
-		if strings.HasPrefix(n, "_Z") {
-			names = append(names, n)
+	for _, obj := range []string{"cxx20.o", "module.o"} {
+		all, _, err := symbolNames(filepath.Join(dir, obj), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range all {
+			if strings.HasPrefix(n, "_Z") {
+				names = append(names, n)
+			}
 		}
 	}
 	slices.Sort(names)

@@ -25,15 +25,15 @@
 // Printing copies the text of a context-free subtree printed before
 // (a substitution naming a long type) instead of printing it again.
 //
-// The package covers what compilers emit for ordinary C++ (templates,
-// packs, lambdas, ABI tags, clone suffixes, block invocation functions, a
-// practical subset of expressions). Whatever it does not implement (fold
-// and new expressions, floating-point literals, C++20 modules, friend
-// names and requires clauses, constrained placeholders, designated
-// initializers, explicit lambda template parameters, Objective-C
-// extensions, …) makes Demangle report ok=false and Name return the name
-// as it is; it never guesses. Nor does it demangle Rust (_R) or D (_D)
-// names, which LLVM does.
+// The package covers what compilers emit for C++ up to C++23 (templates,
+// packs, lambdas with template parameters, ABI tags, clone suffixes, block
+// invocation functions, constraints and requires clauses, modules, explicit
+// object parameters, fold, new and most other expressions). Whatever it
+// does not implement (long double literals, the mc, so and u expressions,
+// structured bindings, string literals printed from their initializer
+// lists, Objective-C extensions) makes Demangle report ok=false and Name
+// return the name as it is; it never guesses. Nor does it demangle Rust
+// (_R) or D (_D) names, which LLVM does.
 //
 // Security: input is untrusted. Recursion depth and the number of nodes
 // per name are bounded, every length is checked against the input, and

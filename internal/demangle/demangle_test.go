@@ -191,6 +191,9 @@ var nameCases = []string{
 	"_Z1gIiEDKSt8integralIT_Ev", "_ZNH1S3fooERKS_", "_ZNH1S3fooIS_EEvOT_i", "_ZNKH1S3fooERKS_",
 	"_Z1fIiEvDTildi1aLi1EdxLi2ELi3EdXLi4ELi5ELi6EEE", "_Z1fIiEvDTtl1AdiaLi1EdibdicLi2EEEE",
 	"_Z1fIiEvDTtl1AdxLi0EdxLi1ELi2EEE", "_Z1fIJiiEEvDTsPDpT_EE", "_Z1fIiEvDTsPEE",
+	// Modules.
+	"_ZN2nsW4demoW4core6WidgetC1Ei", "_ZW1AW1BWP1C1fv", "_ZW1AS_1fv", "_ZNW1A1XC1Ev", "_ZW1A1fB3tagv",
+	"_ZGIW1AWP1B", "_ZNW1A1BS_1fEv", "_ZNSt1AW1B1fEv", "_ZStW1A1fv",
 	"_Z1fDF16b", "_Z1fDF16_", "_RNvC6_123foo3bar", "_D3foo3barFZv", "__imp_foo", "_Znotmangled", "_ZZ", "_Z1fv_",
 }
 

@@ -83,6 +83,8 @@ const (
 	kExplicitObj                      // a = type of an explicit object parameter ("this T")
 	kBraced                           // a = field or index, b = initializer, flag = array (di, dx)
 	kBracedRange                      // a = first, b = last, c = initializer (dX)
+	kModuleName                       // a = parent module or -1, b = name, flag = partition
+	kModuleEntity                     // a = module, b = name (name@module)
 	numKinds
 )
 

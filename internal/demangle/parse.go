@@ -110,7 +110,7 @@ var pureKind = func() (t [numKinds]bool) {
 		kTransformed, kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit,
 		kQualified, kGlobalQualified, kDtorName, kTPQualArg, kFriend, kSynthParam,
 		kTypeParamDecl, kConstrainedParamDecl, kNonTypeParamDecl, kTemplateParamDecl, kParamPackDecl,
-		kExplicitObj} {
+		kExplicitObj, kModuleName, kModuleEntity} {
 		t[k] = true
 	}
 	return t
@@ -450,9 +450,38 @@ func (p *parser) parseSpecialName() int32 {
 				return -1
 			}
 			return special(lReferenceTemporaryFor, name)
+		case 'I':
+			p.pos += 2
+			module := int32(-1)
+			if !p.parseModuleNameOpt(&module) || module < 0 {
+				return -1
+			}
+			return special(lInitializerForModule, module)
 		}
 	}
 	return -1
+}
+
+// parseModuleNameOpt parses the module names ("W [P] <source-name>")
+// ahead, each a substitution candidate, into *module.
+func (p *parser) parseModuleNameOpt(module *int32) bool {
+	for p.consume('W') {
+		partition := int32(0)
+		if p.consume('P') {
+			partition = 1
+		}
+		sub := p.parseSourceName()
+		if sub < 0 {
+			return false
+		}
+		m := p.mk(node{k: kModuleName, a: *module, b: sub, c: -1, flag: partition})
+		if m < 0 {
+			return false
+		}
+		*module = m
+		p.subs = append(p.subs, m)
+	}
+	return true
 }
 
 func (p *parser) parseCallOffset() bool {
@@ -597,13 +626,15 @@ func (p *parser) parseUnscopedName(st *nameState, isSubst *bool) int32 {
 	if p.consumeStr("St") {
 		std = p.mkName(lStd)
 	}
-	res := int32(-1)
+	res, module := int32(-1), int32(-1)
 	if p.look(0) == 'S' {
 		s := p.parseSubstitution()
 		if s < 0 {
 			return -1
 		}
-		if isSubst != nil && std < 0 {
+		if p.nodes[s].k == kModuleName {
+			module = s
+		} else if isSubst != nil && std < 0 {
 			res = s
 			*isSubst = true
 		} else {
@@ -611,14 +642,16 @@ func (p *parser) parseUnscopedName(st *nameState, isSubst *bool) int32 {
 		}
 	}
 	if res < 0 || std >= 0 {
-		res = p.parseUnqualifiedName(st, std)
+		res = p.parseUnqualifiedName(st, std, module)
 	}
 	return res
 }
 
-func (p *parser) parseUnqualifiedName(st *nameState, scope int32) int32 {
-	if p.look(0) == 'W' {
-		return -1 // modules are not implemented
+// parseUnqualifiedName parses [<module-name>] [F] [L] <unqualified-name>
+// in scope (or -1), attached to module (or -1, or the modules ahead).
+func (p *parser) parseUnqualifiedName(st *nameState, scope, module int32) int32 {
+	if !p.parseModuleNameOpt(&module) {
+		return -1
 	}
 	friend := scope >= 0 && p.consume('F')
 	p.consume('L')
@@ -632,7 +665,7 @@ func (p *parser) parseUnqualifiedName(st *nameState, scope int32) int32 {
 	case c == 'D' && p.look(1) == 'C':
 		return -1 // structured bindings are not implemented
 	case c == 'C' || c == 'D':
-		if scope < 0 {
+		if scope < 0 || module >= 0 {
 			return -1
 		}
 		res = p.parseCtorDtorName(&scope, st)
@@ -641,6 +674,11 @@ func (p *parser) parseUnqualifiedName(st *nameState, scope int32) int32 {
 	}
 	if res < 0 {
 		return -1
+	}
+	if module >= 0 {
+		if res = p.mk(node{k: kModuleEntity, a: module, b: res, c: -1}); res < 0 {
+			return -1
+		}
 	}
 	res = p.parseAbiTags(res)
 	if res < 0 {
@@ -878,6 +916,7 @@ func (p *parser) parseNestedName(st *nameState) int32 {
 			}
 			soFar = p.parseDecltype()
 		default:
+			module := int32(-1)
 			if c == 'S' {
 				var s int32
 				if p.look(1) == 't' {
@@ -886,13 +925,19 @@ func (p *parser) parseNestedName(st *nameState) int32 {
 				} else {
 					s = p.parseSubstitution()
 				}
-				if s < 0 || soFar >= 0 {
+				if s < 0 {
 					return -1
 				}
-				soFar = s
-				continue
+				if p.nodes[s].k == kModuleName {
+					module = s
+				} else if soFar >= 0 {
+					return -1
+				} else {
+					soFar = s
+					continue
+				}
 			}
-			soFar = p.parseUnqualifiedName(st, soFar)
+			soFar = p.parseUnqualifiedName(st, soFar, module)
 		}
 		if soFar < 0 {
 			return -1

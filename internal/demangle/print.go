@@ -267,7 +267,7 @@ func (w *printer) baseName(i int32) string {
 			return w.get(n.s)
 		case kNameTA, kAbiTag:
 			i = n.a
-		case kNested, kFriend:
+		case kNested, kFriend, kModuleEntity:
 			i = n.b
 		case kSpecialSub:
 			s := ssBase[n.flag]
@@ -655,6 +655,22 @@ func (w *printer) printLeft1(i int32) {
 		w.print(n.b)
 	case kExprList:
 		w.printWithComma(w.p.list(n))
+	case kModuleName:
+		if n.a >= 0 {
+			w.print(n.a)
+		}
+		if n.a >= 0 || n.flag != 0 {
+			if n.flag != 0 {
+				w.str(":")
+			} else {
+				w.str(".")
+			}
+		}
+		w.print(n.b)
+	case kModuleEntity:
+		w.print(n.b)
+		w.str("@")
+		w.print(n.a)
 	case kExplicitObj:
 		w.str("this ")
 		w.print(n.a)

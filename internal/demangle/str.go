@@ -55,6 +55,7 @@ var (
 	lHalf                                = lit("half")
 	lImaginary                           = lit(" imaginary")
 	lInvocationFunctionForBlockIn        = lit("invocation function for block in ")
+	lInitializerForModule                = lit("initializer for module ")
 	lNoexcept                            = lit("noexcept")
 	lNoexcept2                           = lit("noexcept ")
 	lNonVirtualThunkTo                   = lit("non-virtual thunk to ")
