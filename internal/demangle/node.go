@@ -74,7 +74,7 @@ const (
 	kDelete                           // a = operand, flag = 1 global | 2 array
 	kFold                             // a = pack, b = init or -1, s = operator symbol, flag = left fold
 	kFloatLit                         // s = hex digits, flag = 'f' (float) or 'd' (double)
-	kSynthParam                       // flag = kind (synthType...), listOff = index: $T, $N0, $TT1
+	kSynthParam                       // flag = kind (synthType...), s2.n = index: $T, $N0, $TT1
 	kTypeParamDecl                    // a = name
 	kConstrainedParamDecl             // a = constraint, b = name
 	kNonTypeParamDecl                 // a = name, b = type

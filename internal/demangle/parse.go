@@ -1216,7 +1216,7 @@ const (
 
 func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
 	invent := func(kind int) int32 {
-		n := p.mk(node{k: kSynthParam, flag: int32(kind), listOff: int32(p.synth[kind]), a: -1, b: -1, c: -1})
+		n := p.mk(node{k: kSynthParam, flag: int32(kind), s2: str{n: int32(p.synth[kind])}, a: -1, b: -1, c: -1})
 		p.synth[kind]++
 		if n >= 0 && params != nil {
 			*params = append(*params, n)

@@ -461,8 +461,8 @@ func (w *printer) printLeft1(i int32) {
 		}
 	case kSynthParam:
 		w.str([...]string{"$T", "$N", "$TT"}[n.flag])
-		if n.listOff > 0 {
-			w.buf = strconv.AppendInt(w.buf, int64(n.listOff-1), 10)
+		if n.s2.n > 0 {
+			w.buf = strconv.AppendInt(w.buf, int64(n.s2.n-1), 10)
 		}
 	case kTypeParamDecl:
 		w.str("typename ")
