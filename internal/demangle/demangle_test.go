@@ -86,6 +86,10 @@ func FuzzDemangle(f *testing.F) {
 		if okC != okA || okC && string(c) != "x"+a || !okC && string(c) != "x" {
 			t.Fatalf("AppendDemangle(%q) = %q,%v; Demangle = %q,%v", s, c, okC, a, okA)
 		}
+		// A fresh parser state (the pool's hide slices sized by earlier names).
+		if b, ok := new(state).demangle(s, nil); ok != okA || ok && string(b) != a {
+			t.Fatalf("Demangle(%q) with a fresh state = %q,%v; pooled = %q,%v", s, b, ok, a, okA)
+		}
 		n := Name(s)
 		dot := len(s) > 0 && s[0] == '.'
 		if okA && n != a || !okA && !dot && n != s {
