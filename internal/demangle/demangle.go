@@ -29,9 +29,9 @@
 // packs, lambdas with template parameters, ABI tags, clone suffixes, block
 // invocation functions, constraints and requires clauses, modules, explicit
 // object parameters, fold, new and most other expressions). Whatever it
-// does not implement (long double literals, the mc, so and u expressions,
-// structured bindings, string literals printed from their initializer
-// lists, Objective-C extensions) makes Demangle report ok=false and Name
+// does not implement (long double literals, the so and u expressions,
+// string literals printed from their initializer lists, Objective-C
+// extensions) makes Demangle report ok=false and Name
 // return the name as it is; it never guesses. Nor does it demangle Rust
 // (_R) or D (_D) names, which LLVM does.
 //

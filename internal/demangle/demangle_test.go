@@ -198,6 +198,9 @@ var nameCases = []string{
 	// Modules.
 	"_ZN2nsW4demoW4core6WidgetC1Ei", "_ZW1AW1BWP1C1fv", "_ZW1AS_1fv", "_ZNW1A1XC1Ev", "_ZW1A1fB3tagv",
 	"_ZGIW1AWP1B", "_ZNW1A1BS_1fEv", "_ZNSt1AW1B1fEv", "_ZStW1A1fv",
+	// Structured bindings, pointer-to-member conversions.
+	"_ZDC1a1bE", "_ZN1NDC1a1bEE", "_ZZ1fvEDC1a1bE_0", "_ZGVZ1fvEDC1a1bE", "_ZN1ADC1aE",
+	"_Z1fIiEvDTmcM1AFivEadL_ZN1A1gEvEEE", "_Z1fIiEvDTmcM1AFivEadL_ZN1A1gEvEn8EE",
 	"_Z1fDF16b", "_Z1fDF16_", "_RNvC6_123foo3bar", "_D3foo3barFZv", "__imp_foo", "_Znotmangled", "_ZZ", "_Z1fv_",
 }
 

@@ -393,6 +393,21 @@ func (p *parser) parseExpr1() int32 {
 		}
 		return p.mk(node{k: kEnclosing, s: lSizeof, a: fp, b: -1, c: -1})
 	}
+	if p.consumeStr("mc") {
+		t := p.parseType()
+		if t < 0 {
+			return -1
+		}
+		e := p.parseExpr()
+		if e < 0 {
+			return -1
+		}
+		p.parseNumber(true)
+		if !p.consume('E') {
+			return -1
+		}
+		return p.mk(node{k: kMemberConv, a: t, b: e, c: -1, prec: pUnary})
+	}
 	if p.consumeStr("sP") {
 		off, n, ok := p.parseListUntil('E', p.parseTemplateArg)
 		if !ok {
@@ -429,7 +444,7 @@ func (p *parser) parseExpr1() int32 {
 	}
 	switch p.look(0) {
 	case 'i', 'm', 'r', 's', 't', 'u':
-		// mc, so, u: not implemented. Anything else
+		// so, u: not implemented. Anything else
 		// starting with these letters is an unresolved name (sr, ...).
 		if !(p.look(0) == 's' && p.look(1) == 'r') {
 			return -1

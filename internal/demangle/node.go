@@ -85,6 +85,8 @@ const (
 	kBracedRange                      // a = first, b = last, c = initializer (dX)
 	kModuleName                       // a = parent module or -1, b = name, flag = partition
 	kModuleEntity                     // a = module, b = name (name@module)
+	kBinding                          // list = names: a structured binding [a, b]
+	kMemberConv                       // a = type, b = expression (mc)
 	numKinds
 )
 

@@ -110,7 +110,7 @@ var pureKind = func() (t [numKinds]bool) {
 		kTransformed, kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit,
 		kQualified, kGlobalQualified, kDtorName, kTPQualArg, kFriend, kSynthParam,
 		kTypeParamDecl, kConstrainedParamDecl, kNonTypeParamDecl, kTemplateParamDecl, kParamPackDecl,
-		kExplicitObj, kModuleName, kModuleEntity} {
+		kExplicitObj, kModuleName, kModuleEntity, kBinding} {
 		t[k] = true
 	}
 	return t
@@ -663,7 +663,20 @@ func (p *parser) parseUnqualifiedName(st *nameState, scope, module int32) int32 
 	case c == 'U':
 		res = p.parseUnnamedTypeName(st)
 	case c == 'D' && p.look(1) == 'C':
-		return -1 // structured bindings are not implemented
+		p.pos += 2
+		begin := len(p.names)
+		for {
+			b := p.parseSourceName()
+			if b < 0 {
+				return -1
+			}
+			p.names = append(p.names, b)
+			if p.consume('E') {
+				break
+			}
+		}
+		off, n := p.popList(begin)
+		res = p.mk(node{k: kBinding, listOff: off, listN: n, a: -1, b: -1, c: -1})
 	case c == 'C' || c == 'D':
 		if scope < 0 || module >= 0 {
 			return -1

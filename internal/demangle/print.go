@@ -671,6 +671,19 @@ func (w *printer) printLeft1(i int32) {
 		w.print(n.b)
 		w.str("@")
 		w.print(n.a)
+	case kBinding:
+		w.gtIsGt++
+		w.str("[")
+		w.printWithComma(w.p.list(n))
+		w.gtIsGt--
+		w.str("]")
+	case kMemberConv:
+		w.open()
+		w.print(n.a)
+		w.close()
+		w.open()
+		w.print(n.b)
+		w.close()
 	case kExplicitObj:
 		w.str("this ")
 		w.print(n.a)
