@@ -300,12 +300,8 @@ func (p *parser) parseExpr1() int32 {
 			}
 			return p.mk(node{k: kConditional, a: a, b: b, c: c, prec: op.prec})
 		case opNamedCast:
-			t := p.parseType()
-			if t < 0 {
-				return -1
-			}
-			e := p.parseExpr()
-			if e < 0 {
+			t, e, ok := p.parseTypeExpr()
+			if !ok {
 				return -1
 			}
 			return p.mk(node{k: kCast, s: sym, a: t, b: e, c: -1, prec: op.prec})
@@ -394,12 +390,8 @@ func (p *parser) parseExpr1() int32 {
 		return p.mk(node{k: kEnclosing, s: lSizeof, a: fp, b: -1, c: -1})
 	}
 	if p.consumeStr("mc") {
-		t := p.parseType()
-		if t < 0 {
-			return -1
-		}
-		e := p.parseExpr()
-		if e < 0 {
+		t, e, ok := p.parseTypeExpr()
+		if !ok {
 			return -1
 		}
 		p.parseNumber(true)
@@ -812,51 +804,47 @@ func (p *parser) parseRequiresExpr() int32 {
 	} else if !p.consumeStr("rq") {
 		return -1
 	}
-	begin := len(p.names)
-	for {
-		var r int32
-		switch {
-		case p.consume('X'):
-			e := p.parseExpr()
-			if e < 0 {
-				return -1
-			}
-			noexcept := int32(0)
-			if p.consume('N') {
-				noexcept = 1
-			}
-			tc := int32(-1)
-			if p.consume('R') {
-				if tc = p.parseName(nil); tc < 0 {
-					return -1
-				}
-			}
-			r = p.mk(node{k: kExprReq, a: e, b: tc, c: -1, flag: noexcept})
-		case p.consume('T'):
-			t := p.parseType()
-			if t < 0 {
-				return -1
-			}
-			r = p.mk1(kTypeReq, t)
-		case p.consume('Q'):
-			e := p.parseExpr()
-			if e < 0 {
-				return -1
-			}
-			r = p.mk1(kNestedReq, e)
-		default:
-			return -1
-		}
-		if r < 0 {
-			return -1
-		}
-		p.names = append(p.names, r)
-		if p.consume('E') {
-			break
-		}
+	off, n, ok := p.parseOneOrMoreUntil('E', p.parseRequirement)
+	if !ok {
+		return -1
 	}
-	off, n := p.popList(begin)
 	return p.mk(node{k: kRequiresExpr, listOff: off, listN: n, a: params, b: -1, c: -1})
+}
+
+// parseRequirement parses "X <expression> [N] [R <type-constraint>]",
+// "T <type>" or "Q <constraint-expression>".
+func (p *parser) parseRequirement() int32 {
+	switch {
+	case p.consume('X'):
+		e := p.parseExpr()
+		if e < 0 {
+			return -1
+		}
+		noexcept := int32(0)
+		if p.consume('N') {
+			noexcept = 1
+		}
+		tc := int32(-1)
+		if p.consume('R') {
+			if tc = p.parseName(nil); tc < 0 {
+				return -1
+			}
+		}
+		return p.mk(node{k: kExprReq, a: e, b: tc, c: -1, flag: noexcept})
+	case p.consume('T'):
+		t := p.parseType()
+		if t < 0 {
+			return -1
+		}
+		return p.mk1(kTypeReq, t)
+	case p.consume('Q'):
+		e := p.parseExpr()
+		if e < 0 {
+			return -1
+		}
+		return p.mk1(kNestedReq, e)
+	}
+	return -1
 }
 
 func newFlags(global, array bool) int32 {
@@ -955,4 +943,15 @@ func appendHexFloat(b []byte, digits string) []byte {
 		b = append(b, '+')
 	}
 	return strconv.AppendInt(b, int64(e), 10)
+}
+
+// parseTypeExpr parses a type and then an expression.
+func (p *parser) parseTypeExpr() (t, e int32, ok bool) {
+	if t = p.parseType(); t < 0 {
+		return -1, -1, false
+	}
+	if e = p.parseExpr(); e < 0 {
+		return -1, -1, false
+	}
+	return t, e, true
 }

@@ -139,6 +139,24 @@ func (p *parser) parseListUntil(end byte, parse func() int32) (off, n int32, ok 
 	return off, n, true
 }
 
+// parseOneOrMoreUntil is parseListUntil for lists of at least one
+// element: the end byte is looked for after each element.
+func (p *parser) parseOneOrMoreUntil(end byte, parse func() int32) (off, n int32, ok bool) {
+	begin := len(p.names)
+	for {
+		e := parse()
+		if e < 0 {
+			return 0, 0, false
+		}
+		p.names = append(p.names, e)
+		if p.consume(end) {
+			break
+		}
+	}
+	off, n = p.popList(begin)
+	return off, n, true
+}
+
 // popList moves names[begin:] into the lists slice and returns its range.
 func (p *parser) popList(begin int) (int32, int32) {
 	off := int32(len(p.lists))
@@ -664,18 +682,10 @@ func (p *parser) parseUnqualifiedName(st *nameState, scope, module int32) int32 
 		res = p.parseUnnamedTypeName(st)
 	case c == 'D' && p.look(1) == 'C':
 		p.pos += 2
-		begin := len(p.names)
-		for {
-			b := p.parseSourceName()
-			if b < 0 {
-				return -1
-			}
-			p.names = append(p.names, b)
-			if p.consume('E') {
-				break
-			}
+		off, n, ok := p.parseOneOrMoreUntil('E', p.parseSourceName)
+		if !ok {
+			return -1
 		}
-		off, n := p.popList(begin)
 		res = p.mk(node{k: kBinding, listOff: off, listN: n, a: -1, b: -1, c: -1})
 	case c == 'C' || c == 'D':
 		if scope < 0 || module >= 0 {
