@@ -1,5 +1,11 @@
 package demangle
 
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
 type opKind uint8
 
 const (
@@ -27,7 +33,9 @@ type opInfo struct {
 	name string
 }
 
-// ops is LLVM 19's operator table, sorted by encoding.
+// ops is LLVM 22's operator table, sorted by encoding. LLVM 19 had no
+// "cp" (a call whose callee is printed in parentheses) and did not
+// accept "pm" as an operator name.
 var ops = [...]opInfo{
 	{"aN", opBinary, false, pAssign, "operator&="},
 	{"aS", opBinary, false, pAssign, "operator="},
@@ -41,6 +49,7 @@ var ops = [...]opInfo{
 	{"cl", opCall, false, pPostfix, "operator()"},
 	{"cm", opBinary, false, pComma, "operator,"},
 	{"co", opPrefix, false, pUnary, "operator~"},
+	{"cp", opCall, true, pPostfix, "operator()"},
 	{"cv", opCCast, false, pCast, "operator"},
 	{"dV", opBinary, false, pAssign, "operator/="},
 	{"da", opDel, true, pUnary, "operator delete[]"},
@@ -75,7 +84,7 @@ var ops = [...]opInfo{
 	{"or", opBinary, false, pIor, "operator|"},
 	{"pL", opBinary, false, pAssign, "operator+="},
 	{"pl", opBinary, false, pAdditive, "operator+"},
-	{"pm", opMember, false, pPtrMem, "operator->*"},
+	{"pm", opMember, true, pPtrMem, "operator->*"},
 	{"pp", opPostfix, false, pPostfix, "operator++"},
 	{"ps", opPrefix, false, pUnary, "operator+"},
 	{"pt", opMember, true, pPostfix, "operator->"},
@@ -242,15 +251,10 @@ func (p *parser) parseExpr1() int32 {
 			if callee < 0 {
 				return -1
 			}
-			begin := len(p.names)
-			for !p.consume('E') {
-				e := p.parseExpr()
-				if e < 0 {
-					return -1
-				}
-				p.names = append(p.names, e)
+			off, n, ok := p.parseListUntil('E', p.parseExpr)
+			if !ok {
+				return -1
 			}
-			off, n := p.popList(begin)
 			fl := int32(0)
 			if op.flag {
 				fl = 1
@@ -296,12 +300,8 @@ func (p *parser) parseExpr1() int32 {
 			}
 			return p.mk(node{k: kConditional, a: a, b: b, c: c, prec: op.prec})
 		case opNamedCast:
-			t := p.parseType()
-			if t < 0 {
-				return -1
-			}
-			e := p.parseExpr()
-			if e < 0 {
+			t, e, ok := p.parseTypeExpr()
+			if !ok {
 				return -1
 			}
 			return p.mk(node{k: kCast, s: sym, a: t, b: e, c: -1, prec: op.prec})
@@ -316,8 +316,35 @@ func (p *parser) parseExpr1() int32 {
 				return -1
 			}
 			return p.mk(node{k: kEnclosing, s: sym, a: a, b: -1, c: -1, prec: op.prec})
+		case opNew:
+			off, n, ok := p.parseListUntil('_', p.parseExpr)
+			if !ok {
+				return -1
+			}
+			t := p.parseType()
+			if t < 0 {
+				return -1
+			}
+			if !p.consumeStr("pi") && p.look(0) != 'E' {
+				return -1
+			}
+			ioff, in, ok := p.parseListUntil('E', p.parseExpr)
+			if !ok {
+				return -1
+			}
+			inits := p.mk(node{k: kExprList, listOff: ioff, listN: in, a: -1, b: -1, c: -1})
+			if inits < 0 {
+				return -1
+			}
+			return p.mk(node{k: kNew, listOff: off, listN: n, a: t, b: inits, c: -1, flag: newFlags(global, op.flag), prec: op.prec})
+		case opDel:
+			e := p.parseExpr()
+			if e < 0 {
+				return -1
+			}
+			return p.mk(node{k: kDelete, a: e, b: -1, c: -1, flag: newFlags(global, op.flag), prec: op.prec})
 		default:
-			return -1 // new, delete and co_await are not implemented
+			return -1 // co_await is not an expression operand
 		}
 	}
 	if p.left() < 2 {
@@ -332,7 +359,7 @@ func (p *parser) parseExpr1() int32 {
 		if p.look(1) == 'p' || p.look(1) == 'L' && isDigit(p.look(2)) {
 			return p.parseFunctionParam()
 		}
-		return -1 // fold expressions are not implemented
+		return p.parseFoldExpr()
 	}
 	if p.consumeStr("nx") {
 		e := p.parseExpr()
@@ -362,6 +389,28 @@ func (p *parser) parseExpr1() int32 {
 		}
 		return p.mk(node{k: kEnclosing, s: lSizeof, a: fp, b: -1, c: -1})
 	}
+	if p.consumeStr("mc") {
+		t, e, ok := p.parseTypeExpr()
+		if !ok {
+			return -1
+		}
+		p.parseNumber(true)
+		if !p.consume('E') {
+			return -1
+		}
+		return p.mk(node{k: kMemberConv, a: t, b: e, c: -1, prec: pUnary})
+	}
+	if p.consumeStr("sP") {
+		off, n, ok := p.parseListUntil('E', p.parseTemplateArg)
+		if !ok {
+			return -1
+		}
+		pack := p.mk(node{k: kExprList, listOff: off, listN: n, a: -1, b: -1, c: -1})
+		if pack < 0 {
+			return -1
+		}
+		return p.mk(node{k: kEnclosing, s: lSizeof, a: pack, b: -1, c: -1})
+	}
 	if p.consumeStr("il") {
 		return p.parseInitList(-1)
 	}
@@ -382,9 +431,12 @@ func (p *parser) parseExpr1() int32 {
 		}
 		return p.mk1(kThrow, e)
 	}
+	if p.look(0) == 'r' && (p.look(1) == 'q' || p.look(1) == 'Q') {
+		return p.parseRequiresExpr()
+	}
 	switch p.look(0) {
 	case 'i', 'm', 'r', 's', 't', 'u':
-		// il, mc, rq/rQ, so, sP, tl, u: not implemented. Anything else
+		// so, u: not implemented. Anything else
 		// starting with these letters is an unresolved name (sr, ...).
 		if !(p.look(0) == 's' && p.look(1) == 'r') {
 			return -1
@@ -460,8 +512,32 @@ func (p *parser) parseExprPrimary() int32 {
 			return p.mk(node{k: kBoolLit, flag: 1, a: -1, b: -1, c: -1})
 		}
 		return -1
-	case 'f', 'd', 'e':
-		return -1 // floating-point literals are not implemented
+	case 'f', 'd':
+		// float and double: the value's bytes in hex, most significant
+		// first, printed as C's %a (and an 'f' for float). Long double
+		// (e) is not implemented: its %a depends on the x87 format.
+		c := p.look(0)
+		p.pos++
+		size := 8
+		if c == 'd' {
+			size = 16
+		}
+		if p.left() <= size {
+			return -1
+		}
+		digits := p.in[p.pos : p.pos+size]
+		for i := 0; i < size; i++ {
+			if d := digits[i]; !isDigit(d) && !(d >= 'a' && d <= 'f') {
+				return -1
+			}
+		}
+		p.pos += size
+		if !p.consume('E') {
+			return -1
+		}
+		return p.mk(node{k: kFloatLit, s: p.sub(digits), flag: int32(c), a: -1, b: -1, c: -1})
+	case 'e':
+		return -1 // long double literals are not implemented
 	case '_':
 		if p.consumeStr("_Z") {
 			r := p.parseEncoding()
@@ -657,19 +733,225 @@ func (p *parser) parseUnresolvedName(global bool) int32 {
 }
 
 // parseInitList parses the <braced-expression>s of il/tl up to E.
-// Designated initializers (di, dx, dX) are not implemented.
 func (p *parser) parseInitList(ty int32) int32 {
-	begin := len(p.names)
-	for !p.consume('E') {
-		if p.look(0) == 'd' && strchr("ixX", p.look(1)) {
+	off, n, ok := p.parseListUntil('E', p.parseBracedExpr)
+	if !ok {
+		return -1
+	}
+	return p.mk(node{k: kInitList, a: ty, b: -1, c: -1, listOff: off, listN: n})
+}
+
+// parseBracedExpr parses an expression or a designated initializer:
+// "di <field> <braced-expr>", "dx <index> <braced-expr>" or
+// "dX <first> <last> <braced-expr>".
+func (p *parser) parseBracedExpr() int32 {
+	if !p.enter() {
+		return -1
+	}
+	defer p.leave()
+	if p.look(0) == 'd' {
+		switch p.look(1) {
+		case 'i', 'x':
+			array := p.look(1) == 'x'
+			p.pos += 2
+			var a int32
+			if array {
+				a = p.parseExpr()
+			} else {
+				a = p.parseSourceName()
+			}
+			if a < 0 {
+				return -1
+			}
+			init := p.parseBracedExpr()
+			if init < 0 {
+				return -1
+			}
+			return p.mk(node{k: kBraced, a: a, b: init, c: -1, flag: int32(b2i(array))})
+		case 'X':
+			p.pos += 2
+			first := p.parseExpr()
+			if first < 0 {
+				return -1
+			}
+			last := p.parseExpr()
+			if last < 0 {
+				return -1
+			}
+			init := p.parseBracedExpr()
+			if init < 0 {
+				return -1
+			}
+			return p.mk(node{k: kBracedRange, a: first, b: last, c: init})
+		}
+	}
+	return p.parseExpr()
+}
+
+// parseRequiresExpr parses "rq <requirement>+ E" or
+// "rQ <bare-function-type> _ <requirement>+ E".
+func (p *parser) parseRequiresExpr() int32 {
+	params := int32(-1)
+	if p.consumeStr("rQ") {
+		off, n, ok := p.parseListUntil('_', p.parseType)
+		if !ok {
 			return -1
 		}
+		params = p.mk(node{k: kExprList, listOff: off, listN: n, a: -1, b: -1, c: -1})
+		if params < 0 {
+			return -1
+		}
+	} else if !p.consumeStr("rq") {
+		return -1
+	}
+	off, n, ok := p.parseOneOrMoreUntil('E', p.parseRequirement)
+	if !ok {
+		return -1
+	}
+	return p.mk(node{k: kRequiresExpr, listOff: off, listN: n, a: params, b: -1, c: -1})
+}
+
+// parseRequirement parses "X <expression> [N] [R <type-constraint>]",
+// "T <type>" or "Q <constraint-expression>".
+func (p *parser) parseRequirement() int32 {
+	switch {
+	case p.consume('X'):
 		e := p.parseExpr()
 		if e < 0 {
 			return -1
 		}
-		p.names = append(p.names, e)
+		noexcept := int32(0)
+		if p.consume('N') {
+			noexcept = 1
+		}
+		tc := int32(-1)
+		if p.consume('R') {
+			if tc = p.parseName(nil); tc < 0 {
+				return -1
+			}
+		}
+		return p.mk(node{k: kExprReq, a: e, b: tc, c: -1, flag: noexcept})
+	case p.consume('T'):
+		t := p.parseType()
+		if t < 0 {
+			return -1
+		}
+		return p.mk1(kTypeReq, t)
+	case p.consume('Q'):
+		e := p.parseExpr()
+		if e < 0 {
+			return -1
+		}
+		return p.mk1(kNestedReq, e)
 	}
-	off, n := p.popList(begin)
-	return p.mk(node{k: kInitList, a: ty, b: -1, c: -1, listOff: off, listN: n})
+	return -1
+}
+
+func newFlags(global, array bool) int32 {
+	f := int32(0)
+	if global {
+		f |= 1
+	}
+	if array {
+		f |= 2
+	}
+	return f
+}
+
+// parseFoldExpr parses "fL|fR <binary-operator-name> <expr> <expr>" and
+// "fl|fr <binary-operator-name> <expr>".
+func (p *parser) parseFoldExpr() int32 {
+	if !p.consume('f') {
+		return -1
+	}
+	var left, init bool
+	switch p.look(0) {
+	case 'L':
+		left, init = true, true
+	case 'R':
+		init = true
+	case 'l':
+		left = true
+	case 'r':
+	default:
+		return -1
+	}
+	p.pos++
+	op, oi := p.parseOperatorEncoding()
+	if op == nil || !(op.kind == opBinary || op.kind == opMember && op.name[len(op.name)-1] == '*') {
+		return -1
+	}
+	pack := p.parseExpr()
+	if pack < 0 {
+		return -1
+	}
+	in := int32(-1)
+	if init {
+		if in = p.parseExpr(); in < 0 {
+			return -1
+		}
+	}
+	if left && in >= 0 {
+		pack, in = in, pack
+	}
+	fl := int32(0)
+	if left {
+		fl = 1
+	}
+	return p.mk(node{k: kFold, a: pack, b: in, c: -1, s: opStrs[oi].sym, flag: fl})
+}
+
+// appendHexFloat appends C's printf("%a") of the float (size 8) or double
+// (size 16) whose bytes digits spells in hex, most significant first, as
+// glibc prints it: a float is promoted to double, subnormals keep a
+// leading 0, and the exponent has no padding.
+func appendHexFloat(b []byte, digits string) []byte {
+	v, _ := strconv.ParseUint(digits, 16, 64)
+	bits := v
+	if len(digits) == 8 {
+		bits = math.Float64bits(float64(math.Float32frombits(uint32(v))))
+	}
+	neg := bits>>63 != 0
+	exp := int(bits >> 52 & 0x7ff)
+	mant := bits & (1<<52 - 1)
+	if neg {
+		b = append(b, '-')
+	}
+	switch {
+	case exp == 0x7ff && mant == 0:
+		return append(b, "inf"...)
+	case exp == 0x7ff:
+		return append(b, "nan"...)
+	case exp == 0 && mant == 0:
+		return append(b, "0x0p+0"...)
+	}
+	lead, e := byte('1'), exp-1023
+	if exp == 0 {
+		lead, e = '0', -1022
+	}
+	b = append(b, '0', 'x', lead)
+	if mant != 0 {
+		frac := []byte(fmt.Sprintf("%013x", mant))
+		for frac[len(frac)-1] == '0' {
+			frac = frac[:len(frac)-1]
+		}
+		b = append(b, '.')
+		b = append(b, frac...)
+	}
+	b = append(b, 'p')
+	if e >= 0 {
+		b = append(b, '+')
+	}
+	return strconv.AppendInt(b, int64(e), 10)
+}
+
+// parseTypeExpr parses a type and then an expression.
+func (p *parser) parseTypeExpr() (t, e int32, ok bool) {
+	if t = p.parseType(); t < 0 {
+		return -1, -1, false
+	}
+	if e = p.parseExpr(); e < 0 {
+		return -1, -1, false
+	}
+	return t, e, true
 }

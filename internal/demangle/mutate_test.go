@@ -2,7 +2,9 @@ package demangle
 
 import (
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -12,17 +14,22 @@ import (
 // TestMutationsAgainstLLVM is a differential test on damaged and
 // recombined names: it derives names from the table by deleting,
 // duplicating, splicing and replacing pieces (seeded, so the set is the
-// same every run), asks llvm-cxxfilt-19 about all of them in one process,
-// and requires Demangle to either match or decline. Mutations reach the
+// same every run), asks llvm-cxxfilt-22 about all of them in one process,
+// and requires Demangle to either match or decline (Name then prints the
+// name as it is); it lists a few names LLVM demangles and we decline. Mutations reach the
 // corners (odd substitution indices, template parameters out of range,
 // truncated expressions) that compiler output never shows.
 func TestMutationsAgainstLLVM(t *testing.T) {
-	cxxfilt := testenv.Tool(t, "llvm-cxxfilt-19")
+	cxxfilt := testenv.Tool(t, "llvm-cxxfilt-22")
 	var seeds []string
 	for _, r := range readTable(t) {
 		seeds = append(seeds, r[0])
 	}
+	seeds = append(seeds, cxx20Names(t)...)
 	n := 30000
+	if os.Getenv("DEMANGLE_MUTATIONS") != "" {
+		n, _ = strconv.Atoi(os.Getenv("DEMANGLE_MUTATIONS"))
+	}
 	if testing.Short() {
 		n = 3000
 	}
@@ -60,11 +67,11 @@ func TestMutationsAgainstLLVM(t *testing.T) {
 	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("llvm-cxxfilt-19: %v", err)
+		t.Fatalf("llvm-cxxfilt-22: %v", err)
 	}
 	want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
 	if len(want) != len(names) {
-		t.Fatalf("llvm-cxxfilt-19 returned %d lines for %d names", len(want), len(names))
+		t.Fatalf("llvm-cxxfilt-22 returned %d lines for %d names", len(want), len(names))
 	}
 	llvmOK, ours, wrong := 0, 0, 0
 	for i, m := range names {
@@ -73,6 +80,9 @@ func TestMutationsAgainstLLVM(t *testing.T) {
 		}
 		got, ok := Demangle(m)
 		if !ok {
+			if want[i] != m && llvmOK-ours <= 10 {
+				t.Logf("not implemented: %s (LLVM: %s)", m, want[i])
+			}
 			continue
 		}
 		ours++

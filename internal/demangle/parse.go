@@ -13,6 +13,7 @@ type nameState struct {
 	quals        uint8
 	ref          uint8
 	fwdRefsBegin int
+	explicitObj  bool // N H: the first parameter is an explicit object parameter
 }
 
 type parser struct {
@@ -38,6 +39,12 @@ type parser struct {
 	tryTA       bool
 	permitFwd   bool
 	lambdaLevel int
+	// incompleteTP is LLVM's HasIncompleteTemplateParameterTracking: set
+	// while a type constraint is parsed.
+	incompleteTP bool
+	// synth counts the template parameter names invented so far, per kind
+	// (LLVM's NumSyntheticTemplateParameters).
+	synth [3]int
 }
 
 func (p *parser) look(i int) byte {
@@ -101,7 +108,9 @@ var pureKind = func() (t [numKinds]bool) {
 		kSpecial, kCtorVtable, kQual, kPointer, kRef, kPtrMem, kArray, kFunctionType,
 		kEncoding, kTemplateArgs, kTemplateArgPack, kClosure, kPostfixQual, kElaborated,
 		kTransformed, kBinaryFP, kVendorExtQual, kDotSuffix, kEnumLit, kStringLit,
-		kQualified, kGlobalQualified, kDtorName, kTPQualArg} {
+		kQualified, kGlobalQualified, kDtorName, kTPQualArg, kFriend, kSynthParam,
+		kTypeParamDecl, kConstrainedParamDecl, kNonTypeParamDecl, kTemplateParamDecl, kParamPackDecl,
+		kExplicitObj, kModuleName, kModuleEntity, kBinding} {
 		t[k] = true
 	}
 	return t
@@ -113,6 +122,39 @@ func (p *parser) mkName(s str) int32 {
 
 func (p *parser) mk1(k kind, a int32) int32 {
 	return p.mk(node{k: k, a: a, b: -1, c: -1})
+}
+
+// parseListUntil parses elements with parse up to the byte end, which it
+// consumes, and returns them as a list.
+func (p *parser) parseListUntil(end byte, parse func() int32) (off, n int32, ok bool) {
+	begin := len(p.names)
+	for !p.consume(end) {
+		e := parse()
+		if e < 0 {
+			return 0, 0, false
+		}
+		p.names = append(p.names, e)
+	}
+	off, n = p.popList(begin)
+	return off, n, true
+}
+
+// parseOneOrMoreUntil is parseListUntil for lists of at least one
+// element: the end byte is looked for after each element.
+func (p *parser) parseOneOrMoreUntil(end byte, parse func() int32) (off, n int32, ok bool) {
+	begin := len(p.names)
+	for {
+		e := parse()
+		if e < 0 {
+			return 0, 0, false
+		}
+		p.names = append(p.names, e)
+		if p.consume(end) {
+			break
+		}
+	}
+	off, n = p.popList(begin)
+	return off, n, true
 }
 
 // popList moves names[begin:] into the lists slice and returns its range.
@@ -187,8 +229,13 @@ func (p *parser) enter() bool {
 
 func (p *parser) leave() { p.depth-- }
 
-// parse is LLVM's AbstractManglingParser::parse.
+// parse is LLVM's AbstractManglingParser::parse, for the names LLVM's
+// demanglers hand it: "_Z" or "__Z" and an encoding, or "___Z" or "____Z"
+// and the encoding of a block invocation function.
 func (p *parser) parse() int32 {
+	if p.consumeStr("___Z") || p.consumeStr("____Z") {
+		return p.parseBlockInvoke()
+	}
 	if !p.consumeStr("_Z") && !p.consumeStr("__Z") {
 		return -1
 	}
@@ -204,6 +251,27 @@ func (p *parser) parse() int32 {
 		return -1
 	}
 	return enc
+}
+
+// parseBlockInvoke reads "<encoding> _block_invoke [_<number> | <number>]
+// [.<anything>]": the function a block literal was written in. Neither the
+// number nor the dot suffix is printed.
+func (p *parser) parseBlockInvoke() int32 {
+	enc := p.parseEncoding()
+	if enc < 0 || !p.consumeStr("_block_invoke") {
+		return -1
+	}
+	needNum := p.consume('_')
+	if p.parseNumber(false) == "" && needNum {
+		return -1
+	}
+	if p.look(0) == '.' {
+		p.pos = len(p.in)
+	}
+	if p.left() != 0 {
+		return -1
+	}
+	return p.mk(node{k: kSpecial, s: lInvocationFunctionForBlockIn, a: enc, b: -1, c: -1})
 }
 
 type savedTParams struct {
@@ -261,15 +329,10 @@ func (p *parser) parseEncoding1() int32 {
 	}
 	attrs := int32(-1)
 	if p.consumeStr("Ua9enable_ifI") {
-		begin := len(p.names)
-		for !p.consume('E') {
-			arg := p.parseTemplateArg()
-			if arg < 0 {
-				return -1
-			}
-			p.names = append(p.names, arg)
+		off, n, ok := p.parseListUntil('E', p.parseTemplateArg)
+		if !ok {
+			return -1
 		}
-		off, n := p.popList(begin)
 		attrs = p.mk(node{k: kEnableIf, a: -1, b: -1, c: -1, listOff: off, listN: n})
 	}
 	ret := int32(-1)
@@ -287,6 +350,11 @@ func (p *parser) parseEncoding1() int32 {
 			if t < 0 {
 				return -1
 			}
+			if st.explicitObj && len(p.names) == begin {
+				if t = p.mk1(kExplicitObj, t); t < 0 {
+					return -1
+				}
+			}
 			p.names = append(p.names, t)
 			if p.isEndOfEncoding() || p.look(0) == 'Q' {
 				break
@@ -294,11 +362,18 @@ func (p *parser) parseEncoding1() int32 {
 		}
 		off, n = p.popList(begin)
 	}
-	if p.look(0) == 'Q' {
-		return -1 // requires clauses are not implemented
+	req := int32(-1)
+	if p.consume('Q') {
+		if req = p.parseConstraintExpr(); req < 0 {
+			return -1
+		}
 	}
-	return p.mk(node{k: kEncoding, a: ret, b: name, c: attrs, listOff: off, listN: n,
-		quals: st.quals, ref: st.ref, rhs: cYes, fn: cYes})
+	e := p.mk(node{k: kEncoding, a: ret, b: name, c: attrs, listOff: off, listN: n,
+		quals: st.quals, ref: st.ref, rhs: cYes, fn: cYes, flag: req + 1})
+	if e >= 0 && req >= 0 {
+		p.nodes[e].impure = p.nodes[req].impure
+	}
+	return e
 }
 
 func (p *parser) resolveFwdRefs(st *nameState) bool {
@@ -393,9 +468,38 @@ func (p *parser) parseSpecialName() int32 {
 				return -1
 			}
 			return special(lReferenceTemporaryFor, name)
+		case 'I':
+			p.pos += 2
+			module := int32(-1)
+			if !p.parseModuleNameOpt(&module) || module < 0 {
+				return -1
+			}
+			return special(lInitializerForModule, module)
 		}
 	}
 	return -1
+}
+
+// parseModuleNameOpt parses the module names ("W [P] <source-name>")
+// ahead, each a substitution candidate, into *module.
+func (p *parser) parseModuleNameOpt(module *int32) bool {
+	for p.consume('W') {
+		partition := int32(0)
+		if p.consume('P') {
+			partition = 1
+		}
+		sub := p.parseSourceName()
+		if sub < 0 {
+			return false
+		}
+		m := p.mk(node{k: kModuleName, a: *module, b: sub, c: -1, flag: partition})
+		if m < 0 {
+			return false
+		}
+		*module = m
+		p.subs = append(p.subs, m)
+	}
+	return true
 }
 
 func (p *parser) parseCallOffset() bool {
@@ -540,13 +644,15 @@ func (p *parser) parseUnscopedName(st *nameState, isSubst *bool) int32 {
 	if p.consumeStr("St") {
 		std = p.mkName(lStd)
 	}
-	res := int32(-1)
+	res, module := int32(-1), int32(-1)
 	if p.look(0) == 'S' {
 		s := p.parseSubstitution()
 		if s < 0 {
 			return -1
 		}
-		if isSubst != nil && std < 0 {
+		if p.nodes[s].k == kModuleName {
+			module = s
+		} else if isSubst != nil && std < 0 {
 			res = s
 			*isSubst = true
 		} else {
@@ -554,18 +660,18 @@ func (p *parser) parseUnscopedName(st *nameState, isSubst *bool) int32 {
 		}
 	}
 	if res < 0 || std >= 0 {
-		res = p.parseUnqualifiedName(st, std)
+		res = p.parseUnqualifiedName(st, std, module)
 	}
 	return res
 }
 
-func (p *parser) parseUnqualifiedName(st *nameState, scope int32) int32 {
-	if p.look(0) == 'W' {
-		return -1 // modules are not implemented
+// parseUnqualifiedName parses [<module-name>] [F] [L] <unqualified-name>
+// in scope (or -1), attached to module (or -1, or the modules ahead).
+func (p *parser) parseUnqualifiedName(st *nameState, scope, module int32) int32 {
+	if !p.parseModuleNameOpt(&module) {
+		return -1
 	}
-	if scope >= 0 && p.look(0) == 'F' {
-		return -1 // member-like friends are not implemented
-	}
+	friend := scope >= 0 && p.consume('F')
 	p.consume('L')
 	var res int32
 	c := p.look(0)
@@ -575,9 +681,14 @@ func (p *parser) parseUnqualifiedName(st *nameState, scope int32) int32 {
 	case c == 'U':
 		res = p.parseUnnamedTypeName(st)
 	case c == 'D' && p.look(1) == 'C':
-		return -1 // structured bindings are not implemented
+		p.pos += 2
+		off, n, ok := p.parseOneOrMoreUntil('E', p.parseSourceName)
+		if !ok {
+			return -1
+		}
+		res = p.mk(node{k: kBinding, listOff: off, listN: n, a: -1, b: -1, c: -1})
 	case c == 'C' || c == 'D':
-		if scope < 0 {
+		if scope < 0 || module >= 0 {
 			return -1
 		}
 		res = p.parseCtorDtorName(&scope, st)
@@ -587,11 +698,18 @@ func (p *parser) parseUnqualifiedName(st *nameState, scope int32) int32 {
 	if res < 0 {
 		return -1
 	}
+	if module >= 0 {
+		if res = p.mk(node{k: kModuleEntity, a: module, b: res, c: -1}); res < 0 {
+			return -1
+		}
+	}
 	res = p.parseAbiTags(res)
 	if res < 0 {
 		return -1
 	}
-	if scope >= 0 {
+	if friend {
+		res = p.mk(node{k: kFriend, a: scope, b: res, c: -1})
+	} else if scope >= 0 {
 		res = p.mk(node{k: kNested, a: scope, b: res, c: -1})
 	}
 	return res
@@ -658,14 +776,30 @@ func (p *parser) parseUnnamedTypeName(st *nameState) int32 {
 				p.tparams = p.tparams[:oldN]
 			}
 		}()
-		if p.isTemplateParamDecl() {
-			return -1 // explicit lambda template parameters are not implemented
-		}
-		p.tparams = p.tparams[:len(p.tparams)-1]
-		if p.look(0) == 'Q' {
-			return -1
-		}
+		lambdaParams := p.tparams[len(p.tparams)-1]
 		begin := len(p.names)
+		for p.isTemplateParamDecl() {
+			d := p.parseTemplateParamDecl(lambdaParams)
+			if d < 0 {
+				return -1
+			}
+			p.names = append(p.names, d)
+		}
+		toff, tn := p.popList(begin)
+		decls := int32(-1)
+		if tn > 0 {
+			if decls = p.mk(node{k: kExprList, listOff: toff, listN: tn, a: -1, b: -1, c: -1}); decls < 0 {
+				return -1
+			}
+		} else {
+			p.tparams = p.tparams[:len(p.tparams)-1]
+		}
+		req1, req2 := int32(-1), int32(-1)
+		if p.consume('Q') {
+			if req1 = p.parseConstraintExpr(); req1 < 0 {
+				return -1
+			}
+		}
 		if !p.consume('v') {
 			for {
 				t := p.parseType()
@@ -679,6 +813,11 @@ func (p *parser) parseUnnamedTypeName(st *nameState) int32 {
 			}
 		}
 		off, n := p.popList(begin)
+		if p.consume('Q') {
+			if req2 = p.parseConstraintExpr(); req2 < 0 {
+				return -1
+			}
+		}
 		if !p.consume('E') {
 			return -1
 		}
@@ -686,7 +825,7 @@ func (p *parser) parseUnnamedTypeName(st *nameState) int32 {
 		if !p.consume('_') {
 			return -1
 		}
-		return p.mk(node{k: kClosure, s: p.sub(count), listOff: off, listN: n, a: -1, b: -1, c: -1})
+		return p.mk(node{k: kClosure, s: p.sub(count), listOff: off, listN: n, a: decls, b: req1, c: req2})
 	}
 	if p.consumeStr("Ub") {
 		p.parseNumber(false)
@@ -748,19 +887,22 @@ func (p *parser) parseNestedName(st *nameState) int32 {
 	if !p.consume('N') {
 		return -1
 	}
-	if p.look(0) == 'H' {
-		return -1 // explicit object parameters are not implemented
-	}
-	q := p.parseCVQualifiers()
-	ref := uint8(refNone)
-	if p.consume('O') {
-		ref = refRValue
-	} else if p.consume('R') {
-		ref = refLValue
-	}
-	if st != nil {
-		st.quals = q
-		st.ref = ref
+	if p.consume('H') {
+		if st != nil {
+			st.explicitObj = true
+		}
+	} else {
+		q := p.parseCVQualifiers()
+		ref := uint8(refNone)
+		if p.consume('O') {
+			ref = refRValue
+		} else if p.consume('R') {
+			ref = refLValue
+		}
+		if st != nil {
+			st.quals = q
+			st.ref = ref
+		}
 	}
 	soFar := int32(-1)
 	for !p.consume('E') {
@@ -797,6 +939,7 @@ func (p *parser) parseNestedName(st *nameState) int32 {
 			}
 			soFar = p.parseDecltype()
 		default:
+			module := int32(-1)
 			if c == 'S' {
 				var s int32
 				if p.look(1) == 't' {
@@ -805,13 +948,19 @@ func (p *parser) parseNestedName(st *nameState) int32 {
 				} else {
 					s = p.parseSubstitution()
 				}
-				if s < 0 || soFar >= 0 {
+				if s < 0 {
 					return -1
 				}
-				soFar = s
-				continue
+				if p.nodes[s].k == kModuleName {
+					module = s
+				} else if soFar >= 0 {
+					return -1
+				} else {
+					soFar = s
+					continue
+				}
 			}
-			soFar = p.parseUnqualifiedName(st, soFar)
+			soFar = p.parseUnqualifiedName(st, soFar, module)
 		}
 		if soFar < 0 {
 			return -1
@@ -894,6 +1043,7 @@ func (p *parser) parseSubstitution() int32 {
 }
 
 func (p *parser) parseTemplateParam() int32 {
+	begin := p.pos
 	if !p.consume('T') {
 		return -1
 	}
@@ -918,6 +1068,9 @@ func (p *parser) parseTemplateParam() int32 {
 		if !p.consume('_') {
 			return -1
 		}
+	}
+	if p.incompleteTP {
+		return p.mkName(p.sub(p.in[begin : p.pos-1]))
 	}
 	if p.permitFwd && level == 0 {
 		r := p.mk(node{k: kFwdRef, flag: int32(index), a: -1, b: -1, c: -1, rhs: cUnknown, arr: cUnknown, fn: cUnknown})
@@ -977,8 +1130,12 @@ func (p *parser) parseTemplateArgs1(tag bool) int32 {
 			}
 			*p.outer = append(*p.outer, entry)
 		}
-		if p.look(0) == 'Q' {
-			return -1 // requires clauses are not implemented
+		if p.consume('Q') {
+			req := p.parseConstraintExpr()
+			if req < 0 || !p.consume('E') {
+				return -1
+			}
+			break
 		}
 	}
 	off, n := p.popList(begin)
@@ -1059,11 +1216,11 @@ func (p *parser) parseTemplateArg1() int32 {
 	return p.parseType()
 }
 
-// parseTemplateParamDecl parses a <template-param-decl>. The declaration
-// itself is never printed here (only lambdas with explicit template
-// parameters would print it, and those are not implemented), but parsing
-// it has the side effects LLVM's has: types enter the substitution table
-// and nested declarations fill a template parameter list.
+// parseTemplateParamDecl parses a <template-param-decl> and returns the
+// declaration (printed only in a lambda's explicit template parameters).
+// It invents the parameter's name ($T, $N, $TT, numbered per name as LLVM
+// does) and adds it to params, the template parameter list it declares
+// into.
 func (p *parser) parseTemplateParamDecl(params *[]int32) int32 {
 	if !p.enter() {
 		return -1
@@ -1073,30 +1230,56 @@ func (p *parser) parseTemplateParamDecl(params *[]int32) int32 {
 	return r
 }
 
+// Kinds of invented template parameter names (LLVM's TemplateParamKind).
+const (
+	synthType = iota
+	synthNonType
+	synthTemplate
+)
+
 func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
-	invent := func() int32 {
-		n := p.mkName(lT)
+	invent := func(kind int) int32 {
+		n := p.mk(node{k: kSynthParam, flag: int32(kind), s2: str{n: int32(p.synth[kind])}, a: -1, b: -1, c: -1})
+		p.synth[kind]++
 		if n >= 0 && params != nil {
 			*params = append(*params, n)
 		}
 		return n
 	}
+	decl := func(k kind, a, b int32) int32 {
+		if a < 0 {
+			return -1
+		}
+		return p.mk(node{k: k, a: a, b: b, c: -1, rhs: cYes})
+	}
 	switch {
 	case p.consumeStr("Ty"):
-		return invent()
+		return decl(kTypeParamDecl, invent(synthType), -1)
 	case p.consumeStr("Tk"):
-		if p.parseName(nil) < 0 {
+		// LLVM 22 prints the template parameters of a type constraint as
+		// they are mangled, less the final '_' ("T", "T0", "TL0_"): it
+		// does not track the enclosing levels well enough to resolve them.
+		// They enter the substitution table that way too.
+		old := p.incompleteTP
+		p.incompleteTP = true
+		c := p.parseName(nil)
+		p.incompleteTP = old
+		if c < 0 {
 			return -1
 		}
-		return invent()
+		return decl(kConstrainedParamDecl, c, invent(synthType))
 	case p.consumeStr("Tn"):
-		n := invent()
-		if n < 0 || p.parseType() < 0 {
+		n := invent(synthNonType)
+		if n < 0 {
 			return -1
 		}
-		return n
+		t := p.parseType()
+		if t < 0 {
+			return -1
+		}
+		return decl(kNonTypeParamDecl, n, t)
 	case p.consumeStr("Tt"):
-		n := invent()
+		n := invent(synthTemplate)
 		if n < 0 {
 			return -1
 		}
@@ -1108,17 +1291,25 @@ func (p *parser) parseTemplateParamDecl1(params *[]int32) int32 {
 				p.tparams = p.tparams[:oldN]
 			}
 		}()
+		begin := len(p.names)
+		req := int32(-1)
 		for !p.consume('E') {
-			if p.parseTemplateParamDecl(inner) < 0 {
+			d := p.parseTemplateParamDecl(inner)
+			if d < 0 {
 				return -1
 			}
-			if p.look(0) == 'Q' {
-				return -1
+			p.names = append(p.names, d)
+			if p.consume('Q') {
+				if req = p.parseConstraintExpr(); req < 0 || !p.consume('E') {
+					return -1
+				}
+				break
 			}
 		}
-		return n
+		off, cnt := p.popList(begin)
+		return p.mk(node{k: kTemplateParamDecl, a: n, b: req, c: -1, listOff: off, listN: cnt, rhs: cYes})
 	case p.consumeStr("Tp"):
-		return p.parseTemplateParamDecl(params)
+		return decl(kParamPackDecl, p.parseTemplateParamDecl(params), -1)
 	}
 	return -1
 }
@@ -1212,6 +1403,9 @@ func (p *parser) parseType1() int32 {
 			return p.mkName(lHalf)
 		case 'F':
 			p.pos += 2
+			if p.consumeStr("16b") { // C++23 std::bfloat16_t (LLVM 22; 19 rejects it)
+				return p.mkName(lBfloat16)
+			}
 			dim := p.mkName(p.sub(p.parseNumber(false)))
 			if !p.consume('_') {
 				return -1
@@ -1232,6 +1426,18 @@ func (p *parser) parseType1() int32 {
 		case 'c':
 			p.pos += 2
 			return p.mkName(lDecltypeAuto)
+		case 'k', 'K': // constrained auto, decltype(auto)
+			kind := lSpaceAuto
+			if p.look(1) == 'K' {
+				kind = lSpaceDecltypeAuto
+			}
+			p.pos += 2
+			c := p.parseName(nil)
+			if c < 0 {
+				return -1
+			}
+			// Not a substitution candidate (unlike LLVM's other types here).
+			return p.mk(node{k: kPostfixQual, a: c, b: -1, c: -1, s: kind})
 		case 'n':
 			p.pos += 2
 			return p.mkName(lStdNullptrT)
@@ -1274,9 +1480,11 @@ func (p *parser) parseType1() int32 {
 		if res < 0 {
 			return -1
 		}
-		// LLVM 19 does not make the template-template parameter itself a
-		// substitution candidate (later versions do).
+		// A template-template parameter followed by its arguments is
+		// itself a substitution candidate (LLVM 22; LLVM 19 did not add
+		// it, which renumbers every later S_ reference).
 		if p.tryTA && p.look(0) == 'I' {
+			p.subs = append(p.subs, res)
 			ta := p.parseTemplateArgs(false)
 			if ta < 0 {
 				return -1
@@ -1501,4 +1709,15 @@ func (p *parser) parseDecltype() int32 {
 		return -1
 	}
 	return p.mk(node{k: kEnclosing, s: lDecltype, a: e, b: -1, c: -1})
+}
+
+// parseConstraintExpr parses a requires clause: an expression in which
+// template parameters are printed as they are mangled (LLVM's
+// HasIncompleteTemplateParameterTracking).
+func (p *parser) parseConstraintExpr() int32 {
+	old := p.incompleteTP
+	p.incompleteTP = true
+	e := p.parseExpr()
+	p.incompleteTP = old
+	return e
 }

@@ -1,5 +1,7 @@
 package demangle
 
+import "strconv"
+
 const noPack = ^uint32(0)
 
 // maxOutput bounds the demangled text (1 MiB); longer results fail.
@@ -7,9 +9,14 @@ const maxOutput = 1 << 20
 
 // printer is LLVM's OutputBuffer plus the node printing methods.
 type printer struct {
-	p       *parser
-	buf     []byte
-	gtIsGt  int
+	p      *parser
+	buf    []byte
+	gtIsGt int
+	// inTA is set while template arguments (or a cast's type) print:
+	// there LLVM 22 parenthesizes a '>' or '>>' expression only outside
+	// any parentheses (gtIsGt == 0); everywhere else it always does
+	// (LLVM 19 never did outside template arguments).
+	inTA    bool
 	packIdx uint32
 	packMax uint32
 	depth   int
@@ -33,6 +40,17 @@ func (w *printer) str(s string) { w.buf = append(w.buf, s...) }
 
 func (w *printer) open()  { w.gtIsGt++; w.buf = append(w.buf, '(') }
 func (w *printer) close() { w.gtIsGt--; w.buf = append(w.buf, ')') }
+
+// angle prints "<", what body prints, ">" with LLVM's state for template
+// arguments: a '>' there is not taken for the closing bracket.
+func (w *printer) angle(body func()) {
+	old, oldTA := w.gtIsGt, w.inTA
+	w.gtIsGt, w.inTA = 0, true
+	w.str("<")
+	body()
+	w.str(">")
+	w.gtIsGt, w.inTA = old, oldTA
+}
 
 func (w *printer) back() byte {
 	if len(w.buf) == 0 {
@@ -249,7 +267,7 @@ func (w *printer) baseName(i int32) string {
 			return w.get(n.s)
 		case kNameTA, kAbiTag:
 			i = n.a
-		case kNested:
+		case kNested, kFriend, kModuleEntity:
 			i = n.b
 		case kSpecialSub:
 			s := ssBase[n.flag]
@@ -291,12 +309,7 @@ func (w *printer) printLeft1(i int32) {
 		w.print(n.a)
 		w.print(n.b)
 	case kTemplateArgs:
-		old := w.gtIsGt
-		w.gtIsGt = 0
-		w.str("<")
-		w.printWithComma(w.p.list(n))
-		w.str(">")
-		w.gtIsGt = old
+		w.angle(func() { w.printWithComma(w.p.list(n)) })
 	case kSpecialSub:
 		w.str("std::")
 		w.str(w.baseName(i))
@@ -431,9 +444,46 @@ func (w *printer) printLeft1(i int32) {
 		w.str("'lambda")
 		w.str(w.get(n.s))
 		w.str("'")
+		if n.a >= 0 {
+			w.angle(func() { w.print(n.a) })
+		}
+		if n.b >= 0 {
+			w.str(" requires ")
+			w.print(n.b)
+			w.str(" ")
+		}
 		w.open()
 		w.printWithComma(w.p.list(n))
 		w.close()
+		if n.c >= 0 {
+			w.str(" requires ")
+			w.print(n.c)
+		}
+	case kSynthParam:
+		w.str([...]string{"$T", "$N", "$TT"}[n.flag])
+		if n.s2.n > 0 {
+			w.buf = strconv.AppendInt(w.buf, int64(n.s2.n-1), 10)
+		}
+	case kTypeParamDecl:
+		w.str("typename ")
+	case kConstrainedParamDecl:
+		w.print(n.a)
+		w.str(" ")
+	case kNonTypeParamDecl:
+		w.printLeft(n.b)
+		if !w.hasRHS(n.b) {
+			w.str(" ")
+		}
+	case kTemplateParamDecl:
+		old := w.gtIsGt
+		w.gtIsGt = 0
+		w.str("template<")
+		w.printWithComma(w.p.list(n))
+		w.str("> typename ")
+		w.gtIsGt = old
+	case kParamPackDecl:
+		w.printLeft(n.a)
+		w.str("...")
 	case kUnnamed:
 		w.str("'unnamed")
 		w.str(w.get(n.s))
@@ -504,7 +554,7 @@ func (w *printer) printLeft1(i int32) {
 		w.str("fp")
 		w.str(w.get(n.s))
 	case kBinary:
-		parenAll := w.gtIsGt == 0 && (w.get(n.s) == ">" || w.get(n.s) == ">>")
+		parenAll := (w.gtIsGt == 0 || !w.inTA) && (w.get(n.s) == ">" || w.get(n.s) == ">>")
 		if parenAll {
 			w.open()
 		}
@@ -566,12 +616,7 @@ func (w *printer) printLeft1(i int32) {
 		w.printAsOperand(n.c, pAssign, true)
 	case kCast:
 		w.str(w.get(n.s))
-		old := w.gtIsGt
-		w.gtIsGt = 0
-		w.str("<")
-		w.printLeft(n.a)
-		w.str(">")
-		w.gtIsGt = old
+		w.angle(func() { w.printLeft(n.a) })
 		w.open()
 		w.printAsOperand(n.b, pDefault, false)
 		w.close()
@@ -604,6 +649,175 @@ func (w *printer) printLeft1(i int32) {
 		w.str("}")
 	case kTPQualArg:
 		w.print(n.a)
+	case kFriend:
+		w.print(n.a)
+		w.str("::friend ")
+		w.print(n.b)
+	case kExprList:
+		w.printWithComma(w.p.list(n))
+	case kModuleName:
+		if n.a >= 0 {
+			w.print(n.a)
+		}
+		if n.a >= 0 || n.flag != 0 {
+			if n.flag != 0 {
+				w.str(":")
+			} else {
+				w.str(".")
+			}
+		}
+		w.print(n.b)
+	case kModuleEntity:
+		w.print(n.b)
+		w.str("@")
+		w.print(n.a)
+	case kBinding:
+		w.gtIsGt++
+		w.str("[")
+		w.printWithComma(w.p.list(n))
+		w.gtIsGt--
+		w.str("]")
+	case kMemberConv:
+		w.open()
+		w.print(n.a)
+		w.close()
+		w.open()
+		w.print(n.b)
+		w.close()
+	case kExplicitObj:
+		w.str("this ")
+		w.print(n.a)
+	case kBraced, kBracedRange:
+		init := n.b
+		if n.k == kBracedRange {
+			w.str("[")
+			w.print(n.a)
+			w.str(" ... ")
+			w.print(n.b)
+			w.str("]")
+			init = n.c
+		} else if n.flag != 0 {
+			w.str("[")
+			w.print(n.a)
+			w.str("]")
+		} else {
+			w.str(".")
+			w.print(n.a)
+		}
+		if k := w.n(init).k; k != kBraced && k != kBracedRange {
+			w.str(" = ")
+		}
+		w.print(init)
+	case kFold:
+		// '(' [(init|pack) op ] '...' [ op (pack|init)] ')'
+		printPack := func() {
+			w.open()
+			w.printPackExpansion(n.a)
+			w.close()
+		}
+		w.open()
+		op := w.get(n.s)
+		if n.flag == 0 || n.b >= 0 {
+			if n.flag != 0 {
+				w.printAsOperand(n.b, pCast, true)
+			} else {
+				printPack()
+			}
+			w.str(" ")
+			w.str(op)
+			w.str(" ")
+		}
+		w.str("...")
+		if n.flag != 0 || n.b >= 0 {
+			w.str(" ")
+			w.str(op)
+			w.str(" ")
+			if n.flag != 0 {
+				printPack()
+			} else {
+				w.printAsOperand(n.b, pCast, true)
+			}
+		}
+		w.close()
+	case kFloatLit:
+		w.buf = appendHexFloat(w.buf, w.get(n.s))
+		if n.flag == 'f' {
+			w.str("f")
+		}
+	case kNew, kDelete:
+		if n.flag&1 != 0 {
+			w.str("::")
+		}
+		if n.k == kDelete {
+			w.str("delete")
+			if n.flag&2 != 0 {
+				w.str("[]")
+			}
+			w.str(" ")
+			w.print(n.a)
+			break
+		}
+		w.str("new")
+		if n.flag&2 != 0 {
+			w.str("[]")
+		}
+		if n.listN > 0 {
+			w.open()
+			w.printWithComma(w.p.list(n))
+			w.close()
+		}
+		w.str(" ")
+		w.print(n.a)
+		if w.n(n.b).listN > 0 {
+			w.open()
+			w.print(n.b)
+			w.close()
+		}
+	case kRequiresExpr:
+		w.str("requires")
+		if n.a >= 0 && w.n(n.a).listN > 0 {
+			w.str(" ")
+			w.open()
+			w.print(n.a)
+			w.close()
+		}
+		w.str(" ")
+		w.gtIsGt++
+		w.str("{")
+		for _, r := range w.p.list(n) {
+			w.print(r)
+		}
+		w.str(" ")
+		w.gtIsGt--
+		w.str("}")
+	case kExprReq:
+		w.str(" ")
+		braces := n.flag != 0 || n.b >= 0
+		if braces {
+			w.gtIsGt++
+			w.str("{")
+		}
+		w.print(n.a)
+		if braces {
+			w.gtIsGt--
+			w.str("}")
+		}
+		if n.flag != 0 {
+			w.str(" noexcept")
+		}
+		if n.b >= 0 {
+			w.str(" -> ")
+			w.print(n.b)
+		}
+		w.str(";")
+	case kTypeReq:
+		w.str(" typename ")
+		w.print(n.a)
+		w.str(";")
+	case kNestedReq:
+		w.str(" requires ")
+		w.print(n.a)
+		w.str(";")
 	case kThrow:
 		w.str("throw ")
 		w.print(n.a)
@@ -683,6 +897,10 @@ func (w *printer) printRight1(i int32) {
 		if n.c >= 0 {
 			w.print(n.c)
 		}
+		if n.flag > 0 {
+			w.str(" requires ")
+			w.print(n.flag - 1)
+		}
 	case kPack:
 		if e := w.packElem(n); e >= 0 {
 			w.printRight(e)
@@ -695,6 +913,21 @@ func (w *printer) printRight1(i int32) {
 		w.printing[i] = true
 		w.printRight(n.a)
 		w.printing[i] = false
+	case kTypeParamDecl:
+		w.print(n.a)
+	case kConstrainedParamDecl:
+		w.print(n.b)
+	case kNonTypeParamDecl:
+		w.print(n.a)
+		w.printRight(n.b)
+	case kTemplateParamDecl:
+		w.print(n.a)
+		if n.b >= 0 {
+			w.str(" requires ")
+			w.print(n.b)
+		}
+	case kParamPackDecl:
+		w.printRight(n.a)
 	}
 }
 

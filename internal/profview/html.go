@@ -73,11 +73,7 @@ func displayNames(ctxs []Context, names map[uint64]string) map[uint64]string {
 			if _, ok := out[f.Function]; ok {
 				continue
 			}
-			n := FrameName(f, names)
-			if d, ok := demangle.Demangle(n); ok {
-				n = d
-			}
-			out[f.Function] = n
+			out[f.Function] = demangle.Name(FrameName(f, names))
 		}
 	}
 	return out

@@ -126,10 +126,7 @@ func (fs *functions) get(sys string) *profile.Function {
 	if fs.byName == nil {
 		fs.byName = map[string]*profile.Function{}
 	}
-	name := sys
-	if d, ok := demangle.Demangle(sys); ok {
-		name = d
-	}
+	name := demangle.Name(sys)
 	f := &profile.Function{ID: uint64(len(fs.p.Function) + 1), Name: name, SystemName: sys}
 	fs.byName[sys] = f
 	fs.p.Function = append(fs.p.Function, f)

@@ -55,11 +55,7 @@ func parseDump(t *testing.T, dump string) []dumpSite {
 		case strings.HasPrefix(s, "MemInfoBlock:"):
 			inStack = false
 		case cur != nil && inStack && strings.HasPrefix(s, "SymbolName: "):
-			name := strings.TrimPrefix(s, "SymbolName: ")
-			if d, ok := demangle.Demangle(name); ok {
-				name = d
-			}
-			cur.frames = append(cur.frames, name)
+			cur.frames = append(cur.frames, demangle.Name(strings.TrimPrefix(s, "SymbolName: ")))
 		case cur != nil && inStack && guidRE.MatchString(s):
 			g, _ := strconv.ParseUint(guidRE.FindStringSubmatch(s)[1][2:], 16, 64)
 			cur.frames = append(cur.frames, fmt.Sprintf("0x%016x", g))

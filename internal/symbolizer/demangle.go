@@ -1,12 +1,9 @@
 package symbolizer
 
 import (
-	"regexp"
-	"strings"
 	"unsafe"
 
-	"github.com/ianlancetaylor/demangle"
-	itanium "github.com/rules-pgo/rules_pgo/internal/demangle"
+	"github.com/rules-pgo/rules_pgo/internal/demangle"
 )
 
 // demangleCached memoizes demangleName: a run asks for the same names
@@ -42,30 +39,10 @@ type strKey struct {
 	n int
 }
 
-// demangleName is LLVMSymbolizer::DemangleName for ELF: Itanium (_Z…) and
-// Rust v0 (_R…) names are demangled in LLVM's style; anything else, or a
-// name that fails to demangle, is returned unchanged.
+// demangleName is LLVMSymbolizer::DemangleName for ELF: demangle.Name,
+// the one rendering every view prints. There is no fallback demangler: a
+// name LLVM leaves mangled (or one whose construct internal/demangle does
+// not implement) is printed as it is, never as a guess LLVM would not make.
 func demangleName(name string) string {
-	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
-		return name
-	}
-	// Our demangler prints exactly what LLVM prints and is much faster; it
-	// declines the constructs it does not implement, and for those (and
-	// Rust names) the general-purpose library is the fallback.
-	if d, ok := itanium.Demangle(name); ok {
-		return d
-	}
-	d, err := demangle.ToString(name, demangle.LLVMStyle, demangle.NoRust)
-	if err != nil {
-		return name
-	}
-	if strings.Contains(d, "operator") {
-		// LLVM prints template arguments right after an operator name
-		// ("operator<<char>"); the Go demangler separates them with a space
-		// ("operator< <char>").
-		d = operatorTemplateSpace.ReplaceAllString(d, "$1<")
-	}
-	return d
+	return demangle.Name(name)
 }
-
-var operatorTemplateSpace = regexp.MustCompile(`(operator(?:<=>|<<=|>>=|<<|>>|<=|>=|->\*|->|<|>)) <`)
