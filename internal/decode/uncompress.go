@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // Every compressed stream of the formats we read (zlib in extbinary sample
@@ -99,12 +100,19 @@ func (c *Cursor) UncompressReader(codec Codec, r io.Reader, n, size uint64, fail
 }
 
 func (c *Cursor) checkClaim(start int, n, size uint64, codec Codec, fail string) bool {
-	if limit := MaxUncompressed(n); size > limit {
-		c.FailAt(int64(start), ErrMalformed, "%s: %s stream of %d bytes claims %d bytes, more than the %d allowed (1032:1 plus 64 KiB, at most 4 GiB)",
-			fail, codec, n, size, limit)
+	if msg := claimProblem(codec, n, size); msg != "" {
+		c.FailAt(int64(start), ErrMalformed, "%s: %s", fail, msg)
 		return false
 	}
 	return true
+}
+
+// claimProblem applies the size rule.
+func claimProblem(codec Codec, n, size uint64) string {
+	if limit := MaxUncompressed(n); size > limit {
+		return fmt.Sprintf("%s stream of %d bytes claims %d bytes, more than the %d allowed (1032:1 plus 64 KiB, at most 4 GiB)", codec, n, size, limit)
+	}
+	return ""
 }
 
 // Errors of readExactly that are not the decompressor's.
@@ -165,39 +173,48 @@ func readExactly(r io.Reader, n, size uint64) ([]byte, error) {
 // compressed bytes and br the reader the decompressor consumed them from,
 // which locate the problem.
 func (c *Cursor) uncompressFailed(start int, z []byte, br *bytes.Reader, codec Codec, fail string, err error) {
-	off := int64(start)
-	var reason string
+	delta, reason := describe(z, br, codec, err)
+	c.FailAt(int64(start)+delta, ErrMalformed, "%s: %s", fail, reason)
+}
+
+// describe says what err of a decompressor means, in zlib's or zstd's
+// words as LLVM prints them plus ours, and where in the stream it is
+// (z and br, for zlib, locate it; else 0).
+func describe(z []byte, br *bytes.Reader, codec Codec, err error) (int64, string) {
 	var se *sizeError
 	var ce flate.CorruptInputError
 	switch {
 	case errors.As(err, &se) && se.kind == errShort:
-		reason = fmt.Sprintf("the %s stream ends after %d of the %d bytes claimed", codec, se.got, se.want)
+		off := int64(0)
 		if br != nil {
-			off += int64(len(z) - br.Len())
+			off = int64(len(z) - br.Len())
 		}
+		return off, fmt.Sprintf("the %s stream ends after %d of the %d bytes claimed", codec, se.got, se.want)
 	case errors.As(err, &se):
-		reason = fmt.Sprintf("the %s stream decompresses to more than the %d bytes claimed", codec, se.want)
+		return 0, fmt.Sprintf("the %s stream decompresses to more than the %d bytes claimed", codec, se.want)
 	case codec != Zlib:
-		// zstd's own wording of what LLVM prints is not ours to
-		// reproduce; Go's message says where.
-		reason = fmt.Sprintf("%s: %v", codec, err)
+		// ZSTD_getErrorName's words for what LLVM reports, then Go's
+		// message, which says where.
+		word := "Data corruption detected"
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			word = "Src size is incorrect"
+		case strings.Contains(err.Error(), "checksum"):
+			word = "Restored data doesn't match checksum"
+		}
+		return 0, fmt.Sprintf("zstd error: %s (%v)", word, err)
 	case errors.Is(err, zlib.ErrHeader), errors.Is(err, zlib.ErrDictionary):
-		reason = fmt.Sprintf("zlib error: Z_DATA_ERROR (%v)", err)
+		return 0, fmt.Sprintf("zlib error: Z_DATA_ERROR (%v)", err)
 	case errors.As(err, &ce):
 		// The offset counts from the deflate data, after the 2-byte header.
-		off += 2 + int64(ce)
-		reason = "zlib error: Z_DATA_ERROR (invalid deflate data)"
+		return 2 + int64(ce), "zlib error: Z_DATA_ERROR (invalid deflate data)"
 	case errors.Is(err, zlib.ErrChecksum):
 		end := len(z) - br.Len()
-		off += int64(end) - 4
-		reason = fmt.Sprintf("zlib error: Z_DATA_ERROR (adler32 checksum %#08x does not match the data's)", trailer(z, end))
+		return int64(end) - 4, fmt.Sprintf("zlib error: Z_DATA_ERROR (adler32 checksum %#08x does not match the data's)", trailer(z, end))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		off += int64(len(z))
-		reason = "zlib error: Z_DATA_ERROR (the stream is cut short)"
-	default:
-		reason = fmt.Sprintf("zlib: %v", err)
+		return int64(len(z)), "zlib error: Z_DATA_ERROR (the stream is cut short)"
 	}
-	c.FailAt(off, ErrMalformed, "%s: %s", fail, reason)
+	return 0, fmt.Sprintf("%s: %v", codec, err)
 }
 
 func trailer(z []byte, end int) uint32 {

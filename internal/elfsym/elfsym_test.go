@@ -230,8 +230,10 @@ func TestConcurrent(t *testing.T) {
 	}
 }
 
-// fuzzOpts keeps fuzzed inputs from finding debug files on this machine.
-var fuzzOpts = Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}}
+// fuzzOpts keeps fuzzed inputs from finding debug files on this machine
+// and lets them reach past a broken program header table (symbolize's
+// setting).
+var fuzzOpts = Options{DWPFile: "/nonexistent.dwp", DebugFileDirectories: []string{"/nonexistent"}, IgnoreBadProgramHeaders: true}
 
 // checkErr returns nil for a nil err, else a complaint unless err is a
 // *decode.Error of this package naming file and a section and wrapping one
