@@ -101,7 +101,10 @@ type Options struct {
 // corrupt, fails its checksum or decompresses to another size than it
 // claims) is left out with a warning, as LLVM's DWARFContext leaves it out:
 // the rest of the binary is still symbolized (without .debug_info, from the
-// symbol table).
+// symbol table). One difference, on purpose: a compressed section claiming
+// more than its stream gives is used by LLVM with zeros after the data
+// (allocating the whole claim, 4 GiB if it says so); here it is corrupt
+// and left out (tools/symbolize TestDegradeClaimDiffers).
 //
 // Without DWARF (or outside every unit) frames come from .symtab/.dynsym
 // (Name = LinkageName = symbol, StartAddress = symbol value, no File),

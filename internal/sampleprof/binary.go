@@ -22,7 +22,11 @@ import (
 //	 32 LBR profile   FUNC...
 //	  3 symbol list   NAME\0...
 //	  5 metadata      per function: idx [checksum] [attributes] [callsite metadata...]
-//	a compressed section is: uncompressed size, compressed size, zlib stream.
+//	a compressed section is: uncompressed size, compressed size, zlib stream
+//	(read to its end through decode.Uncompress: adler32 checked, exactly the
+//	size claimed, else LLVM's "Uncompress failure"; a function offset table
+//	claiming one byte more than its stream gives passes llvm-profdata, which
+//	never reads it, not us: TestCompressedSectionCorruption).
 //
 //	SUMMARY = total maxcount maxfunc numcounts numfuncs N × (cutoff mincount numcounts)
 //	FUNC    = head BODY
