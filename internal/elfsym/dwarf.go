@@ -571,11 +571,9 @@ func skipFast(data []byte, off uint64, ops []skipOp, order binary.ByteOrder) (ui
 
 // isCompile reports whether the unit holds code (not a type unit).
 func (u *unit) isCompile() bool {
-	switch u.unitType {
-	case utCompile, utPartial, utSkeleton, utSplitCompile:
-		return true
-	}
-	return false
+	// LLVM's DWARFUnitVector makes every unit that is not a type unit a
+	// compile unit, whatever its DW_UT_ value.
+	return u.unitType != utType && u.unitType != utSplitType
 }
 
 // unitAt returns the unit of df containing the .debug_info offset off.

@@ -135,6 +135,12 @@ func (e *elfEdit) chdr(name string, field int, v uint64) []byte {
 	})
 }
 
+// pokeIn writes b at offset off of a section's contents.
+func (e *elfEdit) pokeIn(name string, off int, b ...byte) []byte {
+	_, s := e.header(name)
+	return e.mutate(func(d []byte) { copy(d[int(s.Offset)+off:], b) })
+}
+
 func (e *elfEdit) poke16(off int, v uint16) []byte {
 	return e.mutate(func(b []byte) { binary.LittleEndian.PutUint16(b[off:], v) })
 }
@@ -177,6 +183,23 @@ func TestDegradeAsLLVM(t *testing.T) {
 	for _, s := range []string{".debug_info", ".debug_abbrev", ".debug_str", ".debug_line", ".debug_line_str", ".debug_addr", ".debug_str_offsets"} {
 		cases = append(cases, tc{"plain " + s + " past the end", plain.sizePastEOF(s)})
 	}
+	// DWARF 5 unit and line table headers: unit_length, version, unit_type,
+	// address_size, debug_abbrev_offset, then the unit DIE's abbreviation
+	// code; unit_length, version, address_size, seg_sel_size,
+	// header_length.
+	cases = append(cases,
+		tc{"unit version 7", plain.pokeIn(".debug_info", 4, 7, 0)},
+		tc{"unit length past 4 GiB", plain.pokeIn(".debug_info", 0, 0xf0, 0xff, 0xff, 0xff)},
+		tc{"unit length past the section", plain.pokeIn(".debug_info", 0, 0, 0x80, 0, 0)},
+		tc{"unit type 9", plain.pokeIn(".debug_info", 6, 9)},
+		tc{"address size 3", plain.pokeIn(".debug_info", 7, 3)},
+		tc{"abbreviation offset past the section", plain.pokeIn(".debug_info", 8, 0, 0, 1, 0)},
+		tc{"unit DIE abbreviation code 127", plain.pokeIn(".debug_info", 12, 0x7f)},
+		tc{"line table version 9", plain.pokeIn(".debug_line", 4, 9, 0)},
+		tc{"line table length past 4 GiB", plain.pokeIn(".debug_line", 0, 0xf0, 0xff, 0xff, 0xff)},
+		tc{"line table length 16", plain.pokeIn(".debug_line", 0, 16, 0, 0, 0)},
+		tc{"line table header length 0xffff", plain.pokeIn(".debug_line", 8, 0xff, 0xff, 0, 0)},
+	)
 	for _, codec := range []string{"zlib", "zstd"} {
 		e := newELFEdit(t, fx[codec])
 		for _, s := range []string{".debug_info", ".debug_abbrev", ".debug_line", ".debug_str"} {
