@@ -1,6 +1,7 @@
 package elfsym
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -14,7 +15,9 @@ type elfLayout struct {
 	is64                   bool
 	phoff, phent, phnum    uint64
 	shoff, shent, shnum    uint64
+	shstrndx               uint64
 	phnumAt, phoffAt       int // where e_phnum and e_phoff are in the file header
+	shstrndxAt             int
 	wantPhent, wantShent   uint64
 	flagsAt, offAt, sizeAt int // within a section header
 }
@@ -48,7 +51,8 @@ func readLayout(path string, data []byte) (*elfLayout, error) {
 		l.phoff, l.shoff = o.Uint64(data[32:]), o.Uint64(data[40:])
 		l.phent, l.phnum = uint64(o.Uint16(data[54:])), uint64(o.Uint16(data[56:]))
 		l.shent, l.shnum = uint64(o.Uint16(data[58:])), uint64(o.Uint16(data[60:]))
-		l.phoffAt, l.phnumAt = 32, 56
+		l.shstrndx = uint64(o.Uint16(data[62:]))
+		l.phoffAt, l.phnumAt, l.shstrndxAt = 32, 56, 62
 		l.wantPhent, l.wantShent = 56, 64
 		l.flagsAt, l.offAt, l.sizeAt = 8, 24, 32
 	case elf.ELFCLASS32:
@@ -58,7 +62,8 @@ func readLayout(path string, data []byte) (*elfLayout, error) {
 		l.phoff, l.shoff = uint64(o.Uint32(data[28:])), uint64(o.Uint32(data[32:]))
 		l.phent, l.phnum = uint64(o.Uint16(data[42:])), uint64(o.Uint16(data[44:]))
 		l.shent, l.shnum = uint64(o.Uint16(data[46:])), uint64(o.Uint16(data[48:]))
-		l.phoffAt, l.phnumAt = 28, 44
+		l.shstrndx = uint64(o.Uint16(data[50:]))
+		l.phoffAt, l.phnumAt, l.shstrndxAt = 28, 44, 50
 		l.wantPhent, l.wantShent = 32, 40
 		l.flagsAt, l.offAt, l.sizeAt = 8, 16, 20
 	default:
@@ -158,7 +163,10 @@ var errShortRead = fmt.Errorf("read past the end of the file")
 // LLVM reads: a section whose offset or size is past 2^63 becomes empty,
 // and one flagged SHF_COMPRESSED whose compression header is not in the
 // file loses the flag (debug/elf would fail on either; the section, read
-// from its raw header by sectionBytes, is then unusable), and, when
+// from its raw header by sectionBytes, is then unusable); an unusable
+// section name table (index out of range, not SHT_STRTAB, outside the
+// file) goes, and a name outside the table becomes "" (LLVM then finds no
+// section by those names: no DWARF, the symbol table answers); and, when
 // dropPhdrs is set, the program header table goes.
 func (l *elfLayout) sanitize(data []byte, dropPhdrs bool) []patch {
 	var ps []patch
@@ -183,6 +191,26 @@ func (l *elfLayout) sanitize(data []byte, dropPhdrs bool) []patch {
 		put(uint64(l.phnumAt), 2, 0)
 	}
 	size := uint64(len(data))
+	if l.shnum > 0 && l.shstrndx != uint64(elf.SHN_UNDEF) && l.shstrndx < uint64(elf.SHN_LORESERVE) {
+		strtab, ok := l.section(data, int(l.shstrndx))
+		at := l.shoff + l.shstrndx*l.shent
+		ok = ok && l.shstrndx < l.shnum && strtab.off <= size && strtab.size <= size-strtab.off &&
+			elf.SectionType(l.order.Uint32(data[at+4:])) == elf.SHT_STRTAB
+		if !ok {
+			put(uint64(l.shstrndxAt), 2, 0)
+		} else {
+			names := data[strtab.off : strtab.off+strtab.size]
+			for i := range int(l.shnum) {
+				at := l.shoff + uint64(i)*l.shent
+				if at+4 > size {
+					break
+				}
+				if n := uint64(l.order.Uint32(data[at:])); n >= uint64(len(names)) || bytes.IndexByte(names[n:], 0) < 0 {
+					put(at, 4, 0)
+				}
+			}
+		}
+	}
 	for i := range int(l.shnum) {
 		s, ok := l.section(data, i)
 		if !ok {

@@ -104,6 +104,11 @@ func (e *elfEdit) setSize(name string, v uint64) []byte {
 	return e.mutate(func(b []byte) { binary.LittleEndian.PutUint64(b[h+32:], v) })
 }
 
+func (e *elfEdit) setName(name string, v uint32) []byte {
+	h, _ := e.header(name)
+	return e.mutate(func(b []byte) { binary.LittleEndian.PutUint32(b[h:], v) })
+}
+
 func (e *elfEdit) sizePastEOF(name string) []byte {
 	_, s := e.header(name)
 	return e.setSize(name, uint64(len(e.data))-s.Offset+0x100)
@@ -179,6 +184,10 @@ func TestDegradeAsLLVM(t *testing.T) {
 		{"phnum 0xffff", plain.poke16(56, 0xffff)},
 		{"phentsize 16", plain.poke16(54, 16)},
 		{".debug_line_str of size 0", plain.setSize(".debug_line_str", 0)},
+		{"section name table index past the table", plain.poke16(62, 0x200)},
+		{"section name table past the end", plain.sizePastEOF(".shstrtab")},
+		{".debug_line name past the name table", plain.setName(".debug_line", 0xfffff)},
+		{".debug_info name past the name table", plain.setName(".debug_info", 0xfffff)},
 	}
 	for _, s := range []string{".debug_info", ".debug_abbrev", ".debug_str", ".debug_line", ".debug_line_str", ".debug_addr", ".debug_str_offsets"} {
 		cases = append(cases, tc{"plain " + s + " past the end", plain.sizePastEOF(s)})
