@@ -60,6 +60,13 @@ type Options struct {
 	// unit covers (LLVM's UseSymbolTable=false, as llvm-profgen and the
 	// MemProf reader use): Symbolize then returns ErrUnknownPC.
 	DWARFOnly bool
+	// IgnoreBadProgramHeaders opens a binary whose program header table
+	// is unreadable (outside the file, entries too small, offsets or sizes
+	// past 2^63) as if it had none: ELF().Progs is empty and Warn says
+	// why. llvm-symbolizer never reads that table, so symbolize sets it;
+	// callers that need the segments (load addresses) leave it unset and
+	// get an error.
+	IgnoreBadProgramHeaders bool
 }
 
 // Open and the methods of *Binary are implemented in binary.go:
@@ -88,6 +95,16 @@ type Options struct {
 // for DW_AT_ranges), as LLVM reports it. It does not apply the
 // llvm-symbolizer command line's symbol-table override of the outermost
 // frame's name (UseSymbolTable); tools/symbolize does that itself.
+//
+// A debug section that cannot be used (it lies outside the file, its
+// compression header is cut or names an unknown codec, its stream is
+// corrupt, fails its checksum or decompresses to another size than it
+// claims) is left out with a warning, as LLVM's DWARFContext leaves it out:
+// the rest of the binary is still symbolized (without .debug_info, from the
+// symbol table). One difference, on purpose: a compressed section claiming
+// more than its stream gives is used by LLVM with zeros after the data
+// (allocating the whole claim, 4 GiB if it says so); here it is corrupt
+// and left out (tools/symbolize TestDegradeClaimDiffers).
 //
 // Without DWARF (or outside every unit) frames come from .symtab/.dynsym
 // (Name = LinkageName = symbol, StartAddress = symbol value, no File),

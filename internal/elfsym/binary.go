@@ -2,15 +2,14 @@ package elfsym
 
 import (
 	"bytes"
-	"compress/zlib"
 	"debug/elf"
-	"encoding/binary"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +24,7 @@ type Binary struct {
 	path    string
 	opts    Options
 	ef      *elf.File
+	layout  *elfLayout
 	closers []func() error
 
 	buildID []byte
@@ -43,15 +43,19 @@ type unitSpan struct {
 // Open opens the ELF file at path and indexes its debug information: the
 // unit address ranges are read now, line tables and DIE trees on first use.
 func Open(path string, opts *Options) (*Binary, error) {
-	ef, data, closeFn, err := openELF(path)
-	if err != nil {
-		return nil, err
-	}
-	b := &Binary{path: path, ef: ef, closers: []func() error{closeFn}}
+	b := &Binary{path: path}
 	if opts != nil {
 		b.opts = *opts
 	}
-	if err := b.init(data); err != nil {
+	img, err := openELF(path, b.opts.IgnoreBadProgramHeaders)
+	if err != nil {
+		return nil, err
+	}
+	b.ef, b.layout, b.closers = img.ef, img.layout, []func() error{img.close}
+	if img.phdrWarning != "" {
+		b.warn("phdrs", img.phdrWarning)
+	}
+	if err := b.init(img.data); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -62,13 +66,17 @@ func Open(path string, opts *Options) (*Binary, error) {
 // and tests). Split DWARF and separate debug files are looked up relative
 // to name.
 func newFromBytes(name string, data []byte, opts *Options) (*Binary, error) {
-	ef, err := parseELF(name, data)
+	b := &Binary{path: name}
+	if opts != nil {
+		b.opts = *opts
+	}
+	img, err := parseELF(name, data, b.opts.IgnoreBadProgramHeaders)
 	if err != nil {
 		return nil, err
 	}
-	b := &Binary{path: name, ef: ef}
-	if opts != nil {
-		b.opts = *opts
+	b.ef, b.layout = img.ef, img.layout
+	if img.phdrWarning != "" {
+		b.warn("phdrs", img.phdrWarning)
 	}
 	if err := b.init(data); err != nil {
 		return nil, err
@@ -76,26 +84,37 @@ func newFromBytes(name string, data []byte, opts *Options) (*Binary, error) {
 	return b, nil
 }
 
+// elfImage is a parsed ELF file.
+type elfImage struct {
+	ef     *elf.File
+	layout *elfLayout
+	data   []byte
+	close  func() error
+	// phdrWarning says why the program headers were ignored, if they were.
+	phdrWarning string
+}
+
 // openELF maps (or reads) the file and parses its ELF headers.
-func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err error) {
+func openELF(path string, ignoreBadPhdrs bool) (*elfImage, error) {
 	// Only regular files: opening a FIFO or device named by (untrusted)
 	// debug info could block or never end.
 	if st, err := os.Stat(path); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	} else if !st.Mode().IsRegular() {
-		return nil, nil, nil, fmt.Errorf("%s: not a regular file", path)
+		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	size := st.Size()
-	closeFn = func() error { return nil }
+	var data []byte
+	closeFn := func() error { return nil }
 	if size > 0 && size == int64(int(size)) {
 		if m, merr := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_PRIVATE); merr == nil {
 			data = m
@@ -104,74 +123,40 @@ func openELF(path string) (ef *elf.File, data []byte, closeFn func() error, err 
 	}
 	if data == nil {
 		if data, err = io.ReadAll(f); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
 	}
-	if ef, err = parseELF(path, data); err != nil {
+	img, err := parseELF(path, data, ignoreBadPhdrs)
+	if err != nil {
 		closeFn()
-		return nil, nil, nil, err
-	}
-	return ef, data, closeFn, nil
-}
-
-// parseELF checks the ELF header and parses the headers with debug/elf.
-func parseELF(path string, data []byte) (*elf.File, error) {
-	if err := checkELFHeader(path, data); err != nil {
 		return nil, err
 	}
-	ef, err := elf.NewFile(bytes.NewReader(data))
+	img.close = closeFn
+	return img, nil
+}
+
+// parseELF checks the ELF header and parses the headers with debug/elf,
+// through an overlay that hides from it what it would fail on and LLVM
+// reads past (headers.go: sanitize).
+func parseELF(path string, data []byte, ignoreBadPhdrs bool) (*elfImage, error) {
+	l, err := readLayout(path, data)
+	if err != nil {
+		return nil, err
+	}
+	img := &elfImage{layout: l, data: data, close: func() error { return nil }}
+	problem := l.phdrProblem(data)
+	if problem != "" {
+		if !ignoreBadPhdrs {
+			return nil, newError(path, "ELF header", 0, decode.ErrMalformed, "%s", problem)
+		}
+		img.phdrWarning = fmt.Sprintf("%s: ignoring the program headers: %s", path, problem)
+	}
+	ef, err := elf.NewFile(&overlay{data: data, patches: l.sanitize(data, problem != "")})
 	if err != nil {
 		return nil, newError(path, "ELF header", 0, decode.ErrMalformed, "%v", err)
 	}
-	return ef, nil
-}
-
-// checkELFHeader rejects files whose program or section header tables
-// lie outside the file before debug/elf reads them (it would read every
-// claimed header first).
-func checkELFHeader(path string, data []byte) error {
-	fail := func(off uint64, msg string) error {
-		return newError(path, "ELF header", off, decode.ErrMalformed, "%s", msg)
-	}
-	if len(data) < 16 || string(data[:4]) != elf.ELFMAG {
-		return newError(path, "ELF header", 0, decode.ErrBadMagic, "not an ELF file (bad magic)")
-	}
-	var order binary.ByteOrder
-	switch elf.Data(data[elf.EI_DATA]) {
-	case elf.ELFDATA2LSB:
-		order = binary.LittleEndian
-	case elf.ELFDATA2MSB:
-		order = binary.BigEndian
-	default:
-		return fail(elf.EI_DATA, fmt.Sprintf("unknown data encoding %d", data[elf.EI_DATA]))
-	}
-	var phoff, shoff, phent, phnum, shent, shnum uint64
-	switch elf.Class(data[elf.EI_CLASS]) {
-	case elf.ELFCLASS64:
-		if len(data) < 64 {
-			return fail(0, fmt.Sprintf("truncated header: %d bytes, need 64", len(data)))
-		}
-		phoff, shoff = order.Uint64(data[32:]), order.Uint64(data[40:])
-		phent, phnum = uint64(order.Uint16(data[54:])), uint64(order.Uint16(data[56:]))
-		shent, shnum = uint64(order.Uint16(data[58:])), uint64(order.Uint16(data[60:]))
-	case elf.ELFCLASS32:
-		if len(data) < 52 {
-			return fail(0, fmt.Sprintf("truncated header: %d bytes, need 52", len(data)))
-		}
-		phoff, shoff = uint64(order.Uint32(data[28:])), uint64(order.Uint32(data[32:]))
-		phent, phnum = uint64(order.Uint16(data[42:])), uint64(order.Uint16(data[44:]))
-		shent, shnum = uint64(order.Uint16(data[46:])), uint64(order.Uint16(data[48:]))
-	default:
-		return fail(elf.EI_CLASS, fmt.Sprintf("unknown class %d", data[elf.EI_CLASS]))
-	}
-	size := uint64(len(data))
-	if phnum > 0 && (phoff > size || phnum*phent > size-phoff) {
-		return fail(0, fmt.Sprintf("program headers (%d at %#x) exceed the file (%#x bytes)", phnum, phoff, size))
-	}
-	if shnum > 0 && (shoff > size || shnum*shent > size-shoff) {
-		return fail(0, fmt.Sprintf("section headers (%d at %#x) exceed the file (%#x bytes)", shnum, shoff, size))
-	}
-	return nil
+	img.ef = ef
+	return img, nil
 }
 
 func (b *Binary) warn(key, msg string) {
@@ -189,12 +174,12 @@ func (b *Binary) init(data []byte) error {
 	b.buildID = findBuildID(ef, data)
 	b.syms, _ = ReadSymbolTable(ef) // unreadable: no fallback, as LLVM
 
-	dwPath, dwEF, dwData := b.path, ef, data
+	dwPath, dwEF, dwLayout, dwData := b.path, ef, b.layout, data
 	if findSection(ef, ".debug_info") == nil {
 		if p := b.findDebugFile(); p != "" {
-			if def, ddata, closeFn, err := openELF(p); err == nil {
-				b.closers = append(b.closers, closeFn)
-				dwPath, dwEF, dwData = p, def, ddata
+			if img, err := openELF(p, true); err == nil {
+				b.closers = append(b.closers, img.close)
+				dwPath, dwEF, dwLayout, dwData = p, img.ef, img.layout, img.data
 			} else {
 				b.warn("debugfile", fmt.Sprintf("%s: %v", p, err))
 			}
@@ -204,11 +189,13 @@ func (b *Binary) init(data []byte) error {
 		b.warn("nodwarf", fmt.Sprintf("%s: no DWARF line information; falling back to the symbol table", b.path))
 		return nil
 	}
-	ss, err := loadSections(dwPath, dwEF, dwData, false)
-	if err != nil {
-		return err
+	ss := loadSections(dwPath, dwEF, dwLayout, dwData, false, b.opts.Warn)
+	if ss.info == nil {
+		// An unusable .debug_info (loadSections said why): the symbol
+		// table answers, as LLVM's DWARFContext without units.
+		return nil
 	}
-	df := &dwarfFile{file: dwPath, order: dwEF.ByteOrder, sec: ss}
+	df := &dwarfFile{file: dwPath, order: dwEF.ByteOrder, sec: ss, warn: func(msg string) { b.warn(msg, msg) }}
 	if err := df.parseUnits(); err != nil {
 		return err
 	}
@@ -239,14 +226,20 @@ func (b *Binary) buildIndex() error {
 		}
 	}
 	byOff := make(map[uint64]int, len(df.units))
+	noDIE := make(map[int]bool)
 	for i, u := range df.units {
-		byOff[u.off] = i
 		if !u.isCompile() {
+			byOff[u.off] = i
 			continue
 		}
 		if err := u.readUnitDIE(); err != nil {
-			return err
+			// LLVM: "No unit DIE"; the unit covers no address and the
+			// symbol table answers for its code.
+			b.warn(fmt.Sprintf("noDIE%d", i), err.Error())
+			noDIE[i] = true
+			continue
 		}
+		byOff[u.off] = i
 	}
 	covered := make(map[int]bool)
 	if len(df.sec.aranges) > 0 {
@@ -291,7 +284,7 @@ func (b *Binary) buildIndex() error {
 		}
 	}
 	for i, u := range df.units {
-		if !u.isCompile() || covered[i] {
+		if !u.isCompile() || covered[i] || noDIE[i] {
 			continue
 		}
 		rs, err := u.dieRanges(&u.cuDIE)
@@ -435,12 +428,12 @@ func (b *Binary) BuildID() []byte { return b.buildID }
 // has none) without loading its symbols or debug info: the id of a
 // stripped binary whose DWARF another file holds.
 func ReadBuildID(path string) ([]byte, error) {
-	ef, data, closeFn, err := openELF(path)
+	img, err := openELF(path, false)
 	if err != nil {
 		return nil, err
 	}
-	defer closeFn()
-	return findBuildID(ef, data), nil
+	defer img.close()
+	return findBuildID(img.ef, img.data), nil
 }
 
 // ELF returns the binary's parsed ELF headers (file header, program and
@@ -581,60 +574,76 @@ func findSection(ef *elf.File, name string) *elf.Section {
 }
 
 // sectionBytes returns a section's contents: a slice of the mapped file when
-// stored plainly, else decompressed (SHF_COMPRESSED zlib/zstd by debug/elf,
-// legacy .zdebug_ "ZLIB" sections here).
-func sectionBytes(path string, s *elf.Section, data []byte) ([]byte, error) {
-	if s.Flags&elf.SHF_COMPRESSED != 0 {
-		if limit := maxInflated(s.FileSize); s.Size > limit {
-			return nil, newError(path, s.Name, s.Offset+8, decode.ErrMalformed,
-				"compressed section claims %d bytes from %d compressed, more than the %d allowed (deflate's 1032:1 at most, and 4 GiB)",
-				s.Size, s.FileSize, limit)
-		}
-		d, err := s.Data()
-		if err != nil {
-			return nil, newError(path, s.Name, 0, decode.ErrMalformed, "decompressing: %v", err)
-		}
-		return d, nil
+// stored plainly, else decompressed (SHF_COMPRESSED zlib or zstd, or a
+// legacy .zdebug_ "ZLIB" section). It reads the section's placement from
+// its raw header (l), not from debug/elf's sanitized view. Failures use
+// LLVM's words ("failed to decompress", "corrupted compressed section
+// header", "unsupported compression type") and section offsets.
+func sectionBytes(path string, ef *elf.File, l *elfLayout, s *elf.Section, data []byte) ([]byte, error) {
+	idx := slices.Index(ef.Sections, s)
+	raw, ok := l.section(data, idx)
+	if !ok {
+		return nil, newError(path, s.Name, 0, decode.ErrMalformed, "section header %d unreadable", idx)
 	}
-	if s.Offset > uint64(len(data)) || s.Size > uint64(len(data))-s.Offset {
-		return nil, newError(path, s.Name, s.Offset, decode.ErrTruncated, "section size %#x exceeds file", s.Size)
+	size := uint64(len(data))
+	compressed := raw.flags&elf.SHF_COMPRESSED != 0
+	if raw.off > size || raw.size > size-raw.off {
+		msg := "section (%#x bytes at %#x) exceeds the file (%#x bytes)"
+		if compressed {
+			msg = "failed to decompress: corrupted compressed section header: " + msg
+		}
+		return nil, newError(path, s.Name, 0, decode.ErrTruncated, msg, raw.size, raw.off, size)
 	}
-	raw := data[s.Offset : s.Offset+s.Size]
-	if strings.HasPrefix(s.Name, ".zdebug_") {
-		if len(raw) < 12 || string(raw[:4]) != "ZLIB" {
-			return nil, newError(path, s.Name, 0, decode.ErrMalformed, "missing ZLIB header")
+	sec := data[raw.off : raw.off+raw.size]
+	c := newCursor(path, s.Name, sec, 0, l.order)
+	switch {
+	case compressed:
+		const fail = "failed to decompress"
+		if uint64(len(sec)) < l.chdrSize() {
+			c.Fail(decode.ErrTruncated, "%s: corrupted compressed section header (%d bytes, need %d)", fail, len(sec), l.chdrSize())
+			return nil, c.Err()
 		}
-		size := binary.BigEndian.Uint64(raw[4:12])
-		if limit := maxInflated(uint64(len(raw))); size > limit {
-			return nil, newError(path, s.Name, s.Offset+4, decode.ErrMalformed,
-				"compressed section claims %d bytes from %d compressed, more than the %d allowed (deflate's 1032:1 at most, and 4 GiB)",
-				size, len(raw), limit)
+		typ := elf.CompressionType(c.U32())
+		var claim uint64
+		if l.is64 {
+			c.U32()
+			claim = c.U64()
+			c.U64()
+		} else {
+			claim = uint64(c.U32())
+			c.U32()
 		}
-		zr, err := zlib.NewReader(bytes.NewReader(raw[12:]))
-		if err != nil {
-			return nil, newError(path, s.Name, 12, decode.ErrMalformed, "zlib: %v", err)
+		n := uint64(c.Remaining())
+		var out []byte
+		switch typ {
+		case elf.COMPRESS_ZLIB:
+			out = c.Uncompress(n, claim, fail)
+		case elf.COMPRESS_ZSTD:
+			// The standard library decodes zstd only behind debug/elf.
+			out = c.UncompressReader(decode.Zstd, s.Open(), n, claim, fail)
+		default:
+			c.FailAt(0, decode.ErrMalformed, "%s: unsupported compression type (%d)", fail, uint32(typ))
 		}
-		out, err := io.ReadAll(io.LimitReader(zr, int64(size)))
-		if err != nil {
-			return nil, newError(path, s.Name, 12, decode.ErrMalformed, "zlib: %v", err)
+		return out, c.Err()
+	case strings.HasPrefix(s.Name, ".zdebug_"):
+		// "ZLIB", the size (8 bytes, big-endian), the zlib stream.
+		if len(sec) < 12 || string(sec[:4]) != "ZLIB" {
+			c.Fail(decode.ErrMalformed, "failed to decompress: corrupted compressed section header (no ZLIB magic)")
+			return nil, c.Err()
 		}
-		if uint64(len(out)) != size {
-			return nil, newError(path, s.Name, 4, decode.ErrMalformed, "decompressed %d bytes, header says %d", len(out), size)
-		}
-		return out, nil
+		c.Skip(4)
+		c.SetBigEndian(true)
+		claim := c.U64()
+		out := c.Uncompress(uint64(c.Remaining()), claim, "failed to decompress")
+		return out, c.Err()
 	}
-	return raw, nil
+	return sec, nil
 }
 
-// maxInflated bounds what a compressed section of n bytes may decompress
-// to, so that a file whose header lies (or a decompression bomb) fails
-// instead of exhausting memory: deflate cannot exceed 1032:1, zstd's DWARF
-// ratios are far below it, and no real debug section nears 4 GiB.
-func maxInflated(n uint64) uint64 {
-	return min(n*1032+64<<10, 4<<30)
-}
-
-func loadSections(path string, ef *elf.File, data []byte, dwo bool) (sections, error) {
+// loadSections reads the DWARF sections of a file. A section that cannot
+// be used is left out, with a warning, as LLVM's DWARFObjInMemory leaves
+// it out.
+func loadSections(path string, ef *elf.File, l *elfLayout, data []byte, dwo bool, warn func(string)) sections {
 	var ss sections
 	suffix := ""
 	if dwo {
@@ -665,13 +674,16 @@ func loadSections(path string, ef *elf.File, data []byte, dwo bool) (sections, e
 		if s == nil {
 			continue
 		}
-		d, err := sectionBytes(path, s, data)
+		d, err := sectionBytes(path, ef, l, s, data)
 		if err != nil {
-			return ss, err
+			if warn != nil {
+				warn(err.Error())
+			}
+			continue
 		}
 		*e.dst = d
 	}
-	return ss, nil
+	return ss
 }
 
 // findBuildID returns the NT_GNU_BUILD_ID descriptor of the first note

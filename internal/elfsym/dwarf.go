@@ -3,6 +3,7 @@ package elfsym
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"sort"
 	"sync"
 
@@ -128,6 +129,10 @@ type dwarfFile struct {
 	split *splitCtx
 	// names caches nameInfo results of referenced DIEs by offset.
 	names sync.Map
+	// warn, when set, takes the problems LLVM reports and goes past: a
+	// unit header it cannot read ends the unit list, a unit whose
+	// abbreviations cannot be read has no DIEs. Without it they are errors.
+	warn func(string)
 }
 
 func (df *dwarfFile) secName(base string) string {
@@ -232,6 +237,9 @@ func formSize(form uint16, k sizesKey) int {
 }
 
 func (t *abbrevTable) get(code uint64) (*abbrev, bool) {
+	if t == nil { // the unit's abbreviations could not be read
+		return nil, false
+	}
 	if code >= 1 && code <= uint64(len(t.dense)) {
 		return &t.dense[code-1], true
 	}
@@ -364,7 +372,13 @@ func (df *dwarfFile) parseUnits() error {
 	for b.Remaining() > 0 {
 		u, err := df.parseUnitHeader(&b)
 		if err != nil {
-			return err
+			if df.warn == nil {
+				return err
+			}
+			// LLVM's DWARFUnitVector stops at the first unit header it
+			// cannot read and keeps the units before it.
+			df.warn(err.Error())
+			return nil
 		}
 		df.units = append(df.units, u)
 		b.Seek(u.end)
@@ -424,7 +438,13 @@ func (df *dwarfFile) parseUnitHeader(b *decode.Cursor) (*unit, error) {
 	}
 	t, err := df.abbrevTable(abbrevOff, u.sizes())
 	if err != nil {
-		return nil, err
+		if df.warn == nil {
+			return nil, err
+		}
+		// LLVM keeps the unit, with no DIEs ("contains invalid
+		// abbreviation set offset"): nil abbreviations decode nothing.
+		df.warn(fmt.Sprintf("%v; the DWARF unit at offset %#x, whose abbreviations start there, has no DIEs", err, u.off))
+		t = nil
 	}
 	u.abbrevs = t
 	return u, nil
@@ -551,11 +571,9 @@ func skipFast(data []byte, off uint64, ops []skipOp, order binary.ByteOrder) (ui
 
 // isCompile reports whether the unit holds code (not a type unit).
 func (u *unit) isCompile() bool {
-	switch u.unitType {
-	case utCompile, utPartial, utSkeleton, utSplitCompile:
-		return true
-	}
-	return false
+	// LLVM's DWARFUnitVector makes every unit that is not a type unit a
+	// compile unit, whatever its DW_UT_ value.
+	return u.unitType != utType && u.unitType != utSplitType
 }
 
 // unitAt returns the unit of df containing the .debug_info offset off.

@@ -26,6 +26,10 @@ type lineSeq struct {
 type lineFile struct {
 	name   string
 	dirIdx uint64
+	// noName: the entry's path string could not be read (a DWARF 5
+	// form pointing outside its section, or no DW_LNCT_path): LLVM then
+	// has no file, and no line, for rows naming it.
+	noName bool
 }
 
 // lineTable is a decoded line program (DWARF 2-5).
@@ -264,7 +268,7 @@ func (lt *lineTable) parseEntriesV5(u *unit, b *decode.Cursor, dirs bool) {
 		return
 	}
 	for i := uint64(0); i < count && b.Err() == nil; i++ {
-		var f lineFile
+		f := lineFile{noName: true}
 		for _, p := range fmts {
 			var v attrVal
 			v.set = true
@@ -298,9 +302,11 @@ func (lt *lineTable) parseEntriesV5(u *unit, b *decode.Cursor, dirs bool) {
 			switch p.ct {
 			case lnctPath:
 				if p.form == formString {
-					f.name = inline
+					f.name, f.noName = inline, false
 				} else {
-					f.name, _ = u.str(v)
+					var ok bool
+					f.name, ok = u.str(v)
+					f.noName = !ok
 				}
 			case lnctDirectoryIndex:
 				f.dirIdx = v.val
@@ -378,6 +384,9 @@ func (lt *lineTable) buildFileName(idx uint64) (string, bool) {
 			return "", false
 		}
 		f = lt.files[idx]
+		if f.noName {
+			return "", false
+		}
 	} else {
 		if idx == 0 || idx > uint64(len(lt.files)) {
 			return "", false

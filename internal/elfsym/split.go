@@ -1,6 +1,7 @@
 package elfsym
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -39,15 +40,23 @@ type cuIndexRow struct {
 
 // openDWO reads an object file's .dwo sections.
 func openDWO(path string) (*dwoFile, error) {
-	ef, data, closeFn, err := openELF(path)
+	img, err := openELF(path, true)
 	if err != nil {
 		return nil, err
 	}
+	ef, closeFn := img.ef, img.close
 	df := &dwarfFile{file: path, dwo: true, order: ef.ByteOrder}
-	ss, err := loadSections(path, ef, data, true)
-	if err != nil {
+	// An unusable section of a split file fails the file: its units are
+	// reported as missing where they are needed.
+	var bad error
+	ss := loadSections(path, ef, img.layout, img.data, true, func(msg string) {
+		if bad == nil {
+			bad = errors.New(msg)
+		}
+	})
+	if bad != nil {
 		closeFn()
-		return nil, err
+		return nil, bad
 	}
 	df.sec = ss
 	f := &dwoFile{df: df, closeFn: closeFn}

@@ -3,9 +3,7 @@ package instrprof
 import (
 	"bytes"
 	"cmp"
-	"compress/zlib"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -609,7 +607,6 @@ func readNames(file, section string, data []byte, off int) ([]string, error) {
 	c := decode.NewCursor("instrprof", file, section, data, off)
 	var names []string
 	for c.Remaining() > 0 {
-		at := c.Off()
 		usize := c.Uleb()
 		csize := c.Uleb()
 		if err := c.Err(); err != nil {
@@ -619,22 +616,8 @@ func readNames(file, section string, data []byte, off int) ([]string, error) {
 		if csize == 0 {
 			s = c.Bytes(usize)
 		} else {
-			z := c.Bytes(csize)
-			if err := c.Err(); err != nil {
-				return nil, err
-			}
-			// zlib cannot expand more than about 1032 times.
-			if usize > 1032*uint64(len(z))+64 {
-				return nil, c.Errorf(int64(at), decode.ErrMalformed, "compressed names claim %d bytes from %d", usize, csize)
-			}
-			zr, err := zlib.NewReader(bytes.NewReader(z))
-			if err == nil {
-				s = make([]byte, usize)
-				_, err = io.ReadFull(zr, s)
-			}
-			if err != nil {
-				return nil, c.Errorf(int64(at), decode.ErrMalformed, "uncompress failed: %v", err)
-			}
+			// LLVM's message for any failure here (instrprof_error::uncompress_failed).
+			s = c.Uncompress(csize, usize, "failed to uncompress data (zlib)")
 		}
 		if err := c.Err(); err != nil {
 			return nil, err

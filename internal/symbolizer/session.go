@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 )
 
@@ -23,7 +24,6 @@ type module struct {
 	name string
 	bin  *elfsym.Binary
 	elf  *elf.File
-	file *os.File
 	syms *elfsym.SymbolTable
 	err  error
 }
@@ -85,9 +85,6 @@ func (sh *shared) close() {
 	for _, m := range sh.modules {
 		if m.bin != nil {
 			m.bin.Close()
-		}
-		if m.file != nil {
-			m.file.Close()
 		}
 	}
 }
@@ -156,31 +153,36 @@ func (m *module) open(s *session) error {
 		return err
 	}
 	var magic [4]byte
-	if _, err := f.ReadAt(magic[:], 0); err != nil || string(magic[:]) != elf.ELFMAG {
-		f.Close()
+	_, err = f.ReadAt(magic[:], 0)
+	f.Close()
+	if err != nil || string(magic[:]) != elf.ELFMAG {
 		return errNotObject
-	}
-	ef, err := elf.NewFile(f)
-	if err != nil {
-		f.Close()
-		return fmt.Errorf("%w: %v", errNotObject, err)
-	}
-	m.file, m.elf = f, ef
-	if m.syms, err = elfsym.ReadSymbolTable(ef); err != nil {
-		s.sharedWarnOnce("symtab"+m.name, fmt.Sprintf("%s: reading symbol table: %v", m.name, err))
-		m.syms = &elfsym.SymbolTable{}
 	}
 	// DWARF only: the symbol table is applied here, with LLVM's rules
 	// (overrideFromSymtab), and not at all for --disassemble (profgen's
-	// view).
+	// view). The program headers are not needed (llvm-symbolizer never
+	// reads them).
 	opts := &elfsym.Options{
-		DWARFOnly:            true,
-		DWPFile:              s.c.DWPFile,
-		DebugFileDirectories: s.c.DebugFileDirectories,
-		Warn:                 func(msg string) { s.sharedWarnOnce(m.name+msg, msg) },
+		DWARFOnly:               true,
+		DWPFile:                 s.c.DWPFile,
+		DebugFileDirectories:    s.c.DebugFileDirectories,
+		Warn:                    func(msg string) { s.sharedWarnOnce(m.name+msg, msg) },
+		IgnoreBadProgramHeaders: true,
 	}
 	m.bin, err = elfsym.Open(m.name, opts)
-	return err
+	if err != nil {
+		var de *decode.Error
+		if errors.As(err, &de) && de.Section == "ELF header" {
+			return fmt.Errorf("%w: %v", errNotObject, err)
+		}
+		return err
+	}
+	m.elf = m.bin.ELF()
+	if m.syms, err = elfsym.ReadSymbolTable(m.elf); err != nil {
+		s.sharedWarnOnce("symtab"+m.name, fmt.Sprintf("%s: reading symbol table: %v", m.name, err))
+		m.syms = &elfsym.SymbolTable{}
+	}
+	return nil
 }
 
 var errNotObject = errors.New("The file was not recognized as a valid object file")
