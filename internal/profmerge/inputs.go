@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 )
 
 // Input is one profile file to merge, with its weight (llvm-profdata's
@@ -105,7 +107,9 @@ func Expand(inputs []Input) ([]Input, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() {
+			// A link to a regular file counts, as llvm-profdata's
+			// is_regular_file (a stat) counts it.
+			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && isRegular(p) {
 				out = append(out, Input{Path: p, Weight: in.Weight})
 			}
 			return nil
@@ -121,6 +125,43 @@ func Expand(inputs []Input) ([]Input, error) {
 		return out[i].Weight < out[j].Weight
 	})
 	return out, nil
+}
+
+func isRegular(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// regularInputs drops the inputs that exist but are not regular files
+// (FIFOs, devices, sockets: one could be waited on forever, or read
+// without end), each with a warning, as llvm-profdata's addWeightedInput
+// drops them (silently). Inputs that cannot be looked at stay, to be
+// reported under the failure policy.
+func regularInputs(inputs []Input, warnf func(string, ...any)) []Input {
+	out := inputs[:0:0]
+	for _, in := range inputs {
+		if st, err := os.Stat(in.Path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+			warnf("%s: skipped: %s, not a regular file (as llvm-profdata skips it)", in.Path, infile.Kind(st.Mode()))
+			continue
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// dropEmpty drops the inputs that are empty files, which llvm-profdata
+// merge skips without a word (InstrProfReader's empty_raw_profile, in every
+// failure mode; a 0-byte raw MemProf profile is read as one), and says
+// whether there were any.
+func dropEmpty(inputs []Input) ([]Input, bool) {
+	out := inputs[:0:0]
+	for _, in := range inputs {
+		if st, err := os.Stat(in.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+			continue
+		}
+		out = append(out, in)
+	}
+	return out, len(out) < len(inputs)
 }
 
 // Kind is what an input file holds, decided by its first bytes.

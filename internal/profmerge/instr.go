@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -34,7 +34,7 @@ import (
 // bytes: .profraw files (raw), and indexed profiles whose function table
 // is not empty (indexed; they may hold MemProf data too).
 func instrKind(path string) (raw, indexed bool) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return false, false
 	}
@@ -198,7 +198,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	if err := applyPolicy(opts, bad, len(inputs)); err != nil {
 		return err
 	}
-	if len(bad) == len(instrIdx) {
+	if len(instrIdx) > 0 && len(bad) == len(instrIdx) {
 		funcs = nil
 	}
 	var rest []Input
@@ -218,17 +218,24 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	if funcs == nil {
 		return fmt.Errorf("no profile can be merged: all %d inputs are bad", len(inputs))
 	}
-	if err := instrprof.WriteFuncsFile(opts.Output, funcs, nil, nil, opts.Write); err != nil {
+	out := &outputs{}
+	defer out.discard()
+	p, err := out.begin(opts.Output, func(f *os.File) error {
+		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, funcs, nil, nil, opts.Write)
+	})
+	if err != nil {
 		return outputError(opts.Output, err)
 	}
 	if opts.PartialStateOutput != "" { // no MemProf data: no contexts
 		side, _ := memprof.EncodePartialStates(&memprof.Profile{}, nil)
-		if err := writeState(opts, side); err != nil {
+		if err := writeState(opts, out, p, side); err != nil {
 			return err
 		}
 	}
-	if err := finish(opts, buildID); err != nil {
-		atomicfile.Remove(opts.Output)
+	if err := finish(opts, out, buildID); err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
 		return err
 	}
 	report(opts, reports, len(inputs))
@@ -238,7 +245,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 // readInto reads the file at path into buf (grown as needed) and returns
 // its contents.
 func readInto(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +258,7 @@ func readInto(path string, buf []byte) ([]byte, error) {
 	// what is there is fine (io.ErrUnexpectedEOF).
 	n := int(st.Size()) + 1
 	if !st.Mode().IsRegular() || st.Size() <= 0 || int64(n) <= 0 {
-		return os.ReadFile(path)
+		return infile.ReadFile(path)
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)
@@ -303,7 +310,7 @@ func report(opts Options, reports []instrReport, total int) {
 		switch {
 		case r.dropped != nil:
 			dropped++
-			lines = append(lines, fmt.Sprintf("  %s: dropped: %s", r.path, strings.TrimPrefix(r.dropped.Error(), r.path+": ")))
+			lines = append(lines, fmt.Sprintf("  %s: dropped: %s", r.path, strings.TrimPrefix(infile.Message(r.path, r.dropped), r.path+": ")))
 			continue
 		case r.large == 0 && len(r.issues) == 0:
 			continue
@@ -349,7 +356,7 @@ func instrInputs(inputs []Input) []int {
 // unknownKind reports whether the file at path is of no format merge
 // reads (or cannot be read).
 func unknownKind(path string) bool {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return true
 	}
@@ -359,27 +366,27 @@ func unknownKind(path string) bool {
 	return Detect(b[:n]) == KindUnknown
 }
 
-// writeCompact and writeProfile write the MemProf data, with the function
-// records of opts.funcs if there are any.
-func writeCompact(opts Options, c *memprof.Compact) error {
+// writeCompact and writeProfile write the MemProf data into f, a new
+// empty file, with the function records of opts.funcs if there are any.
+func writeCompact(opts Options, f *os.File, c *memprof.Compact) error {
 	if opts.funcs != nil {
-		return instrprof.WriteFuncsFile(opts.Output, opts.funcs, nil, c, opts.Write)
+		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, opts.funcs, nil, c, opts.Write)
 	}
-	return instrprof.WriteCompactFile(opts.Output, c, opts.Write)
+	return instrprof.WriteCompact(instrprof.EmptyFile{File: f}, c, opts.Write)
 }
 
-func writeProfile(opts Options, p *memprof.Profile) error {
+func writeProfile(opts Options, f *os.File, p *memprof.Profile) error {
 	if opts.funcs != nil {
-		return instrprof.WriteFuncsFile(opts.Output, opts.funcs, p, nil, opts.Write)
+		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, opts.funcs, p, nil, opts.Write)
 	}
-	return instrprof.WriteFile(opts.Output, p, opts.Write)
+	return instrprof.Write(instrprof.EmptyFile{File: f}, p, opts.Write)
 }
 
 // ShowInstr writes what `llvm-profdata show` of release o.LLVMRelease
 // prints for the instrumented profile at path (a .profraw or an indexed
 // profile).
 func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -411,7 +418,7 @@ func IsInstrProfile(path string) bool {
 	if !indexed {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return false
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 )
 
 // module is one opened binary with its symbol table.
@@ -151,7 +152,7 @@ func (s *session) module(name string) (*module, error) {
 }
 
 func (m *module) open(s *session) error {
-	f, err := os.Open(m.name)
+	f, err := infile.Open(m.name) // a FIFO or device: refused, never waited on
 	if err != nil {
 		return err
 	}
