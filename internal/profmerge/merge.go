@@ -391,8 +391,7 @@ func writeState(opts Options, out *outputs, profile *atomicfile.Pending, side []
 // outputError makes err name the output, unless it does already (the
 // write errors of atomicfile do).
 func outputError(name string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) && pe.Path == name {
+	if infile.Names(err, name) {
 		return err
 	}
 	return fmt.Errorf("%s: %w", name, err)
