@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,7 +23,7 @@ import (
 // code -1; how long a run takes is never checked.
 func runToolBounded(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "MERGE_TEST_AS_TOOL=1")
@@ -143,28 +141,6 @@ func TestFailedMergeKeepsOutputs(t *testing.T) {
 	}
 }
 
-// notRegular makes a FIFO, a character device like /dev/zero (one of our
-// own if we may mknod, else the machine's) and a Unix socket.
-func notRegular(t *testing.T) map[string]string {
-	t.Helper()
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	zero := filepath.Join(dir, "zero")
-	if err := syscall.Mknod(zero, syscall.S_IFCHR|0o666, 1<<8|5); err != nil {
-		zero = "/dev/zero"
-	}
-	sock := filepath.Join(dir, "sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	return map[string]string{"fifo": fifo, "chardev": zero, "socket": sock}
-}
-
 // TestNotRegularInputs: a FIFO (no writer), a character device (/dev/zero)
 // and a socket given as inputs are skipped as llvm-profdata-22 skips them:
 // alone, "no input files" and exit 1; beside a good input, the output is
@@ -173,7 +149,7 @@ func notRegular(t *testing.T) map[string]string {
 // (llvm-profdata show waits on the FIFO forever and reads /dev/zero until
 // memory runs out: not compared).
 func TestNotRegularInputs(t *testing.T) {
-	odd := notRegular(t)
+	odd := testenv.NotRegularFiles(t)
 	for _, k := range hostileKinds(t) {
 		for what, p := range odd {
 			t.Run(k.name+"/"+what, func(t *testing.T) {
@@ -274,7 +250,7 @@ func TestErrorsNameFileOnce(t *testing.T) {
 	for _, n := range []int{9, 40, 100, len(readFile(t, idx)) - 5} {
 		bad = append(bad, truncated(t, idx, tmp, "cut"+strconv.Itoa(n)+".profdata", n))
 	}
-	bad = append(bad, filepath.Join(tmp, "nonexist"), t.TempDir(), notRegular(t)["fifo"])
+	bad = append(bad, filepath.Join(tmp, "nonexist"), t.TempDir(), testenv.NotRegularFiles(t)["fifo"])
 	checked := 0
 	check := func(args []string, p string) {
 		t.Helper()

@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
@@ -23,14 +22,8 @@ func TestNotRegularInputs(t *testing.T) {
 	if out, err := exec.Command(testenv.Tool(t, "clang-22"), "-g", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
 		t.Fatalf("clang-22: %v\n%s", err, out)
 	}
-	zero := filepath.Join(dir, "zero")
-	if err := syscall.Mknod(zero, syscall.S_IFCHR|0o666, 1<<8|5); err != nil {
-		zero = "/dev/zero"
-	}
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	odd := testenv.NotRegularFiles(t)
+	zero, fifo := odd["chardev"], odd["fifo"]
 	out := filepath.Join(dir, "out")
 	for _, c := range []struct {
 		args []string

@@ -5,13 +5,11 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/binary"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,21 +21,8 @@ import (
 // waits on the FIFO forever and reads /dev/zero until memory runs out:
 // not compared); a socket is refused as llvm-symbolizer-22 refuses it.
 func TestNotRegularObj(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	zero := filepath.Join(dir, "zero")
-	if err := syscall.Mknod(zero, syscall.S_IFCHR|0o666, 1<<8|5); err != nil {
-		zero = "/dev/zero"
-	}
-	sock := filepath.Join(dir, "sock")
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	odd := testenv.NotRegularFiles(t)
+	fifo, zero, sock := odd["fifo"], odd["chardev"], odd["socket"]
 	for _, c := range []struct{ path, want string }{
 		{fifo, "'" + fifo + "': not a regular file: a FIFO"},
 		{zero, "'" + zero + "': not a regular file: a character device"},
