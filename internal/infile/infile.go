@@ -119,6 +119,16 @@ func ReadFile(name string) ([]byte, error) {
 	}
 }
 
+// ReadStream reads a regular file or a pipe (see OpenStream) whole.
+func ReadStream(name string) ([]byte, error) {
+	f, err := OpenStream(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 // Names reports whether err names file already: a *decode.Error of file,
 // or a *fs.PathError about it. A caller about to put the file's name in
 // front of err leaves it out then, so that the name is said once.

@@ -54,13 +54,17 @@ func ParseWeighted(s string) (Input, error) {
 // blank lines and lines starting with '#' ignored. A line is read as weighted
 // only when the part before the first comma is a number, so paths that
 // contain commas still work.
+//
+// The list may be a pipe (`-f <(ls prof/*.profraw)`); a device or a
+// socket is refused (infile.OpenStream).
 func ReadInputFiles(path string) ([]Input, error) {
-	data, err := os.ReadFile(path)
+	f, err := infile.OpenStream(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	var out []Input
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())

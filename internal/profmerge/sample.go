@@ -144,7 +144,7 @@ func runSample(opts Options, inputs []Input) error {
 		return err
 	}
 	if so.SymbolListFile != "" {
-		data, err := os.ReadFile(so.SymbolListFile)
+		data, err := infile.ReadStream(so.SymbolListFile)
 		if err != nil {
 			return err
 		}

@@ -410,7 +410,7 @@ func symbolizerPath(c *config) string {
 // profile read (by its release's reader) goes through the generator's
 // post-processing in the reader's map order, then is written.
 func postProcessProfile(c *config, warn func(string), stdout io.Writer) error {
-	data, err := readStream(c.llvmProfile)
+	data, err := infile.ReadStream(c.llvmProfile)
 	if err != nil {
 		return err
 	}
@@ -554,14 +554,4 @@ func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, buildID [
 	}
 	prof, err := perfscript.Parse(c.perfscript, f, bin, popts)
 	return prof, unwinder, err
-}
-
-// readStream reads a file or a pipe (infile.OpenStream) whole.
-func readStream(name string) ([]byte, error) {
-	f, err := infile.OpenStream(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
