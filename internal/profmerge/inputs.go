@@ -156,8 +156,8 @@ func regularInputs(inputs []Input, warnf func(string, ...any)) []Input {
 // dropEmpty drops the inputs that are empty files, which llvm-profdata
 // merge skips without a word (InstrProfReader's empty_raw_profile, in every
 // failure mode; a 0-byte raw MemProf profile is read as one), and says
-// whether there were any.
-func dropEmpty(inputs []Input) ([]Input, bool) {
+// how many there were.
+func dropEmpty(inputs []Input) ([]Input, int) {
 	out := inputs[:0:0]
 	for _, in := range inputs {
 		if st, err := os.Stat(in.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
@@ -165,7 +165,7 @@ func dropEmpty(inputs []Input) ([]Input, bool) {
 		}
 		out = append(out, in)
 	}
-	return out, len(out) < len(inputs)
+	return out, len(inputs) - len(out)
 }
 
 // Kind is what an input file holds, decided by its first bytes.

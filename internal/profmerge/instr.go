@@ -123,11 +123,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 		bin.Close()
 	}
 
-	funcs := instrprof.NewFuncProfile()
-	funcs.Sparse = opts.Sparse
-	funcs.LastProfileBinaryIDs = opts.Write.LLVMRelease < 19
-	funcs.Traces22 = opts.Write.LLVMRelease >= 20
-	funcs.ReservoirSize, funcs.MaxTraceLength = opts.TraceReservoirSize, opts.MaxTraceLength
+	funcs := newFuncs(opts)
 	var rr instrprof.RawReader
 	var bad []error
 	reports := make([]instrReport, len(instrIdx))
@@ -200,6 +196,11 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	}
 	if len(instrIdx) > 0 && len(bad) == len(instrIdx) {
 		funcs = nil
+		if opts.empty > 0 {
+			// Empty inputs beside the bad ones (applyPolicy let it
+			// through): llvm-profdata writes an empty profile.
+			funcs = newFuncs(opts)
+		}
 	}
 	var rest []Input
 	for i, in := range inputs {
@@ -240,6 +241,16 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	}
 	report(opts, reports, len(inputs))
 	return nil
+}
+
+// newFuncs returns an empty FuncProfile for opts.
+func newFuncs(opts Options) *instrprof.FuncProfile {
+	funcs := instrprof.NewFuncProfile()
+	funcs.Sparse = opts.Sparse
+	funcs.LastProfileBinaryIDs = opts.Write.LLVMRelease < 19
+	funcs.Traces22 = opts.Write.LLVMRelease >= 20
+	funcs.ReservoirSize, funcs.MaxTraceLength = opts.TraceReservoirSize, opts.MaxTraceLength
+	return funcs
 }
 
 // readInto reads the file at path into buf (grown as needed) and returns

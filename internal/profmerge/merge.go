@@ -81,6 +81,11 @@ type Options struct {
 	// funcs are function records merged from .profraw inputs (instr.go),
 	// written beside the MemProf data.
 	funcs *instrprof.FuncProfile
+	// empty counts the empty inputs skipped (dropEmpty): llvm-profdata
+	// counts them as inputs that are not bad, so with one of them a merge
+	// whose other inputs are all bad writes an empty profile under
+	// --failure-mode all and warn.
+	empty int
 }
 
 // loaded is one input after reading and decoding.
@@ -170,7 +175,8 @@ func Run(opts Options) error {
 	if opts.Sample != (SampleOptions{}) {
 		return cli.Usagef("sample-profile options given, but no input is a sample profile (give --sample to read them all as one)")
 	}
-	inputs, _ = dropEmpty(inputs)
+	inputs, n := dropEmpty(inputs)
+	opts.empty += n
 	if len(inputs) == 0 && opts.funcs == nil {
 		// Only empty inputs: llvm-profdata writes an empty profile.
 		return runInstr(opts, nil, nil)
@@ -248,6 +254,11 @@ func Run(opts Options) error {
 	}
 	if deferred != nil {
 		return deferred
+	}
+	if len(bad) == len(inputs) && opts.funcs == nil {
+		// Every input bad but empty ones beside them (applyPolicy let it
+		// through): llvm-profdata writes an empty profile.
+		return runInstr(opts, nil, nil)
 	}
 	for i, in := range inputs {
 		if _, ok := badAt[i]; !ok && in.Weight != 1 {
@@ -448,7 +459,7 @@ func applyPolicy(opts Options, bad []error, total int) error {
 		for _, e := range bad {
 			opts.Warnf("skipping bad input %v", e)
 		}
-		if len(bad) == total {
+		if len(bad) == total && opts.empty == 0 {
 			return fmt.Errorf("no profile can be merged: all %d inputs are bad", total)
 		}
 		opts.Warnf("merged %d of %d inputs; %d skipped (--failure-mode=%s)", total-len(bad), total, len(bad), map[FailureMode]string{FailAll: "all", FailWarn: "warn"}[opts.Failure])

@@ -218,6 +218,26 @@ func TestEmptyInputs(t *testing.T) {
 			compare(t, rel, nil, emptyRaw, filepath.Join(instr, "app-llvm"+rel+"-ir-10.profraw"))
 			bin := filepath.Join(mem, "app-llvm"+rel+"-nopie")
 			compare(t, rel, []string{"--profiled-binary", bin}, emptyMem, bin+"-a.memprofraw")
+			// Beside a bad input an empty one still counts as an input
+			// that is not bad: under all and warn, llvm-profdata writes an
+			// empty profile (the bad input warned about); under any it fails.
+			raw := readFile(t, filepath.Join(instr, "app-llvm"+rel+"-ir-10.profraw"))
+			badRaw := filepath.Join(t.TempDir(), "bad.profraw")
+			os.WriteFile(badRaw, raw[:17], 0o644)
+			for _, mode := range []string{"any", "all", "warn"} {
+				if mode == "warn" && rel == "16" {
+					continue // llvm-profdata-16 has no warn mode
+				}
+				dir := t.TempDir()
+				ours, theirs := filepath.Join(dir, "ours"), filepath.Join(dir, "llvm")
+				_, _, code := runTool(t, "--llvm-version", rel, "--failure-mode="+mode, "-o", ours, emptyRaw, badRaw)
+				lcode, _ := llvmCode(t, "llvm-profdata-"+rel, "merge", "--failure-mode="+mode, "-o", theirs, emptyRaw, badRaw)
+				if code != lcode {
+					t.Errorf("--failure-mode=%s, an empty and a bad input: exit %d, llvm-profdata-%s %d", mode, code, rel, lcode)
+				} else if code == 0 && !bytes.Equal(readFile(t, ours), readFile(t, theirs)) {
+					t.Errorf("--failure-mode=%s, an empty and a bad input: output differs from llvm-profdata-%s's", mode, rel)
+				}
+			}
 			for _, mode := range []string{"any", "all"} {
 				out := filepath.Join(t.TempDir(), "out")
 				args := []string{"--sample", "--text", "--failure-mode=" + mode, "-o", out, emptyRaw}
