@@ -25,7 +25,11 @@ import (
 
 // Options configure one merge.
 type Options struct {
-	Inputs         []Input // as given; Run expands and orders them
+	// Inputs are as given; Run expands directories, orders the inputs,
+	// and skips those llvm-profdata skips: what is not a regular file (a
+	// FIFO, a device, a socket: with a warning) and, outside sample
+	// merges, empty files (silently, as LLVM).
+	Inputs         []Input
 	Output         string
 	ProfiledBinary string
 	// DebugFileDirectories are searched for the binary's separate debug info.
@@ -116,7 +120,8 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // Run merges opts.Inputs into opts.Output. The output is written through
 // atomicfile (a regular file by temporary file + rename, so a failed run
-// never leaves a partial file; a device, FIFO or "-" directly), and put in
+// never leaves a partial file; a device, FIFO or "-" gets the bytes once
+// complete), and put in
 // place with the partial state and build id files only once nothing can
 // fail (opts.Fatal, the build id): a failed merge changes no output. The
 // profiled binary is opened once: the converter symbolizes against it and
