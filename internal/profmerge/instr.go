@@ -408,6 +408,9 @@ func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
 		}
 		return instrprof.Show(w, instrprof.ShowRawInput(r, o.LLVMRelease), o)
 	}
+	if len(data) == 0 {
+		return fmt.Errorf("%s: empty raw profile file", path) // llvm-profdata show's words
+	}
 	if Detect(data) != KindIndexed {
 		return fmt.Errorf("%s: not an instrumentation profile (.profraw or indexed)", path)
 	}

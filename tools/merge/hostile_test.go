@@ -238,6 +238,14 @@ func TestEmptyInputs(t *testing.T) {
 					t.Errorf("--failure-mode=%s, an empty and a bad input: output differs from llvm-profdata-%s's", mode, rel)
 				}
 			}
+			// show: an error in llvm-profdata's words.
+			for _, args := range [][]string{{"show", emptyRaw}, {"show", "--instr", emptyRaw}} {
+				_, stderr, code := runTool(t, append([]string{"show", "--llvm-version", rel}, args[1:]...)...)
+				lcode, lerr := llvmCode(t, "llvm-profdata-"+rel, args...)
+				if code != lcode || !strings.Contains(stderr, emptyRaw+": empty raw profile file") || !strings.Contains(lerr, emptyRaw+": empty raw profile file") {
+					t.Errorf("%s: exit %d, %q; llvm-profdata-%s exit %d, %q", strings.Join(args, " "), code, stderr, rel, lcode, lerr)
+				}
+			}
 			for _, mode := range []string{"any", "all"} {
 				out := filepath.Join(t.TempDir(), "out")
 				args := []string{"--sample", "--text", "--failure-mode=" + mode, "-o", out, emptyRaw}
