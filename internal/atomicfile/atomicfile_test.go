@@ -318,3 +318,111 @@ func TestStdout(t *testing.T) {
 		t.Error("a file named - was written")
 	}
 }
+
+// TestKilled runs this test binary as a child that writes an output over
+// an old one and is killed (SIGKILL) in the middle of the write, with
+// unnamed temporary files (O_TMPFILE) and with named ones: the old output
+// is untouched, and nothing is left that the next write does not remove.
+func TestKilled(t *testing.T) {
+	if out := os.Getenv("ATOMICFILE_KILLED_CHILD"); out != "" {
+		useUnnamed = os.Getenv("ATOMICFILE_NAMED") == ""
+		Create(out, 0o644, func(f *os.File) error {
+			f.Write(payload())
+			os.Stdout.WriteString("writing\n")
+			select {} // until killed
+		})
+		os.Exit(3)
+	}
+	for _, named := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unnamed", true: "named"}[named], func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "out.profdata")
+			os.WriteFile(p, []byte("old"), 0o644)
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKilled$")
+			cmd.Env = append(os.Environ(), "ATOMICFILE_KILLED_CHILD="+p)
+			if named {
+				cmd.Env = append(cmd.Env, "ATOMICFILE_NAMED=1")
+			}
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line := make([]byte, 8)
+			if _, err := io.ReadFull(stdout, line); err != nil || string(line) != "writing\n" {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("child said %q, %v", line, err)
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			if b, _ := os.ReadFile(p); string(b) != "old" {
+				t.Errorf("after the kill the output holds %d bytes, want the old file", len(b))
+			}
+			ents, _ := os.ReadDir(dir)
+			if want := map[bool]int{false: 1, true: 2}[named]; len(ents) != want {
+				t.Errorf("after the kill the directory holds %d entries, want %d", len(ents), want)
+			}
+			if err := WriteFile(p, []byte("new"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("after the next write the directory holds %d entries, want only the output", len(ents))
+			}
+		})
+	}
+}
+
+// TestStaleLocked: a temporary file whose writer is alive (locked) is not
+// removed by another write of the same output.
+func TestStaleLocked(t *testing.T) {
+	useUnnamed = false
+	defer func() { useUnnamed = true }()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out")
+	first, err := Begin(p, 0o644, func(f *os.File) error { _, err := f.Write([]byte("first")); return err })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("second"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Commit(); err != nil {
+		t.Fatalf("the first writer's temporary file was removed under it: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "first" {
+		t.Errorf("output holds %q, want first", b)
+	}
+}
+
+// TestDiscard: an output begun and discarded is left as it was, and so
+// is its directory; Bytes reads what was written.
+func TestDiscard(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"out", "new"} {
+		p := filepath.Join(dir, name)
+		if name == "out" {
+			os.WriteFile(p, []byte("old"), 0o644)
+		}
+		pend, err := Begin(p, 0o644, fillByPosition(payload()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := pend.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := io.ReadAll(r); !bytes.Equal(b, payload()) {
+			t.Errorf("Bytes gave %d bytes, want the %d written", len(b), len(payload()))
+		}
+		pend.Discard()
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out")); string(b) != "old" {
+		t.Errorf("output holds %q, want old", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("directory holds %d entries, want only the old output", len(ents))
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"sort"
@@ -485,6 +486,16 @@ func (e *reportedError) Unwrap() error { return e.err }
 // again.
 func Reported(err error) error { return &reportedError{err} }
 
+// Message is err as a tool prints it: a *fs.PathError as "FILE: what" (the
+// file first, once, as every other error names it, and as LLVM's tools
+// print "FILE: No such file or directory"), anything else as it is.
+func Message(err error) string {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}
+
 // Main runs a tool's run function and exits with its code. Errors are
 // printed as "tool: error: ..."; usage errors add a hint to run --help.
 func Main(tool string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) error) {
@@ -497,7 +508,7 @@ func Main(tool string, run func(args []string, stdin io.Reader, stdout, stderr i
 		if errors.As(err, &u) {
 			fmt.Fprintf(os.Stderr, "%s: error: %s\n(run '%s --help' for usage)\n", tool, u.Msg, tool)
 		} else if !errors.As(err, &r) {
-			fmt.Fprintf(os.Stderr, "%s: error: %v\n", tool, err)
+			fmt.Fprintf(os.Stderr, "%s: error: %s\n", tool, Message(err))
 		}
 	}
 	os.Exit(ExitCode(err))

@@ -19,6 +19,15 @@ func WriteCompactFile(name string, c *memprof.Compact, opts WriteOptions) error 
 	return writeFileAtomic(name, 0o644, func(w io.Writer) error { return streamWith(w, pl.emit) })
 }
 
+// WriteCompact is WriteCompactFile to a writer.
+func WriteCompact(w io.Writer, c *memprof.Compact, opts WriteOptions) error {
+	pl, err := planForCompact(c, opts)
+	if err != nil {
+		return err
+	}
+	return streamWith(w, pl.emit)
+}
+
 // marshalCompact is marshal for a profile in dense form: the same bytes as
 // marshal(c.Profile(), opts).
 func marshalCompact(c *memprof.Compact, opts WriteOptions) ([]byte, error) {

@@ -348,7 +348,7 @@ func streamWith(w io.Writer, emit func(o *output)) error {
 	sz := &output{count: true, workers: numWorkers()}
 	emit(sz)
 	o := &output{w: w, stage: make([]byte, 0, stageSize), workers: sz.workers}
-	if t, ok := w.(*tempFile); ok {
+	if t, ok := w.(EmptyFile); ok {
 		o.pw = t.File
 	}
 	emit(o)
@@ -359,13 +359,14 @@ func streamWith(w io.Writer, emit func(o *output)) error {
 	return o.err
 }
 
-// tempFile is the new, empty file writeFileAtomic hands its fill function:
-// streamWith may write it by position.
-type tempFile struct{ *os.File }
+// EmptyFile is a new, empty file (what atomicfile hands its fill
+// functions): given one, the writers (Write, WriteFuncs, WriteCompact)
+// write it by position, batches straight from the workers that filled them.
+type EmptyFile struct{ *os.File }
 
 // writeFileAtomic streams a file to name through atomicfile.Create: a
 // temporary file in the same directory, renamed over name once complete.
 // On error name is untouched and the temporary file removed.
 func writeFileAtomic(name string, perm os.FileMode, fill func(w io.Writer) error) error {
-	return atomicfile.Create(name, perm, func(f *os.File) error { return fill(&tempFile{f}) })
+	return atomicfile.Create(name, perm, func(f *os.File) error { return fill(EmptyFile{f}) })
 }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -118,7 +118,7 @@ var elfMagic = []byte("\x7fELF")
 // recognized as a valid object file", with what the file starts with.
 // hint says which file to pass instead.
 func checkObjectFile(path, hint string) error {
-	f, err := os.Open(path)
+	f, err := infile.Open(path) // a FIFO or device: refused, never waited on
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("Input binary(%s) doesn't exist.", path)

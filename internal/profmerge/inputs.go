@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 )
 
 // Input is one profile file to merge, with its weight (llvm-profdata's
@@ -52,13 +54,17 @@ func ParseWeighted(s string) (Input, error) {
 // blank lines and lines starting with '#' ignored. A line is read as weighted
 // only when the part before the first comma is a number, so paths that
 // contain commas still work.
+//
+// The list may be a pipe (`-f <(ls prof/*.profraw)`); a device or a
+// socket is refused (infile.OpenStream).
 func ReadInputFiles(path string) ([]Input, error) {
-	data, err := os.ReadFile(path)
+	f, err := infile.OpenStream(path)
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	var out []Input
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -105,7 +111,9 @@ func Expand(inputs []Input) ([]Input, error) {
 			if err != nil {
 				return err
 			}
-			if d.Type().IsRegular() {
+			// A link to a regular file counts, as llvm-profdata's
+			// is_regular_file (a stat) counts it.
+			if d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0 && isRegular(p) {
 				out = append(out, Input{Path: p, Weight: in.Weight})
 			}
 			return nil
@@ -121,6 +129,43 @@ func Expand(inputs []Input) ([]Input, error) {
 		return out[i].Weight < out[j].Weight
 	})
 	return out, nil
+}
+
+func isRegular(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// regularInputs drops the inputs that exist but are not regular files
+// (FIFOs, devices, sockets: one could be waited on forever, or read
+// without end), each with a warning, as llvm-profdata's addWeightedInput
+// drops them (silently). Inputs that cannot be looked at stay, to be
+// reported under the failure policy.
+func regularInputs(inputs []Input, warnf func(string, ...any)) []Input {
+	out := inputs[:0:0]
+	for _, in := range inputs {
+		if st, err := os.Stat(in.Path); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+			warnf("%s: skipped: %s, not a regular file (as llvm-profdata skips it)", in.Path, infile.Kind(st.Mode()))
+			continue
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// dropEmpty drops the inputs that are empty files, which llvm-profdata
+// merge skips without a word (InstrProfReader's empty_raw_profile, in every
+// failure mode; a 0-byte raw MemProf profile is read as one), and says
+// how many there were.
+func dropEmpty(inputs []Input) ([]Input, int) {
+	out := inputs[:0:0]
+	for _, in := range inputs {
+		if st, err := os.Stat(in.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+			continue
+		}
+		out = append(out, in)
+	}
+	return out, len(inputs) - len(out)
 }
 
 // Kind is what an input file holds, decided by its first bytes.

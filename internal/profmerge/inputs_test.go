@@ -1,10 +1,14 @@
 package profmerge
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 func TestReadInputFiles(t *testing.T) {
@@ -73,5 +77,42 @@ func TestParseFailureMode(t *testing.T) {
 	}
 	if _, err := ParseFailureMode("none"); err == nil {
 		t.Error("ParseFailureMode(none) succeeded")
+	}
+}
+
+// TestExpandNotRegular: in a directory, llvm-profdata takes the regular
+// files and the links to regular files (its is_regular_file follows
+// links), not FIFOs or links to them; given by name, a FIFO, device or
+// socket is dropped with a warning, a missing file kept (for the failure
+// policy to report), an empty file dropped outside sample merges.
+func TestExpandNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	d := filepath.Join(dir, "d")
+	os.Mkdir(d, 0o755)
+	os.WriteFile(filepath.Join(dir, "real.raw"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(d, "a.raw"), []byte("x"), 0o644)
+	os.Symlink("../real.raw", filepath.Join(d, "b.raw"))
+	syscall.Mkfifo(filepath.Join(d, "c.raw"), 0o644)
+	os.Symlink("c.raw", filepath.Join(d, "e.raw"))
+	got, err := Expand([]Input{{Path: d, Weight: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Input{{Path: filepath.Join(d, "a.raw"), Weight: 1}, {Path: filepath.Join(d, "b.raw"), Weight: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Expand(dir) = %v, want %v", got, want)
+	}
+	odd := testenv.NotRegularFiles(t)
+	empty := filepath.Join(dir, "empty.raw")
+	os.WriteFile(empty, nil, 0o644)
+	in := []Input{{Path: odd["fifo"]}, {Path: odd["chardev"]}, {Path: odd["socket"]}, {Path: filepath.Join(dir, "missing")}, {Path: empty}, {Path: filepath.Join(dir, "real.raw")}}
+	var warned []string
+	kept := regularInputs(in, func(format string, args ...any) { warned = append(warned, fmt.Sprintf(format, args...)) })
+	if len(kept) != 3 || len(warned) != 3 {
+		t.Errorf("regularInputs kept %v, warned %q; want the missing, empty and real files kept, 3 warnings", kept, warned)
+	}
+	kept, n := dropEmpty(kept)
+	if len(kept) != 2 || n != 1 {
+		t.Errorf("dropEmpty kept %v (%d dropped), want the missing and real files", kept, n)
 	}
 }

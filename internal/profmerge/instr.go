@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -34,7 +34,7 @@ import (
 // bytes: .profraw files (raw), and indexed profiles whose function table
 // is not empty (indexed; they may hold MemProf data too).
 func instrKind(path string) (raw, indexed bool) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return false, false
 	}
@@ -123,11 +123,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 		bin.Close()
 	}
 
-	funcs := instrprof.NewFuncProfile()
-	funcs.Sparse = opts.Sparse
-	funcs.LastProfileBinaryIDs = opts.Write.LLVMRelease < 19
-	funcs.Traces22 = opts.Write.LLVMRelease >= 20
-	funcs.ReservoirSize, funcs.MaxTraceLength = opts.TraceReservoirSize, opts.MaxTraceLength
+	funcs := newFuncs(opts)
 	var rr instrprof.RawReader
 	var bad []error
 	reports := make([]instrReport, len(instrIdx))
@@ -198,8 +194,13 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	if err := applyPolicy(opts, bad, len(inputs)); err != nil {
 		return err
 	}
-	if len(bad) == len(instrIdx) {
+	if len(instrIdx) > 0 && len(bad) == len(instrIdx) {
 		funcs = nil
+		if opts.empty > 0 {
+			// Empty inputs beside the bad ones (applyPolicy let it
+			// through): llvm-profdata writes an empty profile.
+			funcs = newFuncs(opts)
+		}
 	}
 	var rest []Input
 	for i, in := range inputs {
@@ -218,27 +219,44 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	if funcs == nil {
 		return fmt.Errorf("no profile can be merged: all %d inputs are bad", len(inputs))
 	}
-	if err := instrprof.WriteFuncsFile(opts.Output, funcs, nil, nil, opts.Write); err != nil {
+	out := &outputs{}
+	defer out.discard()
+	p, err := out.begin(opts.Output, func(f *os.File) error {
+		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, funcs, nil, nil, opts.Write)
+	})
+	if err != nil {
 		return outputError(opts.Output, err)
 	}
 	if opts.PartialStateOutput != "" { // no MemProf data: no contexts
 		side, _ := memprof.EncodePartialStates(&memprof.Profile{}, nil)
-		if err := writeState(opts, side); err != nil {
+		if err := writeState(opts, out, p, side); err != nil {
 			return err
 		}
 	}
-	if err := finish(opts, buildID); err != nil {
-		atomicfile.Remove(opts.Output)
+	if err := finish(opts, out, buildID); err != nil {
+		return err
+	}
+	if err := out.commit(); err != nil {
 		return err
 	}
 	report(opts, reports, len(inputs))
 	return nil
 }
 
+// newFuncs returns an empty FuncProfile for opts.
+func newFuncs(opts Options) *instrprof.FuncProfile {
+	funcs := instrprof.NewFuncProfile()
+	funcs.Sparse = opts.Sparse
+	funcs.LastProfileBinaryIDs = opts.Write.LLVMRelease < 19
+	funcs.Traces22 = opts.Write.LLVMRelease >= 20
+	funcs.ReservoirSize, funcs.MaxTraceLength = opts.TraceReservoirSize, opts.MaxTraceLength
+	return funcs
+}
+
 // readInto reads the file at path into buf (grown as needed) and returns
 // its contents.
 func readInto(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +269,7 @@ func readInto(path string, buf []byte) ([]byte, error) {
 	// what is there is fine (io.ErrUnexpectedEOF).
 	n := int(st.Size()) + 1
 	if !st.Mode().IsRegular() || st.Size() <= 0 || int64(n) <= 0 {
-		return os.ReadFile(path)
+		return infile.ReadFile(path)
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)
@@ -303,7 +321,7 @@ func report(opts Options, reports []instrReport, total int) {
 		switch {
 		case r.dropped != nil:
 			dropped++
-			lines = append(lines, fmt.Sprintf("  %s: dropped: %s", r.path, strings.TrimPrefix(r.dropped.Error(), r.path+": ")))
+			lines = append(lines, fmt.Sprintf("  %s: dropped: %s", r.path, strings.TrimPrefix(infile.Message(r.path, r.dropped), r.path+": ")))
 			continue
 		case r.large == 0 && len(r.issues) == 0:
 			continue
@@ -349,7 +367,7 @@ func instrInputs(inputs []Input) []int {
 // unknownKind reports whether the file at path is of no format merge
 // reads (or cannot be read).
 func unknownKind(path string) bool {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return true
 	}
@@ -359,27 +377,27 @@ func unknownKind(path string) bool {
 	return Detect(b[:n]) == KindUnknown
 }
 
-// writeCompact and writeProfile write the MemProf data, with the function
-// records of opts.funcs if there are any.
-func writeCompact(opts Options, c *memprof.Compact) error {
+// writeCompact and writeProfile write the MemProf data into f, a new
+// empty file, with the function records of opts.funcs if there are any.
+func writeCompact(opts Options, f *os.File, c *memprof.Compact) error {
 	if opts.funcs != nil {
-		return instrprof.WriteFuncsFile(opts.Output, opts.funcs, nil, c, opts.Write)
+		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, opts.funcs, nil, c, opts.Write)
 	}
-	return instrprof.WriteCompactFile(opts.Output, c, opts.Write)
+	return instrprof.WriteCompact(instrprof.EmptyFile{File: f}, c, opts.Write)
 }
 
-func writeProfile(opts Options, p *memprof.Profile) error {
+func writeProfile(opts Options, f *os.File, p *memprof.Profile) error {
 	if opts.funcs != nil {
-		return instrprof.WriteFuncsFile(opts.Output, opts.funcs, p, nil, opts.Write)
+		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, opts.funcs, p, nil, opts.Write)
 	}
-	return instrprof.WriteFile(opts.Output, p, opts.Write)
+	return instrprof.Write(instrprof.EmptyFile{File: f}, p, opts.Write)
 }
 
 // ShowInstr writes what `llvm-profdata show` of release o.LLVMRelease
 // prints for the instrumented profile at path (a .profraw or an indexed
 // profile).
 func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -389,6 +407,9 @@ func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
 			return err
 		}
 		return instrprof.Show(w, instrprof.ShowRawInput(r, o.LLVMRelease), o)
+	}
+	if len(data) == 0 {
+		return fmt.Errorf("%s: empty raw profile file", path) // llvm-profdata show's words
 	}
 	if Detect(data) != KindIndexed {
 		return fmt.Errorf("%s: not an instrumentation profile (.profraw or indexed)", path)
@@ -411,7 +432,7 @@ func IsInstrProfile(path string) bool {
 	if !indexed {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return false
 	}

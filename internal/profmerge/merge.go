@@ -18,13 +18,18 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
 // Options configure one merge.
 type Options struct {
-	Inputs         []Input // as given; Run expands and orders them
+	// Inputs are as given; Run expands directories, orders the inputs,
+	// and skips those llvm-profdata skips: what is not a regular file (a
+	// FIFO, a device, a socket: with a warning) and, outside sample
+	// merges, empty files (silently, as LLVM).
+	Inputs         []Input
 	Output         string
 	ProfiledBinary string
 	// DebugFileDirectories are searched for the binary's separate debug info.
@@ -38,9 +43,9 @@ type Options struct {
 	Warnf func(format string, args ...any)
 	// Progress, if set, is told about long-running steps (terminal only).
 	Progress func(format string, args ...any)
-	// Fatal, if set, is asked once the output is written whether the merge
-	// fails after all (warnings treated as errors); its error removes the
-	// output and is returned.
+	// Fatal, if set, is asked once the output is written, before it is put
+	// in place, whether the merge fails after all (warnings treated as
+	// errors); its error is returned, and every old output stays as it was.
 	Fatal func() error
 	// BuildIDOutput, if set, receives the profiled binary's GNU build id
 	// (hex, newline terminated) once the merge has succeeded.
@@ -80,6 +85,11 @@ type Options struct {
 	// funcs are function records merged from .profraw inputs (instr.go),
 	// written beside the MemProf data.
 	funcs *instrprof.FuncProfile
+	// empty counts the empty inputs skipped (dropEmpty): llvm-profdata
+	// counts them as inputs that are not bad, so with one of them a merge
+	// whose other inputs are all bad writes an empty profile under
+	// --failure-mode all and warn.
+	empty int
 }
 
 // loaded is one input after reading and decoding.
@@ -103,13 +113,17 @@ type InputError struct {
 	Err  error
 }
 
-func (e *InputError) Error() string { return e.Path + ": " + e.Err.Error() }
+// Error names the file once (infile.Message): the errors of the readers
+// name it already.
+func (e *InputError) Error() string { return infile.Message(e.Path, e.Err) }
 func (e *InputError) Unwrap() error { return e.Err }
 
 // Run merges opts.Inputs into opts.Output. The output is written through
 // atomicfile (a regular file by temporary file + rename, so a failed run
-// never leaves a partial file; a device, FIFO or "-" directly); a failure
-// after it is written (opts.Fatal, the build id) removes a regular file. The
+// never leaves a partial file; a device, FIFO or "-" gets the bytes once
+// complete), and put in
+// place with the partial state and build id files only once nothing can
+// fail (opts.Fatal, the build id): a failed merge changes no output. The
 // profiled binary is opened once: the converter symbolizes against it and
 // checks its headers, and the build id comes from it.
 //
@@ -150,6 +164,7 @@ func Run(opts Options) error {
 	if err != nil {
 		return err
 	}
+	inputs = regularInputs(inputs, opts.Warnf)
 	if len(inputs) == 0 {
 		return errors.New("no input files")
 	}
@@ -164,6 +179,12 @@ func Run(opts Options) error {
 	}
 	if opts.Sample != (SampleOptions{}) {
 		return cli.Usagef("sample-profile options given, but no input is a sample profile (give --sample to read them all as one)")
+	}
+	inputs, n := dropEmpty(inputs)
+	opts.empty += n
+	if len(inputs) == 0 && opts.funcs == nil {
+		// Only empty inputs: llvm-profdata writes an empty profile.
+		return runInstr(opts, nil, nil)
 	}
 	if idx := instrInputs(inputs); len(idx) > 0 && opts.funcs == nil {
 		return runInstr(opts, inputs, idx) // instr.go
@@ -239,6 +260,11 @@ func Run(opts Options) error {
 	if deferred != nil {
 		return deferred
 	}
+	if len(bad) == len(inputs) && opts.funcs == nil {
+		// Every input bad but empty ones beside them (applyPolicy let it
+		// through): llvm-profdata writes an empty profile.
+		return runInstr(opts, nil, nil)
+	}
 	for i, in := range inputs {
 		if _, ok := badAt[i]; !ok && in.Weight != 1 {
 			opts.Warnf("%s: weight %d ignored: weights do not apply to MemProf data", in.Path, in.Weight)
@@ -252,19 +278,60 @@ func Run(opts Options) error {
 			states = append(states, l.states)
 		}
 	}
-	if err := write(opts, rawProf, profs, states, progress); err != nil {
+	out := &outputs{}
+	defer out.discard()
+	if err := write(opts, out, rawProf, profs, states, progress); err != nil {
 		return err
 	}
-	if err := finish(opts, buildID); err != nil {
-		atomicfile.Remove(opts.Output) // a device or FIFO stays
+	if err := finish(opts, out, buildID); err != nil {
 		return err
+	}
+	return out.commit()
+}
+
+// outputs are the files a merge writes (the profile, its partial state,
+// the build id), each filled beside its target (atomicfile.Begin) and put
+// in place together once nothing can fail any more (commit), so that a
+// failed merge leaves every old output as it was.
+type outputs struct{ pending []*atomicfile.Pending }
+
+// begin fills the output name with fill.
+func (o *outputs) begin(name string, fill func(f *os.File) error) (*atomicfile.Pending, error) {
+	p, err := atomicfile.Begin(name, 0o644, fill)
+	if err != nil {
+		return nil, err
+	}
+	o.pending = append(o.pending, p)
+	return p, nil
+}
+
+// commit puts the outputs in place, in the order they were begun: the
+// profile before the files that go with it, so that a failure in the
+// middle never leaves a new state file beside an old profile (a new
+// profile beside an old state is refused when the two are merged: the
+// state records its profile's SHA-256).
+func (o *outputs) commit() error {
+	for len(o.pending) > 0 {
+		p := o.pending[0]
+		o.pending = o.pending[1:]
+		if err := p.Commit(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
+// discard drops the outputs not committed.
+func (o *outputs) discard() {
+	for _, p := range o.pending {
+		p.Discard()
+	}
+	o.pending = nil
+}
+
 // write writes the merged profile: the converted raw inputs (rawProf, nil
 // if none) and the YAML and indexed ones (profs).
-func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, states []memprof.PartialStates, progress func(string, ...any)) error {
+func write(opts Options, out *outputs, rawProf *memprof.Compact, profs []*memprof.Profile, states []memprof.PartialStates, progress func(string, ...any)) error {
 	if rawProf != nil && len(profs) == 0 {
 		// Raw inputs only: the converter's dense form goes to the writer
 		// as it is.
@@ -277,10 +344,11 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, sta
 			}
 		}
 		progress("writing %s", opts.Output)
-		if err := writeCompact(opts, rawProf); err != nil {
+		p, err := out.begin(opts.Output, func(f *os.File) error { return writeCompact(opts, f, rawProf) })
+		if err != nil {
 			return outputError(opts.Output, err)
 		}
-		return writeState(opts, side)
+		return writeState(opts, out, p, side)
 	}
 	if rawProf != nil {
 		var st memprof.PartialStates
@@ -307,45 +375,49 @@ func write(opts Options, rawProf *memprof.Compact, profs []*memprof.Profile, sta
 		runtime.GC()
 	}
 	progress("writing %s", opts.Output)
-	if err := writeProfile(opts, merged); err != nil {
+	p, err := out.begin(opts.Output, func(f *os.File) error { return writeProfile(opts, f, merged) })
+	if err != nil {
 		return outputError(opts.Output, err)
 	}
-	return writeState(opts, side)
+	return writeState(opts, out, p, side)
 }
 
-// writeState writes the partial-state sidecar (opts.PartialStateOutput)
-// of the output just written, with the output's SHA-256.
-func writeState(opts Options, side []byte) error {
+// writeState begins the partial-state sidecar (opts.PartialStateOutput)
+// of the profile begun (profile), with the profile's SHA-256.
+func writeState(opts Options, out *outputs, profile *atomicfile.Pending, side []byte) error {
 	if opts.PartialStateOutput == "" {
 		return nil
 	}
-	profile, err := os.ReadFile(opts.Output)
-	if err == nil {
-		memprof.SetPartialProfile(side, profile)
-		err = atomicfile.WriteFile(opts.PartialStateOutput, side, 0o644)
-	}
+	r, err := profile.Bytes()
 	if err != nil {
-		atomicfile.Remove(opts.Output)
 		return err
 	}
-	return nil
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return outputError(opts.Output, err)
+	}
+	memprof.SetPartialProfile(side, data)
+	_, err = out.begin(opts.PartialStateOutput, func(f *os.File) error {
+		_, err := f.Write(side)
+		return err
+	})
+	return err
 }
 
 // outputError makes err name the output, unless it does already (the
 // write errors of atomicfile do).
 func outputError(name string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) && pe.Path == name {
+	if infile.Names(err, name) {
 		return err
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-// finish is what follows the written output: opts.Fatal, then the build id
+// finish is what follows the output begun: opts.Fatal, then the build id
 // file, with the id of the binary the conversion used (buildID, empty if
 // it has none) or, if none was opened (buildID nil), of the binary opened
 // for it.
-func finish(opts Options, buildID []byte) error {
+func finish(opts Options, out *outputs, buildID []byte) error {
 	if opts.Fatal != nil {
 		if err := opts.Fatal(); err != nil {
 			return err
@@ -366,7 +438,11 @@ func finish(opts Options, buildID []byte) error {
 	if len(id) == 0 {
 		return fmt.Errorf("%s: no GNU build id (link with -Wl,--build-id)", opts.ProfiledBinary)
 	}
-	return atomicfile.WriteFile(opts.BuildIDOutput, []byte(hex.EncodeToString(id)+"\n"), 0o644)
+	_, err := out.begin(opts.BuildIDOutput, func(f *os.File) error {
+		_, err := f.Write([]byte(hex.EncodeToString(id) + "\n"))
+		return err
+	})
+	return err
 }
 
 func applyPolicy(opts Options, bad []error, total int) error {
@@ -388,7 +464,7 @@ func applyPolicy(opts Options, bad []error, total int) error {
 		for _, e := range bad {
 			opts.Warnf("skipping bad input %v", e)
 		}
-		if len(bad) == total {
+		if len(bad) == total && opts.empty == 0 {
 			return fmt.Errorf("no profile can be merged: all %d inputs are bad", total)
 		}
 		opts.Warnf("merged %d of %d inputs; %d skipped (--failure-mode=%s)", total-len(bad), total, len(bad), map[FailureMode]string{FailAll: "all", FailWarn: "warn"}[opts.Failure])
@@ -400,7 +476,7 @@ func applyPolicy(opts Options, bad []error, total int) error {
 // whose magic could not be read: the error is reported here).
 func load(in Input) loaded {
 	l := loaded{in: in}
-	data, err := os.ReadFile(in.Path)
+	data, err := infile.ReadFile(in.Path)
 	if err != nil {
 		l.err = err
 		return l
@@ -438,7 +514,7 @@ func loadStates(path string, profile []byte, prof *memprof.Profile) (memprof.Par
 	if prof == nil {
 		return nil, errors.New("a partial state is for an indexed or YAML MemProf profile")
 	}
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -464,7 +540,7 @@ func loadStates(path string, profile []byte, prof *memprof.Profile) (memprof.Par
 // is the one look at a raw input's magic before it is decoded (memprof.ReadRaw
 // checks it again as part of the header).
 func isRawMemProf(path string) bool {
-	f, err := os.Open(path)
+	f, err := infile.Open(path)
 	if err != nil {
 		return false
 	}
@@ -618,7 +694,7 @@ var rawBufs freelist.List[*[]byte]
 // into a recycled buffer. The magic is not looked at again here: should the
 // file have changed since, ReadRaw rejects it like any bad raw input.
 func loadRaw(in Input) loaded {
-	f, err := os.Open(in.Path)
+	f, err := infile.Open(in.Path)
 	if err != nil {
 		return loaded{in: in, err: err}
 	}

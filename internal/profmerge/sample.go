@@ -12,6 +12,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -70,7 +71,7 @@ func (so *SampleOptions) validate(rel int) error {
 func sniffSample(inputs []Input) (sample, memprof []string) {
 	buf := make([]byte, 64<<10) // one buffer: thousands of inputs are read here
 	for _, in := range inputs {
-		f, err := os.Open(in.Path)
+		f, err := infile.Open(in.Path)
 		if err != nil {
 			continue
 		}
@@ -143,7 +144,7 @@ func runSample(opts Options, inputs []Input) error {
 		return err
 	}
 	if so.SymbolListFile != "" {
-		data, err := os.ReadFile(so.SymbolListFile)
+		data, err := infile.ReadStream(so.SymbolListFile)
 		if err != nil {
 			return err
 		}
@@ -209,16 +210,13 @@ func runSample(opts Options, inputs []Input) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(opts.Output, out, 0o644); err != nil {
-		return err
-	}
 	if opts.Fatal != nil {
+		// Before the output is touched: a failed merge leaves it as it was.
 		if err := opts.Fatal(); err != nil {
-			os.Remove(opts.Output)
 			return err
 		}
 	}
-	return nil
+	return atomicfile.WriteFile(opts.Output, out, 0o644)
 }
 
 // sampleLoad is one input read and decoded: its profile, or the error that
@@ -234,7 +232,7 @@ type sampleLoad struct {
 // loadSample reads and decodes one input as runSample folds it.
 func loadSample(opts Options, format string, names *sampleprof.Names, in Input) sampleLoad {
 	rel, so := opts.Write.LLVMRelease, opts.Sample
-	data, err := os.ReadFile(in.Path)
+	data, err := infile.ReadFile(in.Path)
 	if err != nil {
 		return sampleLoad{err: &InputError{Path: in.Path, Err: err}}
 	}

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
@@ -21,7 +21,7 @@ import (
 // (symbolized against binary); for an indexed profile the YAML form LLVM
 // 20+ prints; a YAML input is re-printed canonically.
 func Show(w io.Writer, path, binary string, release int) error {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -56,6 +56,9 @@ func Show(w io.Writer, path, binary string, release int) error {
 		}
 		return instrprof.WriteYAML(w, p)
 	}
+	if len(data) == 0 {
+		return errors.New(path + ": empty raw profile file") // llvm-profdata show's words
+	}
 	return errors.New(path + ": unrecognized profile format")
 }
 
@@ -77,7 +80,7 @@ type SampleShowOptions struct {
 // ShowSample writes what `llvm-profdata show --sample` of release
 // o.LLVM prints for the sample profile at path.
 func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
 	}
@@ -174,7 +177,7 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 // YAML profiles, a binary (optional) names the functions its symbol table
 // has, by their GUIDs.
 func LoadMemProf(path, binary string, release int) (*memprof.Profile, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +284,7 @@ func nameFromSymbols(p *memprof.Profile, binary string) error {
 // ShowSampleView writes the sample profile at path as a (gzipped) pprof
 // profile.
 func ShowSampleView(w io.Writer, path string, release int) error {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
 	}

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 )
 
 // badString marks an unknown name, as LLVM's DILineInfo::BadString does.
@@ -270,7 +271,7 @@ func (sf *sourceFiles) read(name string) (string, bool) {
 		}
 		return *t, true
 	}
-	b, err := os.ReadFile(name)
+	b, err := infile.ReadFile(name) // a path from debug info: no FIFO, no device
 	if err != nil {
 		sf.files[name] = nil
 		return "", false

@@ -16,6 +16,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 )
 
 // module is one opened binary with its symbol table.
@@ -148,7 +149,7 @@ func (s *session) module(name string) (*module, error) {
 }
 
 func (m *module) open(s *session) error {
-	f, err := os.Open(m.name)
+	f, err := infile.Open(m.name) // a FIFO or device: refused, never waited on
 	if err != nil {
 		return err
 	}
@@ -201,6 +202,12 @@ func errorMessage(err error) string {
 	}
 	if errors.Is(err, errNotObject) {
 		return errNotObject.Error()
+	}
+	// The caller names the file ('FILE': message): a decoding error's own
+	// mention of it goes.
+	var de *decode.Error
+	if errors.As(err, &de) && de.File != "" {
+		return strings.Replace(err.Error(), de.File+": ", "", 1)
 	}
 	return err.Error()
 }
@@ -366,7 +373,7 @@ func (s *session) frames(m *module, addr uint64) []lineInfo {
 	fr, err := m.bin.Symbolize(addr)
 	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) {
 		// One per binary: a broken unit tends to fail every lookup.
-		s.sharedWarnOnce("dwarf"+m.name, fmt.Sprintf("%s: %v", m.name, err))
+		s.sharedWarnOnce("dwarf"+m.name, infile.Message(m.name, err))
 	}
 	if len(fr) == 0 {
 		return []lineInfo{unknownLine()}

@@ -71,7 +71,11 @@ and merges sample profiles (AutoFDO, CSSPGO: text, binary, extbinary) for
 
 Inputs are detected by their magic bytes; directories are searched
 recursively. Inputs are always processed in sorted path order, so the output
-bytes do not depend on the order they are given in or on -j.
+bytes do not depend on the order they are given in or on -j. As with
+llvm-profdata, inputs that are not regular files (FIFOs, devices, sockets)
+are skipped (with a warning), and so are empty files (but for --sample).
+A failed merge leaves the output (and its state and build id files) as it
+was.
 
 Examples:
   merge -o app.profdata prof/*.profraw

@@ -39,6 +39,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/profgen"
@@ -409,7 +410,7 @@ func symbolizerPath(c *config) string {
 // profile read (by its release's reader) goes through the generator's
 // post-processing in the reader's map order, then is written.
 func postProcessProfile(c *config, warn func(string), stdout io.Writer) error {
-	data, err := os.ReadFile(c.llvmProfile)
+	data, err := infile.ReadStream(c.llvmProfile)
 	if err != nil {
 		return err
 	}
@@ -511,7 +512,7 @@ func dataAccess(c *config, bin *perfscript.Binary, prof *perfscript.Profile, pop
 	if prof.CS || bin.PseudoProbes {
 		return nil, errors.New("Symbolizing vtables from data access profiles is not yet supported for context-sensitive perf traces or when pseudo-probe based mapping is enabled: add --ignore-stack-samples (and --use-dwarf-correlation for a pseudo-probe binary)")
 	}
-	f, err := os.Open(c.dataAccess)
+	f, err := infile.OpenStream(c.dataAccess)
 	if err != nil {
 		return nil, fmt.Errorf("Failed to open perf trace file: %s: %w", c.dataAccess, err)
 	}
@@ -535,7 +536,10 @@ func parseTrace(c *config, bin *perfscript.Binary, sym *elfsym.Binary, buildID [
 		defer cleanup()
 		c.perfscript = script
 	}
-	f, err := os.Open(c.perfscript)
+	// A file or a pipe (`--perfscript=<(perf script ...)`, as llvm-profgen
+	// reads one); a device like /dev/zero, which llvm-profgen reads until
+	// memory runs out, or a socket is refused.
+	f, err := infile.OpenStream(c.perfscript)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	iofs "io/fs"
 	"os"
 
+	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/profgen"
 )
@@ -27,7 +28,7 @@ func offsetBase(c *config, bin *perfscript.Binary) uint64 {
 // context-insensitive one (its counter), or the counters by context of a
 // CS one.
 func readUnsymbolized(c *config, bin *perfscript.Binary) (*perfscript.Profile, *profgen.CSCounters, error) {
-	f, err := os.Open(c.unsymbolized)
+	f, err := infile.OpenStream(c.unsymbolized)
 	if err != nil {
 		return nil, nil, err
 	}
