@@ -14,7 +14,7 @@
 // not listed, on a listed one that no longer diverges (or diverges
 // differently), on a row without a reason, and on any panic, hang or crash
 // of ours. A mutant is named by its kind, its offset and its argument
-// (trunc@0x40, flip@0x1a:5a, big@0x18:max, uleb@0x31, num@0x2c:u64),
+// (trunc@0x40, flip@0x1a:5a, u64@0x18:max, uleb@0x31, num@0x2c:u64),
 // and the fixtures are built so that their bytes do not depend on where
 // they are built: a name means the same mutant on every machine.
 //

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // A mutant is one corrupted copy of a fixture.
@@ -40,9 +42,11 @@ type layout struct {
 // oversized variant of every field. Random ones are truncations, flips and
 // oversized fields at offsets drawn from a PCG seeded by the seed and the
 // reader's name. The CI set takes a seeded sample of nStruct structural
-// ones and nRandom random ones of seed 1; big takes every structural one
-// and seeds 1–4 of four times as many random ones.
-func mutantSet(reader string, data []byte, l layout, nStruct, nRandom int, big bool) []mutant {
+// ones, the pinned ones (by id, see fromID) and nRandom random ones of
+// seed 1; big takes every structural one, the pinned ones and seeds 1–4 of
+// four times as many random ones. unknown lists pinned ids that name no
+// mutant of data.
+func mutantSet(reader string, data []byte, l layout, nStruct, nRandom int, pinned []string, big bool) (_ []mutant, unknown []string) {
 	h := fnv.New64a()
 	h.Write([]byte(reader))
 	stream := h.Sum64()
@@ -77,6 +81,18 @@ func mutantSet(reader string, data []byte, l layout, nStruct, nRandom int, big b
 		rng.Shuffle(len(structural), func(i, j int) { structural[i], structural[j] = structural[j], structural[i] })
 		out = structural[:min(nStruct, len(structural))]
 		sort.SliceStable(out, func(i, j int) bool { return out[i].id < out[j].id })
+		seen = map[string]bool{}
+		for _, m := range out {
+			seen[m.id] = true
+		}
+	}
+	for _, id := range pinned {
+		m, ok := fromID(data, id, "pinned")
+		if !ok {
+			unknown = append(unknown, id)
+			continue
+		}
+		add(&out, m)
 	}
 	seeds, n := 1, nRandom
 	if big {
@@ -100,7 +116,7 @@ func mutantSet(reader string, data []byte, l layout, nStruct, nRandom int, big b
 			}
 		}
 	}
-	return out
+	return out, unknown
 }
 
 func uniqueSorted(points []int, size int) []int {
@@ -126,11 +142,12 @@ func flip(data []byte, off int, v byte, seed string) mutant {
 	return mutant{id: fmt.Sprintf("flip@%#x:%02x", off, v), seed: seed, data: b}
 }
 
-// oversize returns the oversized variants of a field: for integers the
+// oversize returns the oversized variants of a field (ids u16@, u32@,
+// u64@, uleb@, num@, hex@): for integers the
 // largest value and 2^32 (past every 32-bit size), for a ULEB128 a
 // ten-byte encoding of 2^63, for text numbers 2^64 and 2^32.
 func oversize(data []byte, f field, seed string) []mutant {
-	id := func(arg string) string { return fmt.Sprintf("big@%#x:%s", f.off, arg) }
+	id := func(arg string) string { return fmt.Sprintf("u%d@%#x:%s", 8*f.width, f.off, arg) }
 	splice := func(n int, repl []byte) []byte {
 		b := append([]byte(nil), data[:f.off]...)
 		b = append(b, repl...)
@@ -406,4 +423,46 @@ func elfLayout(data []byte) layout {
 		l.points = append(l.points, off, off+4, off+size/2, off+size-1, off+size)
 	}
 	return l
+}
+
+// fromID rebuilds the mutant an id names (as mutantSet makes it), for the
+// pinned mutants of a reader; ok is false if the id names no mutant of
+// data.
+func fromID(data []byte, id, seed string) (mutant, bool) {
+	kind, rest, _ := strings.Cut(id, "@")
+	offText, arg, _ := strings.Cut(rest, ":")
+	off64, err := strconv.ParseUint(offText, 0, 32)
+	off := int(off64)
+	if err != nil || off >= len(data) {
+		return mutant{}, false
+	}
+	var ms []mutant
+	switch kind {
+	case "trunc":
+		ms = []mutant{truncate(data, off, seed)}
+	case "flip":
+		v, err := strconv.ParseUint(arg, 16, 8)
+		if err != nil {
+			return mutant{}, false
+		}
+		ms = []mutant{flip(data, off, byte(v), seed)}
+	case "u16", "u32", "u64":
+		w, _ := strconv.Atoi(kind[1:])
+		ms = oversize(data, field{off: off, width: w / 8, kind: "u"}, seed)
+	case "uleb":
+		ms = oversize(data, field{off: off, kind: "uleb"}, seed)
+	case "num", "hex":
+		re := map[string]*regexp.Regexp{"num": decimalRE, "hex": hexRE}[kind]
+		m := re.FindIndex(data[off:])
+		if m == nil || m[0] != 0 {
+			return mutant{}, false
+		}
+		ms = oversize(data, field{off: off, width: m[1], kind: kind}, seed)
+	}
+	for _, m := range ms {
+		if m.id == id {
+			return m, true
+		}
+	}
+	return mutant{}, false
 }

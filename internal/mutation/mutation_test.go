@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -92,8 +93,10 @@ func buildTools(t *testing.T) string {
 type reader struct {
 	name, fixture string
 	layout        func([]byte) layout
-	// nStruct and nRandom size the CI set (mutantSet).
+	// nStruct and nRandom size the CI set (mutantSet); pinned mutants are
+	// always run: those that show a decision or a fix.
 	nStruct, nRandom int
+	pinned           []string
 	// ours and llvm return the command lines reading in and writing out
 	// (bin is where our tools are).
 	ours, llvm func(bin, in, out string) []string
@@ -146,21 +149,21 @@ func readers(fx string) []reader {
 		{name: "sample-text", fixture: "prog.txt", layout: func(b []byte) layout { return textLayout(b, decimalRE, "num") },
 			nStruct: 18, nRandom: 9, ours: sampleMerge, llvm: llvmSampleMerge},
 		{name: "sample-binary", fixture: "prog.binary", layout: sampleBinaryLayout,
-			nStruct: 18, nRandom: 9, ours: sampleMerge, llvm: llvmSampleMerge},
+			nStruct: 18, nRandom: 9, pinned: []string{"uleb@0xce"}, ours: sampleMerge, llvm: llvmSampleMerge},
 		{name: "sample-extbinary", fixture: "prog.extbinary", layout: extBinaryLayout,
-			nStruct: 20, nRandom: 9, ours: sampleMerge, llvm: llvmSampleMerge},
+			nStruct: 20, nRandom: 9, pinned: []string{"u64@0x62:max"}, ours: sampleMerge, llvm: llvmSampleMerge},
 		{name: "sample-extbinary-z", fixture: "prog.extbinary-z", layout: extBinaryLayout,
-			nStruct: 20, nRandom: 9, ours: sampleMerge, llvm: llvmSampleMerge},
+			nStruct: 20, nRandom: 9, pinned: []string{"flip@0x38:eb", "flip@0x14b:ff"}, ours: sampleMerge, llvm: llvmSampleMerge},
 		{name: "profraw", fixture: "prog.profraw", layout: profrawLayout,
-			nStruct: 20, nRandom: 9, ours: merge, llvm: llvmMerge},
+			nStruct: 20, nRandom: 9, pinned: []string{"flip@0xa0:ff", "u64@0x70:max"}, ours: merge, llvm: llvmMerge},
 		{name: "indexed", fixture: "prog.profdata", layout: indexedLayout,
-			nStruct: 20, nRandom: 9, ours: merge, llvm: llvmMerge},
+			nStruct: 20, nRandom: 9, pinned: []string{"flip@0x1c:ff", "u64@0x18:2^32", "u64@0x3c8:2^32", "u64@0x40:max"}, ours: merge, llvm: llvmMerge},
 		{name: "memprofraw", fixture: "heap.memprofraw", layout: memprofLayout,
-			nStruct: 18, nRandom: 9, ours: memMerge, llvm: llvmMemMerge},
+			nStruct: 18, nRandom: 9, pinned: []string{"u64@0x238:2^32"}, ours: memMerge, llvm: llvmMemMerge},
 		{name: "perfscript", fixture: "prog.lbr.script", layout: perfScriptLayout,
 			nStruct: 18, nRandom: 9, ours: profgen, llvm: llvmProfgen},
 		{name: "elf", fixture: "prog", layout: elfLayout,
-			nStruct: 24, nRandom: 12, ours: symbolize, llvm: llvmSymbolize, outcome: outcomeSymbolize},
+			nStruct: 24, nRandom: 12, pinned: []string{"flip@0x155f:2c", "flip@0x19b0:ff", "flip@0xcc3:ff", "flip@0x1134:ff", "u64@0x2190:2^32"}, ours: symbolize, llvm: llvmSymbolize, outcome: outcomeSymbolize},
 	}
 }
 
@@ -252,6 +255,9 @@ func execute(argv []string, out string) run {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// A crashing LLVM tool would otherwise run llvm-symbolizer on its
+	// own backtrace, which costs a second per crash.
+	cmd.Env = append(os.Environ(), "LLVM_DISABLE_SYMBOLIZATION=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -270,6 +276,18 @@ func execute(argv []string, out string) run {
 		r.stderr = append(r.stderr, err.Error()...)
 	}
 	return r
+}
+
+// reasonRE is a row's reason: a tag naming the decision (the subtest's
+// name), a colon, and why.
+var reasonRE = regexp.MustCompile(`^([A-Z][A-Za-z0-9]+): \S`)
+
+// reasonTag returns a reason's tag ("NoReason" when it has none).
+func reasonTag(reason string) string {
+	if m := reasonRE.FindStringSubmatch(reason); m != nil {
+		return m[1]
+	}
+	return "NoReason"
 }
 
 // row is one line of a divergence table.
@@ -361,7 +379,7 @@ func TestMutations(t *testing.T) {
 			if outcome == nil {
 				outcome = outcomeFile
 			}
-			try := func(name string, in []byte) (ours, llvm string, oursRun run) {
+			try := func(name string, in []byte) (ours, llvm string, oursRun, llvmRun run) {
 				inPath := filepath.Join(tmp, rd.name+"-"+strings.NewReplacer("@", "-", ":", "-", "^", "").Replace(name))
 				if err := os.WriteFile(inPath, in, 0o644); err != nil {
 					t.Fatal(err)
@@ -372,55 +390,67 @@ func TestMutations(t *testing.T) {
 				defer os.Remove(o2)
 				oursRun = execute(rd.ours(bin, inPath, o1), o1)
 				ours = outcome(oursRun)
-				llvm = outcome(execute(rd.llvm(bin, inPath, o2), o2))
+				llvmRun = execute(rd.llvm(bin, inPath, o2), o2)
+				llvm = outcome(llvmRun)
 				return
 			}
 			// The fixture itself reads everywhere.
-			if ours, llvm, r := try("orig", data); ours != llvm || !strings.HasPrefix(ours, "ok") {
+			if ours, llvm, r, _ := try("orig", data); ours != llvm || !strings.HasPrefix(ours, "ok") {
 				t.Fatalf("the unmutated fixture: ours %s, LLVM %s\n%s", ours, llvm, r.stderr)
 			}
 			table := readTable(t, rd.name)
-			seen := map[string]bool{}
 			newRows := map[string]row{}
 			for id, r := range table {
 				newRows[id] = r // rows of mutants this run does not make stay
 			}
-			for _, m := range mutantSet(rd.name, data, rd.layout(data), rd.nStruct, rd.nRandom, *bigSet) {
+			ms, unknown := mutantSet(rd.name, data, rd.layout(data), rd.nStruct, rd.nRandom, rd.pinned, *bigSet)
+			for _, id := range unknown {
+				t.Errorf("%s: pinned mutant %s names no mutant of %s", rd.name, id, rd.fixture)
+			}
+			for _, m := range ms {
 				total++
-				seen[m.id] = true
-				ours, llvm, oursRun := try(m.id, m.data)
+				ours, llvm, oursRun, llvmRun := try(m.id, m.data)
 				if ours == "panic" || ours == "hang" || ours == "crash" {
 					t.Errorf("%s %s: ours %s (never allowed)\n%s", rd.name, m.id, ours, oursRun.stderr)
 				}
 				listed, isListed := table[m.id]
-				switch {
-				case ours == llvm && isListed:
-					t.Errorf("%s %s is listed as diverging (ours %s, LLVM %s) but both now say %s: drop the row (-update)", rd.name, m.id, listed.ours, listed.llvm, ours)
-					delete(newRows, m.id)
-				case ours == llvm:
-				case !isListed:
-					diverged++
-					t.Errorf("%s %s (seed %s): ours %s, LLVM %s: a new divergence; match LLVM or list it with its reason in %s\nours: %s",
-						rd.name, m.id, m.seed, ours, llvm, tablePath(rd.name), firstLine(oursRun.stderr))
-					newRows[m.id] = row{mutant: m.id, seed: m.seed, ours: ours, llvm: llvm}
-				case listed.ours != ours || listed.llvm != llvm:
-					diverged++
-					t.Errorf("%s %s: listed as ours %s, LLVM %s; now ours %s, LLVM %s: check the reason and update the row",
-						rd.name, m.id, listed.ours, listed.llvm, ours, llvm)
-					newRows[m.id] = row{mutant: m.id, seed: m.seed, ours: ours, llvm: llvm, reason: listed.reason}
-				default:
-					diverged++
-					if listed.reason == "" {
-						t.Errorf("%s %s: the row in %s has no reason", rd.name, m.id, tablePath(rd.name))
+				check := func(t *testing.T) {
+					switch {
+					case ours == llvm && isListed:
+						t.Errorf("%s %s is listed as diverging (ours %s, LLVM %s) but both now say %s: drop the row (-update)", rd.name, m.id, listed.ours, listed.llvm, ours)
+						delete(newRows, m.id)
+					case ours == llvm:
+					case !isListed:
+						diverged++
+						t.Errorf("%s %s (seed %s): ours %s, LLVM %s: a new divergence; match LLVM or list it with its reason in %s\nours: %s\nLLVM: %s",
+							rd.name, m.id, m.seed, ours, llvm, tablePath(rd.name), firstLine(oursRun.stderr), firstLine(llvmRun.stderr))
+						newRows[m.id] = row{mutant: m.id, seed: m.seed, ours: ours, llvm: llvm}
+					case listed.ours != ours || listed.llvm != llvm:
+						diverged++
+						t.Errorf("%s %s: listed as ours %s, LLVM %s; now ours %s, LLVM %s: check the reason and update the row\nours: %s\nLLVM: %s",
+							rd.name, m.id, listed.ours, listed.llvm, ours, llvm, firstLine(oursRun.stderr), firstLine(llvmRun.stderr))
+						newRows[m.id] = row{mutant: m.id, seed: m.seed, ours: ours, llvm: llvm, reason: listed.reason}
+					default:
+						diverged++
 					}
+				}
+				if isListed {
+					// A listed divergence runs as a subtest named by its
+					// reason's tag: the decision is in the test's name.
+					t.Run(reasonTag(listed.reason)+"/"+m.id, check)
+				} else {
+					check(t)
 				}
 			}
 			if *update {
 				writeTable(t, rd.name, newRows)
 			}
 			for id, r := range table {
-				if !seen[id] && r.reason == "" {
-					t.Errorf("%s %s: the row in %s has no reason", rd.name, id, tablePath(rd.name))
+				if _, ok := fromID(data, id, r.seed); !ok {
+					t.Errorf("%s: %s in %s names no mutant of %s", rd.name, id, tablePath(rd.name), rd.fixture)
+				}
+				if !reasonRE.MatchString(r.reason) {
+					t.Errorf("%s %s: the row in %s has no reason; write one as 'Tag: why' (Tag names the decision: LLVMCrashes, PendingHCompress, ...)", rd.name, id, tablePath(rd.name))
 				}
 			}
 		})
@@ -428,7 +458,14 @@ func TestMutations(t *testing.T) {
 	t.Logf("%d mutants, %d listed divergences", total, diverged)
 }
 
+// firstLine returns the first line of a tool's stderr that is not a
+// warning (the error, or the crash banner), else the first line.
 func firstLine(b []byte) string {
-	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
-	return s
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for _, l := range lines {
+		if !strings.Contains(l, "warning:") {
+			return l
+		}
+	}
+	return lines[0]
 }
