@@ -295,7 +295,10 @@ type row struct {
 	mutant, seed, ours, llvm, reason string
 }
 
-const tableHeader = "# mutant\tseed\tours\tllvm\treason\n"
+const tableHeader = "# Divergences of this reader from the LLVM 22 tool (internal/mutation; go test ./internal/mutation [-big] -update).\n" +
+	"# ours, llvm: ok, ok-empty, error, crash, hang; symbolize: ok then per address f or ? (function) and l or ? (line).\n" +
+	"# reason: Tag: why (the tag names the subtest).\n" +
+	"# mutant\tseed\tours\tllvm\treason\n"
 
 func tablePath(reader string) string {
 	return filepath.Join("testdata", "divergences", reader+".tsv")
