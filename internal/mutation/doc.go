@@ -7,7 +7,10 @@
 // LLVM tool of the same job (llvm-profdata-22 merge, llvm-profgen-22,
 // llvm-symbolizer-22), and the two outcomes (accept or reject; for profgen
 // whether a profile is written; for symbolize which answers name a
-// function or a line) are compared.
+// function or a line) are compared. A crash counts as a rejection: an LLVM
+// tool that reads past its buffer crashes or fails depending on what lies
+// there (the big set has 80 such mutants that ours rejects with a located
+// error; they are not divergences).
 //
 // Every mutant on which they differ is listed, with the reason, in
 // testdata/divergences/<reader>.tsv. A reason reads "Tag: why"; the tag
