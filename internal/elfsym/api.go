@@ -11,6 +11,16 @@
 // the offset within it; it never panics (no recover hides one: the fuzz
 // targets fail on any) and never sizes an allocation from an unchecked
 // length.
+//
+// Where this package and llvm-symbolizer differ on a damaged binary
+// (internal/mutation's testdata/divergences/elf.tsv): llvm-symbolizer
+// refuses the whole object when .strtab lies outside the file (here the
+// symbol table is left out, with a warning), is not NUL-terminated (here
+// the last name ends at the section's end) or a symbol's name points past
+// it (here that symbol's name is empty); DWARF still answers. A corrupt
+// abbreviation costs LLVM the whole unit, here only the damaged DIE. A
+// symbol whose section index names no section is left out, as LLVM leaves
+// it out.
 package elfsym
 
 // This file is the package's API contract: tools/symbolize, the MemProf

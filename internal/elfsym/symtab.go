@@ -58,6 +58,9 @@ func ReadSymbolTable(f *elf.File) (*SymbolTable, error) {
 			}
 			continue
 		}
+		if int(s.Section) >= len(f.Sections) {
+			continue // no such section: LLVM's getSection fails and the symbol is left out
+		}
 		switch typ {
 		case elf.STT_NOTYPE, elf.STT_FUNC, elf.STT_OBJECT, elf.STT_GNU_IFUNC:
 		default:

@@ -213,8 +213,10 @@ func Read(name string, data []byte) (*File, error) {
 	if c.Err() != nil {
 		return nil, c.Err()
 	}
-	if h.HashType != 0 {
-		c.FailAt(24, decode.ErrMalformed, "unsupported hash type %d (want 0 = MD5)", h.HashType)
+	// LLVM reads the hash type as its 32-bit IndexedInstrProf::HashT:
+	// the upper half of the field is never looked at.
+	if uint32(h.HashType) != 0 {
+		c.FailAt(24, decode.ErrMalformed, "unsupported hash type %d (want 0 = MD5)", uint32(h.HashType))
 		return nil, c.Err()
 	}
 	if v >= 4 {

@@ -286,7 +286,10 @@ func ReadSections(name string, data []byte) ([]Section, error) {
 	n := c.Count(32, "sections")
 	secs := make([]Section, 0, n)
 	for i := 0; i < n; i++ {
-		secs = append(secs, Section{c.U64(), c.U64(), c.U64(), c.U64()})
+		// LLVM casts the type to its SecType enum, an int: the upper half
+		// of the field is never looked at.
+		typ := uint64(uint32(c.U64()))
+		secs = append(secs, Section{typ, c.U64(), c.U64(), c.U64()})
 	}
 	if err := c.Err(); err != nil {
 		return nil, err

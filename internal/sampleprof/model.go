@@ -19,6 +19,16 @@
 // --split-layout. Decoding checks every count against the bytes that
 // remain, so bad input gives a located *decode.Error and never an
 // allocation sized by an untrusted number.
+//
+// Where this reader rejects what llvm-profdata accepts (each case a mutant
+// of internal/mutation's table, testdata/divergences/sample-*.tsv): a line
+// offset of 2^32 or more (LLVM checks and keeps it as 32 bits, so 2^63 is
+// merged into line 0); a section the section table places outside the
+// file (LLVM never checks: it skips a function offset table unread, reads
+// a compressed section by its own compressed size, and otherwise reads
+// outside its buffer or crashes); a compressed size past its section's
+// end (LLVM lets zlib stop where the stream ends). A section type is read,
+// as LLVM reads it, from the low 32 bits of its field.
 package sampleprof
 
 import (
