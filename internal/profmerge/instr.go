@@ -14,6 +14,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -379,10 +380,12 @@ func writeProfile(opts Options, p *memprof.Profile) error {
 // prints for the instrumented profile at path (a .profraw or an indexed
 // profile).
 func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
-	data, err := os.ReadFile(path)
+	mf, err := mapfile.Open(path, nil)
 	if err != nil {
 		return err
 	}
+	defer mf.Close()
+	data := mf.Data
 	if instrprof.IsRaw(data) {
 		r, err := instrprof.ParseRaw(path, data)
 		if err != nil {
