@@ -64,8 +64,12 @@ func (f *File) Mapped() bool { return f.mapped }
 // Done says that Data[:off] will not be read again: a mapped file gives
 // the pages wholly before off back to the page cache (they leave the
 // process's resident set; a later read would fault them in again). It
-// does nothing for a file that was read.
+// does nothing for a file that was read. An off below an earlier one
+// starts a new pass.
 func (f *File) Done(off int) {
+	if off < f.dropped { // a new pass over the data
+		f.dropped = 0
+	}
 	if !f.mapped || off-f.dropped < dropChunk {
 		return
 	}
