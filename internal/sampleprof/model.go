@@ -73,6 +73,17 @@ func (f FunctionID) MD5() uint64 {
 
 // MD5Hash is LLVM's MD5Hash: the low 64 bits of the MD5 digest of s.
 func MD5Hash(s string) uint64 {
+	if len(s) > 4096 {
+		// A long name is hashed through a small buffer, not copied whole.
+		h := md5.New()
+		var buf [4096]byte
+		for len(s) > 0 {
+			n := copy(buf[:], s)
+			h.Write(buf[:n])
+			s = s[n:]
+		}
+		return binary.LittleEndian.Uint64(h.Sum(nil)[:8])
+	}
 	d := md5.Sum([]byte(s))
 	return binary.LittleEndian.Uint64(d[:8])
 }
