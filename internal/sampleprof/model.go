@@ -18,7 +18,10 @@
 // extbinary with -extbinary-write-vtable-type-prof), and only LLVM 22 has
 // --split-layout. Decoding checks every count against the bytes that
 // remain, so bad input gives a located *decode.Error and never an
-// allocation sized by an untrusted number.
+// allocation sized by an untrusted number. A line of a text profile is at
+// most 16 MiB, an error naming it beyond (llvm-profdata accepts any line,
+// a function name of 256 MiB included): reading costs the file and what
+// it keeps, whatever the file's shape.
 package sampleprof
 
 import (
