@@ -52,7 +52,7 @@ func (s *lineStream) advance() {
 		s.long = append(s.long[:0], b...)
 		for err == bufio.ErrBufferFull {
 			b, err = s.r.ReadSlice('\n')
-			if len(s.long)+len(b) > maxLine {
+			if n := len(s.long) + len(b); n > maxLine && (n > maxLine+1 || b[len(b)-1] != '\n') {
 				// The line is not read further: the stream ends with
 				// the error, naming the line.
 				s.off = s.next
