@@ -367,7 +367,8 @@ func (p *FuncProfile) AddRawData(rr *RawReader, name string, data []byte, w uint
 // concatenated profiles is decoded twice: once to check it all, keeping
 // no records, then folded a profile at a time, so that it costs the
 // memory of one profile and a bad file adds nothing (llvm-profdata keeps
-// the records read before the error).
+// the records read before the error). The records of the RawProfile
+// returned may refer to data (their bitmaps).
 func (p *FuncProfile) AddRawDataDone(rr *RawReader, name string, data []byte, w uint64, done func(off int)) (*RawProfile, error) {
 	if w == 0 {
 		w = 1
