@@ -77,7 +77,11 @@ type RawProfile struct {
 	LargeCounts []uint64
 	stamps      [][2]uint64 // (timestamp, NameRef)
 	profiles    int         // profiles in the file
-	hasValues   bool        // some record has value sites
+	// folding: each profile's records are folded before the next is
+	// read (RawReader.parse), so they may share buffers and data.
+	folding   bool
+	counts    []uint64 // the records' counts when folding, reused
+	hasValues bool     // some record has value sites
 }
 
 // IsRaw reports whether data starts with a raw profile magic (either byte
@@ -129,13 +133,24 @@ func (rr *RawReader) Open(name string) (*RawProfile, error) {
 
 // Parse decodes a raw profile; name is for errors.
 func (rr *RawReader) Parse(name string, data []byte) (*RawProfile, error) {
-	p := &RawProfile{}
+	return rr.parse(name, data, nil, nil)
+}
+
+// parse is Parse. With fold set, the records of each profile but the last
+// are handed to fold when the next profile starts and then dropped (with
+// the name sections), so that a file of many concatenated profiles costs
+// the memory of one; the result then holds only the last profile's
+// records and names. With done set, done(off) is called after each
+// profile with where it ends.
+func (rr *RawReader) parse(name string, data []byte, fold func(*RawProfile), done func(off int)) (*RawProfile, error) {
+	p := &RawProfile{folding: fold != nil}
 	off := 0
 	for first := true; ; first = false {
-		// Zero padding separates profiles.
-		for off < len(data) && data[off] == 0 {
-			off++
+		if !first && done != nil {
+			done(off)
 		}
+		// Zero padding separates profiles.
+		off = skipZeros(data, off, done)
 		if off == len(data) {
 			if first {
 				c := decode.NewCursor("instrprof", name, "raw header", data, 0)
@@ -157,12 +172,40 @@ func (rr *RawReader) Parse(name string, data []byte) (*RawProfile, error) {
 			c := decode.NewCursor("instrprof", name, "raw header", data, 0)
 			return nil, c.Errorf(int64(off), decode.ErrMalformed, "insufficient padding before the next profile")
 		}
+		if !first && fold != nil {
+			fold(p)
+			clear(p.Records)
+			p.Records, p.Names, p.VTableNames = p.Records[:0], p.Names[:0], p.VTableNames[:0]
+		}
 		end, err := p.readOne(rr, name, data, off, first)
 		if err != nil {
 			return nil, err
 		}
 		off = end
 	}
+}
+
+// zeroBlock is what skipZeros compares the input with.
+var zeroBlock [4096]byte
+
+// skipZeros returns the offset of the first byte at or after off that is
+// not zero (len(data) if none), a block at a time; done, when not nil,
+// is told of each block passed.
+func skipZeros(data []byte, off int, done func(int)) int {
+	for off < len(data) {
+		n := min(len(zeroBlock), len(data)-off)
+		if !bytes.Equal(data[off:off+n], zeroBlock[:n]) {
+			break
+		}
+		off += n
+		if done != nil {
+			done(off)
+		}
+	}
+	for off < len(data) && data[off] == 0 {
+		off++
+	}
+	return off
 }
 
 // lookupNames returns the names of a name section and their NameRefs.
@@ -368,6 +411,9 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 	var withValues []pending
 	ctrDelta, bmDelta := h.countersDelta, h.bitmapDelta
 	var countBuf []uint64 // the records' counts, carved from few allocations
+	if p.folding {
+		countBuf = p.counts[:cap(p.counts)]
+	}
 	p.Records = slices.Grow(p.Records, int(h.numData))
 	ctrLen, bmLen := h.numCounters*ctrSize, h.numBitmapBytes
 	for i := uint64(0); i < h.numData; i++ {
@@ -428,6 +474,9 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 		nc := len(ctr) / int(ctrSize)
 		if len(countBuf) < nc {
 			countBuf = make([]uint64, max(nc, int(min(h.numCounters, 1<<16))))
+			if p.folding {
+				p.counts = countBuf
+			}
 		}
 		r.Counts, countBuf = countBuf[:nc:nc], countBuf[nc:]
 		for j := range r.Counts {
@@ -448,7 +497,10 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 			if int64(bo) < 0 || bo >= bmLen || uint64(d.numBitmapBytes) > bmLen-bo {
 				return 0, dc.Errorf(int64(at), decode.ErrMalformed, "%s: bitmap offset %#x (%d bytes) is outside the bitmap section (%#x bytes)", n, int64(bo), d.numBitmapBytes, bmLen)
 			}
-			r.Bitmap = slices.Clone(data[abs(bitmapOff)+int(bo):][:d.numBitmapBytes])
+			r.Bitmap = data[abs(bitmapOff)+int(bo):][:d.numBitmapBytes:d.numBitmapBytes]
+			if !p.folding {
+				r.Bitmap = slices.Clone(r.Bitmap)
+			}
 		}
 		if d.funcPtr != 0 {
 			addrs = append(addrs, addrRef{d.funcPtr, d.nameRef})

@@ -359,6 +359,17 @@ func (l *rawLayout) readValues(data []byte) ([]FuncRecord, bool) {
 // for the caller's reports: on the same-layout fast path a RawProfile
 // without Records (only Version, Variant and LargeCounts set).
 func (p *FuncProfile) AddRawData(rr *RawReader, name string, data []byte, w uint64) (*RawProfile, error) {
+	return p.AddRawDataDone(rr, name, data, w, nil)
+}
+
+// AddRawDataDone is AddRawData that calls done(off), when not nil, as it
+// moves past data[:off] (mapfile.File.Done). A file of several
+// concatenated profiles is decoded twice: once to check it all, keeping
+// no records, then folded a profile at a time, so that it costs the
+// memory of one profile and a bad file adds nothing (llvm-profdata keeps
+// the records read before the error). The records of the RawProfile
+// returned may refer to data (their bitmaps).
+func (p *FuncProfile) AddRawDataDone(rr *RawReader, name string, data []byte, w uint64, done func(off int)) (*RawProfile, error) {
 	if w == 0 {
 		w = 1
 	}
@@ -369,9 +380,19 @@ func (p *FuncProfile) AddRawData(rr *RawReader, name string, data []byte, w uint
 			return &RawProfile{Version: h.version32(), Variant: h.version &^ 0xffffffff, LargeCounts: large}, nil
 		}
 	}
-	r, err := rr.Parse(name, data)
+	r, err := rr.parse(name, data, func(*RawProfile) {}, done)
 	if err != nil {
 		return nil, err
+	}
+	if r.profiles > 1 {
+		r, err = rr.parse(name, data, func(r *RawProfile) {
+			for i := range r.Records {
+				p.Add(&r.Records[i], w)
+			}
+		}, done)
+		if err != nil {
+			return nil, err
+		}
 	}
 	p.AddRaw(r, w)
 	p.layout = p.newRawLayout(data, r)

@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 )
 
 // Raw profile layout (compiler-rt memprof runtime, MemProfData.inc). All
@@ -175,13 +175,15 @@ func (p *RawProfile) mibStacks() []int32 {
 	return out
 }
 
-// OpenRaw reads and decodes the raw profile at path.
+// OpenRaw reads and decodes the raw profile at path (mapped when large:
+// see mapfile).
 func OpenRaw(path string) (*RawProfile, error) {
-	data, err := os.ReadFile(path)
+	f, err := mapfile.Open(path, nil)
 	if err != nil {
 		return nil, err
 	}
-	return ReadRaw(path, data)
+	defer f.Close()
+	return ReadRawDone(path, f.Data, f.Done)
 }
 
 // ReadRaw decodes a raw MemProf profile (raw versions 1–5, one or more
@@ -193,6 +195,13 @@ func OpenRaw(path string) (*RawProfile, error) {
 // errors are *decode.Error values (Format "memprof") naming the file, the
 // section and the offset in the file, wrapping one of the decode sentinels.
 func ReadRaw(name string, data []byte) (*RawProfile, error) {
+	return ReadRawDone(name, data, nil)
+}
+
+// ReadRawDone is ReadRaw that calls done(off), when not nil, after each
+// dump with the offset where the next one starts: data before it is not
+// read again (a mapped file gives its pages back, mapfile.File.Done).
+func ReadRawDone(name string, data []byte, done func(off int)) (*RawProfile, error) {
 	p := &RawProfile{Name: name}
 	if len(data) < 8 || binary.LittleEndian.Uint64(data) != RawMagic {
 		found := "a file shorter than 8 bytes"
@@ -283,6 +292,9 @@ func ReadRaw(name string, data []byte) (*RawProfile, error) {
 		}
 		p.dumpStackIDs = append(p.dumpStackIDs, d.stackIDs)
 		off += int(d.hdr.TotalSize)
+		if done != nil {
+			done(off)
+		}
 	}
 	return p, nil
 }

@@ -134,6 +134,9 @@ func ParseDataAccess(name string, r io.Reader, bin *Binary, syms *DataAccessSymb
 		counts[DataAccess{ip, sym.Name}]++
 	}
 	if s.err != nil {
+		if s.err == errLineTooLong {
+			return nil, s.failure(name, "data-access trace")
+		}
 		return nil, &decode.Error{Format: "perfscript", File: name, Section: "data-access trace", Offset: s.off, Msg: s.err.Error(), Err: decode.ErrTruncated}
 	}
 	return counts, nil

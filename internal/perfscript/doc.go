@@ -12,7 +12,10 @@
 // print the same for everything this package does). The parser streams:
 // memory is bounded by the aggregated counters (distinct fall-through
 // pairs and branches), not by the length of the trace; LBR-only traces
-// are parsed on every core (parallel.go), with the same result.
+// are parsed on every core (parallel.go), with the same result. A line
+// is at most 16 MiB (perf script's longest, LBR samples, are a few KiB):
+// a longer one is an error naming it, where llvm-profgen reads any line
+// whole (a 256 MiB LBR line: 0.58 GB) and accepts it.
 //
 // Done: LBR-only scripts; hybrid scripts read context-insensitively
 // (--ignore-stack-samples), or streamed sample by sample to

@@ -139,7 +139,7 @@ func DetectContent(name string, r io.Reader) (Content, error) {
 		}
 	}
 	if s.err != nil {
-		return 0, &decode.Error{Format: "perfscript", File: name, Section: "trace", Offset: s.next, Msg: s.err.Error(), Err: decode.ErrTruncated}
+		return 0, s.failure(name, "trace")
 	}
 	return 0, &decode.Error{Format: "perfscript", File: name, Section: "trace", Offset: s.next, Msg: fmt.Sprintf("line %d: Invalid perf script input!", s.lineNo), Err: decode.ErrMalformed}
 }
@@ -302,6 +302,9 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		}
 	}
 	p.stopHybrid()
+	if p.s.err == errLineTooLong {
+		return nil, p.s.failure(p.name, "trace")
+	}
 	if p.s.err != nil {
 		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
 	}

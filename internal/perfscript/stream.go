@@ -2,8 +2,21 @@ package perfscript
 
 import (
 	"bufio"
+	"fmt"
 	"io"
+
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 )
+
+// maxLine bounds a line of a trace. perf script's longest lines are LBR
+// samples (32 branches or so: a few KiB, symbolized ones tens of KiB); a
+// longer line is not perf script output and is an error naming it, so
+// that memory stays bounded whatever the input (llvm-profgen reads any
+// line whole, into a string twice its length).
+const maxLine = 16 << 20
+
+// errLineTooLong is the read error of a line longer than maxLine.
+var errLineTooLong = fmt.Errorf("longer than %d MiB: not a line of perf script output", maxLine>>20)
 
 // lineStream is llvm-profgen's TraceStream: a cursor on the current line of
 // a text stream, split at '\n' only (std::getline: a '\r' stays in the
@@ -39,6 +52,14 @@ func (s *lineStream) advance() {
 		s.long = append(s.long[:0], b...)
 		for err == bufio.ErrBufferFull {
 			b, err = s.r.ReadSlice('\n')
+			if n := len(s.long) + len(b); n > maxLine && (n > maxLine+1 || b[len(b)-1] != '\n') {
+				// The line is not read further: the stream ends with
+				// the error, naming the line.
+				s.off = s.next
+				s.lineNo++
+				s.line, s.long, s.eof, s.err = nil, nil, true, errLineTooLong
+				return
+			}
 			s.long = append(s.long, b...)
 		}
 		b = s.long
@@ -68,4 +89,14 @@ func (s *lineStream) advance() {
 		s.nl = false
 	}
 	s.line = b
+}
+
+// failure is the error of a stream that stopped on a read error or on a
+// line longer than maxLine, in the file name's section.
+func (s *lineStream) failure(name, section string) error {
+	if s.err == errLineTooLong {
+		return &decode.Error{Format: "perfscript", File: name, Section: section, Offset: s.off,
+			Msg: fmt.Sprintf("line %d: %v", s.lineNo, s.err), Err: decode.ErrMalformed}
+	}
+	return &decode.Error{Format: "perfscript", File: name, Section: section, Offset: s.next, Msg: s.err.Error(), Err: decode.ErrTruncated}
 }

@@ -98,8 +98,12 @@ func (u *unsymReader) advance() {
 	if !u.sc.Scan() {
 		u.eof, u.line = true, nil
 		if err := u.sc.Err(); err != nil {
+			msg := err.Error()
+			if err == bufio.ErrTooLong {
+				msg = fmt.Sprintf("longer than %d MiB: not a line of an unsymbolized profile", maxUnsymbolizedLine>>20)
+			}
 			u.err = &decode.Error{Format: "perfscript", File: u.name, Section: "unsymbolized profile", Offset: u.next,
-				Msg: fmt.Sprintf("line %d: %v", u.lineNo+1, err), Err: decode.ErrMalformed}
+				Msg: fmt.Sprintf("line %d: %s", u.lineNo+1, msg), Err: decode.ErrMalformed}
 		}
 		return
 	}

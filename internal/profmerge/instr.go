@@ -14,6 +14,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -75,6 +76,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 	// arrive; at most jobs+1 read inputs wait in memory.
 	type result struct {
 		data []byte
+		mf   *mapfile.File // data is mapped (a large file): close it once folded
 		err  error
 	}
 	done := make([]chan result, len(instrIdx))
@@ -105,8 +107,20 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 				case buf = <-free:
 				default:
 				}
-				data, err := readInto(inputs[instrIdx[k]].Path, buf)
-				done[k] <- result{data, err}
+				path := inputs[instrIdx[k]].Path
+				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() >= mapfile.MinMapped {
+					// Mapped, not copied: a large file costs memory
+					// only for the pages being decoded.
+					mf, err := mapfile.Open(path, nil)
+					if err != nil {
+						done[k] <- result{err: err}
+					} else {
+						done[k] <- result{data: mf.Data, mf: mf}
+					}
+					continue
+				}
+				data, err := readInto(path, buf)
+				done[k] <- result{data: data, err: err}
 			}
 		}()
 	}
@@ -143,6 +157,11 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 			fail(res.err)
 			continue
 		}
+		var release func(off int)
+		if res.mf != nil {
+			release = res.mf.Done
+			defer res.mf.Close()
+		}
 		n := len(funcs.Warnings)
 		if Detect(res.data) == KindIndexed {
 			f, err := instrprof.ReadFuncs(path, res.data)
@@ -166,10 +185,14 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 		// Raws of the binary of the one before take the same-layout fast
 		// path (instrprof.FuncProfile.AddRawData); the others (and files
 		// of no known format: a bad magic) are decoded here.
-		raw, err := funcs.AddRawData(&rr, path, res.data, inputs[i].Weight)
-		select {
-		case free <- res.data:
-		default:
+		raw, err := funcs.AddRawDataDone(&rr, path, res.data, inputs[i].Weight, release)
+		if res.mf != nil {
+			res.mf.Close()
+		} else {
+			select {
+			case free <- res.data:
+			default:
+			}
 		}
 		if err != nil {
 			fail(err)
@@ -397,10 +420,12 @@ func writeProfile(opts Options, f *os.File, p *memprof.Profile) error {
 // prints for the instrumented profile at path (a .profraw or an indexed
 // profile).
 func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
-	data, err := infile.ReadFile(path)
+	mf, err := mapfile.Open(path, nil)
 	if err != nil {
 		return err
 	}
+	defer mf.Close()
+	data := mf.Data
 	if instrprof.IsRaw(data) {
 		r, err := instrprof.ParseRaw(path, data)
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -703,6 +704,18 @@ func loadRaw(in Input) loaded {
 	if err != nil {
 		return loaded{in: in, err: err}
 	}
+	if st.Mode().IsRegular() && st.Size() >= mapfile.MinMapped {
+		// A large file is mapped, not copied: its dumps are given back
+		// as they are read, so memory holds what the profile keeps.
+		mf, err := mapfile.Open(in.Path, nil)
+		if err != nil {
+			return loaded{in: in, err: err}
+		}
+		defer mf.Close()
+		l := loaded{in: in, kind: KindMemProfRaw}
+		l.raw, l.err = memprof.ReadRawDone(in.Path, mf.Data, mf.Done)
+		return l
+	}
 	bp := rawBufs.Get()
 	if bp == nil {
 		bp = new([]byte)
@@ -710,7 +723,7 @@ func loadRaw(in Input) loaded {
 	defer rawBufs.Put(bp)
 	// The size is a hint only: the file is read to its end whatever it is.
 	buf := bytes.NewBuffer((*bp)[:0])
-	if st.Size() > 0 && st.Size() < 1<<31 {
+	if st.Size() > 0 {
 		buf.Grow(int(st.Size()) + 1)
 	}
 	if _, err := buf.ReadFrom(f); err != nil {

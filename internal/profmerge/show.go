@@ -11,6 +11,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
@@ -21,13 +22,15 @@ import (
 // (symbolized against binary); for an indexed profile the YAML form LLVM
 // 20+ prints; a YAML input is re-printed canonically.
 func Show(w io.Writer, path, binary string, release int) error {
-	data, err := infile.ReadFile(path)
+	mf, err := mapfile.Open(path, nil)
 	if err != nil {
 		return err
 	}
+	defer mf.Close()
+	data := mf.Data
 	switch Detect(data) {
 	case KindMemProfRaw:
-		raw, err := memprof.ReadRaw(path, data)
+		raw, err := memprof.ReadRawDone(path, data, mf.Done)
 		if err != nil {
 			return err
 		}

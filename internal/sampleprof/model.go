@@ -18,7 +18,10 @@
 // extbinary with -extbinary-write-vtable-type-prof), and only LLVM 22 has
 // --split-layout. Decoding checks every count against the bytes that
 // remain, so bad input gives a located *decode.Error and never an
-// allocation sized by an untrusted number.
+// allocation sized by an untrusted number. A line of a text profile is at
+// most 16 MiB, an error naming it beyond (llvm-profdata accepts any line,
+// a function name of 256 MiB included): reading costs the file and what
+// it keeps, whatever the file's shape.
 //
 // Where this reader rejects what llvm-profdata accepts (each case a mutant
 // of internal/mutation's table, testdata/divergences/sample-*.tsv): a line
@@ -83,6 +86,17 @@ func (f FunctionID) MD5() uint64 {
 
 // MD5Hash is LLVM's MD5Hash: the low 64 bits of the MD5 digest of s.
 func MD5Hash(s string) uint64 {
+	if len(s) > 4096 {
+		// A long name is hashed through a small buffer, not copied whole.
+		h := md5.New()
+		var buf [4096]byte
+		for len(s) > 0 {
+			n := copy(buf[:], s)
+			h.Write(buf[:n])
+			s = s[n:]
+		}
+		return binary.LittleEndian.Uint64(h.Sum(nil)[:8])
+	}
 	d := md5.Sum([]byte(s))
 	return binary.LittleEndian.Uint64(d[:8])
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
@@ -241,6 +242,22 @@ type parsedLine struct {
 	flat       bool
 }
 
+// maxTextLine bounds a line of a text profile. The longest real lines are
+// the contexts of deep CSSPGO stacks of long C++ names (a few MiB at
+// most); a longer line is an error naming it, so that reading costs the
+// file and what it keeps, whatever its shape. llvm-profdata reads any
+// line (a 256 MiB function name is accepted).
+const maxTextLine = 16 << 20
+
+// excerpt quotes the start of a line for an error message: at most 80
+// bytes, then "..." (LLVM prints the whole line).
+func excerpt(b sref) string {
+	if len(b) > 80 {
+		return strconv.Quote(string(b[:77])) + "..."
+	}
+	return strconv.Quote(string(b))
+}
+
 // ReadText reads a text profile. name is the file name errors carry.
 func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	rel := opts.llvm()
@@ -271,6 +288,9 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 			end += off
 			off = end + 1
 		}
+		if end-start > maxTextLine {
+			return nil, fail(start, "longer than %d MiB (%d bytes): not a line of a text sample profile", maxTextLine>>20, end-start)
+		}
 		line := sref(data[start:end])
 		if len(line) > 0 && line[len(line)-1] == '\r' {
 			line = line[:len(line)-1]
@@ -283,14 +303,14 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		if line[0] != ' ' {
 			fname, total, head, ok := parseHead(line)
 			if !ok {
-				return nil, fail(start, "expected 'mangled_name:NUM:NUM', found %q", line)
+				return nil, fail(start, "expected 'mangled_name:NUM:NUM', found %s", excerpt(line))
 			}
 			depthMetadata = 0
 			var fs *FunctionSamples
 			if len(fname) > 0 && fname[0] == '[' {
 				frames = parseContext(fname, pl.names, frames[:0])
 				if len(frames) == 0 {
-					return nil, fail(start, "empty context %q", fname)
+					return nil, fail(start, "empty context %s", excerpt(fname))
 				}
 				csCount++
 				fs = p.GetContext(frames)
@@ -312,14 +332,14 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		if !parseLine(line, rel, &pl) {
 			switch pl.typ {
 			case lineMetadata:
-				return nil, fail(start, "cannot parse metadata: %q", line)
+				return nil, fail(start, "cannot parse metadata: %s", excerpt(line))
 			case lineVTable:
-				return nil, fail(start, "expected 'vtables [mangled_vtable:NUM]+', found %q", line)
+				return nil, fail(start, "expected 'vtables [mangled_vtable:NUM]+', found %s", excerpt(line))
 			}
-			return nil, fail(start, "expected 'NUM[.NUM]: NUM[ mangled_name:NUM]*', found %q", line)
+			return nil, fail(start, "expected 'NUM[.NUM]: NUM[ mangled_name:NUM]*', found %s", excerpt(line))
 		}
 		if pl.typ != lineMetadata && pl.depth == depthMetadata {
-			return nil, fail(start, "found non-metadata after metadata: %q", line)
+			return nil, fail(start, "found non-metadata after metadata: %s", excerpt(line))
 		}
 		for uint(len(stack)) > pl.depth {
 			stack = stack[:len(stack)-1]

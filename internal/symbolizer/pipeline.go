@@ -158,22 +158,64 @@ func (pl *pipeline) runArgs(args []string) error {
 	return pl.finish()
 }
 
-// runStdin answers stdin line by line.
+// maxRequest is the most llvm-symbolizer reads as one request: it reads
+// stdin with fgets into a buffer of 1024 bytes (kMaxInputStringLength),
+// so a longer line is several requests of 1023 bytes, the last ending at
+// the newline.
+const maxRequest = 1023
+
+// readRequest reads the next request as fgets does: up to and including
+// a '\n', at most maxRequest bytes. It returns io.EOF only with nothing
+// read.
+func readRequest(in *bufio.Reader, buf []byte) ([]byte, error) {
+	buf = buf[:0]
+	for len(buf) < maxRequest {
+		if in.Buffered() == 0 {
+			if _, err := in.Peek(1); err != nil {
+				if err == io.EOF && len(buf) > 0 {
+					err = nil
+				}
+				return buf, err
+			}
+		}
+		chunk, _ := in.Peek(min(in.Buffered(), maxRequest-len(buf)))
+		if i := bytes.IndexByte(chunk, '\n'); i >= 0 {
+			buf = append(buf, chunk[:i+1]...)
+			in.Discard(i + 1)
+			break
+		}
+		buf = append(buf, chunk...)
+		in.Discard(len(chunk))
+	}
+	return buf, nil
+}
+
+// requestString is the request llvm-symbolizer makes of what fgets read:
+// the C string (up to a NUL byte), without its '\r' and '\n' bytes.
+func requestString(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return strings.Map(dropCRLF, string(b))
+}
+
+// runStdin answers stdin request by request (readRequest): memory stays
+// bounded whatever the input's lines, as llvm-symbolizer's does.
 func (pl *pipeline) runStdin(stdin io.Reader) error {
 	in := bufio.NewReaderSize(stdin, 64<<10)
 	var cur []string
 	var rerr error
+	var buf []byte
 	for {
-		line, err := in.ReadString('\n')
-		if len(line) > 0 || err == nil {
-			cur = append(cur, strings.Map(dropCRLF, line))
-		}
+		b, err := readRequest(in, buf)
+		buf = b
 		if err != nil {
 			if err != io.EOF {
 				rerr = err
 			}
 			break
 		}
+		cur = append(cur, requestString(b))
 		// Cut the batch when it is full, or when reading on would block:
 		// then also flush, so an interactive client sees its answers.
 		if dry := in.Buffered() == 0; dry || len(cur) == batchLines {
