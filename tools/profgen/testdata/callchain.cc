@@ -1,6 +1,6 @@
 // build: $CXX -O2 -g -fdebug-info-for-profiling -fno-omit-frame-pointer $PIE callchain.cc -o $OUT
 // Callees whose entry is only inferred, for profgen's CS differential tests
-// (callcount_test.go). main calls down a chain of 41 functions, each of
+// (TestInferredCallCounts). main calls down a chain of 41 functions, each of
 // which starts with the call of the next and loops only after it returns:
 // the 41 branches after main's call are calls. A sample whose LBR (32
 // entries, or 8) still holds one of the chain's first calls therefore has
