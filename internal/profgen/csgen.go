@@ -271,8 +271,11 @@ func (g *csGenerator) csBoundarySamples(node *ctxNode, counter map[[2]uint64]uin
 
 // inferredSamples is populateInferredFunctionSamples: post-order, a
 // context without head samples under a non-root caller adds its estimated
-// call count (first body record, or 1 without any) to the caller's call
-// site as call target, body samples and total.
+// call count to the caller's call site as call target, body samples and
+// total. The estimate is getHeadSamplesEstimate: the first body record's
+// samples, but at least 1 when the total is not 0 (a first record that
+// holds only call targets, whose samples updateCallsiteSamples fills in
+// later, still counts 1); and 1 for a profile without body records.
 func (g *csGenerator) inferredSamples(n *ctxNode) {
 	for _, c := range n.kids {
 		g.inferredSamples(c)
@@ -282,10 +285,7 @@ func (g *csGenerator) inferredSamples(n *ctxNode) {
 		return
 	}
 	caller := g.functionSamples(n.parent, false)
-	var est uint64
-	if len(callee.Body) > 0 {
-		est = callee.Body[0].Samples
-	}
+	est := headSamplesEstimate(callee)
 	if est == 0 && len(callee.Body) == 0 {
 		est = 1
 	}
