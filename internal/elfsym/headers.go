@@ -191,6 +191,22 @@ func (l *elfLayout) sanitize(data []byte, dropPhdrs bool) []patch {
 		put(uint64(l.phnumAt), 2, 0)
 	}
 	size := uint64(len(data))
+	if l.shnum > 0 && l.shstrndx == uint64(elf.SHN_XINDEX) {
+		// The index is section 0's sh_link, as LLVM reads it (debug/elf
+		// takes it from there only when e_shnum is 0 too); 0 there means no
+		// section names.
+		link := uint64(0)
+		if at := l.shoff + 24; !l.is64 && at+4 <= size {
+			link = uint64(l.order.Uint32(data[at:]))
+		} else if at := l.shoff + 40; l.is64 && at+4 <= size {
+			link = uint64(l.order.Uint32(data[at:]))
+		}
+		if link >= uint64(elf.SHN_LORESERVE) {
+			link = uint64(elf.SHN_UNDEF)
+		}
+		l.shstrndx = link
+		put(uint64(l.shstrndxAt), 2, link)
+	}
 	if l.shnum > 0 && l.shstrndx != uint64(elf.SHN_UNDEF) && l.shstrndx < uint64(elf.SHN_LORESERVE) {
 		strtab, ok := l.section(data, int(l.shstrndx))
 		at := l.shoff + l.shstrndx*l.shent
