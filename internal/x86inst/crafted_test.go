@@ -24,6 +24,9 @@ var crafted = []string{
 	"f0", "6666666666666666666666666666669090", "e405", "66e800000000", "66e90000", "660f840000",
 	"48b80102030405060708", "a10102030405060708", "67a101020304", "c5f877", "c4e17877", "c4e37d18c001",
 	"62f27d48580701", "8fe97801c0", "8fea781000000000000000", "f30fb8c0", "f20f38f1c0",
+	// Found in the corpus (chromium's data in .text, libgcc_s's shadow stack).
+	"c5bbffffd1", "c5ffff1cc7", "d5f5ffffde", "62fcffff6dfcffff", "f3480f1ec8", "f30f1ec8", "f30f1e00",
+	"f30f1ec0", "660f1ec8", "f20f1ec8", "0f1ec8", "f30f1e48", "f30f1efb",
 }
 
 // TestCrafted compares the crafted sequences and random bytes (seeded,
@@ -32,8 +35,8 @@ var crafted = []string{
 // crafted ones must all agree with llvm-objdump-22. Random bytes are
 // mostly invalid encodings, where LLVM's tables decide validity in ways
 // this package does not model (reserved VEX/EVEX opcodes, REX before other
-// prefixes in LLVM 19): about 0.2% of their boundaries differ from
-// llvm-objdump-22's (0.35% from -19's); more fails.
+// prefixes in LLVM 19): about 0.1% of their boundaries differ from
+// llvm-objdump-22's (0.3% from -19's); more than 0.2% (0.4%) fails.
 func TestCrafted(t *testing.T) {
 	objcopy := testenv.Tool(t, "llvm-objcopy-22")
 	var blob []byte
@@ -87,7 +90,11 @@ func TestCrafted(t *testing.T) {
 				t.Errorf("llvm-objdump-%s: %x: boundary at +%d", rel, blob[starts[i]:end], int(a)-starts[i])
 			}
 		}
-		if limit := c.insts / 250; random > limit {
+		limit := c.insts / 500
+		if rel == "19" {
+			limit = c.insts / 250
+		}
+		if random > limit {
 			t.Errorf("llvm-objdump-%s: %d boundaries of random bytes differ, more than %d", rel, random, limit)
 		}
 	}

@@ -28,6 +28,8 @@ type prefixes struct {
 	deadREX        []int
 	opSize, adSize bool
 	rexW           bool
+	// rep is the last F2 or F3 prefix (0 if none).
+	rep byte
 }
 
 // scanPrefixes reads the prefixes as LLVM's readPrefixes does in 64-bit
@@ -57,7 +59,9 @@ func scanPrefixes(code []byte) prefixes {
 			}
 		}
 		switch {
-		case b == 0xf0 || b == 0xf2 || b == 0xf3 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65:
+		case b == 0xf2 || b == 0xf3:
+			p.rexW, p.rep = false, b
+		case b == 0xf0 || b == 0x2e || b == 0x36 || b == 0x3e || b == 0x26 || b == 0x64 || b == 0x65:
 			p.rexW = false
 		case b == 0x66:
 			p.opSize, p.rexW = true, false
@@ -180,7 +184,7 @@ func decodeVector(code []byte, p prefixes) Inst {
 		}
 	case encEVEX:
 		m = code[i+1] & 7
-		if m != 1 && m != 2 && m != 3 && m != 5 && m != 6 {
+		if m != 1 && m != 2 && m != 3 && m != 4 && m != 5 && m != 6 {
 			return Inst{Len: i + vlen}
 		}
 	}
@@ -195,11 +199,22 @@ func decodeVector(code []byte, p prefixes) Inst {
 			return Inst{Len: pos, OK: true, Kind: KindVector}
 		}
 	}
+	if m == 1 && p.enc != encXOP && hasBit(&noVector0F, op) {
+		// No VEX or EVEX instruction has this 0F opcode: LLVM fails
+		// after reading it.
+		return Inst{Len: pos}
+	}
 	n, ok := modRMLen(code[pos:])
 	if !ok {
 		return Inst{Len: len(code)}
 	}
 	pos += n
+	if m == 4 {
+		// EVEX map 4 (APX promoted legacy instructions): not modelled;
+		// LLVM reads the ModR/M of these (for the NF bit) before it
+		// can tell, as far as measured.
+		return Inst{Len: pos}
+	}
 	imm := 0
 	switch {
 	case m == 3 || m == 8:
@@ -233,7 +248,7 @@ func decodeREX2(code []byte, p prefixes) Inst {
 	}
 	syn = append(syn, code[i+2:min(len(code), i+2+15)]...)
 	inst, err := x86asm.Decode(syn, 64)
-	if err != nil || inst.Len <= extra+i {
+	if err != nil || inst.Len <= extra+i || inst.Op == 0 || r&0x80 != 0 && i+2 < len(code) && code[i+2] == 0xff {
 		return Inst{Len: min(i+3, len(code))}
 	}
 	out := Inst{Len: inst.Len - extra + 2, OK: true, Kind: KindREX2}
@@ -281,6 +296,18 @@ func init() {
 	set(&twoByteModRM, 0xb0, 0xc7)
 	set(&twoByteModRM, 0xd0, 0xfe)
 	twoByteModRM[0xff>>6] &^= 1 << (0xff & 63) // no UD0 in LLVM
+}
+
+// noVector0F has a bit for every opcode of the 0F map that no VEX or
+// EVEX instruction uses (legacy-only opcodes and holes).
+var noVector0F [4]uint64
+
+func init() {
+	for _, r := range [][2]int{{0x00, 0x0f}, {0x18, 0x27}, {0x30, 0x3f}, {0x80, 0x8f}, {0x9a, 0xad}, {0xaf, 0xc1}, {0xc3, 0xc3}, {0xc7, 0xcf}, {0xff, 0xff}} {
+		for o := r[0]; o <= r[1]; o++ {
+			noVector0F[o>>6] |= 1 << (o & 63)
+		}
+	}
 }
 
 func hasBit(t *[4]uint64, op byte) bool { return t[op>>6]&(1<<(op&63)) != 0 }

@@ -30,7 +30,8 @@
 //     such a REX; compilers never emit it, and this package follows 22.)
 //   - Length: LLVM has no 15-byte limit (a NOP with 15 0x66 prefixes is 16
 //     bytes); x86asm stops at 15.
-//   - ENDBR32/ENDBR64 (F3 0F 1E FA/FB), which x86asm predates.
+//   - 0F 1E, which x86asm does not know: with F3, ENDBR64/ENDBR32 (FA/FB)
+//     and RDSSPD/RDSSPQ (C8–CF, glibc's and libgcc's shadow-stack code).
 //   - Undecodable bytes: x86asm answers a lone prefix before an invalid
 //     opcode and decodes 0F FF (UD0), which LLVM rejects. LLVM's
 //     undecodable bytes take as many bytes as its decoder read before it
@@ -43,9 +44,9 @@
 // package does not model (reserved VEX/EVEX/XOP opcodes, operand
 // combinations LLVM rejects), the length is the encoding's and the bytes
 // count as an instruction; such bytes occur only in data placed in code
-// sections. On random bytes about 0.2% of LLVM 22's boundaries (0.35% of
-// LLVM 19's) differ (TestCrafted); on the real-code corpus none
-// (testdata/x86corpus/run.sh).
+// sections. On random bytes about 0.1% of LLVM 22's boundaries (0.3% of
+// LLVM 19's) differ (TestCrafted); in the real-code corpus (143 million
+// instructions, testdata/x86corpus/run.sh) only such data does.
 package x86inst
 
 import (
@@ -128,13 +129,8 @@ func Decode(code []byte) Inst {
 	case encREX2:
 		return decodeREX2(code, p)
 	}
-	// ENDBR64/ENDBR32 (F3 0F 1E FA/FB).
-	if i == 1 && code[0] == 0xf3 && len(code) >= 4 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
-		k := KindEndbr64
-		if code[3] == 0xfb {
-			k = KindEndbr32
-		}
-		return Inst{Len: 4, OK: true, Kind: k}
+	if i+1 < len(code) && code[i] == 0x0f && code[i+1] == 0x1e {
+		return decode0F1E(code, p)
 	}
 	return decodeLegacy(code, p)
 }
@@ -176,6 +172,30 @@ func decodeLegacy(code []byte, p prefixes) Inst {
 		return out
 	}
 	return Inst{Len: failLen(code, p)}
+}
+
+// decode0F1E decodes the 0F 1E opcode, which x86asm does not know: with
+// an F3 prefix, ENDBR64/ENDBR32 (ModR/M FA/FB) and RDSSPD/RDSSPQ (ModR/M
+// C8–CF); other ModR/M bytes are undecodable after the ModR/M, and
+// without F3 after the opcode, as in LLVM.
+func decode0F1E(code []byte, p prefixes) Inst {
+	pos := p.n + 2
+	if p.rep != 0xf3 {
+		return Inst{Len: pos}
+	}
+	n, ok := modRMLen(code[pos:])
+	if !ok {
+		return Inst{Len: len(code)}
+	}
+	switch m := code[pos]; {
+	case m == 0xfa:
+		return Inst{Len: pos + 1, OK: true, Kind: KindEndbr64}
+	case m == 0xfb:
+		return Inst{Len: pos + 1, OK: true, Kind: KindEndbr32}
+	case m&0xf8 == 0xc8:
+		return Inst{Len: pos + 1, OK: true, Kind: KindLegacy}
+	}
+	return Inst{Len: pos + n}
 }
 
 // rel16Len returns the length of a JMP rel16 (66 E9) or Jcc rel16 (66 0F
