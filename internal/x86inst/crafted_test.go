@@ -27,6 +27,9 @@ var crafted = []string{
 	// Found in the corpus (chromium's data in .text, libgcc_s's shadow stack).
 	"c5bbffffd1", "c5ffff1cc7", "d5f5ffffde", "62fcffff6dfcffff", "f3480f1ec8", "f30f1ec8", "f30f1e00",
 	"f30f1ec0", "660f1ec8", "f20f1ec8", "0f1ec8", "f30f1e48", "f30f1efb",
+	// Mask-register instructions in contexts LLVM has none for.
+	"c58241fd48", "c5fc41c1", "c5f841c1", "c5f844c1", "c5fc44c1", "c5f890c1", "c5fb92c1", "c5fa92c1",
+	"c5f998c1", "c4e1fc41c1", "c5fd4bc1", "c5f84bc1",
 }
 
 // TestCrafted compares the crafted sequences and random bytes (seeded,

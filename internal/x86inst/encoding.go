@@ -199,9 +199,9 @@ func decodeVector(code []byte, p prefixes) Inst {
 			return Inst{Len: pos, OK: true, Kind: KindVector}
 		}
 	}
-	if m == 1 && p.enc != encXOP && hasBit(&noVector0F, op) {
-		// No VEX or EVEX instruction has this 0F opcode: LLVM fails
-		// after reading it.
+	if m == 1 && p.enc != encXOP && (hasBit(&noVector0F, op) || !maskContextOK(code, p, op)) {
+		// No VEX or EVEX instruction has this 0F opcode (in this
+		// context): LLVM fails after reading it.
 		return Inst{Len: pos}
 	}
 	n, ok := modRMLen(code[pos:])
@@ -303,11 +303,40 @@ func init() {
 var noVector0F [4]uint64
 
 func init() {
-	for _, r := range [][2]int{{0x00, 0x0f}, {0x18, 0x27}, {0x30, 0x3f}, {0x80, 0x8f}, {0x9a, 0xad}, {0xaf, 0xc1}, {0xc3, 0xc3}, {0xc7, 0xcf}, {0xff, 0xff}} {
+	for _, r := range [][2]int{{0x00, 0x0f}, {0x18, 0x27}, {0x30, 0x3f}, {0x40, 0x40}, {0x43, 0x43}, {0x48, 0x49}, {0x80, 0x8f}, {0x9a, 0xad}, {0xaf, 0xc1}, {0xc3, 0xc3}, {0xc7, 0xcf}, {0xff, 0xff}} {
 		for o := r[0]; o <= r[1]; o++ {
 			noVector0F[o>>6] |= 1 << (o & 63)
 		}
 	}
+}
+
+// maskContextOK reports whether a VEX 0F opcode of the mask-register
+// instructions (KAND…KUNPCK at 41–4B, KMOV at 90–93, KORTEST and KTEST at
+// 98–99) has a VEX.L and VEX.pp that one of them uses; EVEX has none of
+// them. Other opcodes pass.
+func maskContextOK(code []byte, p prefixes, op byte) bool {
+	var l, pp byte
+	switch p.enc {
+	case encVEX2:
+		b := code[p.n+1]
+		l, pp = b>>2&1, b&3
+	case encVEX3:
+		b := code[p.n+2]
+		l, pp = b>>2&1, b&3
+	case encEVEX:
+		return !(op >= 0x41 && op <= 0x4b || op >= 0x90 && op <= 0x93 || op == 0x98 || op == 0x99)
+	default:
+		return true
+	}
+	switch {
+	case op == 0x44 || op == 0x90 || op == 0x91 || op == 0x98 || op == 0x99:
+		return l == 0 && pp <= 1
+	case op == 0x92 || op == 0x93:
+		return l == 0 && pp != 2
+	case op >= 0x41 && op <= 0x4b:
+		return l == 1 && pp <= 1
+	}
+	return true
 }
 
 func hasBit(t *[4]uint64, op byte) bool { return t[op>>6]&(1<<(op&63)) != 0 }
