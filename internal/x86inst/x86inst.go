@@ -46,11 +46,11 @@
 // count as an instruction; such bytes occur only in data placed in code
 // sections. On random bytes about 0.1% of LLVM 22's boundaries (0.3% of
 // LLVM 19's) differ (TestCrafted). The whole real-code corpus
-// (testdata/x86corpus/run.sh: 37 files, 143.7 million instructions) had
-// one difference left, in data that llvm-objdump decodes in a symbol-less
-// stretch of libLLVM.so.19.1 (a mask-register VEX opcode in a context no
-// instruction has, which LLVM rejects before its ModR/M); that case is
-// modelled now (maskContextOK).
+// (testdata/x86corpus/run.sh: 37 files, 143,651,665 instructions in 173
+// sections) agrees with llvm-objdump-22 at every address; its last
+// difference was data llvm-objdump decodes in a symbol-less stretch of
+// libLLVM.so.19.1 (a mask-register VEX opcode in a context no instruction
+// has, which LLVM rejects before its ModR/M: maskContextOK).
 package x86inst
 
 import (
