@@ -59,15 +59,15 @@ __attribute__((noinline)) float dot(const float *a, const float *b, int n) {
   return s;
 }
 
-__attribute__((noinline)) void saxpy(float *y, const float *x, float a, int n) {
+__attribute__((noinline)) void blend(double *y, const double *x, double a, int n) {
   for (int i = 0; i < n; i++)
-    y[i] = a * x[i] + y[i];
+    y[i] = x[i] > a ? x[i] - a : y[i] * a;
 }
 
-__attribute__((noinline)) long gather(const long *t, const int *idx, int n) {
-  long s = 0;
+__attribute__((noinline)) int lookup(const int *t, const unsigned *idx, int n) {
+  int s = 0;
   for (int i = 0; i < n; i++)
-    s += t[idx[i]] >> 3;
+    s ^= t[idx[i] & 1023] + i;
   return s;
 }
 
@@ -78,21 +78,23 @@ __attribute__((noinline)) unsigned bits(unsigned long x, unsigned long y) {
 
 int main(int argc, char **argv) {
   static float a[1024], b[1024];
-  static long t[1024];
-  static int idx[1024];
+  static double c[1024], d[1024];
+  static int t[1024];
+  static unsigned idx[1024];
   for (int i = 0; i < 1024; i++) {
     a[i] = i + argc;
     b[i] = 1024 - i;
+    c[i] = d[i] = i * 0.5;
     t[i] = i * 3;
-    idx[i] = (i * 7) & 1023;
+    idx[i] = i * 7;
   }
-  saxpy(a, b, 2.0f, 1024);
+  blend(c, d, 3.0, 1024);
   char buf[64], out[64];
   memset(buf, argc, sizeof buf);
   strings(out, buf, sizeof buf);
   int lock = 0;
   elided_lock(&lock);
-  printf("%ld %g %ld %u\n", bump(argc * 100), dot(a, b, 1024), gather(t, idx, 1024),
+  printf("%ld %g %ld %u\n", bump(argc * 100), dot(a, b, 1024) + c[5], (long)lookup(t, idx, 1024),
          bits(argc, argc + 5));
   return 0;
 }
