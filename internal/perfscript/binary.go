@@ -12,12 +12,11 @@ import (
 	"sort"
 	"strings"
 
-	"golang.org/x/arch/x86/x86asm"
-
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/x86inst"
 )
 
 // ExternalAddr is llvm-profgen's stand-in for every address outside the
@@ -673,42 +672,20 @@ func (b *Binary) FuncRangeStartingAt(addr uint64) *FuncRange {
 func (b *Binary) Functions() []*Function { return b.functions }
 
 // decodeInst returns the length and class of the instruction at the start
-// of code, with ok false for undecodable bytes (length 1).
+// of code as LLVM's disassembler decodes it (x86inst), with ok false for
+// undecodable bytes (the length is then what LLVM read).
 func decodeInst(code []byte) (size int, kind instKind, ok bool) {
-	// x86asm predates CET: ENDBR64/ENDBR32 are F3 0F 1E FA/FB.
-	if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && (code[3] == 0xfa || code[3] == 0xfb) {
-		return 4, instOther, true
-	}
-	inst, err := x86asm.Decode(code, 64)
-	if err != nil || inst.Len == 0 {
-		return 1, instOther, false
-	}
-	return inst.Len, classify(&inst), true
+	in := x86inst.Decode(code)
+	return in.Len, kindOf[in.Class], in.OK
 }
 
-// classify maps an instruction to LLVM's MCInstrDesc flags as llvm-profgen
-// uses them: isCall, isReturn, isBranch and isUnconditionalBranch (a
-// branch that is a barrier and not indirect: only direct JMP).
-func classify(inst *x86asm.Inst) instKind {
-	switch inst.Op {
-	case x86asm.CALL, x86asm.LCALL:
-		return instCall
-	case x86asm.RET, x86asm.LRET, x86asm.IRET, x86asm.IRETD, x86asm.IRETQ:
-		return instReturn
-	case x86asm.JMP:
-		if _, direct := inst.Args[0].(x86asm.Rel); direct {
-			return instUncondBranch
-		}
-		return instCondBranch
-	case x86asm.LJMP:
-		return instCondBranch
-	case x86asm.JA, x86asm.JAE, x86asm.JB, x86asm.JBE, x86asm.JE, x86asm.JG, x86asm.JGE,
-		x86asm.JL, x86asm.JLE, x86asm.JNE, x86asm.JNO, x86asm.JNP, x86asm.JNS, x86asm.JO,
-		x86asm.JP, x86asm.JS, x86asm.JCXZ, x86asm.JECXZ, x86asm.JRCXZ,
-		x86asm.LOOP, x86asm.LOOPE, x86asm.LOOPNE, x86asm.XBEGIN:
-		return instCondBranch
-	}
-	return instOther
+// kindOf maps x86inst's classes to llvm-profgen's address sets.
+var kindOf = [...]instKind{
+	x86inst.Other:        instOther,
+	x86inst.Call:         instCall,
+	x86inst.Return:       instReturn,
+	x86inst.Branch:       instCondBranch,
+	x86inst.UncondBranch: instUncondBranch,
 }
 
 // inferPrologEpilog builds llvm-profgen's PrologEpilogTracker set: for each

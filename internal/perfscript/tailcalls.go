@@ -4,6 +4,8 @@ import (
 	"debug/elf"
 
 	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/rules-pgo/rules_pgo/internal/x86inst"
 )
 
 // CallSites returns the sources of llvm-profgen's static call and tail-call
@@ -48,16 +50,16 @@ func (b *Binary) CallSites(f *elf.File) (calls, tailCalls map[uint64]bool) {
 			calls[a] = true
 			continue
 		}
-		inst, err := x86asm.Decode(bytesAt(a), 64)
-		if err != nil || inst.Op != x86asm.JMP {
+		inst := x86inst.Decode(bytesAt(a))
+		if inst.Class != x86inst.UncondBranch {
+			// An indirect JMP (a barrier): LLVM's isIndirectBranch &&
+			// isBarrier; conditional branches are neither.
+			if inst.Kind == x86inst.KindX86 && inst.X86.Op == x86asm.JMP {
+				tailCalls[a] = true
+			}
 			continue
 		}
-		rel, direct := inst.Args[0].(x86asm.Rel)
-		if !direct {
-			tailCalls[a] = true
-			continue
-		}
-		to := b.findFuncRange(a + uint64(inst.Len) + uint64(int64(rel)))
+		to := b.findFuncRange(a + uint64(inst.Len) + uint64(inst.Rel))
 		if to != nil && to.Func != from.Func {
 			tailCalls[a] = true
 		}

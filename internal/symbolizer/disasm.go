@@ -10,6 +10,7 @@ import (
 	"golang.org/x/arch/x86/x86asm"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/x86inst"
 )
 
 // disassemble prints the executable sections of obj the way
@@ -104,22 +105,42 @@ func (s *session) disassembleRange(m *module, code []byte, addr uint64) {
 }
 
 // decodeInst returns the text and length of the instruction at the start
-// of code; undecodable bytes are "\t<unknown>" of length 1, as in profgen.
+// of code: the length as LLVM's disassembler decodes it (x86inst:
+// a lone LOCK, XACQUIRE or XRELEASE prefix is an instruction, VEX and
+// EVEX instructions are measured), the text from golang.org/x/arch where
+// it decodes the same bytes, else the bytes as a .byte directive;
+// undecodable bytes are "\t<unknown>", as in profgen, as long as LLVM
+// reads them.
 func decodeInst(code []byte, pc uint64) (string, int) {
-	// x86asm predates CET: decode ENDBR64/ENDBR32 (F3 0F 1E FA/FB) here.
-	if len(code) >= 4 && code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e {
-		switch code[3] {
-		case 0xfa:
-			return "\tendbr64", 4
-		case 0xfb:
-			return "\tendbr32", 4
+	in := x86inst.Decode(code)
+	switch in.Kind {
+	case x86inst.KindInvalid:
+		return "\t<unknown>", in.Len
+	case x86inst.KindX86:
+		return "\t" + formatInst(in.X86, pc), in.Len
+	case x86inst.KindLock:
+		return "\tlock", in.Len
+	case x86inst.KindXAcquire:
+		return "\txacquire", in.Len
+	case x86inst.KindXRelease:
+		return "\txrelease", in.Len
+	case x86inst.KindEndbr64:
+		return "\tendbr64", in.Len
+	case x86inst.KindEndbr32:
+		return "\tendbr32", in.Len
+	}
+	if inst, err := x86asm.Decode(code[:in.Len], 64); err == nil && inst.Len == in.Len && inst.Op != 0 {
+		return "\t" + formatInst(inst, pc), in.Len
+	}
+	var b strings.Builder
+	b.WriteString("\t.byte\t")
+	for i, c := range code[:in.Len] {
+		if i > 0 {
+			b.WriteString(", ")
 		}
+		fmt.Fprintf(&b, "0x%02x", c)
 	}
-	inst, err := x86asm.Decode(code, 64)
-	if err != nil || inst.Len == 0 {
-		return "\t<unknown>", 1
-	}
-	return "\t" + formatInst(inst, pc), inst.Len
+	return b.String(), in.Len
 }
 
 // formatInst renders inst in GNU (AT&T) syntax with a tab after the

@@ -12,6 +12,7 @@ import (
 func SectionSymbols(f *elf.File) (map[int][]elfsym.Symbol, error) { return sectionSymbols(f) }
 
 // DecodeInst returns the AT&T text ("\tmnemonic operands") and length of
-// the x86-64 instruction at the start of code, at address pc;
-// undecodable bytes are "\t<unknown>" of length 1.
+// the x86-64 instruction at the start of code, at address pc, with LLVM's
+// instruction boundaries (x86inst); undecodable bytes are "\t<unknown>"
+// of the length LLVM reads.
 func DecodeInst(code []byte, pc uint64) (string, int) { return decodeInst(code, pc) }
