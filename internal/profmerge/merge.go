@@ -234,8 +234,8 @@ func Run(opts Options) error {
 		progress("symbolizing %s", opts.ProfiledBinary)
 		bin, err = elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
 			DebugFileDirectories: opts.DebugFileDirectories,
-			DWARFOnly:            true, // as llvm-profdata: no symbol-table fallback
-			Warn:                 func(msg string) { opts.Warnf("%s: %s", opts.ProfiledBinary, msg) },
+			DWARFOnly:            true,                                       // as llvm-profdata: no symbol-table fallback
+			Warn:                 func(msg string) { opts.Warnf("%s", msg) }, // msg names the binary
 		})
 		if err != nil {
 			return fmt.Errorf("profiled binary: %w", err)

@@ -20,8 +20,10 @@ import (
 // Show writes the MemProf content of the profile at path to w: for a raw
 // profile the text `llvm-profdata show --memory` of the release prints
 // (symbolized against binary); for an indexed profile the YAML form LLVM
-// 20+ prints; a YAML input is re-printed canonically.
-func Show(w io.Writer, path, binary string, release int) error {
+// 20+ prints; a YAML input is re-printed canonically. warnf (nil: none)
+// hears what is wrong with the binary but not fatal (a debug section that
+// cannot be used, whose functions then go unnamed).
+func Show(w io.Writer, path, binary string, release int, warnf func(format string, args ...any)) error {
 	mf, err := mapfile.Open(path, nil)
 	if err != nil {
 		return err
@@ -37,9 +39,9 @@ func Show(w io.Writer, path, binary string, release int) error {
 		if binary == "" {
 			return missingBinaryError([]*memprof.RawProfile{raw})
 		}
-		bin, err := elfsym.Open(binary, &elfsym.Options{DWARFOnly: true})
+		bin, err := openViewBinary(binary, warnf)
 		if err != nil {
-			return fmt.Errorf("profiled binary: %w", err)
+			return err
 		}
 		defer bin.Close()
 		return memprof.ShowRaw(w, raw, bin, memprof.ConvertOptions{LLVMRelease: release})
@@ -141,6 +143,8 @@ type MemoryShowOptions struct {
 	Format string
 	// Thresholds are clang -memprof-* options ("-memprof-x=v").
 	Thresholds []string
+	// Warnf (nil: none) hears what is wrong with the binary but not fatal.
+	Warnf func(format string, args ...any)
 }
 
 // binaryName is the profiled binary's base name, for pprof's mapping.
@@ -158,7 +162,7 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := LoadMemProf(path, o.Binary, o.Release)
+	p, err := LoadMemProf(path, o.Binary, o.Release, o.Warnf)
 	if err != nil {
 		return err
 	}
@@ -178,8 +182,8 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 // converted against binary as llvm-profdata of release converts it, an
 // indexed profile's MemProf section, or a YAML profile. For indexed and
 // YAML profiles, a binary (optional) names the functions its symbol table
-// has, by their GUIDs.
-func LoadMemProf(path, binary string, release int) (*memprof.Profile, error) {
+// has, by their GUIDs. warnf as for Show.
+func LoadMemProf(path, binary string, release int, warnf func(format string, args ...any)) (*memprof.Profile, error) {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -194,9 +198,9 @@ func LoadMemProf(path, binary string, release int) (*memprof.Profile, error) {
 		if binary == "" {
 			return nil, missingBinaryError([]*memprof.RawProfile{raw})
 		}
-		bin, err := elfsym.Open(binary, &elfsym.Options{DWARFOnly: true})
+		bin, err := openViewBinary(binary, warnf)
 		if err != nil {
-			return nil, fmt.Errorf("profiled binary: %w", err)
+			return nil, err
 		}
 		defer bin.Close()
 		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{LLVMRelease: release})
@@ -310,11 +314,11 @@ func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
 	if err != nil {
 		return err
 	}
-	pa, err := LoadMemProf(pathA, o.Binary, o.Release)
+	pa, err := LoadMemProf(pathA, o.Binary, o.Release, o.Warnf)
 	if err != nil {
 		return err
 	}
-	pb, err := LoadMemProf(pathB, o.Binary, o.Release)
+	pb, err := LoadMemProf(pathB, o.Binary, o.Release, o.Warnf)
 	if err != nil {
 		return err
 	}
@@ -336,4 +340,18 @@ func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
 		return d.Write(w)
 	}
 	return fmt.Errorf("diff: unknown format %q (text, pprof)", o.Format)
+}
+
+// openViewBinary opens the profiled binary of a view as the merge does
+// (DWARF only, as llvm-profdata), telling warnf what it cannot use.
+func openViewBinary(binary string, warnf func(format string, args ...any)) (*elfsym.Binary, error) {
+	o := &elfsym.Options{DWARFOnly: true}
+	if warnf != nil {
+		o.Warn = func(msg string) { warnf("%s", msg) } // msg names the binary
+	}
+	bin, err := elfsym.Open(binary, o)
+	if err != nil {
+		return nil, fmt.Errorf("profiled binary: %w", err)
+	}
+	return bin, nil
 }

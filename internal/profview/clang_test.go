@@ -125,7 +125,7 @@ func TestHintsMatchClang(t *testing.T) {
 						testenv.Missing(t, "fixture not built: %v", err)
 					}
 					bin := filepath.Join(prog.dir, prog.bin)
-					p, err := profmerge.LoadMemProf(raw, bin, n)
+					p, err := profmerge.LoadMemProf(raw, bin, n, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -133,7 +133,7 @@ func TestHintsMatchClang(t *testing.T) {
 					sets := append([][]string{nil, mixedThresholds(t, base, n)}, prog.sets...)
 					out := compileWithProfile(t, n, clang, profdata, prog, sets)
 					// The indexed profile llvm-profdata wrote gives the same contexts.
-					ip, err := profmerge.LoadMemProf(filepath.Join(out, "prof.profdata"), bin, n)
+					ip, err := profmerge.LoadMemProf(filepath.Join(out, "prof.profdata"), bin, n, nil)
 					if err != nil {
 						t.Fatal(err)
 					}

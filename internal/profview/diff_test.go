@@ -26,7 +26,7 @@ func TestDiff(t *testing.T) {
 	pathA, pathB := memproftest.Fixture(t, "app-llvm19-nopie-a.memprofraw"), memproftest.Fixture(t, "app-llvm19-nopie-b.memprofraw")
 	th := profview.DefaultThresholds(n)
 	load := func(path string) []profview.Context {
-		p, err := profmerge.LoadMemProf(path, bin, n)
+		p, err := profmerge.LoadMemProf(path, bin, n, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func TestHTMLInChromium(t *testing.T) {
 	dir := memproftest.Fixtures(t)
 	raw := memproftest.Fixture(t, "app-llvm19-nopie-b.memprofraw")
 	bin := filepath.Join(dir, "app-llvm19-nopie")
-	p, err := profmerge.LoadMemProf(raw, bin, n)
+	p, err := profmerge.LoadMemProf(raw, bin, n, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

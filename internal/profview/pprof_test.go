@@ -138,7 +138,7 @@ func TestPprof(t *testing.T) {
 			for _, in := range []struct{ kind, path, binary string }{{"raw", raw, filepath.Join(dir, bin)}, {"indexed", indexed, ""}} {
 				t.Run(fmt.Sprintf("%s/%s", name, in.kind), func(t *testing.T) {
 					var dump bytes.Buffer
-					if err := profmerge.Show(&dump, in.path, in.binary, n); err != nil {
+					if err := profmerge.Show(&dump, in.path, in.binary, n, nil); err != nil {
 						t.Fatal(err)
 					}
 					sites := parseDump(t, dump.String())

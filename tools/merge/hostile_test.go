@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/elf"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -302,4 +304,55 @@ func TestErrorsNameFileOnce(t *testing.T) {
 		check([]string{"show", p}, p)
 	}
 	t.Logf("%d messages about %d bad inputs checked", checked, len(bad))
+}
+
+// TestBadDebugSectionWarns: a profiled binary whose .debug_line lies
+// outside the file is still used (its functions lose their lines, as
+// llvm-profdata's symbolizer loses them), but merge and show say so on
+// stderr, naming the binary once, instead of dropping the section silently.
+func TestBadDebugSectionWarns(t *testing.T) {
+	mem := fixtures(t)
+	src := filepath.Join(mem, "app-llvm22-nopie")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shoff uint64
+	idx := -1
+	for i, s := range ef.Sections {
+		if s.Name == ".debug_line" {
+			idx = i
+		}
+	}
+	ef.Close()
+	if idx < 0 {
+		t.Fatal("fixture has no .debug_line")
+	}
+	shoff = binary.LittleEndian.Uint64(data[0x28:])
+	shent := uint64(binary.LittleEndian.Uint16(data[0x3a:]))
+	binary.LittleEndian.PutUint64(data[shoff+uint64(idx)*shent+24:], 1<<32) // sh_offset
+	bad := filepath.Join(t.TempDir(), "bad-debug-line")
+	if err := os.WriteFile(bad, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	raw := src + "-a.memprofraw"
+	for _, args := range [][]string{
+		{"merge", "--profiled-binary", bad, "-o", filepath.Join(t.TempDir(), "out.profdata"), raw},
+		{"show", "--memory", "--profiled-binary", bad, raw},
+	} {
+		_, stderr, code := runToolBounded(t, args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d, want 0\n%s", args[0], code, stderr)
+		}
+		if !strings.Contains(stderr, "warning: "+bad+": ") || !strings.Contains(stderr, ".debug_line") {
+			t.Errorf("%s: no warning naming %s and .debug_line:\n%s", args[0], bad, stderr)
+		}
+		if strings.Contains(stderr, bad+": "+bad) {
+			t.Errorf("%s: the binary is named twice:\n%s", args[0], stderr)
+		}
+	}
 }

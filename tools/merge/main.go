@@ -353,7 +353,8 @@ Examples:
 		iopts.Function = so.Function
 		return writeOutput(output, stdout, func(w io.Writer) error { return profmerge.ShowInstr(w, pos[0], iopts) })
 	}
-	show := func(w io.Writer) error { return profmerge.Show(w, pos[0], binary, release) }
+	warnf := cli.NewReporter(tool, stderr).Warnf
+	show := func(w io.Writer) error { return profmerge.Show(w, pos[0], binary, release, warnf) }
 	if sample && view == "pprof" && len(thresholds) == 0 {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
@@ -369,14 +370,14 @@ Examples:
 		if err := checkThresholds(release, thresholds); err != nil {
 			return err
 		}
-		mo := profmerge.MemoryShowOptions{Binary: binary, Release: release, Format: view, Thresholds: thresholds}
+		mo := profmerge.MemoryShowOptions{Binary: binary, Release: release, Format: view, Thresholds: thresholds, Warnf: warnf}
 		show = func(w io.Writer) error { return profmerge.ShowMemoryView(w, pos[0], mo) }
 	}
 	if sample && view == "text" {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
-		so.LLVM, so.Warnf = release, cli.NewReporter(tool, stderr).Warnf
+		so.LLVM, so.Warnf = release, warnf
 		show = func(w io.Writer) error { return profmerge.ShowSample(w, pos[0], so) }
 	}
 	return writeOutput(output, stdout, show)
