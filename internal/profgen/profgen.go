@@ -35,7 +35,7 @@
 // pre-inliner's sizes per probe context), identical to LLVM 19 and 22.
 //
 // Vtable type profiles (vtable.go, LLVM 22's
-// populateTypeSamplesForAllFunctions): the loads of Options.DataAccess
+// populateTypeSamplesForAllFunctions): the loads of GenerateOptions.DataAccess
 // become type counts at each load's location in the leaf profile of its
 // inline stack, identical to llvm-profgen-22 on traces of real runs.
 package profgen
@@ -55,8 +55,8 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
-// Options are llvm-profgen's switches of non-CS generation.
-type Options struct {
+// GenerateOptions are llvm-profgen's switches of non-CS generation.
+type GenerateOptions struct {
 	// UpdateTotalSamples recomputes every total as the sum of its body
 	// samples and inlinee totals (--update-total-samples).
 	UpdateTotalSamples bool
@@ -88,7 +88,7 @@ type Options struct {
 }
 
 // setDefaults fills in the density warning's defaults.
-func (o *Options) setDefaults() {
+func (o *GenerateOptions) setDefaults() {
 	if o.DensityGiven {
 		return
 	}
@@ -117,7 +117,7 @@ type frame struct {
 type generator struct {
 	*symbols
 	bin   *perfscript.Binary
-	opts  Options
+	opts  GenerateOptions
 	fs    bool // FS discriminators
 	prof  *sampleprof.Profile
 	names map[string]sampleprof.FunctionID
@@ -135,7 +135,7 @@ func newSymbols(sym Symbolizer) *symbols {
 }
 
 // Generate builds the non-CS line-number profile of a trace's counters.
-func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opts Options) (*sampleprof.Profile, error) {
+func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opts GenerateOptions) (*sampleprof.Profile, error) {
 	if bin.PseudoProbes {
 		return nil, errors.New("a pseudo-probe binary: generate with GenerateProbeBased")
 	}
@@ -386,7 +386,7 @@ func (g *generator) postProcess() *sampleprof.Profile {
 // profile read from a file (llvm-profgen --llvm-sample-profile): the
 // post-processing of postProcess on the reader's profile map, which
 // llvm-profgen copies (p's Funcs in the order its reader filled them).
-func PostProcess(p *sampleprof.Profile, opts Options) *sampleprof.Profile {
+func PostProcess(p *sampleprof.Profile, opts GenerateOptions) *sampleprof.Profile {
 	opts.setDefaults()
 	g := &generator{opts: opts, prof: p}
 	return g.postProcess()

@@ -95,7 +95,7 @@ type config struct {
 	loadFuncFromSymbol, loadFuncFromSymbolGiven  bool
 	showDisassembly, showPseudoProbe             bool
 	useDWARFCorrelation                          bool
-	gen                                          profgen.Options
+	gen                                          profgen.GenerateOptions
 	cs                                           profgen.CSOptions
 	ctx                                          profgen.ContextOptions
 	mergeColdGiven                               bool
@@ -345,7 +345,7 @@ func generate(c *config, stdout io.Writer, rep *cli.Reporter) error {
 		if err := printProbeDescs(c, bin, stdout); err != nil {
 			return err
 		}
-		c.cs.Options = c.gen
+		c.cs.GenerateOptions = c.gen
 		c.cs.Warn = warn
 		c.cs.LLVM = c.release
 		if c.cs.PreInliner && !c.mergeColdGiven {
