@@ -38,6 +38,12 @@
 // populateTypeSamplesForAllFunctions): the loads of GenerateOptions.DataAccess
 // become type counts at each load's location in the leaf profile of its
 // inline stack, identical to llvm-profgen-22 on traces of real runs.
+//
+// Run (run.go) is llvm-profgen's driver, what tools/profgen calls with
+// its parsed flags: the checks of the command line, the binary loaded,
+// the input read (perf script, perf.data through perf, an unsymbolized
+// profile or a sample profile), the profile generated and written, or
+// the disassembly printed (rundisasm.go).
 package profgen
 
 import (
