@@ -29,7 +29,7 @@ import (
 // GenerateCS implements CSProfileGenerator::generateLineNumBasedProfile
 // and postProcessProfiles (postProcessCS).
 type CSOptions struct {
-	Options
+	GenerateOptions
 	// PreInliner runs CSPreInliner (--csspgo-preinliner).
 	PreInliner bool
 	// GenNestedProfile converts the flat contexts into a nested profile
@@ -120,7 +120,7 @@ func GenerateCS(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOpti
 		return nil, errors.New("a pseudo-probe binary: generate with GenerateCSProbeBased")
 	}
 	opts.setDefaults()
-	g := &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.Options, fs: bin.FSDiscriminator,
+	g := &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.GenerateOptions, fs: bin.FSDiscriminator,
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true}, names: map[string]sampleprof.FunctionID{}}}
 	for _, c := range cs.Counters {
 		node := &g.root

@@ -44,7 +44,7 @@ func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *U
 	if err != nil {
 		return nil, err
 	}
-	g := &csProbeGenerator{csGenerator: &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.Options, fs: bin.FSDiscriminator,
+	g := &csProbeGenerator{csGenerator: &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.GenerateOptions, fs: bin.FSDiscriminator,
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true, ProbeBased: true}, names: map[string]sampleprof.FunctionID{}}, probes: p}, p: p, ctxOpts: u.opts}
 	if opts.InferMissingFrames {
 		g.infer = newMissingFrames(bin, f, cs)

@@ -159,7 +159,7 @@ func sortedProbes(counts map[*pseudoprobe.Probe]uint64) []*pseudoprobe.Probe {
 // body samples per probe (index, discriminator) with the function's
 // checksum, head samples from entry probes, call targets at call probes.
 // f is the binary's ELF file, file its name for errors.
-func GenerateProbeBased(bin *perfscript.Binary, f *elf.File, file string, c *perfscript.Counter, opts Options) (*sampleprof.Profile, error) {
+func GenerateProbeBased(bin *perfscript.Binary, f *elf.File, file string, c *perfscript.Counter, opts GenerateOptions) (*sampleprof.Profile, error) {
 	opts.setDefaults()
 	var ranges, branches [][2]uint64
 	for r := range c.Ranges {

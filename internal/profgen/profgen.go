@@ -35,9 +35,15 @@
 // pre-inliner's sizes per probe context), identical to LLVM 19 and 22.
 //
 // Vtable type profiles (vtable.go, LLVM 22's
-// populateTypeSamplesForAllFunctions): the loads of Options.DataAccess
+// populateTypeSamplesForAllFunctions): the loads of GenerateOptions.DataAccess
 // become type counts at each load's location in the leaf profile of its
 // inline stack, identical to llvm-profgen-22 on traces of real runs.
+//
+// Run (run.go) is llvm-profgen's driver, what tools/profgen calls with
+// its parsed flags: the checks of the command line, the binary loaded,
+// the input read (perf script, perf.data through perf, an unsymbolized
+// profile or a sample profile), the profile generated and written, or
+// the disassembly printed (rundisasm.go).
 package profgen
 
 import (
@@ -55,8 +61,8 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
-// Options are llvm-profgen's switches of non-CS generation.
-type Options struct {
+// GenerateOptions are llvm-profgen's switches of non-CS generation.
+type GenerateOptions struct {
 	// UpdateTotalSamples recomputes every total as the sum of its body
 	// samples and inlinee totals (--update-total-samples).
 	UpdateTotalSamples bool
@@ -88,7 +94,7 @@ type Options struct {
 }
 
 // setDefaults fills in the density warning's defaults.
-func (o *Options) setDefaults() {
+func (o *GenerateOptions) setDefaults() {
 	if o.DensityGiven {
 		return
 	}
@@ -117,7 +123,7 @@ type frame struct {
 type generator struct {
 	*symbols
 	bin   *perfscript.Binary
-	opts  Options
+	opts  GenerateOptions
 	fs    bool // FS discriminators
 	prof  *sampleprof.Profile
 	names map[string]sampleprof.FunctionID
@@ -135,7 +141,7 @@ func newSymbols(sym Symbolizer) *symbols {
 }
 
 // Generate builds the non-CS line-number profile of a trace's counters.
-func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opts Options) (*sampleprof.Profile, error) {
+func Generate(bin *perfscript.Binary, sym Symbolizer, c *perfscript.Counter, opts GenerateOptions) (*sampleprof.Profile, error) {
 	if bin.PseudoProbes {
 		return nil, errors.New("a pseudo-probe binary: generate with GenerateProbeBased")
 	}
@@ -386,7 +392,7 @@ func (g *generator) postProcess() *sampleprof.Profile {
 // profile read from a file (llvm-profgen --llvm-sample-profile): the
 // post-processing of postProcess on the reader's profile map, which
 // llvm-profgen copies (p's Funcs in the order its reader filled them).
-func PostProcess(p *sampleprof.Profile, opts Options) *sampleprof.Profile {
+func PostProcess(p *sampleprof.Profile, opts GenerateOptions) *sampleprof.Profile {
 	opts.setDefaults()
 	g := &generator{opts: opts, prof: p}
 	return g.postProcess()

@@ -28,16 +28,12 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
-	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
@@ -210,16 +206,7 @@ func runMerge(args []string, stdout, stderr io.Writer) error {
 }
 
 func runShow(args []string, stdout, stderr io.Writer) error {
-	var (
-		binary, output string
-		release        = llvmrelease.Default
-		memory, sample bool
-		so             profmerge.SampleShowOptions
-		view           = "text"
-		thresholds     []string
-		instr          bool
-		iopts          instrprof.ShowOptions
-	)
+	c := profmerge.ShowConfig{Release: llvmrelease.Default, View: "text", Stdout: stdout}
 	fs := cli.NewFlagSet(tool, "merge show [--instr]|--memory|--sample [options] <file>")
 	fs.Summary = `Prints a profile as text:
   --instr (a .profraw, or an indexed profile; the default for a .profraw and
@@ -246,17 +233,16 @@ Examples:
   merge show --memory --hints --llvm-version 22 -memprof-ave-lifetime-cold-threshold=0 app.profdata
   merge show --memory --format=pprof -o app.pb.gz --profiled-binary app app.memprofraw.123
   merge show --memory --format=html -o app.html app.profdata`
-	fs.BoolFlag(&instr, true, "Show an instrumentation profile (.profraw or indexed)", "--instr")
-	fs.BoolFlag(&memory, true, "Show MemProf data", "--memory")
-	fs.BoolFlag(&sample, true, "Show a sample profile", "--sample")
-	fs.StringValue(&binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
-	fs.StringValue(&output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
-	fs.IntValue(&release, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to emulate (default %d)", llvmrelease.Default), "--llvm-version")
-	instrOnly := false
+	fs.BoolFlag(&c.Instr, true, "Show an instrumentation profile (.profraw or indexed)", "--instr")
+	fs.BoolFlag(&c.Memory, true, "Show MemProf data", "--memory")
+	fs.BoolFlag(&c.Sample, true, "Show a sample profile", "--sample")
+	fs.StringValue(&c.Binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
+	fs.StringValue(&c.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
+	fs.IntValue(&c.Release, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to emulate (default %d)", llvmrelease.Default), "--llvm-version")
 	instrFlag := func(dst *bool, help, name string) {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Flag, Help: help,
 			Set: func(string, string) error {
-				*dst, instrOnly = true, true
+				*dst, c.InstrOnly = true, true
 				return nil
 			}})
 	}
@@ -268,18 +254,18 @@ Examples:
 				return nil
 			}})
 	}
-	bothFlag(&iopts.AllFunctions, &so.AllFunctions, "Details for every function (sample: overrides --function)", "--all-functions")
-	bothFlag(&iopts.DetailedSummary, &so.DetailedSummary, "The detailed profile summary", "--detailed-summary")
-	instrFlag(&iopts.Counts, "Instr: the counter values of the functions shown", "--counts")
-	instrFlag(&iopts.ICTargets, "Instr: the indirect-call targets of the functions shown", "--ic-targets")
-	instrFlag(&iopts.MemOPSizes, "Instr: the memory intrinsic sizes of the functions shown", "--memop-sizes")
-	instrFlag(&iopts.BinaryIDs, "Instr: the binary ids", "--binary-ids")
-	instrFlag(&iopts.ShowCS, "Instr: the context-sensitive records of an IR profile", "--showcs")
-	instrFlag(&iopts.Text, "Instr: the functions shown (--all-functions, --function) in llvm-profdata's text format, nothing else", "--text")
-	instrFlag(&iopts.Covered, "Instr: the names of the functions with a nonzero counter, nothing else", "--covered")
-	instrFlag(&iopts.OnlyListBelow, "Instr: list only the functions whose largest counter is below --value-cutoff", "--list-below-cutoff")
-	instrFlag(&iopts.ProfileVersion, "Instr: the profile's version (a .profraw's whole version field, an indexed profile's index version)", "--profile-version")
-	instrFlag(&iopts.TemporalTraces, "Instr: the temporal profiling traces (LLVM 17+; -mllvm -pgo-temporal-instrumentation)", "--temporal-profile-traces")
+	bothFlag(&c.InstrOptions.AllFunctions, &c.SampleOptions.AllFunctions, "Details for every function (sample: overrides --function)", "--all-functions")
+	bothFlag(&c.InstrOptions.DetailedSummary, &c.SampleOptions.DetailedSummary, "The detailed profile summary", "--detailed-summary")
+	instrFlag(&c.InstrOptions.Counts, "Instr: the counter values of the functions shown", "--counts")
+	instrFlag(&c.InstrOptions.ICTargets, "Instr: the indirect-call targets of the functions shown", "--ic-targets")
+	instrFlag(&c.InstrOptions.MemOPSizes, "Instr: the memory intrinsic sizes of the functions shown", "--memop-sizes")
+	instrFlag(&c.InstrOptions.BinaryIDs, "Instr: the binary ids", "--binary-ids")
+	instrFlag(&c.InstrOptions.ShowCS, "Instr: the context-sensitive records of an IR profile", "--showcs")
+	instrFlag(&c.InstrOptions.Text, "Instr: the functions shown (--all-functions, --function) in llvm-profdata's text format, nothing else", "--text")
+	instrFlag(&c.InstrOptions.Covered, "Instr: the names of the functions with a nonzero counter, nothing else", "--covered")
+	instrFlag(&c.InstrOptions.OnlyListBelow, "Instr: list only the functions whose largest counter is below --value-cutoff", "--list-below-cutoff")
+	instrFlag(&c.InstrOptions.ProfileVersion, "Instr: the profile's version (a .profraw's whole version field, an indexed profile's index version)", "--profile-version")
+	instrFlag(&c.InstrOptions.TemporalTraces, "Instr: the temporal profiling traces (LLVM 17+; -mllvm -pgo-temporal-instrumentation)", "--temporal-profile-traces")
 	fs.Add(&cli.Option{Names: []string{"--detailed-summary-cutoffs"}, Kind: cli.Value, MetaVar: "<N,...>",
 		Help: "Instr: the cutoffs of --detailed-summary, in parts per million of the total count (e.g. 990000,999999)",
 		Set: func(_, v string) error {
@@ -288,16 +274,15 @@ Examples:
 				if err != nil {
 					return fmt.Errorf("%q is not a count from 0 to 4294967295 (parts per million, comma-separated)", f)
 				}
-				iopts.Cutoffs = append(iopts.Cutoffs, n)
+				c.InstrOptions.Cutoffs = append(c.InstrOptions.Cutoffs, n)
 			}
-			instrOnly = true
+			c.InstrOnly = true
 			return nil
 		}})
-	valueCutoff := 0
-	fs.IntValue(&valueCutoff, "<N>", "Instr: leave out (and count) the functions whose largest counter is below N", "--value-cutoff")
+	fs.IntValue(&c.ValueCutoff, "<N>", "Instr: leave out (and count) the functions whose largest counter is below N", "--value-cutoff")
 	fs.Add(&cli.Option{Names: []string{"--function"}, Kind: cli.Value, MetaVar: "<name>", Help: "Sample: show only this function; instr: functions whose name contains it",
 		Set: func(_, v string) error {
-			so.Function, so.HasFunction = v, true
+			c.SampleOptions.Function, c.SampleOptions.HasFunction = v, true
 			return nil
 		}})
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|hints|pprof|html>",
@@ -305,23 +290,23 @@ Examples:
 		Set: func(_, v string) error {
 			switch v {
 			case "text", "hints", "pprof", "html":
-				view = v
+				c.View = v
 				return nil
 			}
 			return fmt.Errorf("unknown format %q (text, hints, pprof, html)", v)
 		}})
 	fs.Add(&cli.Option{Names: []string{"--hints"}, Kind: cli.Flag, Help: "Memory: the hints clang derives (--format=hints)",
 		Set: func(string, string) error {
-			view = "hints"
+			c.View = "hints"
 			return nil
 		}})
-	addThresholdFlags(fs, &thresholds)
-	fs.IntValue(&so.TopN, "<N>", "Sample: also list the N hottest functions; instr: the N with the largest counts", "--topn")
-	fs.BoolFlag(&so.HotList, true, "Sample: also list every hot function", "--hot-func-list")
-	fs.BoolFlag(&so.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
-	fs.BoolFlag(&so.JSON, true, "Sample: print the profiles as JSON", "--json")
-	fs.StringValue(&so.Format, "<text|json|yaml>", "Sample: output format (json as --json; yaml is not supported for samples)", "--show-format")
-	fs.BoolFlag(&so.SymbolList, true, "Sample: also print the profile symbol list (extbinary)", "--show-prof-sym-list")
+	addThresholdFlags(fs, &c.Thresholds)
+	fs.IntValue(&c.SampleOptions.TopN, "<N>", "Sample: also list the N hottest functions; instr: the N with the largest counts", "--topn")
+	fs.BoolFlag(&c.SampleOptions.HotList, true, "Sample: also list every hot function", "--hot-func-list")
+	fs.BoolFlag(&c.SampleOptions.SectionInfoOnly, true, "Sample: print only the extbinary section table", "--show-sec-info-only")
+	fs.BoolFlag(&c.SampleOptions.JSON, true, "Sample: print the profiles as JSON", "--json")
+	fs.StringValue(&c.SampleOptions.Format, "<text|json|yaml>", "Sample: output format (json as --json; yaml is not supported for samples)", "--show-format")
+	fs.BoolFlag(&c.SampleOptions.SymbolList, true, "Sample: also print the profile symbol list (extbinary)", "--show-prof-sym-list")
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
@@ -329,58 +314,8 @@ Examples:
 	if len(pos) != 1 {
 		return cli.Usagef("show takes exactly one input file")
 	}
-	if memory && sample || instr && (memory || sample) {
-		return cli.Usagef("--instr, --memory and --sample exclude each other")
-	}
-	if instrOnly && (memory || sample) {
-		return cli.Usagef("--counts, --ic-targets, --memop-sizes, --binary-ids, --showcs, --profile-version, --temporal-profile-traces and --detailed-summary-cutoffs apply to instrumentation profiles (--instr)")
-	}
-	if instr || instrOnly || (!memory && !sample && view == "text" && len(thresholds) == 0 && profmerge.IsInstrProfile(pos[0])) {
-		if view != "text" || len(thresholds) > 0 {
-			return cli.Usagef("--format, --hints and the -memprof-* options do not apply to instrumentation profiles")
-		}
-		if _, ok := llvmrelease.Lookup(release); !ok {
-			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
-		}
-		iopts.LLVMRelease, iopts.TopN = release, so.TopN
-		if iopts.TemporalTraces && release < 17 {
-			return cli.Usagef("--temporal-profile-traces: llvm-profdata %d has no temporal profiles (17 and later); use --llvm-version 19 or 22", release)
-		}
-		if valueCutoff < 0 {
-			return cli.Usagef("--value-cutoff=%d: want a count, 0 or more", valueCutoff)
-		}
-		iopts.ValueCutoff = uint64(valueCutoff)
-		iopts.Function = so.Function
-		return writeOutput(output, stdout, func(w io.Writer) error { return profmerge.ShowInstr(w, pos[0], iopts) })
-	}
-	warnf := cli.NewReporter(tool, stderr).Warnf
-	show := func(w io.Writer) error { return profmerge.Show(w, pos[0], binary, release, warnf) }
-	if sample && view == "pprof" && len(thresholds) == 0 {
-		if _, ok := llvmrelease.Lookup(release); !ok {
-			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
-		}
-		show = func(w io.Writer) error { return profmerge.ShowSampleView(w, pos[0], release) }
-	} else if view != "text" || len(thresholds) > 0 {
-		if sample {
-			return cli.Usagef("--hints, --format=html and the -memprof-* options apply to --memory (--sample takes --format=pprof)")
-		}
-		if view == "text" {
-			return cli.Usagef("-memprof-* options need --hints, --format=pprof or --format=html")
-		}
-		if err := checkThresholds(release, thresholds); err != nil {
-			return err
-		}
-		mo := profmerge.MemoryShowOptions{Binary: binary, Release: release, Format: view, Thresholds: thresholds, Warnf: warnf}
-		show = func(w io.Writer) error { return profmerge.ShowMemoryView(w, pos[0], mo) }
-	}
-	if sample && view == "text" {
-		if _, ok := llvmrelease.Lookup(release); !ok {
-			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
-		}
-		so.LLVM, so.Warnf = release, warnf
-		show = func(w io.Writer) error { return profmerge.ShowSample(w, pos[0], so) }
-	}
-	return writeOutput(output, stdout, show)
+	c.Input, c.SampleOptions.Warnf = pos[0], cli.NewReporter(tool, stderr).Warnf
+	return profmerge.RunShow(c)
 }
 
 // addThresholdFlags registers clang's -memprof-* threshold options (also
@@ -411,20 +346,8 @@ func addThresholdFlags(fs *cli.FlagSet, thresholds *[]string) {
 		}})
 }
 
-// checkThresholds reports a bad threshold option as a usage error.
-func checkThresholds(release int, opts []string) error {
-	if _, ok := llvmrelease.Lookup(release); !ok {
-		return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
-	}
-	if _, err := profview.ParseThresholds(release, opts); err != nil {
-		return cli.Usagef("%v", err)
-	}
-	return nil
-}
-
 func runDiff(args []string, stdout io.Writer) error {
-	o := profmerge.MemoryShowOptions{Release: llvmrelease.Default, Format: "text"}
-	var output string
+	o := profmerge.DiffConfig{MemoryShowOptions: profmerge.MemoryShowOptions{Release: llvmrelease.Default, Format: "text"}, Stdout: stdout}
 	fs := cli.NewFlagSet(tool, "merge diff [options] <A> <B>")
 	fs.Summary = `Prints what changed from MemProf profile A to B (raw with --profiled-binary,
 indexed or YAML): the hint summaries side by side, and the allocation contexts
@@ -437,7 +360,7 @@ Examples:
   merge diff --profiled-binary app a.memprofraw b.memprofraw
   merge diff --format=pprof -o delta.pb.gz old.profdata new.profdata`
 	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones)", "--profiled-binary")
-	fs.StringValue(&output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
+	fs.StringValue(&o.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
 	fs.IntValue(&o.Release, "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
 	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default and only kind)", "--memory")
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|pprof>", Help: "text (default) or pprof (B minus A)",
@@ -456,23 +379,6 @@ Examples:
 	if len(pos) != 2 {
 		return cli.Usagef("diff takes exactly two profiles, A and B")
 	}
-	if err := checkThresholds(o.Release, o.Thresholds); err != nil {
-		return err
-	}
-	return writeOutput(output, stdout, func(w io.Writer) error { return profmerge.DiffMemory(w, pos[0], pos[1], o) })
-}
-
-// writeOutput runs write on stdout, or on the file output (replaced
-// atomically, never left half written).
-func writeOutput(output string, stdout io.Writer, write func(w io.Writer) error) error {
-	if output == "" || output == atomicfile.Stdout {
-		return write(stdout)
-	}
-	return atomicfile.Create(output, 0o644, func(f *os.File) error {
-		w := bufio.NewWriterSize(f, 1<<16)
-		if err := write(w); err != nil {
-			return err
-		}
-		return w.Flush()
-	})
+	o.A, o.B = pos[0], pos[1]
+	return profmerge.RunDiff(o)
 }

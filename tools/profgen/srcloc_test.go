@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/profgen"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -104,9 +105,9 @@ func compareSourceLocations(t *testing.T, want, got, plain string) {
 			located++
 		}
 		rest, ok := strings.CutSuffix(wl[len(addr):], loc)
-		if addr != gAddr || !ok || len(rest) < sourceLocColumn || strings.HasSuffix(rest, " @ ") ||
-			(len(rest) > sourceLocColumn && strings.HasSuffix(rest, " ")) {
-			t.Errorf("line %d: llvm-profgen's is not %s, the instruction padded to %d columns, then %q:\nllvm-profgen: %q\nours:         %q", i+1, gAddr, sourceLocColumn, loc, wl, gl)
+		if addr != gAddr || !ok || len(rest) < profgen.SourceLocColumn || strings.HasSuffix(rest, " @ ") ||
+			(len(rest) > profgen.SourceLocColumn && strings.HasSuffix(rest, " ")) {
+			t.Errorf("line %d: llvm-profgen's is not %s, the instruction padded to %d columns, then %q:\nllvm-profgen: %q\nours:         %q", i+1, gAddr, profgen.SourceLocColumn, loc, wl, gl)
 			bad++
 		}
 	}

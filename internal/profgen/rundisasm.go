@@ -1,13 +1,14 @@
-package main
+package profgen
 
 import (
 	"bufio"
 	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 
-	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
@@ -19,21 +20,21 @@ import (
 // --show-disassembly-only: every function's, with the symbol table's
 // start addresses (llvm-profgen's decodePseudoProbe in that mode); nil
 // without probe sections or with --use-dwarf-correlation.
-func showProbes(c *config, f *elf.File) (*pseudoprobe.Probes, error) {
-	if c.useDWARFCorrelation {
+func showProbes(c *Options, f *elf.File) (*pseudoprobe.Probes, error) {
+	if c.UseDWARFCorrelation {
 		return nil, nil
 	}
-	return pseudoprobe.Open(f, c.binary, pseudoprobe.Options{FuncStartAddrs: pseudoprobe.SymbolStarts(f)})
+	return pseudoprobe.Open(f, c.Binary, pseudoprobe.Options{FuncStartAddrs: pseudoprobe.SymbolStarts(f)})
 }
 
 // printProbeDescs prints the probe descriptors for --show-pseudo-probe
 // when a profile is generated (llvm-profgen prints them as it decodes the
 // probes).
-func printProbeDescs(c *config, bin *perfscript.Binary, w io.Writer) error {
-	if !c.showPseudoProbe || !bin.PseudoProbes {
+func printProbeDescs(c *Options, bin *perfscript.Binary, w io.Writer) error {
+	if !c.ShowPseudoProbe || !bin.PseudoProbes {
 		return nil
 	}
-	f, err := elf.Open(c.binary)
+	f, err := elf.Open(c.Binary)
 	if err != nil {
 		return err
 	}
@@ -53,26 +54,27 @@ func printProbeDescs(c *config, bin *perfscript.Binary, w io.Writer) error {
 // inline frames after it (appendSourceLocation). The instruction text is
 // golang.org/x/arch's AT&T syntax, not LLVM's printer's (addresses,
 // symbols, sections and probes are the same). The warnings of loading the
-// binary (undecodable bytes, functions without an entry) go to rep, as
+// binary (undecodable bytes, functions without an entry) go to c.Warn, as
 // llvm-profgen prints them while it disassembles.
-func showDisassembly(c *config, w io.Writer, rep *cli.Reporter) error {
-	if _, err := loadBinary(c, func(msg string) { rep.Warnf("%s", msg) }); err != nil {
+func showDisassembly(c *Options) error {
+	w := c.Stdout
+	if _, err := loadBinary(c, c.Warn); err != nil {
 		return err
 	}
-	f, err := elf.Open(c.binary)
+	f, err := elf.Open(c.Binary)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	var probes *pseudoprobe.Probes
-	if c.showPseudoProbe {
+	if c.ShowPseudoProbe {
 		if probes, err = showProbes(c, f); err != nil {
 			return err
 		}
 	}
 	var dwarf *elfsym.Binary
-	if c.showSourceLocations {
-		if dwarf, err = elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.dwp}); err != nil {
+	if c.ShowSourceLocations {
+		if dwarf, err = elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.DWP}); err != nil {
 			return err
 		}
 		defer dwarf.Close()
@@ -83,9 +85,9 @@ func showDisassembly(c *config, w io.Writer, rep *cli.Reporter) error {
 	}
 	syms, err := symbolizer.SectionSymbols(f)
 	if err != nil {
-		return fmt.Errorf("%s: reading the symbol table: %v", c.binary, err)
+		return fmt.Errorf("%s: reading the symbol table: %v", c.Binary, err)
 	}
-	fmt.Fprintf(bw, "\nDisassembly of %s:\n", c.binary)
+	fmt.Fprintf(bw, "\nDisassembly of %s:\n", c.Binary)
 	var line []byte
 	for i, sec := range f.Sections {
 		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Type != elf.SHT_PROGBITS || sec.Size == 0 {
@@ -97,7 +99,7 @@ func showDisassembly(c *config, w io.Writer, rep *cli.Reporter) error {
 		}
 		data, err := sec.Data()
 		if err != nil {
-			return fmt.Errorf("%s: section %s: %v", c.binary, sec.Name, err)
+			return fmt.Errorf("%s: section %s: %v", c.Binary, sec.Name, err)
 		}
 		list := syms[i]
 		for j, sym := range list {
@@ -106,10 +108,10 @@ func showDisassembly(c *config, w io.Writer, rep *cli.Reporter) error {
 				end = list[j+1].Addr
 			}
 			name := sym.Name
-			if c.showCanonicalName {
+			if c.ShowCanonicalName {
 				name = memprof.CanonicalName(name)
 			}
-			if len(c.disasmFuncs) > 0 && !slices.Contains(c.disasmFuncs, name) {
+			if len(c.DisassembleFunctions) > 0 && !slices.Contains(c.DisassembleFunctions, name) {
 				continue
 			}
 			fmt.Fprintf(bw, "<%s>:\n", name)
@@ -127,10 +129,10 @@ func showDisassembly(c *config, w io.Writer, rep *cli.Reporter) error {
 				text, size := symbolizer.DecodeInst(data[pc-sec.Addr:], pc)
 				line = fmt.Appendf(line[:0], "%8x:%s", pc, text)
 				if dwarf != nil {
-					for n := len(text); n < sourceLocColumn; n++ {
+					for n := len(text); n < SourceLocColumn; n++ {
 						line = append(line, ' ')
 					}
-					if line, err = appendSourceLocation(line, dwarf, pc, c.showCanonicalName, c.showPseudoProbe); err != nil {
+					if line, err = appendSourceLocation(line, dwarf, pc, c.ShowCanonicalName, c.ShowPseudoProbe); err != nil {
 						return err
 					}
 				}
@@ -142,4 +144,51 @@ func showDisassembly(c *config, w io.Writer, rep *cli.Reporter) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// SourceLocColumn is where --show-source-locations starts the location:
+// llvm-profgen pads the instruction text to 40 columns (none when longer).
+const SourceLocColumn = 40
+
+// appendSourceLocation appends what llvm-profgen --show-source-locations
+// prints after an instruction: its inline frames, innermost first, as
+// "name:offset[.discriminator]" joined by " @ " (getReversedLocWithContext
+// of ProfiledBinary::symbolize): DWARF linkage names, the line as an
+// offset from the function's first line (16 bits) and the raw
+// discriminator, or with probes (--show-pseudo-probe) the probe index
+// the discriminator encodes and no discriminator. The frames kept are the
+// outer ones up to the first without a name (llvm-profgen's symbolizer
+// reads DWARF only). With canonical (--show-canonical-fname) the names
+// lose their .llvm. and .part. suffixes.
+func appendSourceLocation(b []byte, sym *elfsym.Binary, addr uint64, canonical, probes bool) ([]byte, error) {
+	frames, err := sym.Symbolize(addr)
+	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) {
+		return b, err
+	}
+	inner := len(frames) // the innermost frame kept
+	for inner > 0 && frames[inner-1].LinkageName != "" && frames[inner-1].LinkageName != "<invalid>" {
+		inner--
+	}
+	for i := inner; i < len(frames); i++ {
+		f := &frames[i]
+		if i > inner {
+			b = append(b, " @ "...)
+		}
+		line, disc := (f.Line-f.StartLine)&0xffff, f.Discriminator
+		if probes {
+			line, disc = probeIndex(disc), 0
+		}
+		if canonical {
+			b = append(b, memprof.CanonicalName(f.LinkageName)...)
+		} else {
+			b = append(b, f.LinkageName...)
+		}
+		b = append(b, ':')
+		b = strconv.AppendUint(b, uint64(line), 10)
+		if disc > 0 {
+			b = append(b, '.')
+			b = strconv.AppendUint(b, uint64(disc), 10)
+		}
+	}
+	return b, nil
 }

@@ -1,0 +1,473 @@
+package profgen
+
+import (
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
+	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
+	"github.com/rules-pgo/rules_pgo/internal/perfscript"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+)
+
+// Options are a profgen run as its command line gives it (tools/profgen
+// registers its flags on these fields; the flag of each is named beside
+// it), with the reporting hooks. Start from DefaultOptions: the zero
+// Options is not llvm-profgen's defaults.
+type Options struct {
+	// The input: one of Perfscript (--perfscript), Perfdata
+	// (--perfdata), Unsymbolized (--unsymbolized-profile) and
+	// LLVMSampleProfile (--llvm-sample-profile).
+	Perfscript, Perfdata, Unsymbolized, LLVMSampleProfile string
+	// Binary is --binary, DebugBinary --debug-binary, DWP --dwp.
+	Binary, DebugBinary, DWP string
+	// Output is -o ('-' is stdout); Format is --format: text, binary or
+	// extbinary.
+	Output, Format string
+	// LLVM is --llvm-version: the release whose llvm-profgen to follow.
+	LLVM int
+	// PID is --pid (a process id, checked by Run); TraceBuildID is
+	// --trace-build-id.
+	PID, TraceBuildID string
+	// DataAccessPerftrace is --data-access-perftrace; WriteVTables is
+	// --extbinary-write-vtable-type-prof.
+	DataAccessPerftrace string
+	WriteVTables        bool
+	// UseOffset is --use-offset, UseFirstLoadableSegment
+	// --use-first-loadable-segment-as-base.
+	UseOffset, UseFirstLoadableSegment bool
+	ShowDetailedWarning                bool // --show-detailed-warning
+	IgnoreStackSamples                 bool // --ignore-stack-samples
+	SkipSymbolization                  bool // --skip-symbolization
+	ShowMmapEvents                     bool // --show-mmap-events
+	ShowDensity                        bool // --show-density
+	// ShowDisassemblyOnly is --show-disassembly-only, with
+	// ShowSourceLocations (--show-source-locations), ShowCanonicalName
+	// (--show-canonical-fname) and DisassembleFunctions
+	// (--disassemble-functions).
+	ShowDisassemblyOnly, ShowSourceLocations, ShowCanonicalName bool
+	DisassembleFunctions                                        []string
+	ShowPseudoProbe                                             bool // --show-pseudo-probe
+	UseDWARFCorrelation                                         bool // --use-dwarf-correlation
+	// LoadFunctionFromSymbol is --load-function-from-symbol;
+	// LoadFunctionFromSymbolGiven records that it was given.
+	LoadFunctionFromSymbol, LoadFunctionFromSymbolGiven bool
+	// Generate, CS and Context are the generator's, the CS generator's
+	// and the unwinder's switches (Generate's ShowDensity and Warn, and
+	// CS's GenerateOptions, Warn and LLVM are set by Run).
+	Generate GenerateOptions
+	CS       CSOptions
+	Context  ContextOptions
+	// MergeColdContextGiven records that --csprof-merge-cold-context was
+	// given (llvm-profgen turns it off after the pre-inliner otherwise).
+	MergeColdContextGiven bool
+
+	// Stdout receives what llvm-profgen prints on its standard output
+	// (--show-mmap-events, --show-density, --show-pseudo-probe,
+	// --show-disassembly-only); nil discards it.
+	Stdout io.Writer
+	// Warn receives llvm-profgen's warnings without "warning: "; nil
+	// drops them.
+	Warn func(msg string)
+}
+
+// DefaultOptions returns llvm-profgen's defaults for the default LLVM
+// release (llvmrelease.Default).
+func DefaultOptions() Options {
+	o := Options{Format: "extbinary", LLVM: llvmrelease.Default, Context: DefaultContextOptions, UseOffset: true}
+	o.CS.PreInliner, o.CS.GenNestedProfile, o.CS.MergeColdContext, o.CS.MaxColdContextDepth = true, true, true, 1
+	o.CS.InferMissingFrames, o.LoadFunctionFromSymbol = true, true
+	o.Generate.ProfileDensityThreshold, o.Generate.ProfileDensityCutoffHot, o.Generate.DensityGiven = 50, 990000, true
+	o.CS.PreInline = DefaultPreInlinerOptions
+	return o
+}
+
+// Run checks opts and does what llvm-profgen does with them: generates
+// the profile into opts.Output, writes the unsymbolized one, or prints the
+// disassembly. Mistakes on the command line are *cli.UsageError.
+func Run(opts Options) error {
+	c := &opts
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.Warn == nil {
+		c.Warn = func(string) {}
+	}
+	switch {
+	case c.LLVM != 19 && c.LLVM != 22:
+		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.LLVM)
+	case c.ShowDisassemblyOnly && c.Binary != "":
+		return showDisassembly(c)
+	case c.LoadFunctionFromSymbolGiven && c.LLVM < 22:
+		return cli.Usagef("--load-function-from-symbol is LLVM 22's (LLVM 19 never reads functions from the symbol table): add --llvm-version 22")
+	case c.Context.MaxUnsymbolizedContextDepth != -1 && c.LLVM < 22:
+		return cli.Usagef("--csprof-max-unsymbolized-context-depth is LLVM 22's: add --llvm-version 22")
+	case c.Generate.MarkAllContextPreinlined && c.LLVM < 22:
+		return cli.Usagef("--mark-all-context-preinlined is LLVM 22's: add --llvm-version 22")
+	case (c.DataAccessPerftrace != "" || c.WriteVTables) && c.LLVM < 22:
+		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
+	case c.LLVMSampleProfile != "" && (c.Perfscript != "" || c.Perfdata != "" || c.Unsymbolized != ""):
+		return cli.Usagef("`--llvm-sample-profile` is an input of its own: drop `--perfscript`, `--perfdata` and `--unsymbolized-profile`")
+	case c.Unsymbolized != "" && (c.Perfscript != "" || c.Perfdata != ""):
+		return cli.Usagef("`--perfscript`, `--perfdata` and `--unsymbolized-profile` cannot be used together.")
+	case c.Perfscript != "" && c.Perfdata != "":
+		return cli.Usagef("Only one of `--perfscript` and `--perfdata` can be used.")
+	case c.Perfscript == "" && c.Perfdata == "" && c.Unsymbolized == "" && c.LLVMSampleProfile == "":
+		return cli.Usagef("an input is required: --perfscript=<file>, --perfdata=<file>, --unsymbolized-profile=<file> or --llvm-sample-profile=<file>")
+	case c.Unsymbolized != "" && c.SkipSymbolization:
+		return cli.Usagef("--skip-symbolization with --unsymbolized-profile: the input is already unsymbolized (llvm-profgen writes nothing)")
+	case c.Binary == "":
+		return cli.Usagef("--binary is required")
+	case c.Output == "":
+		return cli.Usagef("--output is required")
+	}
+	// llvm-profgen's validateCommandLine: the input, then the binary.
+	if in := c.Perfscript + c.Perfdata + c.Unsymbolized + c.LLVMSampleProfile; !fileExists(in) {
+		return fmt.Errorf("Input perf file(%s) doesn't exist.", in)
+	}
+	return generate(c)
+}
+
+// loadBinary opens --binary (with --debug-binary and --dwp) as
+// llvm-profgen's ProfiledBinary::load does, and passes its load warnings
+// to warn.
+func loadBinary(c *Options, warn func(string)) (*perfscript.Binary, error) {
+	bin, err := perfscript.OpenBinaryDebug(c.Binary, c.DebugBinary, c.DWP)
+	if err != nil {
+		return nil, err
+	}
+	if c.UseDWARFCorrelation {
+		bin.PseudoProbes = false
+	}
+	if bin.PseudoProbes && c.LLVM >= 22 && c.LoadFunctionFromSymbol {
+		// llvm-profgen-22 knows the functions of probe binaries that have
+		// no DWARF from the symbol table.
+		if err := bin.RecoverSymbolTableFunctions(c.Binary); err != nil {
+			return nil, err
+		}
+	}
+	loadWarnings := bin.LoadWarnings
+	if c.ShowDetailedWarning {
+		loadWarnings = bin.LoadWarningsDetailed
+	}
+	for _, w := range loadWarnings() {
+		warn(w)
+	}
+	return bin, nil
+}
+
+// generate is the run of a profile: the binary loaded, the input read,
+// the profile generated and written.
+func generate(c *Options) error {
+	warn, stdout := c.Warn, c.Stdout
+	bin, err := loadBinary(c, warn)
+	if err != nil {
+		return err
+	}
+	if c.LLVMSampleProfile != "" {
+		return postProcessProfile(c, warn, stdout)
+	}
+	sym, err := elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.DWP, Warn: func(msg string) {
+		// A binary without DWARF was reported above as llvm-profgen
+		// reports it (no binary functions); DWARFOnly has no fallback.
+		// Split units whose .dwo llvm-profgen counted as not loaded
+		// (LoadWarnings) give its symbolizer no frames, silently.
+		missingDWO := bin.MissingDWO() > 0 && (strings.Contains(msg, ".dwo") || strings.Contains(msg, ".dwp") || strings.Contains(msg, "DWO id"))
+		if !strings.HasSuffix(msg, "falling back to the symbol table") && !missingDWO {
+			warn(msg)
+		}
+	}})
+	if err != nil {
+		return err
+	}
+	defer sym.Close()
+	buildID := sym.BuildID()
+	if c.DebugBinary != "" {
+		if buildID, err = elfsym.ReadBuildID(c.Binary); err != nil {
+			return err
+		}
+	}
+	popts := perfscript.Options{IgnoreStackSamples: c.IgnoreStackSamples, Warn: warn, BuildID: buildID, ShowDetailedWarning: c.ShowDetailedWarning}
+	c.Context.ShowDetailedWarning = c.ShowDetailedWarning
+	if c.ShowMmapEvents {
+		popts.MmapEvents = stdout
+	}
+	if c.PID != "" {
+		n, err := strconv.ParseInt(c.PID, 10, 32)
+		if err != nil {
+			return cli.Usagef("--pid: '%s' is not a process id", c.PID)
+		}
+		popts.PID, popts.HasPID = int32(n), true
+	}
+	var unwinder *Unwinder
+	var prof *perfscript.Profile
+	var cs *CSCounters
+	if c.Unsymbolized != "" {
+		unwinder = NewUnwinder(bin, sym, c.Context)
+		if prof, cs, err = readUnsymbolized(c, bin); err != nil {
+			return err
+		}
+	} else if prof, unwinder, err = parseTrace(c, bin, sym, buildID, popts); err != nil {
+		return err
+	}
+	if c.ShowDensity {
+		c.Generate.ShowDensity = stdout
+	}
+	if c.DataAccessPerftrace != "" {
+		if prof.CS && cs == nil {
+			// llvm-profgen refuses after unwinding (and its warnings).
+			if _, err := unwinder.Unwind(warn); err != nil {
+				return err
+			}
+		}
+		if c.Generate.DataAccess, err = dataAccess(c, bin, prof, popts); err != nil {
+			return err
+		}
+	}
+	if prof.CS {
+		if cs == nil {
+			if cs, err = unwinder.Unwind(warn); err != nil {
+				return err
+			}
+		}
+		if c.SkipSymbolization {
+			return atomicfile.Create(c.Output, 0o644, func(f *os.File) error {
+				return cs.WriteUnsymbolized(f, offsetBase(c, bin))
+			})
+		}
+		if err := printProbeDescs(c, bin, stdout); err != nil {
+			return err
+		}
+		c.CS.GenerateOptions = c.Generate
+		c.CS.Warn = warn
+		c.CS.LLVM = c.LLVM
+		if c.CS.PreInliner && !c.MergeColdContextGiven {
+			// llvm-profgen turns the cold-context merger off after its
+			// pre-inliner unless it was asked for.
+			c.CS.MergeColdContext = false
+		}
+		var sp *sampleprof.Profile
+		if bin.PseudoProbes {
+			ef, err := elf.Open(c.Binary)
+			if err != nil {
+				return err
+			}
+			defer ef.Close()
+			sp, err = GenerateCSProbeBased(bin, ef, c.Binary, unwinder, cs, c.CS)
+		} else {
+			sp, err = GenerateCS(bin, unwinder, cs, c.CS)
+		}
+		if err != nil {
+			return err
+		}
+		return write(c, sp)
+	}
+	if c.SkipSymbolization {
+		return atomicfile.Create(c.Output, 0o644, func(f *os.File) error {
+			return prof.WriteUnsymbolized(f, offsetBase(c, bin))
+		})
+	}
+	c.Generate.Warn = warn
+	if err := printProbeDescs(c, bin, stdout); err != nil {
+		return err
+	}
+	if bin.PseudoProbes {
+		ef, err := elf.Open(c.Binary)
+		if err != nil {
+			return err
+		}
+		defer ef.Close()
+		sp, err := GenerateProbeBased(bin, ef, c.Binary, &prof.Counter, c.Generate)
+		if err != nil {
+			return err
+		}
+		return write(c, sp)
+	}
+	sp, err := Generate(bin, sym, &prof.Counter, c.Generate)
+	if err != nil {
+		return err
+	}
+	return write(c, sp)
+}
+
+// symbolizerPath is the file whose DWARF llvm-profgen's symbolizer reads:
+// --debug-binary if given, else --binary.
+func symbolizerPath(c *Options) string {
+	if c.DebugBinary != "" {
+		return c.DebugBinary
+	}
+	return c.Binary
+}
+
+// postProcessProfile is llvm-profgen's --llvm-sample-profile: the
+// profile read (by its release's reader) goes through the generator's
+// post-processing in the reader's map order, then is written.
+func postProcessProfile(c *Options, warn func(string), stdout io.Writer) error {
+	data, err := infile.ReadStream(c.LLVMSampleProfile)
+	if err != nil {
+		return err
+	}
+	p, err := sampleprof.Read(c.LLVMSampleProfile, data, sampleprof.ReadOptions{LLVM: c.LLVM})
+	if err != nil {
+		return err
+	}
+	if p.CS {
+		return fmt.Errorf("%s: a context-sensitive profile: --llvm-sample-profile post-processes context-insensitive profiles only (not supported yet)", c.LLVMSampleProfile)
+	}
+	if c.ShowDensity {
+		c.Generate.ShowDensity = stdout
+	}
+	c.Generate.Warn = warn
+	return write(c, PostProcess(p, c.Generate))
+}
+
+// write writes the profile in the chosen format.
+func write(c *Options, sp *sampleprof.Profile) error {
+	var out []byte
+	var err error
+	switch c.Format {
+	case "text":
+		out = sp.AppendText(nil, sampleprof.TextWriteOptions{LLVM: c.LLVM})
+	case "binary":
+		out, err = sp.AppendBinary(nil)
+	default:
+		out, err = sp.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: c.LLVM, VTables: c.WriteVTables})
+	}
+	if errors.Is(err, sampleprof.ErrUnsupported) {
+		// llvm-profgen's words (it leaves an empty file; we write none).
+		return fmt.Errorf("%s: Profile encoding format unsupported for writing operations", c.Output)
+	}
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(c.Output, out, 0o644)
+}
+
+// dataAccess reads --data-access-perftrace as llvm-profgen does, after the
+// LBR trace: only for context-insensitive profiles without pseudo probes.
+func dataAccess(c *Options, bin *perfscript.Binary, prof *perfscript.Profile, popts perfscript.Options) (map[perfscript.DataAccess]uint64, error) {
+	if prof.CS || bin.PseudoProbes {
+		return nil, errors.New("Symbolizing vtables from data access profiles is not yet supported for context-sensitive perf traces or when pseudo-probe based mapping is enabled: add --ignore-stack-samples (and --use-dwarf-correlation for a pseudo-probe binary)")
+	}
+	f, err := infile.OpenStream(c.DataAccessPerftrace)
+	if err != nil {
+		return nil, fmt.Errorf("Failed to open perf trace file: %s: %w", c.DataAccessPerftrace, err)
+	}
+	defer f.Close()
+	syms, err := perfscript.OpenDataAccessSymbols(c.Binary)
+	if err != nil {
+		return nil, err
+	}
+	return perfscript.ParseDataAccess(c.DataAccessPerftrace, f, bin, syms, prof.BaseAddress, popts)
+}
+
+// parseTrace reads the perf script (--perfscript, or the one perf writes
+// of --perfdata); hybrid samples go to the returned unwinder unless
+// --ignore-stack-samples.
+func parseTrace(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, buildID []byte, popts perfscript.Options) (*perfscript.Profile, *Unwinder, error) {
+	if c.Perfdata != "" {
+		script, cleanup, err := perfScript(bin, c.Perfdata, popts.PID, popts.HasPID)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer cleanup()
+		c.Perfscript = script
+	}
+	// A file or a pipe (`--perfscript=<(perf script ...)`, as llvm-profgen
+	// reads one); a device like /dev/zero, which llvm-profgen reads until
+	// memory runs out, or a socket is refused.
+	f, err := infile.OpenStream(c.Perfscript)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if err := checkBuildID(c, buildID); err != nil {
+		return nil, nil, err
+	}
+	var unwinder *Unwinder
+	if !c.IgnoreStackSamples {
+		unwinder = NewUnwinder(bin, sym, c.Context)
+		popts.HybridRecord = unwinder.AddRecord
+	}
+	prof, err := perfscript.Parse(c.Perfscript, f, bin, popts)
+	return prof, unwinder, err
+}
+
+// checkBuildID fails when --trace-build-id names a build id other than the
+// binary's. Build ids in the trace itself (perf record --buildid-mmap
+// prints one in each PERF_RECORD_MMAP2 line) are checked by the parser
+// (perfscript.ErrBuildIDMismatch): llvm-profgen matches mappings by file
+// name only and turns a trace of another build into a wrong profile;
+// profgen refuses it, naming both build ids.
+func checkBuildID(c *Options, binID []byte) error {
+	have := hex.EncodeToString(binID)
+	if c.TraceBuildID == "" {
+		return nil
+	}
+	if want := strings.ToLower(strings.TrimSpace(c.TraceBuildID)); want != have {
+		return fmt.Errorf("%s: the trace was recorded from the binary with build id %s (--trace-build-id), but --binary %s has build id %s: pass the binary that ran",
+			c.Perfscript, want, c.Binary, orNone(have))
+	}
+	return nil
+}
+
+func orNone(id string) string {
+	if id == "" {
+		return "(none)"
+	}
+	return id
+}
+
+// offsetBase is what the addresses of unsymbolized profiles are offsets
+// from: the preferred base (--use-offset, the default), the first
+// loadable segment (--use-first-loadable-segment-as-base), or 0
+// (--use-offset=false: virtual addresses).
+func offsetBase(c *Options, bin *perfscript.Binary) uint64 {
+	switch {
+	case !c.UseOffset:
+		return 0
+	case c.UseFirstLoadableSegment:
+		return bin.FirstLoadableAddress
+	}
+	return bin.PreferredBase()
+}
+
+// readUnsymbolized reads --unsymbolized-profile: the profile of a
+// context-insensitive one (its counter), or the counters by context of a
+// CS one.
+func readUnsymbolized(c *Options, bin *perfscript.Binary) (*perfscript.Profile, *CSCounters, error) {
+	f, err := infile.OpenStream(c.Unsymbolized)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	base := offsetBase(c, bin)
+	u, err := perfscript.ReadUnsymbolized(c.Unsymbolized, f, base)
+	if err != nil {
+		return nil, nil, err
+	}
+	prof := &perfscript.Profile{CS: u.CS, BaseAddress: bin.PreferredBase()}
+	if !u.CS {
+		prof.Counter = u.Counters[0].Counter
+		return prof, nil, nil
+	}
+	cs, err := CSCountersFromUnsymbolized(c.Unsymbolized, bin, u, base)
+	return prof, cs, err
+}
+
+// fileExists is false only when path does not exist (other errors show
+// when it is opened).
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, iofs.ErrNotExist)
+}
