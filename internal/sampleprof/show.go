@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // The canonical text dump: what `llvm-profdata show --sample` prints
@@ -106,7 +108,7 @@ func (p *Profile) findShown(name string, rel int) *FunctionSamples {
 	if rel == 16 {
 		return p.Lookup(Name(name))
 	}
-	h := MD5Hash(name)
+	h := llvmname.GUID(name)
 	for _, fs := range p.Funcs {
 		if fs.Name.MD5() == h {
 			return fs

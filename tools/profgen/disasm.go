@@ -9,7 +9,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
-	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
@@ -107,7 +107,7 @@ func showDisassembly(c *config, w io.Writer, rep *cli.Reporter) error {
 			}
 			name := sym.Name
 			if c.showCanonicalName {
-				name = memprof.CanonicalName(name)
+				name = llvmname.Canonical(name)
 			}
 			if len(c.disasmFuncs) > 0 && !slices.Contains(c.disasmFuncs, name) {
 				continue

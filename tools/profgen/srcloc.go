@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
-	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/profgen"
 )
 
@@ -42,7 +42,7 @@ func appendSourceLocation(b []byte, sym *elfsym.Binary, addr uint64, canonical, 
 			line, disc = profgen.ProbeIndex(disc), 0
 		}
 		if canonical {
-			b = append(b, memprof.CanonicalName(f.LinkageName)...)
+			b = append(b, llvmname.Canonical(f.LinkageName)...)
 		} else {
 			b = append(b, f.LinkageName...)
 		}
