@@ -9,6 +9,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+	"github.com/rules-pgo/rules_pgo/internal/stdunordered"
 )
 
 // probes is what probe-based generation knows of the binary beyond
@@ -132,7 +133,7 @@ func probeCounterOrder(inserted []*pseudoprobe.Probe) []*pseudoprobe.Probe {
 		keys[i] = uint64(q.Seq) * probeSize
 	}
 	out := make([]*pseudoprobe.Probe, len(inserted))
-	for i, j := range sampleprof.StdUnorderedOrder(keys) {
+	for i, j := range stdunordered.Order(keys) {
 		out[i] = inserted[j]
 	}
 	return out

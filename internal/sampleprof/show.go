@@ -51,8 +51,8 @@ type ShowOptions struct {
 // read by the release's reader (Read with the same LLVM).
 //
 // The hot-function list orders functions of equal total samples as
-// LLVM's profile map iterates them: a libstdc++ unordered_map (stdhash.go)
-// keyed by the context's hash (llvmhash.go).
+// LLVM's profile map iterates them: a libstdc++ unordered_map
+// (internal/stdunordered) keyed by the context's hash (llvmhash.go).
 func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 	rel := o.LLVM
 	if rel == 0 {
