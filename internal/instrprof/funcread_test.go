@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // tinyIndexed returns tinyRaw merged and written as llvm-profdata of
@@ -17,7 +18,7 @@ func tinyIndexed(t testing.TB, release int, temporal bool) []byte {
 	p := tinyRaw()
 	if temporal {
 		p.Variant |= VariantTemporalProf
-		p.Trace = []uint64{NameRef("f"), NameRef("main")}
+		p.Trace = []uint64{llvmname.GUID("f"), llvmname.GUID("main")}
 		p.Records[1].Bitmap = []byte{5, 0}
 	}
 	f := NewFuncProfile()

@@ -2,8 +2,6 @@ package instrprof
 
 import (
 	"cmp"
-	"crypto/md5"
-	"encoding/binary"
 	"math/bits"
 	"slices"
 	"sort"
@@ -57,13 +55,6 @@ type FuncRecord struct {
 	Bitmap []byte
 	// Values[k] holds the value sites of kind k, each a list of values.
 	Values [NumValueKinds][][]ValueData
-}
-
-// NameRef returns IndexedInstrProf::ComputeHash(Name): the low 64 bits of
-// the name's MD5, as raw profiles store it and the function table hashes it.
-func NameRef(name string) uint64 {
-	s := md5.Sum([]byte(name))
-	return binary.LittleEndian.Uint64(s[:8])
 }
 
 // MergeWarning is a problem llvm-profdata reports per function while it

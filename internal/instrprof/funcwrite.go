@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -77,7 +78,7 @@ func newFuncTable(f *FuncProfile, opts WriteOptions) (*funcTable, error) {
 	}
 	hashes := make([]uint64, len(ft.names))
 	for i, n := range ft.names {
-		hashes[i] = NameRef(n)
+		hashes[i] = llvmname.GUID(n)
 	}
 	ft.table = newTable(hashes, func(i int) int { return 16 + len(ft.names[i]) + ft.dataSize(i) })
 	return ft, nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -359,8 +360,8 @@ func TestGUID(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"foo.llvm.1.cold", "foo.__uniq.999"} {
-		if got := memprof.CanonicalName(s); got != s {
-			t.Errorf("CanonicalName(%q) = %q, want unchanged", s, got)
+		if got := llvmname.Canonical(s); got != s {
+			t.Errorf("llvmname.Canonical(%q) = %q, want unchanged", s, got)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // Raw profiles (.profraw), as the compiler-rt profile runtime writes them
@@ -220,7 +221,7 @@ func (rr *RawReader) lookupNames(name string, data []byte, off int) ([]string, m
 	}
 	byRef := make(map[uint64]string, len(names))
 	for _, n := range names {
-		byRef[NameRef(n)] = n
+		byRef[llvmname.GUID(n)] = n
 	}
 	rr.names, rr.decNames, rr.byRef = bytes.Clone(sec), names, byRef
 	return names, byRef, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // TestReadRawFixtures checks what the reader finds in the clang-written
@@ -63,7 +64,7 @@ func TestReadRawFixtures(t *testing.T) {
 						t.Fatalf("ir: main value sites %v", m.Values)
 					}
 					for _, v := range m.Values[IPVKIndirectCallTarget][0] {
-						if v.Value != NameRef(nameEnding(p, ";add", ":add")) && v.Value != NameRef(nameEnding(p, ";mul", ":mul")) {
+						if v.Value != llvmname.GUID(nameEnding(p, ";add", ":add")) && v.Value != llvmname.GUID(nameEnding(p, ";mul", ":mul")) {
 							t.Errorf("indirect-call target %#x is neither add nor mul", v.Value)
 						}
 					}
@@ -135,7 +136,7 @@ func tinyRaw() *RawProfile {
 		Records: []FuncRecord{
 			{Name: "main", Hash: 7, Counts: []uint64{1, 2, 3},
 				Values: [NumValueKinds][][]ValueData{
-					{{{Value: NameRef("f"), Count: 3}}},
+					{{{Value: llvmname.GUID("f"), Count: 3}}},
 					{{{Value: 8, Count: 1}, {Value: 16, Count: 2}}, nil},
 				}},
 			{Name: "f", Hash: 9, Counts: []uint64{3}},

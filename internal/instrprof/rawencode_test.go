@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"slices"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // encodeRaw writes p as a raw profile of the given raw version (8, 9 or
@@ -38,7 +40,7 @@ func encodeRaw(p *RawProfile, version int) []byte {
 	for i, r := range p.Records {
 		ctrOff[i] = uint64(len(ctrs))
 		if temporal {
-			ctrs = binary.LittleEndian.AppendUint64(ctrs, stamp[NameRef(r.Name)])
+			ctrs = binary.LittleEndian.AppendUint64(ctrs, stamp[llvmname.GUID(r.Name)])
 		}
 		for _, c := range r.Counts {
 			switch {
@@ -108,7 +110,7 @@ func encodeRaw(p *RawProfile, version int) []byte {
 	for i, r := range p.Records {
 		at := uint64(i) * recSize
 		start := len(b)
-		ref := NameRef(r.Name)
+		ref := llvmname.GUID(r.Name)
 		u64(ref)
 		u64(r.Hash)
 		u64(ctrOff[i] + ctrDelta - at)

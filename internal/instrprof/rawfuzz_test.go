@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // FuzzReadRaw: ParseRaw returns a profile or an instrprof *decode.Error,
@@ -18,7 +20,7 @@ func FuzzReadRaw(f *testing.F) {
 		}
 		f.Add(encodeRaw(p, v))
 		p.Variant |= VariantByteCoverage | VariantTemporalProf
-		p.Trace = []uint64{NameRef("f"), NameRef("main")}
+		p.Trace = []uint64{llvmname.GUID("f"), llvmname.GUID("main")}
 		for i := range p.Records {
 			p.Records[i].Values = [NumValueKinds][][]ValueData{}
 			if v >= 9 {

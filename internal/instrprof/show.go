@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/stdheap"
 )
 
@@ -112,7 +113,7 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	isIR := in.Variant&VariantIRProf != 0
 	names := make(map[uint64]string, len(in.Names))
 	for _, n := range in.Names {
-		names[NameRef(n)] = n
+		names[llvmname.GUID(n)] = n
 	}
 	var sb summaryBuilder
 	var stats [NumValueKinds]valueStats

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // TestMergeSyntheticDifferential merges raws built in memory (encodeRaw)
@@ -63,7 +64,7 @@ func TestMergeSyntheticDifferential(t *testing.T) {
 			{withVals(rec("f", 1, 3), IPVKMemOPSize, sites(ValueData{8, 2}, ValueData{16, 2}, ValueData{4, 9}, ValueData{8, 1})), rec("g", 2, 1)},
 			{withVals(rec("f", 1, 1), IPVKMemOPSize, sites(ValueData{16, 5}, ValueData{32, 2})), rec("g", 2, 1)},
 			{withVals(rec("f", 1, 1), IPVKMemOPSize, [][]ValueData{{{8, 1}}, nil}), rec("g", 2, 1)},
-			{withVals(rec("f", 1, 1), IPVKIndirectCallTarget, sites(ValueData{NameRef("g"), 4}, ValueData{0x1234, 1}, ValueData{0x5678, 7})), rec("g", 2, 1)},
+			{withVals(rec("f", 1, 1), IPVKIndirectCallTarget, sites(ValueData{llvmname.GUID("g"), 4}, ValueData{0x1234, 1}, ValueData{0x5678, 7})), rec("g", 2, 1)},
 		}, weights: []uint64{1, 3, 1, 2}},
 		{name: "many-values", inputs: [][]FuncRecord{wide(0), wide(1), wide(2)}},
 		{name: "bitmaps", bitmaps: true, inputs: [][]FuncRecord{

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"gopkg.in/yaml.v3"
 )
@@ -124,7 +125,7 @@ func padKey(k string) string {
 // name (FunctionSamples::getCanonicalFnName with ".llvm." and ".part."
 // suffixes stripped), low 64 bits little-endian.
 func GUID(name string) uint64 {
-	return memprof.GUID(memprof.CanonicalName(name))
+	return llvmname.GUID(llvmname.Canonical(name))
 }
 
 // ReadYAML parses a YAML MemProf profile. Records keep document order (the

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
@@ -302,7 +303,7 @@ func symbolize(bin Symbolizer, addr uint64, release int) pcInfo {
 			name = f.Name
 		}
 		info.frames[i] = Frame{
-			Function:      GUID(canonicalNameForRelease(name, release)),
+			Function:      llvmname.GUID(llvmname.CanonicalForRelease(name, release)),
 			LineOffset:    f.Line - f.StartLine,
 			Column:        f.Column,
 			IsInlineFrame: i != len(fr)-1,
@@ -310,6 +311,15 @@ func symbolize(bin Symbolizer, addr uint64, release int) pcInfo {
 		info.names[i] = displayNameForRelease(name, release)
 	}
 	return info
+}
+
+// displayNameForRelease is the SymbolName llvm-profdata keeps for a frame:
+// the canonical name from LLVM 17 on, the raw linkage name in LLVM 16.
+func displayNameForRelease(name string, llvmRelease int) string {
+	if llvmRelease < 17 {
+		return name
+	}
+	return llvmname.Canonical(name)
 }
 
 // frameKey is a map key identifying a frame sequence.

@@ -15,7 +15,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
-	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/x86inst"
 )
 
@@ -492,7 +492,7 @@ func (b *Binary) disassemble(f *elf.File) error {
 		sec := f.Sections[s.Section]
 		switch {
 		case sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Size != 0 && sec.Type != elf.SHT_NOBITS:
-			b.setFuncEntry(s.Value, memprof.CanonicalName(s.Name))
+			b.setFuncEntry(s.Value, llvmname.Canonical(s.Name))
 		case s.Name == "__llvm_fs_discriminator__" && sec.Type == elf.SHT_PROGBITS && sec.Flags&elf.SHF_ALLOC != 0 && sec.Size != 0:
 			b.FSDiscriminator = true
 		}
@@ -734,9 +734,9 @@ func fileName(p string) string {
 // llvm-profgen-22 (fib.cold, fib.llvm.1 and fib.part.0 are fib;
 // fib.__uniq.1 and fib.foo are not; tools/profgen's TestSymbolTableNames).
 // Function entries (setFuncEntry) and --show-canonical-fname use
-// getCanonicalFnName, memprof.CanonicalName, which keeps ".cold": the cold
+// getCanonicalFnName, llvmname.Canonical, which keeps ".cold": the cold
 // range of a function split by -fsplit-machine-functions is no entry
 // (tools/profgen's TestSplitFunctions).
 func canonicalSymbolName(name string) string {
-	return strings.TrimSuffix(memprof.CanonicalName(name), ".cold")
+	return strings.TrimSuffix(llvmname.Canonical(name), ".cold")
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
-	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+	"github.com/rules-pgo/rules_pgo/internal/stdunordered"
 )
 
 // LoadWarnings returns the warnings llvm-profgen prints while it loads the
@@ -78,7 +78,7 @@ func (b *Binary) loadWarnings(detailed bool) []string {
 			names[i] = fn.Name
 		}
 		order = make([]*Function, 0, len(names))
-		for _, i := range sampleprof.StdUnorderedStringOrder(names) {
+		for _, i := range stdunordered.StringOrder(names) {
 			order = append(order, b.functions[i])
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+	"github.com/rules-pgo/rules_pgo/internal/stdunordered"
 )
 
 // The per-item warnings of llvm-profgen's --show-detailed-warning
@@ -103,12 +103,12 @@ func (p *reader) noteOrder(stack []uint64, lbr []Branch) {
 // + end, llvm::pair_hash) walking AggregatedSamples, a
 // std::unordered_map of the distinct samples (filled in trace order), in
 // its iteration order; the ranges come out in that map's. Both orders are
-// libstdc++'s (sampleprof.StdUnorderedOrder).
+// libstdc++'s (stdunordered.Order).
 func (p *reader) rangeOrder() []Branch {
 	o := p.order
 	var ranges []Branch
 	seen := map[Branch]struct{}{}
-	for _, i := range sampleprof.StdUnorderedOrder(o.hashes) {
+	for _, i := range stdunordered.Order(o.hashes) {
 		end := uint64(0)
 		for _, e := range o.lbrs[prevEnd(o.ends, i):o.ends[i]] {
 			if end != 0 {
@@ -126,7 +126,7 @@ func (p *reader) rangeOrder() []Branch {
 		hashes[i] = r.Source*31 + r.Target
 	}
 	out := make([]Branch, 0, len(ranges))
-	for _, i := range sampleprof.StdUnorderedOrder(hashes) {
+	for _, i := range stdunordered.Order(hashes) {
 		out = append(out, ranges[i])
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 	"github.com/rules-pgo/rules_pgo/internal/stdheap"
@@ -68,7 +69,7 @@ func (m *nameHashes) callSite(name string, loc sampleprof.LineLocation) uint64 {
 	}
 	h, ok := (*m)[name]
 	if !ok {
-		h = sampleprof.MD5Hash(name)
+		h = llvmname.GUID(name)
 		(*m)[name] = h
 	}
 	id := uint64(loc.Disc)<<32 | uint64(loc.Line)

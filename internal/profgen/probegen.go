@@ -5,10 +5,11 @@ import (
 	"debug/elf"
 	"slices"
 
-	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+	"github.com/rules-pgo/rules_pgo/internal/stdunordered"
 )
 
 // probes is what probe-based generation knows of the binary beyond
@@ -49,7 +50,7 @@ func loadProbes(f *elf.File, file string, profiled map[*perfscript.Function]bool
 		opts.GUIDFilter = map[uint64]bool{}
 	}
 	for fn := range profiled {
-		opts.GUIDFilter[memprof.GUID(fn.Name)] = true
+		opts.GUIDFilter[llvmname.GUID(fn.Name)] = true
 		for _, r := range fn.Ranges {
 			for _, g := range at[r[0]] {
 				opts.FuncStartAddrs[g] = r[0]
@@ -86,7 +87,7 @@ func (p *probes) context(ctx []frame, q *pseudoprobe.Probe, includeLeaf bool) []
 
 // checksum is the CFG hash of a function's descriptor (0 without one).
 func (p *probes) checksum(name string) uint64 {
-	if d := p.Desc(memprof.GUID(name)); d != nil {
+	if d := p.Desc(llvmname.GUID(name)); d != nil {
 		return d.Hash
 	}
 	return 0
@@ -132,7 +133,7 @@ func probeCounterOrder(inserted []*pseudoprobe.Probe) []*pseudoprobe.Probe {
 		keys[i] = uint64(q.Seq) * probeSize
 	}
 	out := make([]*pseudoprobe.Probe, len(inserted))
-	for i, j := range sampleprof.StdUnorderedOrder(keys) {
+	for i, j := range stdunordered.Order(keys) {
 		out[i] = inserted[j]
 	}
 	return out

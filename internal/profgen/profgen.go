@@ -56,7 +56,7 @@ import (
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
-	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
@@ -287,7 +287,7 @@ func (g *generator) calleeName(addr uint64) string {
 	if fr == nil || !fr.Entry {
 		return ""
 	}
-	return memprof.CanonicalName(fr.Name)
+	return llvmname.Canonical(fr.Name)
 }
 
 // boundarySamples is populateBoundarySamplesForAllFunctions, the branches

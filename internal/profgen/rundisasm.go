@@ -10,7 +10,7 @@ import (
 	"strconv"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
-	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
@@ -109,7 +109,7 @@ func showDisassembly(c *Options) error {
 			}
 			name := sym.Name
 			if c.ShowCanonicalName {
-				name = memprof.CanonicalName(name)
+				name = llvmname.Canonical(name)
 			}
 			if len(c.DisassembleFunctions) > 0 && !slices.Contains(c.DisassembleFunctions, name) {
 				continue
@@ -179,7 +179,7 @@ func appendSourceLocation(b []byte, sym *elfsym.Binary, addr uint64, canonical, 
 			line, disc = probeIndex(disc), 0
 		}
 		if canonical {
-			b = append(b, memprof.CanonicalName(f.LinkageName)...)
+			b = append(b, llvmname.Canonical(f.LinkageName)...)
 		} else {
 			b = append(b, f.LinkageName...)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
@@ -255,8 +256,8 @@ func nameFromSymbols(p *memprof.Profile, binary string) error {
 		if name == "" {
 			return
 		}
-		n := memprof.CanonicalName(name)
-		if g := memprof.GUID(n); want[g] {
+		n := llvmname.Canonical(name)
+		if g := llvmname.GUID(n); want[g] {
 			names[g] = n
 			delete(want, g)
 		}

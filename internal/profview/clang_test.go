@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
@@ -454,7 +455,7 @@ func parseModuleMIBs(t *testing.T, ll string) (out, attrs []mib) {
 			line, _ := strconv.ParseUint(l["line"], 10, 32)
 			spLine, _ := strconv.ParseUint(sp["line"], 10, 32)
 			col, _ := strconv.ParseUint(l["column"], 10, 32)
-			f := memprof.Frame{Function: memprof.GUID(name), LineOffset: uint32(line-spLine) & 0xffff}
+			f := memprof.Frame{Function: llvmname.GUID(name), LineOffset: uint32(line-spLine) & 0xffff}
 			stack = append(stack, profview.StackID(f, uint32(col)))
 		}
 		attrs = append(attrs, mib{stack, ty})

@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
-	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // Section names.
@@ -270,6 +270,6 @@ func eachSymbol(f *elf.File, fn func(addr, guid uint64)) {
 		if elf.ST_TYPE(s.Info) == elf.STT_SECTION && int(s.Section) < len(f.Sections) {
 			name = f.Sections[s.Section].Name
 		}
-		fn(s.Value, memprof.GUID(name))
+		fn(s.Value, llvmname.GUID(name))
 	}
 }

@@ -3,6 +3,8 @@ package sampleprof
 import (
 	"maps"
 	"slices"
+
+	"github.com/rules-pgo/rules_pgo/internal/stdunordered"
 )
 
 // What llvm-profdata merge --sample and llvm-profgen do to a whole profile
@@ -17,7 +19,7 @@ import (
 // unordered_map.
 type llvmMap struct {
 	llvm int
-	t    *stdTable
+	t    *stdunordered.Table
 	fs   []*FunctionSamples // by node; nil once erased
 	node map[uint64]int32   // key → node
 }
@@ -26,7 +28,7 @@ func newLLVMMap(llvm int) *llvmMap {
 	if llvm == 0 {
 		llvm = 22
 	}
-	return &llvmMap{llvm: llvm, t: newStdTable(), node: map[uint64]int32{}}
+	return &llvmMap{llvm: llvm, t: stdunordered.New(0), node: map[uint64]int32{}}
 }
 
 func (m *llvmMap) key(fs *FunctionSamples) uint64 { return contextHash(fs, m.llvm, FunctionID.MD5) }
@@ -40,14 +42,14 @@ func (m *llvmMap) find(k uint64) *FunctionSamples {
 
 // insert adds fs under k, which must not be in the map.
 func (m *llvmMap) insert(k uint64, fs *FunctionSamples) {
-	n := m.t.insert(k)
+	n := m.t.Insert(k)
 	m.fs = append(m.fs, fs)
 	m.node[k] = n
 }
 
 func (m *llvmMap) erase(k uint64) {
 	if n, ok := m.node[k]; ok {
-		m.t.erase(n)
+		m.t.Erase(n)
 		m.fs[n] = nil
 		delete(m.node, k)
 	}
@@ -68,8 +70,8 @@ func (m *llvmMap) getOrCreate(name FunctionID, frames []Frame) (fs *FunctionSamp
 
 // funcs returns the profiles in iteration order.
 func (m *llvmMap) funcs() []*FunctionSamples {
-	out := make([]*FunctionSamples, 0, m.t.count)
-	for _, n := range m.t.order() {
+	out := make([]*FunctionSamples, 0, m.t.Len())
+	for _, n := range m.t.Order() {
 		out = append(out, m.fs[n])
 	}
 	return out
@@ -320,7 +322,7 @@ func (n *frameNode) child(loc LineLocation, fn FunctionID, llvm int) *frameNode 
 func callsiteHash(fn FunctionID, loc LineLocation, llvm int) uint64 {
 	if llvm < 19 {
 		var buf [64]byte
-		name := stdHashBytes(fn.appendTo(buf[:0]))
+		name := stdunordered.HashBytes(fn.appendTo(buf[:0]))
 		id := uint64(loc.Line)<<32 | uint64(loc.Disc)
 		return name + id<<5 + id
 	}

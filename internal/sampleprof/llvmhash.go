@@ -3,6 +3,8 @@ package sampleprof
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // LLVM's hash_combine and hash_combine_range (llvm/ADT/Hashing.h, the
@@ -201,7 +203,7 @@ func md5Memo() func(FunctionID) uint64 {
 		}
 		h, ok := md5s[f.name]
 		if !ok {
-			h = MD5Hash(f.name)
+			h = llvmname.GUID(f.name)
 			md5s[f.name] = h
 		}
 		return h

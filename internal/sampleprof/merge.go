@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // Format is the encoding of a sample profile file.
@@ -106,7 +107,7 @@ func (m *Merger) md5(f FunctionID) uint64 {
 		if m.md5s == nil {
 			m.md5s = map[string]uint64{}
 		}
-		h = MD5Hash(f.name)
+		h = llvmname.GUID(f.name)
 		m.md5s[f.name] = h
 	}
 	return h

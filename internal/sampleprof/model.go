@@ -35,12 +35,12 @@
 package sampleprof
 
 import (
-	"crypto/md5"
-	"encoding/binary"
 	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // FunctionID names a function: its name, or (MD5 profiles) the 64-bit MD5
@@ -75,30 +75,13 @@ func (f FunctionID) appendTo(b []byte) []byte {
 	return append(b, f.name...)
 }
 
-// MD5 returns the hash of f: LLVM's MD5Hash of the name (the first 8 bytes
-// of its MD5 digest, little-endian), or the hash itself.
+// MD5 returns the hash of f: LLVM's MD5Hash of the name (llvmname.GUID),
+// or the hash itself.
 func (f FunctionID) MD5() uint64 {
 	if f.isHash {
 		return f.hash
 	}
-	return MD5Hash(f.name)
-}
-
-// MD5Hash is LLVM's MD5Hash: the low 64 bits of the MD5 digest of s.
-func MD5Hash(s string) uint64 {
-	if len(s) > 4096 {
-		// A long name is hashed through a small buffer, not copied whole.
-		h := md5.New()
-		var buf [4096]byte
-		for len(s) > 0 {
-			n := copy(buf[:], s)
-			h.Write(buf[:n])
-			s = s[n:]
-		}
-		return binary.LittleEndian.Uint64(h.Sum(nil)[:8])
-	}
-	d := md5.Sum([]byte(s))
-	return binary.LittleEndian.Uint64(d[:8])
+	return llvmname.GUID(f.name)
 }
 
 // Compare orders FunctionIDs as LLVM does: hashes numerically before any

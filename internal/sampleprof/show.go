@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 )
 
 // The canonical text dump: what `llvm-profdata show --sample` prints
@@ -49,8 +51,8 @@ type ShowOptions struct {
 // read by the release's reader (Read with the same LLVM).
 //
 // The hot-function list orders functions of equal total samples as
-// LLVM's profile map iterates them: a libstdc++ unordered_map (stdhash.go)
-// keyed by the context's hash (llvmhash.go).
+// LLVM's profile map iterates them: a libstdc++ unordered_map
+// (internal/stdunordered) keyed by the context's hash (llvmhash.go).
 func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 	rel := o.LLVM
 	if rel == 0 {
@@ -106,7 +108,7 @@ func (p *Profile) findShown(name string, rel int) *FunctionSamples {
 	if rel == 16 {
 		return p.Lookup(Name(name))
 	}
-	h := MD5Hash(name)
+	h := llvmname.GUID(name)
 	for _, fs := range p.Funcs {
 		if fs.Name.MD5() == h {
 			return fs

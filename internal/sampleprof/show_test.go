@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -44,7 +45,7 @@ var readerDiffers = map[string]string{
 // llvm-profdata-N show --sample prints; AppendSectionInfo prints what
 // --show-sec-info-only prints. Inputs LLVM rejects are rejected.
 func TestShowConformance(t *testing.T) {
-	md5Main := strconv.FormatUint(MD5Hash("main"), 10)
+	md5Main := strconv.FormatUint(llvmname.GUID("main"), 10)
 	textArgs := [][]string{{}, {"--topn=2"}, {"--hot-func-list"}, {"--function=main"}, {"--function=foo"},
 		{"--function=nothere", "--topn=3"}, {"--function=" + md5Main}}
 	binArgs := [][]string{{}, {"--topn=2"}, {"--function=main"}}

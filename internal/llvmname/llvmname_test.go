@@ -1,6 +1,11 @@
-package memprof
+package llvmname
 
-import "testing"
+import (
+	"crypto/md5"
+	"encoding/binary"
+	"strings"
+	"testing"
+)
 
 func TestGUID(t *testing.T) {
 	tests := []struct {
@@ -20,7 +25,19 @@ func TestGUID(t *testing.T) {
 	}
 }
 
-func TestCanonicalName(t *testing.T) {
+// TestGUIDLong: a name longer than the buffer GUID hashes it through has
+// the hash of its whole digest.
+func TestGUIDLong(t *testing.T) {
+	for _, n := range []int{4096, 4097, 8192, 10000} {
+		s := strings.Repeat("ab", n)[:n]
+		sum := md5.Sum([]byte(s))
+		if got, want := GUID(s), binary.LittleEndian.Uint64(sum[:8]); got != want {
+			t.Errorf("GUID of %d bytes = %d, want %d", n, got, want)
+		}
+	}
+}
+
+func TestCanonical(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"main", "main"},
 		{"foo.llvm.123", "foo"},
@@ -33,11 +50,14 @@ func TestCanonicalName(t *testing.T) {
 		{"_ZN1a1bEv.cold", "_ZN1a1bEv.cold"},
 	}
 	for _, tt := range tests {
-		if got := CanonicalName(tt.in); got != tt.want {
-			t.Errorf("CanonicalName(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := Canonical(tt.in); got != tt.want {
+			t.Errorf("Canonical(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got := CanonicalForRelease(tt.in, 19); got != tt.want {
+			t.Errorf("CanonicalForRelease(%q, 19) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	if got := canonicalNameForRelease("foo.llvm.1.cold", 16); got != "foo" {
+	if got := CanonicalForRelease("foo.llvm.1.cold", 16); got != "foo" {
 		t.Errorf("LLVM 16 name of foo.llvm.1.cold = %q, want foo", got)
 	}
 }

@@ -1,4 +1,16 @@
-package sampleprof
+// Package stdunordered is std::unordered_map as libstdc++ implements it
+// (_Hashtable with _Prime_rehash_policy, std::hash), so that the order in
+// which LLVM's tools, built with GCC's standard library, iterate such a map
+// can be reproduced: llvm-profdata's and llvm-profgen's SampleProfileMap
+// (the FuncMetadata section order) and the maps llvm-profgen walks when it
+// prints warnings. Its siblings are internal/densemap (llvm::DenseMap) and
+// internal/stdheap (std::priority_queue).
+//
+// With libstdc++ (what Debian's and most Linux LLVM builds use) the
+// iteration order follows from the insertion order and the keys alone:
+// std::hash of an integer is the identity, buckets are key mod a prime
+// bucket count, and the nodes form one list. Table reproduces that list.
+package stdunordered
 
 import (
 	"encoding/binary"
@@ -6,9 +18,9 @@ import (
 	"slices"
 )
 
-// stdHashBytes is libstdc++'s std::hash<std::string> on 64-bit hosts
+// HashBytes is libstdc++'s std::hash<std::string> on 64-bit hosts
 // (_Hash_bytes with seed 0xc70f6907, a MurmurHash64A variant).
-func stdHashBytes(b []byte) uint64 {
+func HashBytes(b []byte) uint64 {
 	const mul = 0xc6a4a7935bd1e995
 	mix := func(v uint64) uint64 { return v ^ v>>47 }
 	n := len(b)
@@ -29,18 +41,12 @@ func stdHashBytes(b []byte) uint64 {
 	return mix(mix(h) * mul)
 }
 
-// LLVM's SampleProfileMap is a std::unordered_map keyed by a 64-bit hash of
-// the context, and the writer iterates it for the FuncMetadata section. With
-// libstdc++ (what Debian's and most Linux LLVM builds use) that order
-// follows from the insertion order and the keys alone: std::hash of an
-// integer is the identity, buckets are key mod a prime bucket count, and
-// the nodes form one list. stdTable reproduces that list.
-
-// stdTable is a libstdc++ _Hashtable with unique uint64 keys: a singly
+// Table is a libstdc++ _Hashtable with unique uint64 keys (the hash codes
+// of the map's keys): a singly
 // linked list of nodes (next, -1 at the end) and, per bucket, the node
 // before the bucket's first node (beforeBegin for the bucket owning the
 // list's front, -1 for an empty bucket).
-type stdTable struct {
+type Table struct {
 	keys       []uint64 // by node; erased nodes stay, unlinked
 	next       []int32
 	head       int32 // _M_before_begin._M_nxt
@@ -51,12 +57,17 @@ type stdTable struct {
 
 const beforeBegin = -2
 
-func newStdTable() *stdTable {
-	return &stdTable{head: -1, buckets: []int32{-1}}
+// New returns an empty table with room for capacity nodes (a hint only:
+// the bucket count grows as libstdc++'s does, from one bucket).
+func New(capacity int) *Table {
+	return &Table{head: -1, buckets: []int32{-1}, keys: make([]uint64, 0, capacity), next: make([]int32, 0, capacity)}
 }
 
+// Len returns the number of nodes in the table.
+func (t *Table) Len() int { return t.count }
+
 // nextBucketCount is _Prime_rehash_policy::_M_next_bkt.
-func (t *stdTable) nextBucketCount(n uint64) uint64 {
+func (t *Table) nextBucketCount(n uint64) uint64 {
 	fast := [...]uint64{2, 2, 2, 3, 5, 5, 7, 7, 11, 11, 11, 11, 13, 13}
 	if n < uint64(len(fast)) {
 		if n == 0 {
@@ -76,7 +87,7 @@ func (t *stdTable) nextBucketCount(n uint64) uint64 {
 }
 
 // needRehash is _Prime_rehash_policy::_M_need_rehash for one insertion.
-func (t *stdTable) needRehash() (uint64, bool) {
+func (t *Table) needRehash() (uint64, bool) {
 	nElt := uint64(t.count)
 	nBkt := uint64(len(t.buckets))
 	if nElt+1 <= t.nextResize {
@@ -94,7 +105,7 @@ func (t *stdTable) needRehash() (uint64, bool) {
 	return 0, false
 }
 
-func (t *stdTable) rehash(n uint64) {
+func (t *Table) rehash(n uint64) {
 	nb := make([]int32, n)
 	for i := range nb {
 		nb[i] = -1
@@ -122,14 +133,14 @@ func (t *stdTable) rehash(n uint64) {
 	t.buckets = nb
 }
 
-func (t *stdTable) nextOf(n int32) int32 {
+func (t *Table) nextOf(n int32) int32 {
 	if n == beforeBegin {
 		return t.head
 	}
 	return t.next[n]
 }
 
-func (t *stdTable) setNext(n, to int32) {
+func (t *Table) setNext(n, to int32) {
 	if n == beforeBegin {
 		t.head = to
 	} else {
@@ -137,8 +148,9 @@ func (t *stdTable) setNext(n, to int32) {
 	}
 }
 
-// insert adds a key that is not in the table yet and returns its node.
-func (t *stdTable) insert(key uint64) int32 {
+// Insert adds a key that is not in the table yet and returns its node:
+// nodes are numbered from 0 in insertion order.
+func (t *Table) Insert(key uint64) int32 {
 	if n, ok := t.needRehash(); ok {
 		t.rehash(n)
 	}
@@ -161,8 +173,8 @@ func (t *stdTable) insert(key uint64) int32 {
 	return node
 }
 
-// erase unlinks a node of the table (_Hashtable::_M_erase).
-func (t *stdTable) erase(node int32) {
+// Erase unlinks a node of the table (_Hashtable::_M_erase).
+func (t *Table) Erase(node int32) {
 	n := uint64(len(t.buckets))
 	b := t.keys[node] % n
 	prev := t.buckets[b]
@@ -186,9 +198,8 @@ func (t *stdTable) erase(node int32) {
 	t.count--
 }
 
-// order returns the indexes (in insertion order) of the nodes in iteration
-// order.
-func (t *stdTable) order() []int {
+// Order returns the nodes (their insertion indexes) in iteration order.
+func (t *Table) Order() []int {
 	out := make([]int, 0, len(t.keys))
 	for p := t.head; p >= 0; p = t.next[p] {
 		out = append(out, int(p))
@@ -196,15 +207,8 @@ func (t *stdTable) order() []int {
 	return out
 }
 
-// stdMapOrder returns the order in which llvm-profdata's writer iterates
-// fs when the reader inserted them in the given order (keys are their
-// hashes): the reader's map, copied into merge's map, iterated.
-func stdMapOrder(fs []*FunctionSamples, key func(*FunctionSamples) uint64) []*FunctionSamples {
-	return stdMapPass(stdMapPass(fs, key), key)
-}
-
-// find returns the node of key, or -1.
-func (t *stdTable) find(key uint64) int32 {
+// Find returns the node of key, or -1.
+func (t *Table) Find(key uint64) int32 {
 	n := uint64(len(t.buckets))
 	b := key % n
 	if t.buckets[b] == -1 {
@@ -218,24 +222,24 @@ func (t *stdTable) find(key uint64) int32 {
 	return -1
 }
 
-// stdMapPass returns the order in which a std::unordered_map iterates fs
-// inserted in the given order (a repeated key keeps its first).
-func stdMapPass(in []*FunctionSamples, key func(*FunctionSamples) uint64) []*FunctionSamples {
-	t := newStdTable()
-	t.keys = make([]uint64, 0, len(in))
-	t.next = make([]int32, 0, len(in))
-	kept := make([]*FunctionSamples, 0, len(in))
-	for _, f := range in {
-		k := key(f)
-		if t.find(k) >= 0 {
-			continue
-		}
-		t.insert(k)
-		kept = append(kept, f)
+// Order returns the order in which a libstdc++ std::unordered_map with the
+// identity hash (integer or pointer keys) iterates keys inserted in the
+// given order: indexes into keys, which must be distinct.
+func Order(keys []uint64) []int {
+	t := New(len(keys))
+	for _, k := range keys {
+		t.Insert(k)
 	}
-	out := make([]*FunctionSamples, 0, len(kept))
-	for _, i := range t.order() {
-		out = append(out, kept[i])
+	return t.Order()
+}
+
+// StringOrder is Order for std::string keys (std::hash<std::string>): the
+// order in which a libstdc++ std::unordered_map<std::string, T> iterates
+// distinct keys inserted in the given order.
+func StringOrder(keys []string) []int {
+	hashes := make([]uint64, len(keys))
+	for i, k := range keys {
+		hashes[i] = HashBytes([]byte(k))
 	}
-	return out
+	return Order(hashes)
 }

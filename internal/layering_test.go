@@ -1,0 +1,134 @@
+// Package internal_test holds the checks of how the project's packages may
+// import one another (the layers of DEVELOPERS.md).
+package internal_test
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// graph returns, for each package of the module (by its path inside the
+// module, "internal/memprof"), the imports of its non-test Go files:
+// project packages by their path inside the module, others as written.
+// Every file counts, whatever its build constraints.
+func graph(t *testing.T) map[string][]string {
+	t.Helper()
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^module (\S+)$`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod names no module")
+	}
+	prefix := string(m[1]) + "/"
+	g := map[string][]string{}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != ".." && (name == "testdata" || name == "out" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "bazel-")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(filepath.Dir(strings.TrimPrefix(path, "../")))
+		for _, is := range f.Imports {
+			p, err := strconv.Unquote(is.Path.Value)
+			if err != nil {
+				return err
+			}
+			g[pkg] = append(g[pkg], strings.TrimPrefix(p, prefix))
+		}
+		if _, ok := g[pkg]; !ok {
+			g[pkg] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// deps returns every package pkg imports, directly or not.
+func deps(g map[string][]string, pkg string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, q := range g[p] {
+			if !seen[q] {
+				seen[q] = true
+				walk(q)
+			}
+		}
+	}
+	walk(pkg)
+	var out []string
+	for p := range seen {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestLayering: the import rules the layers keep.
+func TestLayering(t *testing.T) {
+	g := graph(t)
+	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/perfscript", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered"} {
+		if _, ok := g[p]; !ok {
+			t.Fatalf("package %s not found: the rules below need updating", p)
+		}
+	}
+	formats := []string{"internal/memprof", "internal/sampleprof", "internal/instrprof"}
+	forbid := func(pkg string, banned []string, why string) {
+		t.Helper()
+		for _, d := range deps(g, pkg) {
+			if slices.Contains(banned, d) {
+				t.Errorf("%s imports %s (directly or not): %s", pkg, d, why)
+			}
+		}
+	}
+	// Trace readers read traces and binaries; the profile formats are
+	// written from what they read, never the other way round.
+	for _, p := range []string{"internal/perfscript", "internal/pseudoprobe"} {
+		forbid(p, formats, "a trace reader imports no profile format")
+	}
+	forbid("internal/sampleprof", []string{"internal/memprof", "internal/instrprof"}, "sample profiles share nothing with MemProf or instrumented profiles but internal/llvmname")
+	// llvmname (names and their hashes) and stdunordered (libstdc++'s
+	// unordered_map) are LLVM facts every layer may use: they import no
+	// project package.
+	for _, p := range []string{"internal/llvmname", "internal/stdunordered"} {
+		for _, d := range g[p] {
+			if strings.HasPrefix(d, "internal/") || strings.HasPrefix(d, "tools/") {
+				t.Errorf("%s imports %s: it must import no project package", p, d)
+			}
+		}
+	}
+	// One MD5-GUID implementation: llvmname.GUID. No other non-test file
+	// hashes with MD5.
+	for _, p := range slices.Sorted(maps.Keys(g)) {
+		if p != "internal/llvmname" && slices.Contains(g[p], "crypto/md5") {
+			t.Errorf("%s imports crypto/md5: LLVM's MD5 GUID is llvmname.GUID", p)
+		}
+	}
+}
