@@ -151,11 +151,14 @@ func checkRoundTrip(t testing.TB, p *RawProfile) {
 	}
 }
 
-// stackMap returns p's stacks by id.
+// stackMap returns p's stacks by id. A stack of no frames is nil however
+// the reader holds it (a stack read from the file is an empty slice, one
+// that was never read is nil: both are a stack of no frames).
 func stackMap(p *RawProfile) map[uint64][]uint64 {
 	m := map[uint64][]uint64{}
 	for _, id := range p.StackIDs {
-		m[id], _ = p.Stack(id)
+		pcs, _ := p.Stack(id)
+		m[id] = append([]uint64(nil), pcs...)
 	}
 	return m
 }
