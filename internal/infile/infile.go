@@ -98,6 +98,12 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return ReadAll(f)
+}
+
+// ReadAll reads the rest of f, an open regular file, sized by its length
+// up front (no doubling).
+func ReadAll(f *os.File) ([]byte, error) {
 	var size int
 	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
 		size = int(st.Size())

@@ -34,12 +34,9 @@ type File struct {
 
 // Open returns the contents of the file at path: mapped when it is a
 // regular file of at least MinMapped bytes (and the mapping works),
-// otherwise read with read(path) (nil: infile.ReadFile). What is not a
-// regular file is refused (infile.Open).
+// otherwise read with read(path) (nil: read from the file already open).
+// What is not a regular file is refused (infile.Open).
 func Open(path string, read func(path string) ([]byte, error)) (*File, error) {
-	if read == nil {
-		read = infile.ReadFile
-	}
 	f, err := infile.Open(path)
 	if err != nil {
 		return nil, err
@@ -56,7 +53,12 @@ func Open(path string, read func(path string) ([]byte, error)) (*File, error) {
 			return &File{Data: data, mapped: true}, nil
 		}
 	}
-	data, err := read(path)
+	var data []byte
+	if read != nil {
+		data, err = read(path)
+	} else {
+		data, err = infile.ReadAll(f)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -292,7 +292,7 @@ func readInto(path string, buf []byte) ([]byte, error) {
 	// what is there is fine (io.ErrUnexpectedEOF).
 	n := int(st.Size()) + 1
 	if !st.Mode().IsRegular() || st.Size() <= 0 || int64(n) <= 0 {
-		return infile.ReadFile(path)
+		return infile.ReadAll(f)
 	}
 	if cap(buf) < n {
 		buf = make([]byte, n)
