@@ -62,14 +62,18 @@ func ToolOutput(t testing.TB, name string, args ...string) string {
 
 // SharedFile returns the path of rel in the project's shared directory:
 // $RULES_PGO_SHARED when set, else ../shared beside the checkout (where
-// developers and CI have it). A missing file fails under CI=true and skips
-// otherwise.
+// developers and CI have it), else /work/shared (this workplace's, as
+// e2e/lib.sh falls back to it: a clone elsewhere still finds it). A
+// missing file fails under CI=true and skips otherwise.
 func SharedFile(t testing.TB, rel string) string {
 	t.Helper()
 	dir := os.Getenv("RULES_PGO_SHARED")
 	if dir == "" {
 		_, here, _, _ := runtime.Caller(0)
 		dir = filepath.Join(filepath.Dir(here), "..", "..", "..", "shared")
+		if _, err := os.Stat(dir); err != nil {
+			dir = "/work/shared"
+		}
 	}
 	p := filepath.Join(dir, rel)
 	if _, err := os.Stat(p); err != nil {
