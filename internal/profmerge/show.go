@@ -1,8 +1,6 @@
 package profmerge
 
 import (
-	"debug/dwarf"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +9,6 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
-	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
@@ -167,23 +164,27 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 	if err != nil {
 		return err
 	}
+	syms, err := viewSymbols(o.Binary, o.Warnf, p)
+	if err != nil {
+		return err
+	}
 	ctxs := profview.Contexts(p, t)
 	switch o.Format {
 	case "hints":
-		return profview.WriteHints(w, ctxs, t, p.SymbolNames)
+		return profview.WriteHints(w, ctxs, t, syms)
 	case "pprof":
-		return profview.Profile(ctxs, t, p.SymbolNames, o.binaryName()).Write(w)
+		return profview.Profile(ctxs, t, syms, o.binaryName()).Write(w)
 	case "html":
-		return profview.WriteHTML(w, ctxs, t, p.SymbolNames, profview.HTMLOptions{Title: filepath.Base(path)})
+		return profview.WriteHTML(w, ctxs, t, syms, profview.HTMLOptions{Title: filepath.Base(path)})
 	}
 	return fmt.Errorf("unknown view %q (hints, pprof, html)", o.Format)
 }
 
 // LoadMemProf reads the MemProf profile at path as a model: a raw profile
 // converted against binary as llvm-profdata of release converts it, an
-// indexed profile's MemProf section, or a YAML profile. For indexed and
-// YAML profiles, a binary (optional) names the functions its symbol table
-// has, by their GUIDs. warnf as for Show.
+// indexed profile's MemProf section, or a YAML profile (binary is not
+// needed for those; the views name their functions with viewSymbols).
+// warnf as for Show.
 func LoadMemProf(path, binary string, release int, warnf func(format string, args ...any)) (*memprof.Profile, error) {
 	data, err := infile.ReadFile(path)
 	if err != nil {
@@ -221,72 +222,7 @@ func LoadMemProf(path, binary string, release int, warnf func(format string, arg
 	default:
 		return nil, errors.New(path + ": not a MemProf profile (raw, indexed or YAML)")
 	}
-	if binary != "" {
-		if err := nameFromSymbols(p, binary); err != nil {
-			return nil, err
-		}
-	}
 	return p, nil
-}
-
-// nameFromSymbols adds to p.SymbolNames the names of binary's functions
-// whose GUID (of the canonical linkage name) some frame uses: from the
-// DWARF subprograms (inlined functions too) and the ELF symbol table.
-func nameFromSymbols(p *memprof.Profile, binary string) error {
-	ef, err := elf.Open(binary)
-	if err != nil {
-		return fmt.Errorf("profiled binary: %w", err)
-	}
-	defer ef.Close()
-	want := map[uint64]bool{}
-	for _, r := range p.Records {
-		for _, a := range r.AllocSites {
-			for _, f := range a.CallStack {
-				if p.SymbolNames[f.Function] == "" {
-					want[f.Function] = true
-				}
-			}
-		}
-	}
-	names := map[uint64]string{}
-	for k, v := range p.SymbolNames {
-		names[k] = v
-	}
-	add := func(name string) {
-		if name == "" {
-			return
-		}
-		n := llvmname.Canonical(name)
-		if g := llvmname.GUID(n); want[g] {
-			names[g] = n
-			delete(want, g)
-		}
-	}
-	syms, _ := ef.Symbols() // none is fine: DWARF may name everything
-	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
-			add(s.Name)
-		}
-	}
-	if d, err := ef.DWARF(); err == nil && len(want) > 0 {
-		r := d.Reader()
-		for len(want) > 0 {
-			e, err := r.Next()
-			if err != nil || e == nil {
-				break // names are a convenience: keep what was found
-			}
-			if e.Tag != dwarf.TagSubprogram {
-				continue
-			}
-			if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
-				add(n)
-			} else if n, ok := e.Val(dwarf.AttrName).(string); ok {
-				add(n)
-			}
-		}
-	}
-	p.SymbolNames = names
-	return nil
 }
 
 // ShowSampleView writes the sample profile at path as a (gzipped) pprof
@@ -324,11 +260,9 @@ func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
 		return err
 	}
 	a, b := profview.Contexts(pa, t), profview.Contexts(pb, t)
-	names := map[uint64]string{}
-	for _, p := range []*memprof.Profile{pa, pb} {
-		for k, v := range p.SymbolNames {
-			names[k] = v
-		}
+	names, err := viewSymbols(o.Binary, o.Warnf, pa, pb)
+	if err != nil {
+		return err
 	}
 	switch o.Format {
 	case "text", "hints":

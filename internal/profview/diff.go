@@ -42,10 +42,13 @@ func Diff(a, b []Context) []ContextDiff {
 // WriteDiff writes what changed from A to B: the summaries side by side,
 // then the contexts added, removed, with another hint, and with other
 // sizes or allocation counts (same hint).
-func WriteDiff(out io.Writer, nameA, nameB string, a, b []Context, t Thresholds, names map[uint64]string) error {
+func WriteDiff(out io.Writer, nameA, nameB string, a, b []Context, t Thresholds, syms *Symbols) error {
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "# MemProf diff: A = %s, B = %s\n", nameA, nameB)
 	fmt.Fprintf(w, "# hints as clang %d derives them with -mllvm %s\n", t.Release, strings.Join(t.Flags(), " -mllvm "))
+	if n := syms.Note(); n != "" {
+		fmt.Fprintf(w, "# note: %s\n", n)
+	}
 	sa, sb := Summarize(a), Summarize(b)
 	fmt.Fprintf(w, "\nSummary:\n  %-20s %14s %14s %14s\n", "", "A", "B", "B-A")
 	row := func(label string, x, y uint64) {
@@ -78,7 +81,7 @@ func WriteDiff(out io.Writer, nameA, nameB string, a, b []Context, t Thresholds,
 			if c == nil {
 				c = d.A
 			}
-			fmt.Fprintf(w, "  %s\n    %s\n", line(d), stackLine(c.Frames, names))
+			fmt.Fprintf(w, "  %s\n    %s\n", line(d), stackLine(c.Frames, syms))
 		}
 	}
 	section("Added (only in B)", added, func(d ContextDiff) string {
@@ -99,10 +102,10 @@ func WriteDiff(out io.Writer, nameA, nameB string, a, b []Context, t Thresholds,
 }
 
 // stackLine prints a call stack on one line, leaf first.
-func stackLine(frames []memprof.Frame, names map[uint64]string) string {
+func stackLine(frames []memprof.Frame, syms *Symbols) string {
 	parts := make([]string, len(frames))
 	for i, f := range frames {
-		parts[i] = fmt.Sprintf("%s:+%d:%d", FrameName(f, names), f.LineOffset, f.Column)
+		parts[i] = syms.Frame(f)
 	}
 	return strings.Join(parts, " < ")
 }

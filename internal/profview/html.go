@@ -6,8 +6,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-
-	"github.com/rules-pgo/rules_pgo/internal/demangle"
 )
 
 // HTMLOptions are what WriteHTML shows besides the contexts.
@@ -21,12 +19,12 @@ type HTMLOptions struct {
 // the largest contexts of each hint and a flame graph of the bytes
 // allocated per calling context (roots at the top, callees below; the
 // colour of a frame is the hint of most of its bytes).
-func WriteHTML(w io.Writer, ctxs []Context, t Thresholds, names map[uint64]string, o HTMLOptions) error {
+func WriteHTML(w io.Writer, ctxs []Context, t Thresholds, syms *Symbols, o HTMLOptions) error {
 	if o.Top <= 0 {
 		o.Top = 20
 	}
 	s := Summarize(ctxs)
-	page := htmlPage{Title: o.Title, Release: t.Release, Flags: strings.Join(t.Flags(), " ")}
+	page := htmlPage{Title: o.Title, Release: t.Release, Flags: strings.Join(t.Flags(), " "), Note: syms.Note()}
 	var rule strings.Builder
 	writeRule(&rule, t)
 	page.Rule = strings.TrimSpace(strings.ReplaceAll(rule.String(), "# ", ""))
@@ -34,14 +32,13 @@ func WriteHTML(w io.Writer, ctxs []Context, t Thresholds, names map[uint64]strin
 		page.Summary = append(page.Summary, htmlSumRow{Type: ty.String(), Contexts: s.Contexts[ty], Bytes: s.Bytes[ty], Allocs: s.Allocs[ty]})
 	}
 	page.Summary = append(page.Summary, htmlSumRow{Type: "total", Contexts: s.TotalContexts, Bytes: s.TotalBytes, Allocs: s.TotalAllocs})
-	dn := displayNames(ctxs, names)
 	row := func(c *Context) htmlCtx {
 		r := htmlCtx{Type: c.Hint.String(), ID: c.ID, Bytes: c.Info.TotalSize, Allocs: c.Info.AllocCount, Why: c.Decision.Why}
 		if c.HintNote != "" {
 			r.Why += "; " + c.HintNote
 		}
 		for _, f := range c.Frames {
-			fs := fmt.Sprintf("%s:+%d:%d", dn[f.Function], f.LineOffset, f.Column)
+			fs := syms.Frame(f)
 			if f.IsInlineFrame {
 				fs += " (inlined)"
 			}
@@ -61,26 +58,13 @@ func WriteHTML(w io.Writer, ctxs []Context, t Thresholds, names map[uint64]strin
 		}
 		page.ByHint = append(page.ByHint, g)
 	}
-	page.Flame, page.FlameHeight = flameGraph(ctxs, dn)
+	page.Flame, page.FlameHeight = flameGraph(ctxs, syms)
 	return htmlTemplate.Execute(w, page)
-}
-
-// displayNames demangles the names of every function in ctxs.
-func displayNames(ctxs []Context, names map[uint64]string) map[uint64]string {
-	out := map[uint64]string{}
-	for i := range ctxs {
-		for _, f := range ctxs[i].Frames {
-			if _, ok := out[f.Function]; ok {
-				continue
-			}
-			out[f.Function] = demangle.Name(FrameName(f, names))
-		}
-	}
-	return out
 }
 
 type htmlPage struct {
 	Title, Flags, Rule string
+	Note               string // NoBinaryNote or ""
 	Release            int
 	Summary            []htmlSumRow
 	Top                []htmlCtx
@@ -130,7 +114,7 @@ const (
 	flameRow   = 18
 )
 
-func flameGraph(ctxs []Context, dn map[uint64]string) ([]flameRect, int) {
+func flameGraph(ctxs []Context, syms *Symbols) ([]flameRect, int) {
 	root := &flameNode{name: "all", bytes: map[AllocType]uint64{}, children: map[string]*flameNode{}}
 	for i := range ctxs {
 		c := &ctxs[i]
@@ -139,7 +123,7 @@ func flameGraph(ctxs []Context, dn map[uint64]string) ([]flameRect, int) {
 		n.bytes[c.Hint] += c.Info.TotalSize
 		for j := len(c.Frames) - 1; j >= 0; j-- {
 			f := c.Frames[j]
-			key := fmt.Sprintf("%s:+%d:%d", dn[f.Function], f.LineOffset, f.Column)
+			key := syms.Frame(f)
 			child := n.children[key]
 			if child == nil {
 				child = &flameNode{name: key, bytes: map[AllocType]uint64{}, children: map[string]*flameNode{}}
@@ -233,6 +217,7 @@ svg text { font: 11px ui-monospace, monospace; pointer-events: none; }
 <h1>MemProf report{{if .Title}}: <code>{{.Title}}</code>{{end}}</h1>
 <p>Hints as clang {{.Release}} derives them with <code>{{.Flags}}</code>.</p>
 <p class="stack">{{.Rule}}</p>
+{{if .Note}}<p id="note">Note: {{.Note}}.</p>{{end}}
 <h2>Summary</h2>
 <table id="summary">
 <tr><th>hint</th><th>contexts</th><th>bytes</th><th>allocations</th></tr>

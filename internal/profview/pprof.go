@@ -30,14 +30,16 @@ var pprofSampleTypes = []*profile.ValueType{
 // pprofSampleTypes, the label "hint" (cold, notcold, hot) and the numeric
 // labels "bytes" (average size) and "lifetime" (average, ms).
 //
-// MemProf keeps no addresses, file names or absolute lines: a line is the
-// offset from the function's first line (Function.StartLine is 0), and
-// its column is the column.
+// MemProf keeps no addresses, file names or absolute lines, only line
+// offsets from each function's first line. With the profiled binary's
+// lines (syms), a function has its file and start line and a line is
+// absolute; without them a line is the offset (Function.StartLine 0, and
+// a comment says so). A line's column is the column.
 //
 // binary, if not empty, names the profiled binary in the one mapping
 // (which says functions, lines and inline frames are all there, so pprof
 // symbolizes nothing).
-func Profile(ctxs []Context, t Thresholds, names map[uint64]string, binary string) *profile.Profile {
+func Profile(ctxs []Context, t Thresholds, syms *Symbols, binary string) *profile.Profile {
 	m := &profile.Mapping{ID: 1, File: binary, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true}
 	p := &profile.Profile{
 		Mapping:           []*profile.Mapping{m},
@@ -47,13 +49,19 @@ func Profile(ctxs []Context, t Thresholds, names map[uint64]string, binary strin
 		Comments: []string{
 			fmt.Sprintf("MemProf allocation contexts; hints as clang %d derives them with -mllvm %s",
 				t.Release, strings.Join(t.Flags(), " -mllvm ")),
-			"lines are offsets from the function's first line, as MemProf records them",
 		},
+	}
+	if n := syms.Note(); n != "" {
+		p.Comments = append(p.Comments, n)
 	}
 	funcs := functions{p: p}
 	locs := map[string]*profile.Location{}
 	function := func(guid uint64) *profile.Function {
-		return funcs.get(FrameName(memprof.Frame{Function: guid}, names))
+		f := funcs.get(syms.LinkageName(guid))
+		if fn := syms.fn(guid); fn.Line > 0 && f.StartLine == 0 {
+			f.Filename, f.StartLine = fn.File, int64(fn.Line)
+		}
+		return f
 	}
 	for i := range ctxs {
 		c := &ctxs[i]
@@ -69,7 +77,11 @@ func Profile(ctxs []Context, t Thresholds, names map[uint64]string, binary strin
 			if l == nil {
 				l = &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: m}
 				for _, f := range group {
-					l.Line = append(l.Line, profile.Line{Function: function(f.Function), Line: int64(f.LineOffset), Column: int64(f.Column)})
+					line := int64(f.LineOffset)
+					if _, abs, ok := syms.Line(f); ok {
+						line = abs
+					}
+					l.Line = append(l.Line, profile.Line{Function: function(f.Function), Line: line, Column: int64(f.Column)})
 				}
 				locs[key] = l
 				p.Location = append(p.Location, l)

@@ -21,18 +21,9 @@ func sortContexts(ctxs []Context, key func(*Context) uint64) {
 	})
 }
 
-// FrameName names f's function: its name in names, or its GUID in hex.
-func FrameName(f memprof.Frame, names map[uint64]string) string {
-	if n, ok := names[f.Function]; ok && n != "" {
-		return n
-	}
-	return fmt.Sprintf("0x%016x", f.Function)
-}
-
-// frameString is "name:+LineOffset:Column", the position MemProf stores
-// (the line relative to the function's first line).
-func frameString(f memprof.Frame, names map[uint64]string) string {
-	s := fmt.Sprintf("%s:+%d:%d", FrameName(f, names), f.LineOffset, f.Column)
+// frameString is Symbols.Frame, marked when inlined.
+func frameString(f memprof.Frame, syms *Symbols) string {
+	s := syms.Frame(f)
 	if f.IsInlineFrame {
 		s += " (inlined)"
 	}
@@ -41,12 +32,16 @@ func frameString(f memprof.Frame, names map[uint64]string) string {
 
 // WriteHints writes the hint report: the thresholds, the summary per
 // allocation type, then every context (largest first) with its hint, the
-// numbers that decided it and its call stack.
-func WriteHints(out io.Writer, ctxs []Context, t Thresholds, names map[uint64]string) error {
+// numbers that decided it and its call stack (demangled names and source
+// lines as syms gives them; without a binary, a note says so).
+func WriteHints(out io.Writer, ctxs []Context, t Thresholds, syms *Symbols) error {
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "# Allocation hints clang %d derives from this profile (getAllocType)\n", t.Release)
 	fmt.Fprintf(w, "# with -mllvm %s\n", strings.Join(t.Flags(), " -mllvm "))
 	writeRule(w, t)
+	if n := syms.Note(); n != "" {
+		fmt.Fprintf(w, "# note: %s\n", n)
+	}
 	writeSummary(w, Summarize(ctxs))
 	fmt.Fprintf(w, "\nContexts (largest total size first):\n")
 	for i := range ctxs {
@@ -64,7 +59,7 @@ func WriteHints(out io.Writer, ctxs []Context, t Thresholds, names map[uint64]st
 		}
 		fmt.Fprintf(w, "  why: %s\n  stack:\n", d.Why)
 		for _, f := range c.Frames {
-			fmt.Fprintf(w, "    %s\n", frameString(f, names))
+			fmt.Fprintf(w, "    %s\n", frameString(f, syms))
 		}
 	}
 	return w.Flush()
