@@ -21,6 +21,7 @@ type ShowOptions struct {
 	Counts          bool   // --counts
 	ICTargets       bool   // --ic-targets
 	MemOPSizes      bool   // --memop-sizes
+	VTables         bool   // --show-vtables (LLVM 19+): the vtable value profiles
 	DetailedSummary bool   // --detailed-summary
 	BinaryIDs       bool   // --binary-ids
 	TopN            int    // --topn
@@ -190,6 +191,9 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 		if o.ICTargets {
 			fmt.Fprintf(w, "    Indirect Call Site Count: %d\n", len(r.Values[IPVKIndirectCallTarget]))
 		}
+		if o.VTables {
+			fmt.Fprintf(w, "    Number of instrumented vtables: %d\n", len(r.Values[IPVKVTableTarget]))
+		}
 		nmem := len(r.Values[IPVKMemOPSize])
 		if o.MemOPSizes && nmem > 0 {
 			fmt.Fprintf(w, "    Number of Memory Intrinsics Calls: %d\n", nmem)
@@ -211,6 +215,10 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 		if o.ICTargets {
 			w.WriteString("    Indirect Target Results:\n")
 			showSites(w, r.Values[IPVKIndirectCallTarget], &stats[IPVKIndirectCallTarget], names)
+		}
+		if o.VTables {
+			w.WriteString("    VTable Results:\n")
+			showSites(w, r.Values[IPVKVTableTarget], &stats[IPVKVTableTarget], names)
 		}
 		if o.MemOPSizes && nmem > 0 {
 			w.WriteString("    Memory Intrinsic Size Results:\n")
@@ -266,6 +274,10 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	if shown > 0 && o.ICTargets {
 		w.WriteString("Statistics for indirect call sites profile:\n")
 		showStats(w, &stats[IPVKIndirectCallTarget])
+	}
+	if shown > 0 && o.VTables {
+		w.WriteString("Statistics for vtable profile:\n")
+		showStats(w, &stats[IPVKVTableTarget])
 	}
 	if shown > 0 && o.MemOPSizes {
 		w.WriteString("Statistics for memory intrinsic calls sizes profile:\n")
@@ -459,4 +471,14 @@ func share(n, total uint64) float64 {
 		return 0
 	}
 	return float64(n) * 100 / float64(total)
+}
+
+// VTableNames decodes an indexed profile's vtable-name section (File.VTableNames,
+// written by llvm-profdata merge --keep-vtable-symbols), the names show
+// prints vtable values by; file names the profile in errors.
+func VTableNames(file string, blob []byte) ([]string, error) {
+	if len(blob) == 0 {
+		return nil, nil
+	}
+	return readNames(file, "vtable names", blob, 0)
 }

@@ -51,7 +51,7 @@ func RunShow(c ShowConfig) error {
 		return cli.Usagef("--instr, --memory and --sample exclude each other")
 	}
 	if c.InstrOnly && (c.Memory || sample) {
-		return cli.Usagef("--counts, --ic-targets, --memop-sizes, --binary-ids, --showcs, --profile-version, --temporal-profile-traces and --detailed-summary-cutoffs apply to instrumentation profiles (--instr)")
+		return cli.Usagef("--counts, --ic-targets, --memop-sizes, --show-vtables, --binary-ids, --showcs, --profile-version, --temporal-profile-traces and --detailed-summary-cutoffs apply to instrumentation profiles (--instr)")
 	}
 	if c.Instr || c.InstrOnly || (!c.Memory && !sample && view == "text" && len(thresholds) == 0 && IsInstrProfile(c.Input)) {
 		if view != "text" || len(thresholds) > 0 {
@@ -61,6 +61,9 @@ func RunShow(c ShowConfig) error {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
 		iopts.LLVMRelease, iopts.TopN = release, so.TopN
+		if err := checkInstrShowFormat(so, iopts); err != nil {
+			return err
+		}
 		if iopts.TemporalTraces && release < 17 {
 			return cli.Usagef("--temporal-profile-traces: llvm-profdata %d has no temporal profiles (17 and later); use --llvm-version 19 or 22", release)
 		}

@@ -443,7 +443,13 @@ func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
 	if err != nil {
 		return err
 	}
-	return instrprof.Show(w, instrprof.ShowIndexedInput(f), o)
+	in := instrprof.ShowIndexedInput(f)
+	vt, err := instrprof.VTableNames(path, f.VTableNames)
+	if err != nil {
+		return err
+	}
+	in.Names = append(in.Names, vt...)
+	return instrprof.Show(w, in, o)
 }
 
 // IsInstrProfile reports whether the file at path is a .profraw, or an

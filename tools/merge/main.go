@@ -259,6 +259,7 @@ Examples:
 	instrFlag(&c.InstrOptions.Counts, "Instr: the counter values of the functions shown", "--counts")
 	instrFlag(&c.InstrOptions.ICTargets, "Instr: the indirect-call targets of the functions shown", "--ic-targets")
 	instrFlag(&c.InstrOptions.MemOPSizes, "Instr: the memory intrinsic sizes of the functions shown", "--memop-sizes")
+	instrFlag(&c.InstrOptions.VTables, "Instr: the vtables profiled at the virtual calls of the functions shown (LLVM 19+)", "--show-vtables")
 	instrFlag(&c.InstrOptions.BinaryIDs, "Instr: the binary ids", "--binary-ids")
 	instrFlag(&c.InstrOptions.ShowCS, "Instr: the context-sensitive records of an IR profile", "--showcs")
 	instrFlag(&c.InstrOptions.Text, "Instr: the functions shown (--all-functions, --function) in llvm-profdata's text format, nothing else", "--text")
