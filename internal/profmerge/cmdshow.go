@@ -108,13 +108,24 @@ func RunShow(c ShowConfig) error {
 type DiffConfig struct {
 	A, B, Output string // the profiles and -o
 	MemoryShowOptions
+	// Overlap are the options of instrumented profiles (--function,
+	// --value-cutoff, --cs), which diff compares as llvm-profdata overlap.
+	Overlap profview.OverlapOptions
 	// Stdout receives the diff unless Output names a file.
 	Stdout io.Writer
 }
 
 // RunDiff checks c and writes what changed from profile A to B
-// (DiffMemory). Mistakes on the command line are *cli.UsageError.
+// (DiffMemory, or DiffInstr when both are instrumented profiles).
+// Mistakes on the command line are *cli.UsageError.
 func RunDiff(c DiffConfig) error {
+	if IsInstrProfile(c.A) && IsInstrProfile(c.B) {
+		if len(c.Thresholds) > 0 {
+			return cli.Usagef("the -memprof-* options do not apply to instrumentation profiles")
+		}
+		o := InstrDiffOptions{Format: c.Format, Overlap: c.Overlap}
+		return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return DiffInstr(w, c.A, c.B, o) })
+	}
 	if err := checkThresholds(c.Release, c.Thresholds); err != nil {
 		return err
 	}

@@ -373,6 +373,11 @@ Examples:
 			return nil
 		}})
 	addThresholdFlags(fs, &o.Thresholds)
+	o.Overlap.ValueCutoff = profview.NoValueCutoff
+	fs.StringValue(&o.Overlap.Function, "<name>", "Instr: the function-level overlap of the functions whose name contains it", "--function")
+	fs.Add(&cli.Option{Names: []string{"--value-cutoff"}, Kind: cli.Value, MetaVar: "<N>", Help: "Instr: the function-level overlap of the functions whose largest counter in B reaches N",
+		Set: func(_, v string) (err error) { o.Overlap.ValueCutoff, err = strconv.ParseUint(v, 10, 64); return err }})
+	fs.BoolFlag(&o.Overlap.CS, true, "Instr: compare the context-sensitive counts", "--cs")
 	pos, help, err := fs.ParseOrHelp(args, stdout)
 	if err != nil || help {
 		return err
