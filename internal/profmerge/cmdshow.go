@@ -46,6 +46,7 @@ type ShowConfig struct {
 // *cli.UsageError.
 func RunShow(c ShowConfig) error {
 	release, so, iopts := c.Release, c.SampleOptions, c.InstrOptions
+	warnf := c.SampleOptions.Warnf // the tool's warnings, for every view
 	view, thresholds, sample := c.View, c.Thresholds, c.Sample
 	if c.Memory && sample || c.Instr && (c.Memory || sample) {
 		return cli.Usagef("--instr, --memory and --sample exclude each other")
@@ -53,9 +54,10 @@ func RunShow(c ShowConfig) error {
 	if c.InstrOnly && (c.Memory || sample) {
 		return cli.Usagef("--counts, --ic-targets, --memop-sizes, --show-vtables, --binary-ids, --showcs, --profile-version, --temporal-profile-traces and --detailed-summary-cutoffs apply to instrumentation profiles (--instr)")
 	}
-	if c.Instr || c.InstrOnly || (!c.Memory && !sample && view == "text" && len(thresholds) == 0 && IsInstrProfile(c.Input)) {
-		if view != "text" || len(thresholds) > 0 {
-			return cli.Usagef("--format, --hints and the -memprof-* options do not apply to instrumentation profiles")
+	instrView := view == "text" || view == "pprof" || view == "html"
+	if c.Instr || c.InstrOnly || (!c.Memory && !sample && instrView && len(thresholds) == 0 && IsInstrProfile(c.Input)) {
+		if !instrView || len(thresholds) > 0 {
+			return cli.Usagef("--hints and the -memprof-* options do not apply to instrumentation profiles")
 		}
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
@@ -72,9 +74,12 @@ func RunShow(c ShowConfig) error {
 		}
 		iopts.ValueCutoff = uint64(c.ValueCutoff)
 		iopts.Function = so.Function
+		if view != "text" {
+			vo := InstrViewOptions{Format: view, Binary: c.Binary, Show: iopts, Warnf: warnf}
+			return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return ShowInstrView(w, c.Input, vo) })
+		}
 		return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return ShowInstr(w, c.Input, iopts) })
 	}
-	warnf := c.SampleOptions.Warnf // the tool's warnings, for every view
 	show := func(w io.Writer) error { return Show(w, c.Input, c.Binary, release, warnf) }
 	if sample && view == "pprof" && len(thresholds) == 0 {
 		if _, ok := llvmrelease.Lookup(release); !ok {

@@ -1,8 +1,10 @@
 package profmerge
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
@@ -73,4 +75,66 @@ type InstrDiffOptions struct {
 	Format  string // text or pprof
 	Overlap profview.OverlapOptions
 	Top     int // functions listed by change (default 20)
+}
+
+// InstrViewOptions select a view of an instrumentation profile besides
+// the dump.
+type InstrViewOptions struct {
+	Format string // pprof or html
+	// Binary (--profiled-binary, optional) names functions with their
+	// source file and first line.
+	Binary string
+	// Show are the dump's options (its release), whose summary the HTML
+	// repeats.
+	Show  instrprof.ShowOptions
+	Warnf func(format string, args ...any)
+}
+
+// ShowInstrView writes the pprof or HTML view of the instrumentation
+// profile at path.
+func ShowInstrView(w io.Writer, path string, o InstrViewOptions) error {
+	in, err := LoadInstr(path)
+	if err != nil {
+		return err
+	}
+	syms, err := instrSymbols(in, o.Binary, o.Warnf)
+	if err != nil {
+		return err
+	}
+	switch o.Format {
+	case "pprof":
+		return profview.InstrProfile(in, syms).Write(w)
+	case "html":
+		var text bytes.Buffer
+		so := instrprof.ShowOptions{LLVMRelease: o.Show.LLVMRelease, ValueCutoff: o.Show.ValueCutoff}
+		if err := ShowInstr(&text, path, so); err != nil {
+			return err
+		}
+		ho := profview.InstrHTMLOptions{Title: filepath.Base(path), Summary: profview.ParseSummary(text.String())}
+		if f, err := instrprof.Open(path); err == nil && f.Profile != nil {
+			t := profview.DefaultThresholds(o.Show.LLVMRelease)
+			ho.MemProf, ho.Thresholds = profview.Contexts(f.Profile, t), t
+		}
+		return profview.WriteInstrHTML(w, in, syms, ho)
+	}
+	return fmt.Errorf("unknown view %q (pprof, html)", o.Format)
+}
+
+// instrSymbols names in's functions from the profiled binary (none: the
+// Symbols say so), by the GUIDs of their linkage names.
+func instrSymbols(in *profview.InstrInput, binary string, warnf func(format string, args ...any)) (*profview.Symbols, error) {
+	s := &profview.Symbols{Funcs: map[uint64]profview.Func{}, Binary: binary}
+	if binary == "" {
+		return s, nil
+	}
+	want := map[uint64]bool{}
+	for i := range in.Records {
+		want[profview.InstrGUID(in.Records[i].Name)] = true
+	}
+	funcs, err := binaryFunctions(binary, warnf, want)
+	if err != nil {
+		return nil, err
+	}
+	s.Funcs = funcs
+	return s, nil
 }
