@@ -212,7 +212,7 @@ func runShow(args []string, stdout, stderr io.Writer) error {
   --instr (a .profraw, or an indexed profile; the default for a .profraw and
           for an indexed profile without MemProf data): what llvm-profdata
           show prints, with --all-functions, --function, --counts,
-          --ic-targets, --memop-sizes, --detailed-summary,
+          --ic-targets, --memop-sizes, --show-vtables, --detailed-summary,
           --detailed-summary-cutoffs, --binary-ids, --topn, --showcs,
           --profile-version, --temporal-profile-traces
   --memory, a raw profile (with --profiled-binary): like llvm-profdata show --memory
@@ -226,6 +226,14 @@ Views of a MemProf profile (raw with --profiled-binary, indexed or YAML):
   --format=pprof   a pprof profile (gzipped; go tool pprof -top OUT.pb.gz);
                    with --sample: a sample profile's samples and head samples
   --format=html    a self-contained HTML report with a flame graph
+Frames show demangled names and source lines (file:line:column) from
+--profiled-binary's DWARF; without it, what the profile holds (and a note).
+
+Views of an instrumentation profile (names and first lines from
+--profiled-binary when given):
+  --format=pprof   one sample per function (counter sum and largest counter)
+  --format=html    a self-contained report: summary, hottest functions with
+                   block counts and value profiles, the MemProf part if any
 
 Examples:
   merge show --all-functions --counts --ic-targets app.profdata
@@ -356,14 +364,20 @@ added, removed, with another hint (as clang --llvm-version derives it), or
 with other sizes. --format=pprof writes B minus A as a pprof profile (the
 profiles of show --format=pprof also work with go tool pprof -diff_base).
 
+For two instrumentation profiles (.profraw or indexed): what llvm-profdata
+overlap A B prints (LLVM 22's numbers; --function, --value-cutoff, --cs),
+then the functions whose share of the counts changed most; --format=pprof
+writes B minus A per function.
+
 Examples:
   merge diff old.profdata new.profdata
   merge diff --profiled-binary app a.memprofraw b.memprofraw
-  merge diff --format=pprof -o delta.pb.gz old.profdata new.profdata`
+  merge diff --format=pprof -o delta.pb.gz old.profdata new.profdata
+  merge diff last-week.profdata today.profdata`
 	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones)", "--profiled-binary")
 	fs.StringValue(&o.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
 	fs.IntValue(&o.Release, "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
-	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default and only kind)", "--memory")
+	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default unless both are instrumentation profiles)", "--memory")
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|pprof>", Help: "text (default) or pprof (B minus A)",
 		Set: func(_, v string) error {
 			if v != "text" && v != "pprof" {
