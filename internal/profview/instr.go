@@ -168,11 +168,17 @@ func InstrProfile(in *InstrInput, syms *Symbols) *profile.Profile {
 			locs[r.Name] = l
 			p.Location = append(p.Location, l)
 		}
-		s := &profile.Sample{Location: []*profile.Location{l}, Value: []int64{int64(sum), int64(mx)}}
+		s := &profile.Sample{Location: []*profile.Location{l}, Value: []int64{clampInt64(sum), clampInt64(mx)}}
 		if isCS(in, r) {
 			s.Label = map[string][]string{"cs": {"true"}}
 		}
 		p.Sample = append(p.Sample, s)
 	}
 	return p
+}
+
+// clampInt64 is v as a pprof value: counts past 2^63-1 (saturated
+// counters) are held at the largest one.
+func clampInt64(v uint64) int64 {
+	return int64(min(v, uint64(1<<63-1)))
 }
