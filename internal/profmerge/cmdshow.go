@@ -105,13 +105,20 @@ func RunShow(c ShowConfig) error {
 type DiffConfig struct {
 	A, B, Output string // the profiles and -o
 	MemoryShowOptions
+	// Sample is --sample: A and B are sample profiles (also assumed when
+	// A is one by its content); SampleDiff are their options.
+	Sample     bool
+	SampleDiff SampleDiffOptions
 	// Stdout receives the diff unless Output names a file.
 	Stdout io.Writer
 }
 
 // RunDiff checks c and writes what changed from profile A to B
-// (DiffMemory). Mistakes on the command line are *cli.UsageError.
+// (DiffMemory, or DiffSample for sample profiles). Mistakes on the command line are *cli.UsageError.
 func RunDiff(c DiffConfig) error {
+	if c.Sample || isSampleInput(c.A) {
+		return runSampleDiff(c)
+	}
 	if err := checkThresholds(c.Release, c.Thresholds); err != nil {
 		return err
 	}
