@@ -73,14 +73,17 @@ func RunShow(c ShowConfig) error {
 	}
 	warnf := c.SampleOptions.Warnf // the tool's warnings, for every view
 	show := func(w io.Writer) error { return Show(w, c.Input, c.Binary, release, warnf) }
-	if sample && view == "pprof" && len(thresholds) == 0 {
+	if sample && (view == "pprof" || view == "html") && len(thresholds) == 0 {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
 		show = func(w io.Writer) error { return ShowSampleView(w, c.Input, release) }
+		if view == "html" {
+			show = func(w io.Writer) error { return ShowSampleHTML(w, c.Input, release) }
+		}
 	} else if view != "text" || len(thresholds) > 0 {
 		if sample {
-			return cli.Usagef("--hints, --format=html and the -memprof-* options apply to --memory (--sample takes --format=pprof)")
+			return cli.Usagef("--hints, --format=html and the -memprof-* options apply to --memory (--sample takes --format=pprof or html)")
 		}
 		if view == "text" {
 			return cli.Usagef("-memprof-* options need --hints, --format=pprof or --format=html")

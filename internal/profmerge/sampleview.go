@@ -3,6 +3,7 @@ package profmerge
 import (
 	"errors"
 	"io"
+	"path/filepath"
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
@@ -102,6 +103,16 @@ func DiffSample(w io.Writer, pathA, pathB, format string, o SampleDiffOptions) e
 		return err
 	}
 	return profview.WriteSampleDiff(w, ov, profview.SampleDiffOptions{Top: o.Top})
+}
+
+// ShowSampleHTML writes the HTML report of the sample profile at path
+// (profview.WriteSampleHTML).
+func ShowSampleHTML(w io.Writer, path string, release int) error {
+	p, err := LoadSample(path, release)
+	if err != nil {
+		return err
+	}
+	return profview.WriteSampleHTML(w, p, profview.SampleHTMLOptions{Title: filepath.Base(path), LLVM: release})
 }
 
 // OverlapConfig is `merge overlap` as its command line gives it.

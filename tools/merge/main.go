@@ -6,11 +6,10 @@
 //	merge show --memory --hints|--format=pprof|html [-o OUT] [-memprof-*=V]... FILE
 //	merge show --sample [--function NAME] [--topn N] [--json] [--detailed-summary]
 //	           [--show-prof-sym-list] [--show-sec-info-only] FILE
-//	merge show --sample --format=pprof [-o OUT] FILE
+//	merge show --sample --format=pprof|html [-o OUT] FILE
 //	merge diff [--format=text|pprof] [-o OUT] [--profiled-binary BIN] [-memprof-*=V]... A B
 //	merge diff [--sample] [--format=text|pprof] [--topn N] [-o OUT] A B
 //	merge overlap --sample [--function F] [--value-cutoff N] [--similarity-cutoff N] [-o OUT] A B
-//	merge show --sample --format=html [-o OUT] FILE
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
 //	      [--sample-merge-cold-context] [--sample-trim-cold-context]
@@ -230,7 +229,9 @@ Views of a MemProf profile (raw with --profiled-binary, indexed or YAML):
                    clang's threshold options are accepted as clang spells them
   --format=pprof   a pprof profile (gzipped; go tool pprof -top OUT.pb.gz);
                    with --sample: a sample profile's samples and head samples
-  --format=html    a self-contained HTML report with a flame graph
+  --format=html    a self-contained HTML report with a flame graph; with
+                   --sample: hot functions (LLVM's cutoffs), function bodies,
+                   a flame graph of the contexts (CS) or inline trees
 
 Examples:
   merge show --all-functions --counts --ic-targets app.profdata
@@ -291,7 +292,7 @@ Examples:
 			return nil
 		}})
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|hints|pprof|html>",
-		Help: "text (the dump, default); memory: hints, pprof or html; sample: pprof",
+		Help: "text (the dump, default); memory: hints, pprof or html; sample: pprof or html",
 		Set: func(_, v string) error {
 			switch v {
 			case "text", "hints", "pprof", "html":
