@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
+)
+
+// TestSampleOverlapCommand: `merge overlap --sample A B` prints what
+// llvm-profdata-22 overlap --sample prints, and exits as it does, on the
+// generated inputs (plain, probe-based and CS; text, extbinary, MD5,
+// raw binary), the text corpus (against basic.txt, bad files included)
+// and pairs of different kinds. (internal/profview's
+// TestSampleOverlapLLVM compares profiles of real programs.)
+func TestSampleOverlapCommand(t *testing.T) {
+	tool := testenv.Tool(t, "llvm-profdata-22")
+	sets := sampleInputs(t, 22)
+	var pairs [][2]string
+	for _, set := range []string{"plain-mixed", "probe-mixed", "cs-mixed", "plain-md5", "cs-text", "corpus"} {
+		ins := sets[set]
+		for i := range ins {
+			pairs = append(pairs, [2]string{ins[i].path, ins[(i+1)%len(ins)].path})
+		}
+	}
+	pairs = append(pairs, [2]string{sets["plain-text"][0].path, sets["cs-text"][0].path},
+		[2]string{sets["plain-text"][0].path, sets["probe-text"][0].path})
+	files, err := filepath.Glob(filepath.Join(sampleTestdata, "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		pairs = append(pairs, [2]string{filepath.Join(sampleTestdata, "basic.txt"), f})
+	}
+	same := 0
+	for _, p := range pairs {
+		for _, opts := range [][]string{nil, {"--value-cutoff=1"}} {
+			args := append([]string{"overlap", "--sample", p[0], p[1]}, opts...)
+			cmd := exec.Command(tool, args...)
+			var want, llvmErr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &want, &llvmErr
+			err := cmd.Run()
+			if _, ok := err.(*exec.ExitError); err != nil && !ok {
+				t.Fatal(err)
+			}
+			got, stderr, code := runTool(t, args...)
+			what := filepath.Base(p[0]) + " " + filepath.Base(p[1]) + " " + strings.Join(opts, " ")
+			if (err == nil) != (code == 0) {
+				t.Errorf("%s: llvm-profdata: %v %s; we exit %d: %s", what, err, llvmErr.Bytes(), code, stderr)
+				continue
+			}
+			if err != nil {
+				if m := strings.TrimPrefix(strings.TrimSpace(llvmErr.String()), "error: "); strings.HasPrefix(m, "cannot compare") && !strings.Contains(stderr, m) {
+					t.Errorf("%s: stderr %q, want LLVM's %q", what, stderr, m)
+				}
+				continue
+			}
+			if got != want.String() {
+				t.Errorf("%s:\n%s\nwant (llvm-profdata-22)\n%s", what, got, want.Bytes())
+				continue
+			}
+			same++
+		}
+	}
+	t.Logf("%d reports equal llvm-profdata-22's", same)
+}
