@@ -117,7 +117,9 @@ func ShowSampleHTML(w io.Writer, path string, release int) error {
 
 // OverlapConfig is `merge overlap` as its command line gives it.
 type OverlapConfig struct {
-	A, B, Output string
+	// Inputs are the positional arguments: the base and test profiles.
+	Inputs []string
+	Output string
 	// Sample is --sample (sample profiles are the only kind so far).
 	Sample  bool
 	Options profview.SampleOverlapOptions
@@ -126,10 +128,14 @@ type OverlapConfig struct {
 
 // RunOverlap checks c and writes llvm-profdata overlap's report.
 func RunOverlap(c OverlapConfig) error {
-	if !c.Sample && !isSampleInput(c.A) {
+	if len(c.Inputs) != 2 {
+		return cli.Usagef("overlap takes exactly two profiles, base and test")
+	}
+	a, b := c.Inputs[0], c.Inputs[1]
+	if !c.Sample && !isSampleInput(a) {
 		return cli.Usagef("overlap: only sample profiles (--sample) are supported")
 	}
-	return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return OverlapSample(w, c.A, c.B, c.Options) })
+	return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return OverlapSample(w, a, b, c.Options) })
 }
 
 // runSampleDiff is RunDiff for sample profiles.

@@ -419,9 +419,6 @@ Example:
 	if err != nil || help {
 		return err
 	}
-	if len(pos) != 2 {
-		return cli.Usagef("overlap takes exactly two profiles, base and test")
-	}
-	c.A, c.B = pos[0], pos[1]
+	c.Inputs = pos
 	return profmerge.RunOverlap(c)
 }
