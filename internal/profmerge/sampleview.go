@@ -1,6 +1,7 @@
 package profmerge
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"path/filepath"
@@ -35,9 +36,24 @@ func LoadSample(path string, release int) (*sampleprof.Profile, error) {
 
 // isSampleInput reports whether path looks like a sample profile (and
 // like no other kind): how `merge diff` routes inputs without --sample.
+// Only the head is read (a text profile's first line within it).
 func isSampleInput(path string) bool {
-	data, err := infile.ReadFile(path)
-	return err == nil && Detect(data) == KindUnknown && sampleprof.Detect(data) != sampleprof.FormatUnknown
+	f, err := infile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if n == len(head) {
+		// Cut at the last full line so that a long first line is not
+		// mistaken for a bad one.
+		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+			head = head[:i+1]
+		}
+	}
+	return Detect(head) == KindUnknown && sampleprof.Detect(head) != sampleprof.FormatUnknown
 }
 
 // sampleOverlap loads both profiles and computes their overlap; zero

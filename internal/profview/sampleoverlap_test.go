@@ -116,6 +116,24 @@ func TestSampleOverlapLLVM(t *testing.T) {
 		{[]string{"--value-cutoff=1"}, profview.SampleOverlapOptions{ValueCutoff: 1}},
 		{[]string{"--similarity-cutoff=995000", "--function=main"}, profview.SampleOverlapOptions{ValueCutoff: profview.NoValueCutoff, SimilarityCutoff: 995000, Function: "main"}},
 	}
+	// The fixtures are of the kinds they are named for.
+	for name, kind := range map[string]string{"inline-lbr.txt": "", "calls-lbr.prof": "", "cycles-cs.txt": "cs",
+		"cycles-nested.prof": "", "probe-cs.txt": "cs probe", "probe-lbr.prof": "probe"} {
+		p, err := profmerge.LoadSample(fx[name], 22)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		if p.CS {
+			got = append(got, "cs")
+		}
+		if p.ProbeBased {
+			got = append(got, "probe")
+		}
+		if strings.Join(got, " ") != kind || len(p.Funcs) < 3 {
+			t.Errorf("%s: kind %q, %d functions; want %q and a few functions", name, got, len(p.Funcs), kind)
+		}
+	}
 	compared := 0
 	for _, pair := range samplePairs {
 		for _, ab := range [][2]string{pair, {pair[1], pair[0]}} {

@@ -67,3 +67,23 @@ func TestSampleOverlapCommand(t *testing.T) {
 	}
 	t.Logf("%d reports equal llvm-profdata-22's", same)
 }
+
+// TestSampleViewUsage: bad overlap and sample diff command lines exit 2
+// with a message saying what to do.
+func TestSampleViewUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"overlap", "--sample", "a"}, "overlap takes exactly two profiles"},
+		{[]string{"overlap", "a", "b"}, "only sample profiles (--sample)"},
+		{[]string{"overlap", "--sample", "--llvm-version", "17", "a", "b"}, "supported are"},
+		{[]string{"diff", "--sample", "--profiled-binary", "x", "a", "b"}, "do not apply to sample profiles"},
+		{[]string{"diff", "--sample", "--llvm-version", "17", "a", "b"}, "supported are"},
+	} {
+		_, stderr, code := runTool(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("merge %q: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
