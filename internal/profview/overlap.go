@@ -72,6 +72,8 @@ type SampleFuncOverlap struct {
 // base and a test profile.
 type SampleOverlap struct {
 	BaseName, TestName string
+	// LLVM is the release whose text WriteText prints.
+	LLVM int
 	// Program is the program level; HotFunc and HotBlock the hot
 	// functions and blocks (a count at least the profile's hot threshold,
 	// the summary's minimum count at the 990000 cutoff).
@@ -137,7 +139,7 @@ func ComputeSampleOverlap(base, test *sampleprof.Profile, baseName, testName str
 	if base.CS != test.CS {
 		return nil, errors.New("cannot compare CS profile with non-CS profile")
 	}
-	ov := &SampleOverlap{BaseName: baseName, TestName: testName,
+	ov := &SampleOverlap{BaseName: baseName, TestName: testName, LLVM: o.LLVM,
 		BaseHotThreshold: base.ReaderSummary(o.LLVM).CountThreshold(sampleprof.HotCutoff),
 		TestHotThreshold: test.ReaderSummary(o.LLVM).CountThreshold(sampleprof.HotCutoff)}
 	p := &ov.Program
@@ -447,11 +449,16 @@ func pct(x float64, prec int) string {
 
 func ratio(a, b uint64) float64 { return float64(a) / float64(b) }
 
-// WriteText writes what `llvm-profdata overlap --sample` prints.
+// WriteText writes what `llvm-profdata overlap --sample` of release
+// ov.LLVM prints.
 func (ov *SampleOverlap) WriteText(out io.Writer) error {
 	w := bufio.NewWriter(out)
 	p := &ov.Program
-	fmt.Fprintf(w, "Profile overlap information for base_profile: %s and test_profile: %s\nProgram level:\n", ov.BaseName, ov.TestName)
+	information := "information"
+	if ov.LLVM != 0 && ov.LLVM < 22 {
+		information = "infomation" // sic, until LLVM 21
+	}
+	fmt.Fprintf(w, "Profile overlap %s for base_profile: %s and test_profile: %s\nProgram level:\n", information, ov.BaseName, ov.TestName)
 	fmt.Fprintf(w, "  Whole program profile similarity: %s\n", pct(p.Similarity, 3))
 	fmt.Fprintf(w, "  Whole program sample overlap: %s\n", pct(ratio(p.OverlapSample, p.UnionSample), 3))
 	fmt.Fprintf(w, "    percentage of samples unique in base profile: %s\n", pct(ratio(p.BaseUniqueSample, p.BaseSample), 3))

@@ -2,6 +2,7 @@ package profview_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,7 +107,6 @@ var samplePairs = [][2]string{
 // llvm-profdata-22 overlap --sample, byte for byte, on pairs of real
 // profiles with the options that choose function-level details.
 func TestSampleOverlapLLVM(t *testing.T) {
-	profdata := testenv.Tool(t, "llvm-profdata-22")
 	fx := sampleFixtures(t)
 	variants := []struct {
 		args []string
@@ -135,28 +135,31 @@ func TestSampleOverlapLLVM(t *testing.T) {
 		}
 	}
 	compared := 0
-	for _, pair := range samplePairs {
-		for _, ab := range [][2]string{pair, {pair[1], pair[0]}} {
-			a, b := fx[ab[0]], fx[ab[1]]
-			for _, v := range variants {
-				args := append([]string{"overlap", "--sample", a, b}, v.args...)
-				want, err := exec.Command(profdata, args...).Output()
-				if err != nil {
-					t.Fatalf("llvm-profdata-22 %q: %v", args, err)
+	for _, rel := range []int{22, 19, 16} {
+		profdata := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", rel))
+		for _, pair := range samplePairs {
+			for _, ab := range [][2]string{pair, {pair[1], pair[0]}} {
+				a, b := fx[ab[0]], fx[ab[1]]
+				for _, v := range variants {
+					args := append([]string{"overlap", "--sample", a, b}, v.args...)
+					want, err := exec.Command(profdata, args...).Output()
+					if err != nil {
+						t.Fatalf("llvm-profdata-%d %q: %v", rel, args, err)
+					}
+					var got bytes.Buffer
+					v.o.LLVM = rel
+					if err := profmerge.OverlapSample(&got, a, b, v.o); err != nil {
+						t.Fatalf("%s %s: %v", ab[0], ab[1], err)
+					}
+					if got.String() != string(want) {
+						t.Errorf("overlap %s %s %q:\n%s\nwant (llvm-profdata-%d):\n%s", ab[0], ab[1], v.args, got.String(), rel, want)
+					}
+					compared++
 				}
-				var got bytes.Buffer
-				v.o.LLVM = 22
-				if err := profmerge.OverlapSample(&got, a, b, v.o); err != nil {
-					t.Fatalf("%s %s: %v", ab[0], ab[1], err)
-				}
-				if got.String() != string(want) {
-					t.Errorf("overlap %s %s %q:\n%s\nwant (llvm-profdata-22):\n%s", ab[0], ab[1], v.args, got.String(), want)
-				}
-				compared++
 			}
 		}
 	}
-	t.Logf("%d overlap reports equal llvm-profdata-22's", compared)
+	t.Logf("%d overlap reports equal llvm-profdata-22's, -19's and -16's", compared)
 	// Mixed kinds: LLVM's refusal.
 	var sink bytes.Buffer
 	err := profmerge.OverlapSample(&sink, fx["cycles-cs.txt"], fx["inline-lbr.txt"], profview.SampleOverlapOptions{LLVM: 22, ValueCutoff: profview.NoValueCutoff})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,14 +12,20 @@ import (
 )
 
 // TestSampleOverlapCommand: `merge overlap --sample A B` prints what
-// llvm-profdata-22 overlap --sample prints, and exits as it does, on the
+// llvm-profdata-N overlap --sample prints (16, 19, 22), and exits as it does, on the
 // generated inputs (plain, probe-based and CS; text, extbinary, MD5,
 // raw binary), the text corpus (against basic.txt, bad files included)
 // and pairs of different kinds. (internal/profview's
 // TestSampleOverlapLLVM compares profiles of real programs.)
 func TestSampleOverlapCommand(t *testing.T) {
-	tool := testenv.Tool(t, "llvm-profdata-22")
-	sets := sampleInputs(t, 22)
+	for _, rel := range sampleReleases {
+		t.Run(fmt.Sprint(rel), func(t *testing.T) { testSampleOverlapCommand(t, rel) })
+	}
+}
+
+func testSampleOverlapCommand(t *testing.T, rel int) {
+	tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", rel))
+	sets := sampleInputs(t, rel)
 	var pairs [][2]string
 	for _, set := range []string{"plain-mixed", "probe-mixed", "cs-mixed", "plain-md5", "cs-text", "corpus"} {
 		ins := sets[set]
@@ -46,7 +53,7 @@ func TestSampleOverlapCommand(t *testing.T) {
 			if _, ok := err.(*exec.ExitError); err != nil && !ok {
 				t.Fatal(err)
 			}
-			got, stderr, code := runTool(t, args...)
+			got, stderr, code := runTool(t, append([]string{"overlap", "--llvm-version", fmt.Sprint(rel)}, args[1:]...)...)
 			what := filepath.Base(p[0]) + " " + filepath.Base(p[1]) + " " + strings.Join(opts, " ")
 			if (err == nil) != (code == 0) {
 				t.Errorf("%s: llvm-profdata: %v %s; we exit %d: %s", what, err, llvmErr.Bytes(), code, stderr)
@@ -59,13 +66,13 @@ func TestSampleOverlapCommand(t *testing.T) {
 				continue
 			}
 			if got != want.String() {
-				t.Errorf("%s:\n%s\nwant (llvm-profdata-22)\n%s", what, got, want.Bytes())
+				t.Errorf("%s:\n%s\nwant (llvm-profdata-%d)\n%s", what, got, rel, want.Bytes())
 				continue
 			}
 			same++
 		}
 	}
-	t.Logf("%d reports equal llvm-profdata-22's", same)
+	t.Logf("%d reports equal llvm-profdata-%d's", same, rel)
 }
 
 // TestSampleViewUsage: bad overlap and sample diff command lines exit 2
