@@ -127,7 +127,14 @@ func WriteSampleDiff(out io.Writer, ov *SampleOverlap, o SampleDiffOptions) erro
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "# Sample profile diff: A = %s, B = %s\n", ov.BaseName, ov.TestName)
 	fmt.Fprintf(w, "# shares are of each profile's total samples, as llvm-profdata overlap --sample normalises them;\n")
-	fmt.Fprintf(w, "# a line's share is of its function's samples; lines are offsets from the function's first line (probe ids if probe-based)\n\n")
+	fmt.Fprintf(w, "# a line's share is of its function's samples; lines are offsets from the function's first line (probe ids if probe-based)\n")
+	for _, f := range ov.Funcs {
+		if fs := cmp.Or(f.Test, f.Base); fs.Name.IsHash() {
+			fmt.Fprintf(w, "# names are MD5 hashes where a profile holds no function names (a hash never matches a name)\n")
+			break
+		}
+	}
+	w.WriteString("\n")
 	if err := ov.WriteText(w); err != nil {
 		return err
 	}

@@ -199,7 +199,13 @@ func sampleKind(p *sampleprof.Profile) string {
 		k = append(k, "pre-inlined")
 	}
 	if len(k) == 0 {
-		return "AutoFDO (line based)"
+		k = append(k, "AutoFDO (line based)")
+	}
+	for _, fs := range p.Funcs {
+		if fs.Name.IsHash() {
+			k = append(k, "names are MD5 hashes (the profile holds no function names)")
+			break
+		}
 	}
 	return strings.Join(k, ", ")
 }
