@@ -193,7 +193,8 @@ func fracOf(a, b uint64) float64 {
 // A's counts first scaled to B's total samples, so that a location's
 // value is how many more samples it has in B than it would with A's
 // distribution: what `go tool pprof -normalize -diff_base A B` shows of
-// the two SampleProfile outputs.
+// the two SampleProfile outputs, but in B's units (pprof scales B to
+// A's total instead).
 func SampleDiffProfile(a, b *sampleprof.Profile) (*profile.Profile, error) {
 	pa, pb := SampleProfile(a), SampleProfile(b)
 	ta, tb := sampleTotal(pa), sampleTotal(pb)

@@ -247,8 +247,8 @@ func TestSampleDiff(t *testing.T) {
 			t.Errorf("%s: diff sums to %d (A %d, B %d), want about 0", pair, td, ta, tb)
 		}
 		top := runPprof(t, goTool, "-top", files["diff"])
-		if !strings.Contains(top, "scaled to B's total samples") {
-			t.Errorf("pprof -top of the diff:\n%s", top)
+		if !strings.Contains(top, "scaled to B's total samples") || strings.Contains(top, " _Z") || !strings.Contains(top, "(long") {
+			t.Errorf("pprof -top of the diff (want demangled names):\n%s", top)
 		}
 		base := runPprof(t, goTool, "-top", "-diff_base="+files["A"], files["B"])
 		if !strings.Contains(base, "flat%") {
