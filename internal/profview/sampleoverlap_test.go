@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript/tracetest"
+	"github.com/rules-pgo/rules_pgo/internal/profgen"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
@@ -46,12 +47,12 @@ var (
 	}
 )
 
-// sampleFixtures generates sample profiles with llvm-profgen-22 from the
-// traces of two runs (different periods and workloads) of real programs:
-// name → path.
+// sampleFixtures generates sample profiles with llvm-profgen-22 (and a
+// few with our profgen, named ours-*) from the traces of two runs
+// (different periods and workloads) of real programs: name → path.
 func sampleFixtures(t *testing.T) map[string]string {
 	t.Helper()
-	profgen := testenv.Tool(t, "llvm-profgen-22")
+	llvmProfgen := testenv.Tool(t, "llvm-profgen-22")
 	progs := map[string]tracetest.Program{}
 	for _, p := range tracetest.Build(t, "profgen-traces", profgenSources, []tracetest.Trace{lbrAndHybrid, modernHybrid}) {
 		progs[p.Name] = p
@@ -68,11 +69,24 @@ func sampleFixtures(t *testing.T) map[string]string {
 		}
 		path := filepath.Join(dir, name)
 		args = append([]string{"--binary", p.Bin, "--perfscript", p.Traces[trace], "--output", path}, args...)
-		if b, err := exec.Command(profgen, args...).CombinedOutput(); err != nil {
+		if b, err := exec.Command(llvmProfgen, args...).CombinedOutput(); err != nil {
 			t.Fatalf("llvm-profgen-22 %q: %v\n%s", args, err, b)
 		}
 		out[name] = path
 	}
+	// ours generates a profile with our profgen (internal/profgen).
+	ours := func(name, prog, trace string, set func(o *profgen.Options)) {
+		p := progs[prog]
+		o := profgen.DefaultOptions()
+		o.LLVM, o.Binary, o.Perfscript, o.Output = 22, p.Bin, p.Traces[trace], filepath.Join(dir, name)
+		set(&o)
+		if err := profgen.Run(o); err != nil {
+			t.Fatalf("profgen %s: %v", name, err)
+		}
+		out[name] = o.Output
+	}
+	ours("ours-inline-lbr.txt", "inline-clang++-22-nopie", "lbr", func(o *profgen.Options) { o.Format = "text" })
+	ours("ours-cycles-cs-modern.prof", "cycles-clang++-22-nopie", "hybrid-modern", func(o *profgen.Options) { o.CS.GenNestedProfile = false })
 	// Non-CS, DWARF lines: text and extbinary.
 	gen("inline-lbr.txt", "inline-clang++-22-nopie", "lbr", "--format=text")
 	gen("inline-modern.prof", "inline-clang++-22-nopie", "hybrid-modern", "--ignore-stack-samples")
@@ -101,6 +115,9 @@ var samplePairs = [][2]string{
 	{"probe-cs.txt", "probe-cs-modern.prof"},
 	{"probe-lbr.prof", "probe-modern.txt"},
 	{"inline-lbr.txt", "calls-modern.txt"},
+	// Our profgen's profiles against llvm-profgen's of the other run.
+	{"ours-inline-lbr.txt", "inline-modern.prof"},
+	{"cycles-cs.txt", "ours-cycles-cs-modern.prof"},
 }
 
 // TestSampleOverlapLLVM compares `merge overlap --sample` with
