@@ -118,8 +118,8 @@ func sampleLines(a, b *sampleprof.FunctionSamples) []SampleLine {
 // WriteSampleDiff writes what changed from profile A (base) to B (test):
 // llvm-profdata overlap's numbers, every function with its share of each
 // profile's samples (the normalisation overlap uses), largest change
-// first, and the lines of the Top functions that changed most, each as a
-// share of its function's samples.
+// first, and the lines of the Top functions that changed most (those
+// with samples in A or B), each as a share of its function's samples.
 func WriteSampleDiff(out io.Writer, ov *SampleOverlap, o SampleDiffOptions) error {
 	if o.Top <= 0 {
 		o.Top = 10
@@ -173,10 +173,14 @@ func WriteSampleDiff(out io.Writer, ov *SampleOverlap, o SampleDiffOptions) erro
 	for _, i := range top {
 		f := &ov.Funcs[i]
 		fmt.Fprintf(w, "\n  %s\n", f.funcName())
-		fmt.Fprintf(w, "    %-12s %12s %8s %12s %8s %9s  %s\n", "line", "A", "A %", "B", "B %", "B-A pp", "inlined at")
+		fmt.Fprintf(w, "    %-12s %12s %8s %12s %8s %9s  %s\n", "line", "A", "A %", "B", "B %", "B-A pp", "in (callsite line, inlined function > ...)")
 		for _, l := range sampleLines(f.Base, f.Test) {
+			if l.A == 0 && l.B == 0 {
+				continue
+			}
 			a, b := fracOf(l.A, f.BaseSample), fracOf(l.B, f.TestSample)
-			fmt.Fprintf(w, "    %-12s %12d %8s %12d %8s %+9.3f  %s\n", locString(l.Loc), l.A, pct(a, 3), l.B, pct(b, 3), (b-a)*100, l.Path)
+			row := fmt.Sprintf("    %-12s %12d %8s %12d %8s %+9.3f  %s", locString(l.Loc), l.A, pct(a, 3), l.B, pct(b, 3), (b-a)*100, l.Path)
+			w.WriteString(strings.TrimRight(row, " ") + "\n")
 		}
 	}
 	return w.Flush()
