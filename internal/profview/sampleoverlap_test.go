@@ -186,7 +186,9 @@ func TestSampleOverlapLLVM(t *testing.T) {
 }
 
 // TestSampleDiff checks `merge diff` of sample profiles: the text holds
-// overlap's report and every function of either profile, and the pprof
+// overlap's report and every function of either profile, with the
+// samples and similarity llvm-profdata-22's function-level details give
+// each function of B (demangled names mapped to LLVM's), and the pprof
 // outputs (the diff, and show --format=pprof of both as -diff_base
 // inputs) are read by go tool pprof, the diff's values being B minus A
 // scaled to B's total.
@@ -224,6 +226,50 @@ func TestSampleDiff(t *testing.T) {
 				if !strings.Contains(text.String(), "  "+profview.ContextName(fs)+"\n") {
 					t.Errorf("%s: the diff does not list %s's %s", pair, p[1], profview.ContextName(fs))
 				}
+			}
+		}
+		// Every function's samples and similarity as llvm-profdata's
+		// function-level details give them (--value-cutoff=0: every
+		// function of B).
+		llvm, err := exec.Command(testenv.Tool(t, "llvm-profdata-22"), "overlap", "--sample", "--value-cutoff=0", a, b).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		inA := map[string]bool{}
+		for _, fs := range pa.Funcs {
+			inA[fs.ContextString()] = true
+		}
+		display := map[string]string{}
+		for _, fs := range pb.Funcs {
+			display[fs.ContextString()] = profview.ContextName(fs)
+		}
+		ours := map[string][]string{}
+		for _, line := range strings.Split(text.String(), "\n") {
+			if f := strings.Fields(line); len(f) > 6 && strings.HasSuffix(f[1], "%") {
+				if _, _, ok := strings.Cut(line, "  "+strings.Join(f[6:], " ")); ok {
+					ours[strings.Join(f[6:], " ")] = f
+				}
+			}
+		}
+		_, details, _ := strings.Cut(string(llvm), "Function-level details:\n")
+		rows := strings.Split(strings.TrimSpace(details), "\n")[1:]
+		if len(rows) != len(pb.Funcs) {
+			t.Errorf("%s: llvm-profdata lists %d functions, B has %d", pair, len(rows), len(pb.Funcs))
+		}
+		for _, row := range rows {
+			f := strings.Fields(row)
+			name := display[strings.Join(f[8:], " ")]
+			got := ours[name]
+			if got == nil {
+				t.Errorf("%s: the diff has no row for %s", pair, name)
+				continue
+			}
+			sim := f[2]
+			if !inA[strings.Join(f[8:], " ")] {
+				sim = "new"
+			}
+			if got[0] != f[6] || got[2] != f[7] || got[5] != sim {
+				t.Errorf("%s: %s: A %s B %s similarity %s, llvm-profdata: %s %s %s", pair, name, got[0], got[2], got[5], f[6], f[7], sim)
 			}
 		}
 		// pprof: the diff and the two views.
