@@ -238,7 +238,8 @@ Examples:
   merge show --memory --hints --profiled-binary app app.memprofraw.123
   merge show --memory --hints --llvm-version 22 -memprof-ave-lifetime-cold-threshold=0 app.profdata
   merge show --memory --format=pprof -o app.pb.gz --profiled-binary app app.memprofraw.123
-  merge show --memory --format=html -o app.html app.profdata`
+  merge show --memory --format=html -o app.html app.profdata
+  merge show --sample --format=html -o app.html app.prof`
 	fs.BoolFlag(&c.Instr, true, "Show an instrumentation profile (.profraw or indexed)", "--instr")
 	fs.BoolFlag(&c.Memory, true, "Show MemProf data", "--memory")
 	fs.BoolFlag(&c.Sample, true, "Show a sample profile", "--sample")
