@@ -81,14 +81,17 @@ func RunShow(c ShowConfig) error {
 		return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return ShowInstr(w, c.Input, iopts) })
 	}
 	show := func(w io.Writer) error { return Show(w, c.Input, c.Binary, release, warnf) }
-	if sample && view == "pprof" && len(thresholds) == 0 {
+	if sample && (view == "pprof" || view == "html") && len(thresholds) == 0 {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
 		show = func(w io.Writer) error { return ShowSampleView(w, c.Input, release) }
+		if view == "html" {
+			show = func(w io.Writer) error { return ShowSampleHTML(w, c.Input, release) }
+		}
 	} else if view != "text" || len(thresholds) > 0 {
 		if sample {
-			return cli.Usagef("--hints, --format=html and the -memprof-* options apply to --memory (--sample takes --format=pprof)")
+			return cli.Usagef("--hints, --format=html and the -memprof-* options apply to --memory (--sample takes --format=pprof or html)")
 		}
 		if view == "text" {
 			return cli.Usagef("-memprof-* options need --hints, --format=pprof or --format=html")
@@ -116,14 +119,21 @@ type DiffConfig struct {
 	// Overlap are the options of instrumented profiles (--function,
 	// --value-cutoff, --cs), which diff compares as llvm-profdata overlap.
 	Overlap profview.OverlapOptions
+	// Sample is --sample: A and B are sample profiles (also assumed when
+	// A is one by its content); SampleDiff are their options.
+	Sample     bool
+	SampleDiff SampleDiffOptions
 	// Stdout receives the diff unless Output names a file.
 	Stdout io.Writer
 }
 
 // RunDiff checks c and writes what changed from profile A to B
-// (DiffMemory, or DiffInstr when both are instrumented profiles).
-// Mistakes on the command line are *cli.UsageError.
+// (DiffMemory; DiffSample for sample profiles; DiffInstr when both are
+// instrumented profiles). Mistakes on the command line are *cli.UsageError.
 func RunDiff(c DiffConfig) error {
+	if c.Sample || isSampleInput(c.A) {
+		return runSampleDiff(c)
+	}
 	if IsInstrProfile(c.A) && IsInstrProfile(c.B) {
 		if len(c.Thresholds) > 0 {
 			return cli.Usagef("the -memprof-* options do not apply to instrumentation profiles")

@@ -32,10 +32,6 @@ type OverlapOptions struct {
 	CS bool
 }
 
-// NoValueCutoff is --value-cutoff's default: no function is shown for
-// its counts.
-const NoValueCutoff = ^uint64(0)
-
 // countSum is CountSumOrPercent: sums (or shares) of edge and value counts.
 type countSum struct {
 	numEntries uint64

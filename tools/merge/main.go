@@ -6,8 +6,10 @@
 //	merge show --memory --hints|--format=pprof|html [-o OUT] [-memprof-*=V]... FILE
 //	merge show --sample [--function NAME] [--topn N] [--json] [--detailed-summary]
 //	           [--show-prof-sym-list] [--show-sec-info-only] FILE
-//	merge show --sample --format=pprof [-o OUT] FILE
+//	merge show --sample --format=pprof|html [-o OUT] FILE
 //	merge diff [--format=text|pprof] [-o OUT] [--profiled-binary BIN] [-memprof-*=V]... A B
+//	merge diff [--sample] [--format=text|pprof] [--topn N] [-o OUT] A B
+//	merge overlap --sample [--function F] [--value-cutoff N] [--similarity-cutoff N] [-o OUT] A B
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
 //	      [--sample-merge-cold-context] [--sample-trim-cold-context]
@@ -50,6 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return runShow(args[1:], stdout, stderr)
 		case "diff":
 			return runDiff(args[1:], stdout)
+		case "overlap":
+			return runOverlap(args[1:], stdout)
 		case "merge": // `llvm-profdata merge ...` spelling
 			args = args[1:]
 		}
@@ -225,7 +229,9 @@ Views of a MemProf profile (raw with --profiled-binary, indexed or YAML):
                    clang's threshold options are accepted as clang spells them
   --format=pprof   a pprof profile (gzipped; go tool pprof -top OUT.pb.gz);
                    with --sample: a sample profile's samples and head samples
-  --format=html    a self-contained HTML report with a flame graph
+  --format=html    a self-contained HTML report with a flame graph; with
+                   --sample: hot functions (LLVM's cutoffs), function bodies,
+                   a flame graph of the contexts (CS) or inline trees
 Frames show demangled names and source lines (file:line:column) from
 --profiled-binary's DWARF; without it, what the profile holds (and a note).
 
@@ -240,7 +246,8 @@ Examples:
   merge show --memory --hints --profiled-binary app app.memprofraw.123
   merge show --memory --hints --llvm-version 22 -memprof-ave-lifetime-cold-threshold=0 app.profdata
   merge show --memory --format=pprof -o app.pb.gz --profiled-binary app app.memprofraw.123
-  merge show --memory --format=html -o app.html app.profdata`
+  merge show --memory --format=html -o app.html app.profdata
+  merge show --sample --format=html -o app.html app.prof`
 	fs.BoolFlag(&c.Instr, true, "Show an instrumentation profile (.profraw or indexed)", "--instr")
 	fs.BoolFlag(&c.Memory, true, "Show MemProf data", "--memory")
 	fs.BoolFlag(&c.Sample, true, "Show a sample profile", "--sample")
@@ -295,7 +302,7 @@ Examples:
 			return nil
 		}})
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|hints|pprof|html>",
-		Help: "text (the dump, default); memory: hints, pprof or html; sample: pprof",
+		Help: "text (the dump, default); memory: hints, pprof or html; sample: pprof or html",
 		Set: func(_, v string) error {
 			switch v {
 			case "text", "hints", "pprof", "html":
@@ -356,7 +363,8 @@ func addThresholdFlags(fs *cli.FlagSet, thresholds *[]string) {
 }
 
 func runDiff(args []string, stdout io.Writer) error {
-	o := profmerge.DiffConfig{MemoryShowOptions: profmerge.MemoryShowOptions{Release: llvmrelease.Default, Format: "text"}, Stdout: stdout}
+	o := profmerge.DiffConfig{MemoryShowOptions: profmerge.MemoryShowOptions{Release: llvmrelease.Default, Format: "text"}, Stdout: stdout,
+		SampleDiff: profmerge.SampleDiffOptions{SampleOverlapOptions: profview.SampleOverlapOptions{ValueCutoff: profview.NoValueCutoff}}}
 	fs := cli.NewFlagSet(tool, "merge diff [options] <A> <B>")
 	fs.Summary = `Prints what changed from MemProf profile A to B (raw with --profiled-binary,
 indexed or YAML): the hint summaries side by side, and the allocation contexts
@@ -369,15 +377,23 @@ overlap A B prints (LLVM 22's numbers; --function, --value-cutoff, --cs),
 then the functions whose share of the counts changed most; --format=pprof
 writes B minus A per function.
 
+Sample profiles (--sample, or told by content): llvm-profdata overlap
+--sample's numbers, then every function's share of each profile's samples
+(largest change first) and the lines of the --topn functions that changed
+most; --format=pprof writes B minus A scaled to B's total samples.
+
 Examples:
   merge diff old.profdata new.profdata
   merge diff --profiled-binary app a.memprofraw b.memprofraw
   merge diff --format=pprof -o delta.pb.gz old.profdata new.profdata
-  merge diff last-week.profdata today.profdata`
+  merge diff last-week.profdata today.profdata
+  merge diff --sample last-week.prof today.prof`
+	fs.BoolFlag(&o.Sample, true, "The profiles are sample profiles (also told by content)", "--sample")
+	fs.IntValue(&o.SampleDiff.Top, "<N>", "Sample: functions shown with their lines (default 10)", "--topn")
 	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones)", "--profiled-binary")
 	fs.StringValue(&o.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
 	fs.IntValue(&o.Release, "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
-	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default unless both are instrumentation profiles)", "--memory")
+	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default unless both are instrumentation or sample profiles)", "--memory")
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|pprof>", Help: "text (default) or pprof (B minus A)",
 		Set: func(_, v string) error {
 			if v != "text" && v != "pprof" {
@@ -401,4 +417,29 @@ Examples:
 	}
 	o.A, o.B = pos[0], pos[1]
 	return profmerge.RunDiff(o)
+}
+
+func runOverlap(args []string, stdout io.Writer) error {
+	c := profmerge.OverlapConfig{Options: profview.SampleOverlapOptions{LLVM: llvmrelease.Default, ValueCutoff: profview.NoValueCutoff}, Stdout: stdout}
+	fs := cli.NewFlagSet(tool, "merge overlap --sample [options] <base profile> <test profile>")
+	fs.Summary = `Prints how similar two sample profiles are, as llvm-profdata overlap --sample
+prints it (the same text and numbers): program-level similarity and sample
+overlap, function, hot-function and hot-block overlap, and function-level
+details of the functions --function, --value-cutoff or --similarity-cutoff
+choose.
+
+Example:
+  merge overlap --sample base.prof test.prof`
+	fs.BoolFlag(&c.Sample, true, "The profiles are sample profiles (also told by content)", "--sample")
+	fs.StringValue(&c.Output, "<file>", "Output file (default stdout)", "--output", "-o")
+	fs.IntValue(&c.Options.LLVM, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to follow (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.StringValue(&c.Options.Function, "<name>", "Details of the functions whose name contains this", "--function")
+	fs.Uint64Value(&c.Options.ValueCutoff, "<N>", "Details of the functions with a count of at least N", "--value-cutoff")
+	fs.Uint64Value(&c.Options.SimilarityCutoff, "<N>", "Details of the functions less similar than N parts per million", "--similarity-cutoff")
+	pos, help, err := fs.ParseOrHelp(args, stdout)
+	if err != nil || help {
+		return err
+	}
+	c.Inputs = pos
+	return profmerge.RunOverlap(c)
 }

@@ -58,7 +58,7 @@ func TestMemoryViewUsage(t *testing.T) {
 	}{
 		{[]string{"show", "--memory", "--format=svg", "x"}, `unknown format "svg" (text, hints, pprof, html)`},
 		{[]string{"show", "--sample", "--hints", "x"}, "apply to --memory"},
-		{[]string{"show", "--sample", "--format=html", "x"}, "--sample takes --format=pprof"},
+		{[]string{"show", "--sample", "--format=html", "-memprof-ave-lifetime-cold-threshold=1", "x"}, "--sample takes --format=pprof or html"},
 		{[]string{"show", "--memory", "-memprof-ave-lifetime-cold-threshold=1", "x"}, "need --hints"},
 		{[]string{"show", "--memory", "--hints", "--llvm-version", "19", "-memprof-use-hot-hints", "x"}, "clang 19 has no option -memprof-use-hot-hints"},
 		{[]string{"show", "--memory", "--hints", "-mllvm", "-memprof-min-lifetime-cold-threshold=1", "x"}, "clang 22 has no option -memprof-min-lifetime-cold-threshold"},

@@ -1,0 +1,171 @@
+package profmerge
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"path/filepath"
+
+	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/infile"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
+	"github.com/rules-pgo/rules_pgo/internal/profview"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
+)
+
+// SampleDiffOptions are the options of `merge diff` and `merge overlap`
+// for sample profiles.
+type SampleDiffOptions struct {
+	profview.SampleOverlapOptions
+	// Top is how many functions the text diff shows with their lines.
+	Top int
+}
+
+// LoadSample reads the sample profile at path (any encoding) as
+// llvm-profdata of release reads it.
+func LoadSample(path string, release int) (*sampleprof.Profile, error) {
+	data, err := infile.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if sampleprof.Detect(data) == sampleprof.FormatUnknown {
+		return nil, errors.New(path + ": unrecognized sample profile encoding format")
+	}
+	return sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: release})
+}
+
+// isSampleInput reports whether path looks like a sample profile (and
+// like no other kind): how `merge diff` routes inputs without --sample.
+// Only the head is read (a text profile's first line within it).
+func isSampleInput(path string) bool {
+	f, err := infile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if n == len(head) {
+		// Cut at the last full line so that a long first line is not
+		// mistaken for a bad one.
+		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
+			head = head[:i+1]
+		}
+	}
+	return Detect(head) == KindUnknown && sampleprof.Detect(head) != sampleprof.FormatUnknown
+}
+
+// sampleOverlap loads both profiles and computes their overlap; zero
+// is LLVM's message when a profile has no samples (ov nil then).
+func sampleOverlap(pathA, pathB string, o profview.SampleOverlapOptions) (ov *profview.SampleOverlap, zero string, err error) {
+	if _, ok := llvmrelease.Lookup(o.LLVM); !ok {
+		return nil, "", cli.Usagef("--llvm-version %d: supported are %s", o.LLVM, llvmrelease.SupportedText())
+	}
+	a, err := LoadSample(pathA, o.LLVM)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := LoadSample(pathB, o.LLVM)
+	if err != nil {
+		return nil, "", err
+	}
+	ov, err = profview.ComputeSampleOverlap(a, b, pathA, pathB, o)
+	var z *profview.ZeroSampleError
+	if errors.As(err, &z) {
+		return nil, z.Message, nil
+	}
+	return ov, "", err
+}
+
+// OverlapSample writes what `llvm-profdata overlap --sample A B` prints.
+func OverlapSample(w io.Writer, pathA, pathB string, o profview.SampleOverlapOptions) error {
+	ov, zero, err := sampleOverlap(pathA, pathB, o)
+	if err != nil {
+		return err
+	}
+	if ov == nil {
+		_, err := io.WriteString(w, zero)
+		return err
+	}
+	return ov.WriteText(w)
+}
+
+// DiffSample writes what changed from sample profile A to B: as text
+// (format "text": overlap's numbers, per function, per line) or as a
+// pprof profile of B minus A scaled to B's total ("pprof").
+func DiffSample(w io.Writer, pathA, pathB, format string, o SampleDiffOptions) error {
+	if format == "pprof" {
+		a, err := LoadSample(pathA, o.LLVM)
+		if err != nil {
+			return err
+		}
+		b, err := LoadSample(pathB, o.LLVM)
+		if err != nil {
+			return err
+		}
+		d, err := profview.SampleDiffProfile(a, b)
+		if err != nil {
+			return err
+		}
+		return d.Write(w)
+	}
+	ov, zero, err := sampleOverlap(pathA, pathB, o.SampleOverlapOptions)
+	if err != nil {
+		return err
+	}
+	if ov == nil {
+		_, err := io.WriteString(w, zero)
+		return err
+	}
+	return profview.WriteSampleDiff(w, ov, profview.SampleDiffOptions{Top: o.Top})
+}
+
+// ShowSampleHTML writes the HTML report of the sample profile at path
+// (profview.WriteSampleHTML).
+func ShowSampleHTML(w io.Writer, path string, release int) error {
+	p, err := LoadSample(path, release)
+	if err != nil {
+		return err
+	}
+	return profview.WriteSampleHTML(w, p, profview.SampleHTMLOptions{Title: filepath.Base(path), LLVM: release})
+}
+
+// OverlapConfig is `merge overlap` as its command line gives it.
+type OverlapConfig struct {
+	// Inputs are the positional arguments: the base and test profiles.
+	Inputs []string
+	Output string
+	// Sample is --sample (sample profiles are the only kind so far).
+	Sample  bool
+	Options profview.SampleOverlapOptions
+	Stdout  io.Writer
+}
+
+// RunOverlap checks c and writes llvm-profdata overlap's report.
+func RunOverlap(c OverlapConfig) error {
+	if len(c.Inputs) != 2 {
+		return cli.Usagef("overlap takes exactly two profiles, base and test")
+	}
+	a, b := c.Inputs[0], c.Inputs[1]
+	if !c.Sample && !isSampleInput(a) {
+		return cli.Usagef("overlap: only sample profiles (--sample) are supported")
+	}
+	return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return OverlapSample(w, a, b, c.Options) })
+}
+
+// runSampleDiff is RunDiff for sample profiles.
+func runSampleDiff(c DiffConfig) error {
+	if len(c.Thresholds) > 0 || c.Binary != "" {
+		return cli.Usagef("--profiled-binary and the -memprof-* options do not apply to sample profiles")
+	}
+	if c.Format != "text" && c.Format != "pprof" {
+		return cli.Usagef("--format=%s: sample profiles take text or pprof", c.Format)
+	}
+	if _, ok := llvmrelease.Lookup(c.Release); !ok {
+		return cli.Usagef("--llvm-version %d: supported are %s", c.Release, llvmrelease.SupportedText())
+	}
+	o := c.SampleDiff
+	o.LLVM = c.Release
+	return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return DiffSample(w, c.A, c.B, c.Format, o) })
+}
