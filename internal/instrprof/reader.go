@@ -8,6 +8,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/ondiskhash"
 )
 
 // Header is IndexedInstrProf::Header. Fields the file's index version lacks
@@ -175,11 +176,11 @@ func (f *File) profileForWrite(release int) *memprof.Profile {
 	for i, r := range p.Records {
 		guids[i] = r.GUID
 	}
-	p.Records = permute(p.Records, odInsertionOrder(guids))
+	p.Records = permute(p.Records, ondiskhash.InsertionOrder(guids))
 	switch {
 	case f.MemProfVersion == 2 && release >= 20:
-		p.Frames = permute(p.Frames, odInsertionOrder(f.frameKeys))
-		p.CallStacks = permute(p.CallStacks, odInsertionOrder(f.stackKeys))
+		p.Frames = permute(p.Frames, ondiskhash.InsertionOrder(f.frameKeys))
+		p.CallStacks = permute(p.CallStacks, ondiskhash.InsertionOrder(f.stackKeys))
 	case f.MemProfVersion <= 2 && release <= 19:
 		p.Frames = permute(p.Frames, denseInsertionOrder(release, f.frameKeys))
 		p.CallStacks = permute(p.CallStacks, denseInsertionOrder(release, f.stackKeys))
@@ -208,7 +209,7 @@ func denseInsertionOrder(release int, keys []uint64) []int {
 			hashes = append(hashes, ins[j])
 		}
 		var a, b uint64
-		for i, j := range newODLayout(hashes).order {
+		for i, j := range ondiskhash.New(hashes).Order {
 			if got := hashes[j]; got != keys[i] && a == b {
 				a, b = keys[i], got
 			}
