@@ -82,10 +82,22 @@ func FuzzRead(f *testing.F) {
 		if len(data) > maxFuzzInput {
 			return
 		}
+		checkHead(t, data)
 		file, err := Read("fuzz", data)
 		if err != nil {
 			checkDecodeError(t, err, "fuzz")
 			return
+		}
+		// What routes a file agrees with what decodes it.
+		if Detect(data) != FormatIndexed {
+			t.Fatalf("Detect = %v for a file Read decodes", Detect(data))
+		}
+		h, err := ReadHeader("fuzz", bytes.NewReader(data))
+		if err != nil || *h != file.Header {
+			t.Fatalf("ReadHeader = %+v, %v; Read's header %+v", h, err, file.Header)
+		}
+		if n, err := ReadFunctionCount("fuzz", bytes.NewReader(data), h); err != nil || n != file.NumFunctions {
+			t.Fatalf("ReadFunctionCount = %d, %v; Read's %d", n, err, file.NumFunctions)
 		}
 		if file.Profile == nil {
 			return
@@ -163,4 +175,18 @@ HeapProfileRecords:
 			t.Fatalf("records changed in YAML round trip")
 		}
 	})
+}
+
+// checkHead checks that ReadHeader and ReadFunctionCount return decode
+// errors, or a header, on any input.
+func checkHead(t *testing.T, data []byte) {
+	t.Helper()
+	h, err := ReadHeader("fuzz", bytes.NewReader(data))
+	if err != nil {
+		checkDecodeError(t, err, "fuzz")
+		return
+	}
+	if _, err := ReadFunctionCount("fuzz", bytes.NewReader(data), h); err != nil {
+		checkDecodeError(t, err, "fuzz")
+	}
 }

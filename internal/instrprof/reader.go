@@ -89,18 +89,22 @@ func ReadHeader(name string, r io.ReaderAt) (*Header, error) {
 // ReadFunctionCount reads the entry count of the function table of the
 // indexed profile in r whose header is h (NumEntries of the
 // OnDiskChainedHashTable at h.HashOffset), without checking the table:
-// Read does. Errors are *decode.Error values wrapping decode.ErrTruncated,
-// or the error of r.
+// Read does. Errors are *decode.Error values wrapping decode.ErrMalformed
+// (an offset past the end) or decode.ErrTruncated, or the error of r.
 func ReadFunctionCount(name string, r io.ReaderAt, h *Header) (uint64, error) {
 	var b [16]byte // NumBuckets, NumEntries
 	n, err := 0, error(nil)
 	if int64(h.HashOffset) >= 0 {
 		n, err = r.ReadAt(b[:], int64(h.HashOffset))
 	}
-	if n < len(b) {
-		if err != nil && err != io.EOF {
-			return 0, err
-		}
+	switch {
+	case n == len(b):
+	case err != nil && err != io.EOF:
+		return 0, err
+	case n == 0:
+		return 0, &decode.Error{Format: "instrprof", File: name, Section: "header", Offset: 32, Err: decode.ErrMalformed,
+			Msg: fmt.Sprintf("function table offset %#x is past the end", h.HashOffset)}
+	default:
 		return 0, &decode.Error{Format: "instrprof", File: name, Section: "function table", Offset: int64(h.HashOffset), Err: decode.ErrTruncated,
 			Msg: fmt.Sprintf("truncated table header (need %d bytes, have %d)", len(b), n)}
 	}
