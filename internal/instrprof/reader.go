@@ -140,7 +140,7 @@ type File struct {
 	// MemProfVersion is the MemProf section version, -1 without a section.
 	MemProfVersion int
 	Schema         []memprof.Meta
-	MemProfSummary *MemProfSummary // V4 only
+	MemProfSummary *memprof.Summary // V4 only
 	// DataAccessProfOffset is the V4 data-access profile offset (0 = none);
 	// the data-access profile itself is not decoded.
 	DataAccessProfOffset uint64

@@ -512,7 +512,7 @@ func load(s *source) loaded {
 	case KindMemProfRaw:
 		l.raw, l.err = memprof.ReadRaw(s.Path, data)
 	case KindMemProfYAML:
-		l.prof, l.err = instrprof.ReadYAML(s.Path, data)
+		l.prof, l.err = memprof.ReadYAML(s.Path, data)
 	case KindIndexed:
 		var f *instrprof.File
 		f, l.err = instrprof.Read(s.Path, data)
