@@ -98,31 +98,7 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadAll(f)
-}
-
-// ReadAll reads the rest of f, an open regular file, sized by its length
-// up front (no doubling).
-func ReadAll(f *os.File) ([]byte, error) {
-	var size int
-	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
-		size = int(st.Size())
-	}
-	// One byte more than the size tells a file that grew.
-	data := make([]byte, 0, size+1)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			return data, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
-	}
+	return ReadWhole(f, nil)
 }
 
 // ReadWhole reads all of f, an open regular file, from its start, into

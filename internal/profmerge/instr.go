@@ -28,13 +28,13 @@ import (
 // on the machine; ours never does.
 //
 // With raw MemProf inputs beside them, the function records are written
-// into the same indexed file as the MemProf data (Run, with opts.funcs).
+// into the same indexed file as the MemProf data (runMemProf, with opts.funcs).
 
 // runInstr merges the .profraw inputs and the function records of the
 // indexed inputs, inputs[instrIdx], in canonical order, as llvm-profdata
 // merge loads them (raw records in data order, indexed ones in on-disk
 // order); the others (MemProf inputs), and the MemProf data of indexed
-// inputs that hold both, go through Run with the merged function records.
+// inputs that hold both, go through runMemProf with the merged function records.
 // Bad inputs are reported under the failure policy, counted against all
 // inputs.
 func runInstr(opts Options, inputs []*source, instrIdx []int) error {
@@ -145,7 +145,7 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 			}
 			funcs.AddIndexed(f, inputs[i].Weight)
 			if f.MemProfVersion >= 0 {
-				isInstr[i] = false // its MemProf data goes through Run
+				isInstr[i] = false // its MemProf data goes through runMemProf
 			}
 			rep.warn(opts, funcs.Warnings[n:])
 			continue
