@@ -125,7 +125,9 @@ func (e *InputError) Unwrap() error { return e.Err }
 // place with the partial state and build id files only once nothing can
 // fail (opts.Fatal, the build id): a failed merge changes no output. The
 // profiled binary is opened once: the converter symbolizes against it and
-// checks its headers, and the build id comes from it.
+// checks its headers, and the build id comes from it. Each input is opened
+// once too, and classified from one read of its head (classify); every
+// later read of it is of that open file.
 //
 // Inputs are processed in canonical order (sorted by path), so the output
 // never depends on the order they were given in or on Jobs. Raw MemProf
