@@ -63,7 +63,7 @@ func Detect(data []byte) Kind {
 // file limit (Go raises the soft limit to the hard one at start), the rest
 // left to the binary, the outputs and the files of other kinds. Inputs
 // beyond it are opened again when they are read.
-func openBudget() int {
+var openBudget = func() int {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur > 1<<20 {
 		return 1 << 19

@@ -1,6 +1,7 @@
 package profmerge
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -111,6 +112,57 @@ func TestOpenOnce(t *testing.T) {
 			if c.binary != "" {
 				if n := opens(c.binary); n != 1 {
 					t.Errorf("the profiled binary %s opened %d times, want once", filepath.Base(c.binary), n)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenBudget: inputs beyond the open-file budget are closed after
+// classify and opened again when read; the output is the same bytes.
+func TestOpenBudget(t *testing.T) {
+	mem := fixtures(t)
+	bin := filepath.Join(mem, "app-llvm19-nopie")
+	instr := instrproftest.Fixtures(t)
+	w, err := instrprof.Defaults(19)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		inputs []string
+		binary string
+	}{
+		{"memprofraw", []string{bin + "-a.memprofraw", bin + "-b.memprofraw", bin + "-dump.memprofraw"}, bin},
+		{"profraw", []string{filepath.Join(instr, "app-llvm19-ir.profdata"), filepath.Join(instr, "app-llvm19-ir-10.profraw"), filepath.Join(instr, "app-llvm19-ir-3.profraw")}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			merge := func(budget int) []byte {
+				t.Helper()
+				saved := openBudget
+				defer func() { openBudget = saved }()
+				if budget >= 0 {
+					openBudget = func() int { return budget }
+				}
+				out := filepath.Join(tmp, fmt.Sprintf("%s-%d.profdata", c.name, budget))
+				opts := Options{Output: out, ProfiledBinary: c.binary, Write: w}
+				for _, p := range c.inputs {
+					opts.Inputs = append(opts.Inputs, Input{Path: p, Weight: 1})
+				}
+				if err := Run(opts); err != nil {
+					t.Fatal(err)
+				}
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+			want := merge(-1)
+			for _, budget := range []int{0, 1} {
+				if got := merge(budget); !bytes.Equal(got, want) {
+					t.Errorf("open-file budget %d: output differs", budget)
 				}
 			}
 		})
