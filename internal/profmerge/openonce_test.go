@@ -23,7 +23,6 @@ const openOnceEnv = "RULES_PGO_OPEN_ONCE_MERGE"
 type openOnceMerge struct {
 	Inputs         []string
 	Output, Binary string
-	Release        int
 }
 
 // TestOpenOnceChild is the merge TestOpenOnce traces; it does nothing
@@ -37,7 +36,7 @@ func TestOpenOnceChild(t *testing.T) {
 	if err := json.Unmarshal([]byte(spec), &m); err != nil {
 		t.Fatal(err)
 	}
-	w, err := instrprof.Defaults(m.Release)
+	w, err := instrprof.Defaults(19)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +89,7 @@ func TestOpenOnce(t *testing.T) {
 		{"profraw", profraws, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			spec, _ := json.Marshal(openOnceMerge{Inputs: c.inputs, Output: filepath.Join(tmp, c.name+".profdata"), Binary: c.binary, Release: 19})
+			spec, _ := json.Marshal(openOnceMerge{Inputs: c.inputs, Output: filepath.Join(tmp, c.name+".profdata"), Binary: c.binary})
 			log := filepath.Join(tmp, c.name+".strace")
 			cmd := exec.Command(strace, "-f", "-e", "trace=openat", "-o", log, os.Args[0], "-test.run=^TestOpenOnceChild$", "-test.count=1")
 			cmd.Env = append(os.Environ(), openOnceEnv+"="+string(spec))
