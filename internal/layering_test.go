@@ -94,7 +94,7 @@ func deps(g map[string][]string, pkg string) []string {
 // TestLayering: the import rules the layers keep.
 func TestLayering(t *testing.T) {
 	g := graph(t)
-	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/perfscript", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered", "internal/ondiskhash", "internal/stringmap"} {
+	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/perfscript", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered"} {
 		if _, ok := g[p]; !ok {
 			t.Fatalf("package %s not found: the rules below need updating", p)
 		}
@@ -114,11 +114,10 @@ func TestLayering(t *testing.T) {
 		forbid(p, formats, "a trace reader imports no profile format")
 	}
 	forbid("internal/sampleprof", []string{"internal/memprof", "internal/instrprof"}, "sample profiles share nothing with MemProf or instrumented profiles but internal/llvmname")
-	// llvmname (names and their hashes), stdunordered (libstdc++'s
-	// unordered_map), ondiskhash (LLVM's OnDiskChainedHashTable layout)
-	// and stringmap (llvm::StringMap's order) are LLVM facts every layer
-	// may use: they import no project package.
-	for _, p := range []string{"internal/llvmname", "internal/stdunordered", "internal/ondiskhash", "internal/stringmap"} {
+	// llvmname (names and their hashes) and stdunordered (libstdc++'s
+	// unordered_map) are LLVM facts every layer may use: they import no
+	// project package.
+	for _, p := range []string{"internal/llvmname", "internal/stdunordered"} {
 		for _, d := range g[p] {
 			if strings.HasPrefix(d, "internal/") || strings.HasPrefix(d, "tools/") {
 				t.Errorf("%s imports %s: it must import no project package", p, d)
