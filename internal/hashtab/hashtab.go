@@ -11,8 +11,8 @@
 // (a full table grows fourfold), the first slot chosen by Fibonacci
 // hashing (the top bits of hash × 2^64/φ). Numbering, and so every output
 // order, depends only on the order of insertion, never on the layout.
-// (LLVM's DenseMap, whose layout does decide output order, is emulated by
-// package densemap.) A second table for uint64 keys, with the key in the
+// (LLVM's containers, whose layout does decide output order, are emulated
+// elsewhere: densemap, stringmap, ondiskhash.) A second table for uint64 keys, with the key in the
 // slot, numbered addresses 5–10% faster in a microbenchmark, well under 1%
 // of a conversion: one table serves every use.
 //

@@ -98,20 +98,26 @@ func ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadAll(f)
+	return ReadWhole(f, nil)
 }
 
-// ReadAll reads the rest of f, an open regular file, sized by its length
-// up front (no doubling).
-func ReadAll(f *os.File) ([]byte, error) {
+// ReadWhole reads all of f, an open regular file, from its start, into
+// buf (grown when too small; nil is fine), sized by its length up front.
+// It reads with pread: f's offset does not move, so a file classified by
+// its head can be read whole afterwards, as often as needed, without being
+// opened again.
+func ReadWhole(f *os.File, buf []byte) ([]byte, error) {
 	var size int
 	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
 		size = int(st.Size())
 	}
 	// One byte more than the size tells a file that grew.
-	data := make([]byte, 0, size+1)
+	if cap(buf) < size+1 {
+		buf = make([]byte, 0, size+1)
+	}
+	data := buf[:0]
 	for {
-		n, err := f.Read(data[len(data):cap(data)])
+		n, err := f.ReadAt(data[len(data):cap(data)], int64(len(data)))
 		data = data[:len(data)+n]
 		if err == io.EOF {
 			return data, nil

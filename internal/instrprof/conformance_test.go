@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -227,7 +228,7 @@ func TestConformanceYAML(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := ReadYAML(yamlIn, src)
+			p, err := memprof.ReadYAML(yamlIn, src)
 			if err != nil {
 				t.Fatal(err)
 			}

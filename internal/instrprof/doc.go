@@ -1,7 +1,8 @@
 // Package instrprof reads and writes LLVM's indexed profile container
 // (IndexedInstrProf, the ".profdata" file llvm-profdata writes) with a MemProf
-// section in any of the on-disk versions V0–V4, and the YAML MemProf text form
-// of LLVM 20+.
+// section in any of the on-disk versions V0–V4. The YAML MemProf text form
+// of LLVM 20+ is memprof's (memprof.ReadYAML, memprof.WriteYAML); WriteYAML
+// here prints an indexed file's MemProf data in it as llvm-profdata show does.
 //
 // It also reads raw instrumentation profiles (.profraw, raw versions 8–10:
 // raw.go), merges their function records as llvm-profdata does

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
+	"github.com/rules-pgo/rules_pgo/internal/stringmap"
 )
 
 // Value kinds (InstrProfValueKind, InstrProfData.inc). Raw version 8
@@ -145,7 +146,7 @@ func (p *FuncProfile) Records() []*FuncRecord {
 func (p *FuncProfile) writeOrder(release int) []*FuncRecord {
 	var names []string
 	if release < 17 {
-		names = p.stringMapOrder()
+		names = stringmap.Order(p.order)
 	} else {
 		names = slices.Clone(p.order)
 		sort.Strings(names)
@@ -175,58 +176,6 @@ func (p *FuncProfile) recordsOf(names []string, release int) []*FuncRecord {
 		}
 		for _, i := range m.Order() {
 			out = append(out, rs[i])
-		}
-	}
-	return out
-}
-
-// stringMapOrder returns the names in the iteration order of an LLVM 16
-// llvm::StringMap after inserting them in first-seen order: 16 buckets at
-// the first insertion, djbHash(name, 0), quadratic probing, doubling once more
-// than 3/4 full, rehashing in old bucket order (StringMap.cpp). LLVM 17
-// changed the hash to xxh3; from LLVM 18 on the writer sorts the names.
-func (p *FuncProfile) stringMapOrder() []string {
-	type bucket struct {
-		used bool
-		hash uint32
-		name string
-	}
-	djb := func(s string) uint32 {
-		h := uint32(0)
-		for i := 0; i < len(s); i++ {
-			h = h*33 + uint32(s[i])
-		}
-		return h
-	}
-	place := func(tab []bucket, h uint32) int {
-		mask := uint32(len(tab) - 1)
-		b, probe := h&mask, uint32(1)
-		for tab[b].used {
-			b = (b + probe) & mask
-			probe++
-		}
-		return int(b)
-	}
-	tab := make([]bucket, 16)
-	items := 0
-	for _, n := range p.order {
-		h := djb(n)
-		tab[place(tab, h)] = bucket{true, h, n}
-		items++
-		if items*4 > len(tab)*3 {
-			nt := make([]bucket, 2*len(tab))
-			for _, b := range tab {
-				if b.used {
-					nt[place(nt, b.hash)] = b
-				}
-			}
-			tab = nt
-		}
-	}
-	out := make([]string, 0, items)
-	for _, b := range tab {
-		if b.used {
-			out = append(out, b.name)
 		}
 	}
 	return out

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
-	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -254,7 +253,7 @@ func TestYAMLFixtures(t *testing.T) {
 			if !bytes.Equal(buf.Bytes(), want) {
 				t.Errorf("WriteYAML differs from llvm-profdata-22 show --memory (-want +got):\n%s", lineDiff(string(want), buf.String()))
 			}
-			p, err := ReadYAML("show.yaml", want)
+			p, err := memprof.ReadYAML("show.yaml", want)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -275,7 +274,7 @@ func TestYAMLToIndexed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ReadYAML("yamlin.yaml", in)
+	p, err := memprof.ReadYAML("yamlin.yaml", in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,53 +316,6 @@ func mustMarshal(t *testing.T, p *memprof.Profile, o WriteOptions) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func TestReadYAMLErrors(t *testing.T) {
-	for _, tc := range []struct{ name, in, want string }{
-		{"empty", "", "empty YAML document"},
-		{"decimal GUID", "---\nHeapProfileRecords:\n  - GUID: 1234\n", "use a hexadecimal GUID or a function instead"},
-		{"bad hex", "---\nHeapProfileRecords:\n  - GUID: 0xZZ\n", "invalid hex64 number"},
-		{"bad MIB key", "---\nHeapProfileRecords:\n  - GUID: 0x1\n    AllocSites:\n      - Callstack: []\n        MemInfoBlock:\n          Bogus: 1\n", "Key is not a valid validation event"},
-		{"missing frame key", "---\nHeapProfileRecords:\n  - GUID: 0x1\n    CallSites:\n      - Frames:\n        - { Function: 0x2, LineOffset: 1 }\n", "missing required key 'Column'"},
-		{"no GUID", "---\nHeapProfileRecords:\n  - CallSites: []\n", "missing required key 'GUID'"},
-		{"syntax", "---\nHeapProfileRecords:\n  - GUID: [\n", "YAML at offset"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := ReadYAML("x.yaml", []byte(tc.in))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ReadYAML error = %v, want %q", err, tc.want)
-			}
-			var de *decode.Error
-			if !errors.As(err, &de) || de.File != "x.yaml" || de.Section != "YAML" || !errors.Is(err, decode.ErrMalformed) && !errors.Is(err, decode.ErrTruncated) {
-				t.Errorf("ReadYAML error %v is not a YAML *decode.Error naming x.yaml", err)
-			}
-			if tc.name == "bad hex" && de != nil && de.Offset != int64(strings.Index(tc.in, "0xZZ")) {
-				t.Errorf("bad hex: offset %d, want %d", de.Offset, strings.Index(tc.in, "0xZZ"))
-			}
-		})
-	}
-}
-
-func TestGUID(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		want uint64
-	}{
-		{"main", 15822663052811949562},
-		{"main.llvm.123", 15822663052811949562},
-		{"main.part.0", 15822663052811949562},
-		{"_Z3foov", 0x7f8d88fcc70a347b},
-	} {
-		if got := GUID(tc.name); got != tc.want {
-			t.Errorf("GUID(%q) = %#x, want %#x", tc.name, got, tc.want)
-		}
-	}
-	for _, s := range []string{"foo.llvm.1.cold", "foo.__uniq.999"} {
-		if got := llvmname.Canonical(s); got != s {
-			t.Errorf("llvmname.Canonical(%q) = %q, want unchanged", s, got)
-		}
-	}
 }
 
 func TestValidate(t *testing.T) {

@@ -83,7 +83,8 @@ func (f *File) readMemProf(name string, data []byte) error {
 			if c.Err() == nil {
 				c.Bytes(8 * uint64(nf-6))
 			}
-			f.MemProfSummary = &MemProfSummary{v[0], v[1], v[2], v[3], v[4], v[5]}
+			f.MemProfSummary = &memprof.Summary{NumContexts: v[0], NumColdContexts: v[1], NumHotContexts: v[2],
+				MaxColdTotalSize: v[3], MaxWarmTotalSize: v[4], MaxHotTotalSize: v[5]}
 		}
 		f.Schema = readSchema(c)
 		if c.Err() != nil {

@@ -62,7 +62,7 @@ type plan struct {
 	stacks     *table   // V2
 	radix      []uint32 // V3/V4
 	linear     []uint32 // V3/V4: stack → radix position
-	summary    MemProfSummary
+	summary    memprof.Summary
 	mibBytes   []byte  // V3/V4: every alloc site's MIB, serialized
 	siteBase   []int32 // V3/V4: record → index of its first alloc site
 	off        fileOffsets

@@ -1,11 +1,14 @@
 package instrprof
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/ondiskhash"
 )
 
 // Header is IndexedInstrProf::Header. Fields the file's index version lacks
@@ -20,6 +23,92 @@ type Header struct {
 	BinaryIdOffset           uint64
 	TemporalProfTracesOffset uint64
 	VTableNamesOffset        uint64
+}
+
+// fields are the header's fields in file order, those of its index version
+// (Version must be set): the layout Read and ReadHeader decode.
+//
+//	0   Magic, Version, Unused, HashType, HashOffset    every version
+//	40  MemProfOffset                                   version 8 and later
+//	48  BinaryIdOffset                                  9 and later
+//	56  TemporalProfTracesOffset                        10 and later
+//	64  VTableNamesOffset                               12 and later
+func (h *Header) fields() []*uint64 {
+	f := []*uint64{&h.Magic, &h.Version, &h.Unused, &h.HashType, &h.HashOffset}
+	v := h.IndexVersion()
+	if v >= 8 {
+		f = append(f, &h.MemProfOffset)
+	}
+	if v >= 9 {
+		f = append(f, &h.BinaryIdOffset)
+	}
+	if v >= 10 {
+		f = append(f, &h.TemporalProfTracesOffset)
+	}
+	if v >= 12 {
+		f = append(f, &h.VTableNamesOffset)
+	}
+	return f
+}
+
+// headerPrefixSize is the size of the fields every index version has.
+const headerPrefixSize = 5 * 8
+
+// ReadHeader reads the header at the start of the indexed profile in r
+// without decoding the rest of the file: what a caller needs to route the
+// file before it reads it whole (r is the file already open). The fields
+// every index version has must be there; the later fields of the file's
+// index version are read as far as the file holds them (zero past its
+// end). Nothing else is checked: Read checks the version, the hash type
+// and every field. Errors are *decode.Error values wrapping
+// decode.ErrBadMagic or decode.ErrTruncated, or the error of r.
+func ReadHeader(name string, r io.ReaderAt) (*Header, error) {
+	var b [9 * 8]byte
+	n, err := r.ReadAt(b[:], 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	c := decode.NewCursor("instrprof", name, "header", b[:n], 0)
+	h := &Header{}
+	if h.Magic = c.U64(); c.Err() == nil && h.Magic != Magic {
+		return nil, c.Errorf(0, decode.ErrBadMagic, "bad magic %#x, want %#x", h.Magic, uint64(Magic))
+	}
+	h.Version = c.U64()
+	if n < headerPrefixSize {
+		return nil, c.Errorf(int64(n), decode.ErrTruncated, "truncated header (need %d bytes, have %d)", headerPrefixSize, n)
+	}
+	for _, field := range h.fields()[2:] {
+		if c.Remaining() < 8 {
+			break
+		}
+		*field = c.U64()
+	}
+	return h, nil
+}
+
+// ReadFunctionCount reads the entry count of the function table of the
+// indexed profile in r whose header is h (NumEntries of the
+// OnDiskChainedHashTable at h.HashOffset), without checking the table:
+// Read does. Errors are *decode.Error values wrapping decode.ErrMalformed
+// (an offset past the end) or decode.ErrTruncated, or the error of r.
+func ReadFunctionCount(name string, r io.ReaderAt, h *Header) (uint64, error) {
+	var b [16]byte // NumBuckets, NumEntries
+	n, err := 0, error(nil)
+	if int64(h.HashOffset) >= 0 {
+		n, err = r.ReadAt(b[:], int64(h.HashOffset))
+	}
+	switch {
+	case n == len(b):
+	case err != nil && err != io.EOF:
+		return 0, err
+	case n == 0:
+		return 0, &decode.Error{Format: "instrprof", File: name, Section: "header", Offset: 32, Err: decode.ErrMalformed,
+			Msg: fmt.Sprintf("function table offset %#x is past the end", h.HashOffset)}
+	default:
+		return 0, &decode.Error{Format: "instrprof", File: name, Section: "function table", Offset: int64(h.HashOffset), Err: decode.ErrTruncated,
+			Msg: fmt.Sprintf("truncated table header (need %d bytes, have %d)", len(b), n)}
+	}
+	return le.Uint64(b[8:]), nil
 }
 
 // IndexVersion returns the low 32 bits of Version.
@@ -51,7 +140,7 @@ type File struct {
 	// MemProfVersion is the MemProf section version, -1 without a section.
 	MemProfVersion int
 	Schema         []memprof.Meta
-	MemProfSummary *MemProfSummary // V4 only
+	MemProfSummary *memprof.Summary // V4 only
 	// DataAccessProfOffset is the V4 data-access profile offset (0 = none);
 	// the data-access profile itself is not decoded.
 	DataAccessProfOffset uint64
@@ -91,11 +180,11 @@ func (f *File) profileForWrite(release int) *memprof.Profile {
 	for i, r := range p.Records {
 		guids[i] = r.GUID
 	}
-	p.Records = permute(p.Records, odInsertionOrder(guids))
+	p.Records = permute(p.Records, ondiskhash.InsertionOrder(guids))
 	switch {
 	case f.MemProfVersion == 2 && release >= 20:
-		p.Frames = permute(p.Frames, odInsertionOrder(f.frameKeys))
-		p.CallStacks = permute(p.CallStacks, odInsertionOrder(f.stackKeys))
+		p.Frames = permute(p.Frames, ondiskhash.InsertionOrder(f.frameKeys))
+		p.CallStacks = permute(p.CallStacks, ondiskhash.InsertionOrder(f.stackKeys))
 	case f.MemProfVersion <= 2 && release <= 19:
 		p.Frames = permute(p.Frames, denseInsertionOrder(release, f.frameKeys))
 		p.CallStacks = permute(p.CallStacks, denseInsertionOrder(release, f.stackKeys))
@@ -124,7 +213,7 @@ func denseInsertionOrder(release int, keys []uint64) []int {
 			hashes = append(hashes, ins[j])
 		}
 		var a, b uint64
-		for i, j := range newODLayout(hashes).order {
+		for i, j := range ondiskhash.New(hashes).Order {
 			if got := hashes[j]; got != keys[i] && a == b {
 				a, b = keys[i], got
 			}
@@ -195,20 +284,8 @@ func Read(name string, data []byte) (*File, error) {
 		c.FailAt(8, decode.ErrUnsupportedVersion, "unsupported index version %d (want 1..13)", v)
 		return nil, c.Err()
 	}
-	h.Unused = c.U64()
-	h.HashType = c.U64()
-	h.HashOffset = c.U64()
-	if v >= 8 {
-		h.MemProfOffset = c.U64()
-	}
-	if v >= 9 {
-		h.BinaryIdOffset = c.U64()
-	}
-	if v >= 10 {
-		h.TemporalProfTracesOffset = c.U64()
-	}
-	if v >= 12 {
-		h.VTableNamesOffset = c.U64()
+	for _, field := range h.fields()[2:] {
+		*field = c.U64()
 	}
 	if c.Err() != nil {
 		return nil, c.Err()

@@ -42,6 +42,21 @@ func Open(path string, read func(path string) ([]byte, error)) (*File, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if read == nil {
+		return FromFile(f)
+	}
+	return fromFile(f, func() ([]byte, error) { return read(path) })
+}
+
+// FromFile is Open for a file already open (the caller's: it stays open),
+// read from its start when it is not mapped.
+func FromFile(f *os.File) (*File, error) {
+	return fromFile(f, func() ([]byte, error) {
+		return infile.ReadWhole(f, nil)
+	})
+}
+
+func fromFile(f *os.File, read func() ([]byte, error)) (*File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -53,12 +68,7 @@ func Open(path string, read func(path string) ([]byte, error)) (*File, error) {
 			return &File{Data: data, mapped: true}, nil
 		}
 	}
-	var data []byte
-	if read != nil {
-		data, err = read(path)
-	} else {
-		data, err = infile.ReadAll(f)
-	}
+	data, err := read()
 	if err != nil {
 		return nil, err
 	}

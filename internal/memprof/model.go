@@ -1,6 +1,8 @@
 // Package memprof is the in-memory model of LLVM MemProf (heap profile) data
 // and the reader of the raw profiles the compiler-rt memprof runtime writes
-// (raw versions 1–5), plus the raw → indexed-model conversion.
+// (raw versions 1–5), plus the raw → indexed-model conversion, and the YAML
+// text form of LLVM 20+ (yaml.go: ReadYAML, WriteYAML) with the summary
+// LLVM prints before it (Summary).
 //
 // The indexed on-disk encodings (MemProf V0–V4 inside an IndexedInstrProf
 // file) live in package instrprof, which serializes the Profile defined here.

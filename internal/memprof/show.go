@@ -108,8 +108,7 @@ func writeMIBYAML(w io.Writer, m *MemInfoBlock, release int) {
 // LLVM 21+ puts before the dump (MemProfSummaryBuilder with the default
 // thresholds of DefaultAllocType).
 func writeSummaryComment(w io.Writer, records []*Record) {
-	var contexts, cold, hot int
-	var maxCold, maxWarm, maxHot uint64
+	var s Summary
 	seen := map[string]bool{}
 	for _, r := range records {
 		for _, a := range r.AllocSites {
@@ -118,21 +117,10 @@ func writeSummaryComment(w io.Writer, records []*Record) {
 				continue
 			}
 			seen[k] = true
-			contexts++
-			switch a.Info.DefaultAllocType() {
-			case Cold:
-				cold++
-				maxCold = max(maxCold, a.Info.TotalSize)
-			case Hot:
-				hot++
-				maxHot = max(maxHot, a.Info.TotalSize)
-			default:
-				maxWarm = max(maxWarm, a.Info.TotalSize)
-			}
+			s.Add(&a.Info)
 		}
 	}
-	fmt.Fprintf(w, "---\n# MemProfSummary:\n#   Total contexts: %d\n#   Total cold contexts: %d\n#   Total hot contexts: %d\n", contexts, cold, hot)
-	fmt.Fprintf(w, "#   Maximum cold context total size: %d\n#   Maximum warm context total size: %d\n#   Maximum hot context total size: %d\n", maxCold, maxWarm, maxHot)
+	s.writeComment(w)
 }
 
 // AllocType is llvm::memprof::AllocationType.

@@ -5,7 +5,6 @@ package profmerge
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io/fs"
 	"os"
@@ -157,18 +156,18 @@ func regularInputs(inputs []Input, warnf func(string, ...any)) []Input {
 // merge skips without a word (InstrProfReader's empty_raw_profile, in every
 // failure mode; a 0-byte raw MemProf profile is read as one), and says
 // how many there were.
-func dropEmpty(inputs []Input) ([]Input, int) {
-	out := inputs[:0:0]
-	for _, in := range inputs {
-		if st, err := os.Stat(in.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+func dropEmpty(srcs []*source) ([]*source, int) {
+	out := srcs[:0:0]
+	for _, s := range srcs {
+		if s.size == 0 {
 			continue
 		}
-		out = append(out, in)
+		out = append(out, s)
 	}
-	return out, len(inputs) - len(out)
+	return out, len(srcs) - len(out)
 }
 
-// Kind is what an input file holds, decided by its first bytes.
+// Kind is what an input file holds, decided by its first bytes (Detect).
 type Kind int
 
 const (
@@ -191,27 +190,6 @@ func (k Kind) String() string {
 		return "raw instrumented profile"
 	}
 	return "unknown"
-}
-
-var (
-	magicMemProfRaw = []byte{0x81, 0x72, 0x66, 0x6f, 0x72, 0x70, 0x6d, 0xff}
-	magicIndexed    = []byte{0xff, 0x6c, 0x70, 0x72, 0x6f, 0x66, 0x69, 0x81}
-	magicInstrRaw64 = []byte{0x81, 0x72, 0x66, 0x6f, 0x72, 0x70, 0x6c, 0xff}
-)
-
-// Detect classifies data by its magic bytes (or YAML's leading "---").
-func Detect(data []byte) Kind {
-	switch {
-	case bytes.HasPrefix(data, magicMemProfRaw):
-		return KindMemProfRaw
-	case bytes.HasPrefix(data, magicIndexed):
-		return KindIndexed
-	case bytes.HasPrefix(data, magicInstrRaw64):
-		return KindInstrRaw
-	case bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("---")):
-		return KindMemProfYAML
-	}
-	return KindUnknown
 }
 
 // FailureMode is llvm-profdata's --failure-mode policy for bad inputs.

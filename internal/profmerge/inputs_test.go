@@ -1,6 +1,7 @@
 package profmerge
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,8 +9,12 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
+
+var le, be = binary.LittleEndian, binary.BigEndian
 
 func TestReadInputFiles(t *testing.T) {
 	dir := t.TempDir()
@@ -56,9 +61,11 @@ func TestDetect(t *testing.T) {
 		data []byte
 		want Kind
 	}{
-		{[]byte{0x81, 0x72, 0x66, 0x6f, 0x72, 0x70, 0x6d, 0xff, 4}, KindMemProfRaw},
-		{[]byte{0xff, 0x6c, 0x70, 0x72, 0x6f, 0x66, 0x69, 0x81}, KindIndexed},
-		{[]byte{0x81, 0x72, 0x66, 0x6f, 0x72, 0x70, 0x6c, 0xff}, KindInstrRaw},
+		{le.AppendUint64(nil, memprof.RawMagic), KindMemProfRaw},
+		{le.AppendUint64(nil, instrprof.Magic), KindIndexed},
+		{le.AppendUint64(nil, instrprof.RawMagic), KindInstrRaw},
+		{be.AppendUint64(nil, instrprof.RawMagic), KindInstrRaw},
+		{le.AppendUint64(nil, memprof.RawMagic)[:7], KindUnknown},
 		{[]byte("\n---\nHeapProfileRecords:\n"), KindMemProfYAML},
 		{[]byte("garbage"), KindUnknown},
 		{nil, KindUnknown},
@@ -111,8 +118,10 @@ func TestExpandNotRegular(t *testing.T) {
 	if len(kept) != 3 || len(warned) != 3 {
 		t.Errorf("regularInputs kept %v, warned %q; want the missing, empty and real files kept, 3 warnings", kept, warned)
 	}
-	kept, n := dropEmpty(kept)
-	if len(kept) != 2 || n != 1 {
-		t.Errorf("dropEmpty kept %v (%d dropped), want the missing and real files", kept, n)
+	srcs := classify(kept)
+	defer closeSources(srcs)
+	left, n := dropEmpty(srcs)
+	if len(left) != 2 || n != 1 || left[0].Path != in[3].Path || left[1].Path != in[5].Path {
+		t.Errorf("dropEmpty kept %v (%d dropped), want the missing and real files", left, n)
 	}
 }

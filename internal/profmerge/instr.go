@@ -1,7 +1,6 @@
 package profmerge
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -29,41 +28,16 @@ import (
 // on the machine; ours never does.
 //
 // With raw MemProf inputs beside them, the function records are written
-// into the same indexed file as the MemProf data (Run, with opts.funcs).
-
-// instrKind tells the inputs of the instrumented path by their first
-// bytes: .profraw files (raw), and indexed profiles whose function table
-// is not empty (indexed; they may hold MemProf data too).
-func instrKind(path string) (raw, indexed bool) {
-	f, err := infile.Open(path)
-	if err != nil {
-		return false, false
-	}
-	defer f.Close()
-	var b [40]byte
-	n, _ := io.ReadFull(f, b[:])
-	if n >= 8 && instrprof.IsRaw(b[:8]) {
-		return true, false
-	}
-	if n < 40 || Detect(b[:]) != KindIndexed {
-		return false, false
-	}
-	// HashOffset → u64 NumBuckets, u64 NumEntries.
-	var t [16]byte
-	if _, err := f.ReadAt(t[:], int64(binary.LittleEndian.Uint64(b[32:]))); err != nil {
-		return false, true // let the reader report it
-	}
-	return false, binary.LittleEndian.Uint64(t[8:]) > 0
-}
+// into the same indexed file as the MemProf data (runMemProf, with opts.funcs).
 
 // runInstr merges the .profraw inputs and the function records of the
 // indexed inputs, inputs[instrIdx], in canonical order, as llvm-profdata
 // merge loads them (raw records in data order, indexed ones in on-disk
 // order); the others (MemProf inputs), and the MemProf data of indexed
-// inputs that hold both, go through Run with the merged function records.
+// inputs that hold both, go through runMemProf with the merged function records.
 // Bad inputs are reported under the failure policy, counted against all
 // inputs.
-func runInstr(opts Options, inputs []Input, instrIdx []int) error {
+func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 	// The fold is serial and reading a file from the page cache is far
 	// faster than folding it, so by default one goroutine reads ahead
 	// (bench/instr: more readers only add memory, and time on a loaded
@@ -107,11 +81,11 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 				case buf = <-free:
 				default:
 				}
-				path := inputs[instrIdx[k]].Path
-				if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() >= mapfile.MinMapped {
+				s := inputs[instrIdx[k]]
+				if s.size >= mapfile.MinMapped {
 					// Mapped, not copied: a large file costs memory
 					// only for the pages being decoded.
-					mf, err := mapfile.Open(path, nil)
+					mf, err := s.load()
 					if err != nil {
 						done[k] <- result{err: err}
 					} else {
@@ -119,7 +93,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 					}
 					continue
 				}
-				data, err := readInto(path, buf)
+				data, err := s.read(buf)
 				done[k] <- result{data: data, err: err}
 			}
 		}()
@@ -163,7 +137,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 			defer res.mf.Close()
 		}
 		n := len(funcs.Warnings)
-		if Detect(res.data) == KindIndexed {
+		if inputs[i].kind == KindIndexed {
 			f, err := instrprof.ReadFuncs(path, res.data)
 			if err != nil {
 				fail(err)
@@ -171,7 +145,7 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 			}
 			funcs.AddIndexed(f, inputs[i].Weight)
 			if f.MemProfVersion >= 0 {
-				isInstr[i] = false // its MemProf data goes through Run
+				isInstr[i] = false // its MemProf data goes through runMemProf
 			}
 			rep.warn(opts, funcs.Warnings[n:])
 			continue
@@ -225,15 +199,15 @@ func runInstr(opts Options, inputs []Input, instrIdx []int) error {
 			funcs = newFuncs(opts)
 		}
 	}
-	var rest []Input
+	var rest []*source
 	for i, in := range inputs {
 		if !isInstr[i] {
 			rest = append(rest, in)
 		}
 	}
 	if len(rest) > 0 {
-		opts.Inputs, opts.funcs = rest, funcs
-		if err := Run(opts); err != nil {
+		opts.funcs = funcs
+		if err := runMemProf(opts, rest); err != nil {
 			return err
 		}
 		report(opts, reports, len(inputs))
@@ -274,43 +248,6 @@ func newFuncs(opts Options) *instrprof.FuncProfile {
 	funcs.Traces22 = opts.Write.LLVMRelease >= 20
 	funcs.ReservoirSize, funcs.MaxTraceLength = opts.TraceReservoirSize, opts.MaxTraceLength
 	return funcs
-}
-
-// readInto reads the file at path into buf (grown as needed) and returns
-// its contents.
-func readInto(path string, buf []byte) ([]byte, error) {
-	f, err := infile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	// One byte more than the size tells a file that grew; ReadFull past
-	// what is there is fine (io.ErrUnexpectedEOF).
-	n := int(st.Size()) + 1
-	if !st.Mode().IsRegular() || st.Size() <= 0 || int64(n) <= 0 {
-		return infile.ReadAll(f)
-	}
-	if cap(buf) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	got, err := io.ReadFull(f, buf)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		return buf[:got], nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	// Larger than its size said: read it whole.
-	rest, err := io.ReadAll(f)
-	if err != nil {
-		return nil, err
-	}
-	return append(buf, rest...), nil
 }
 
 // instrReport is what one instrumented input lost in the merge.
@@ -370,12 +307,12 @@ func report(opts Options, reports []instrReport, total int) {
 // When there are some, inputs of no known format (a bad magic, too short
 // to tell, unreadable) are counted with them, so that they are reported
 // as bad instrumented inputs under the failure policy.
-func instrInputs(inputs []Input) []int {
+func instrInputs(inputs []*source) []int {
 	var idx, unknown []int
 	for i, in := range inputs {
-		if raw, indexed := instrKind(in.Path); raw || indexed {
+		if in.instr {
 			idx = append(idx, i)
-		} else if unknownKind(in.Path) {
+		} else if in.err != nil || in.kind == KindUnknown {
 			unknown = append(unknown, i)
 		}
 	}
@@ -385,19 +322,6 @@ func instrInputs(inputs []Input) []int {
 	idx = append(idx, unknown...)
 	slices.Sort(idx)
 	return idx
-}
-
-// unknownKind reports whether the file at path is of no format merge
-// reads (or cannot be read).
-func unknownKind(path string) bool {
-	f, err := infile.Open(path)
-	if err != nil {
-		return true
-	}
-	defer f.Close()
-	b := make([]byte, 256)
-	n, _ := io.ReadFull(f, b)
-	return Detect(b[:n]) == KindUnknown
 }
 
 // writeCompact and writeProfile write the MemProf data into f, a new
@@ -456,21 +380,8 @@ func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
 // indexed profile with function records and without MemProf data: the
 // files `merge show` shows as llvm-profdata show does without --memory.
 func IsInstrProfile(path string) bool {
-	raw, indexed := instrKind(path)
-	if raw {
-		return true
-	}
-	if !indexed {
-		return false
-	}
-	f, err := infile.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var b [16]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return false
-	}
-	return binary.LittleEndian.Uint64(b[8:])&(1<<62) == 0 // no MemProf variant bit
+	srcs := classify([]Input{{Path: path, Weight: 1}})
+	defer closeSources(srcs)
+	s := srcs[0]
+	return s.kind == KindInstrRaw || s.kind == KindIndexed && s.instr && !s.memProfBit
 }

@@ -1,7 +1,6 @@
 package profmerge
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -126,7 +125,9 @@ func (e *InputError) Unwrap() error { return e.Err }
 // place with the partial state and build id files only once nothing can
 // fail (opts.Fatal, the build id): a failed merge changes no output. The
 // profiled binary is opened once: the converter symbolizes against it and
-// checks its headers, and the build id comes from it.
+// checks its headers, and the build id comes from it. Each input is opened
+// once too, and classified from one read of its head (classify); every
+// later read of it is of that open file.
 //
 // Inputs are processed in canonical order (sorted by path), so the output
 // never depends on the order they were given in or on Jobs. Raw MemProf
@@ -154,10 +155,6 @@ func Run(opts Options) error {
 	if opts.Warnf == nil {
 		opts.Warnf = func(string, ...any) {}
 	}
-	progress := opts.Progress
-	if progress == nil {
-		progress = func(string, ...any) {}
-	}
 	if err := opts.Write.Validate(); err != nil {
 		return err
 	}
@@ -169,26 +166,55 @@ func Run(opts Options) error {
 	if len(inputs) == 0 {
 		return errors.New("no input files")
 	}
+	srcs := classify(inputs)
+	defer closeSources(srcs)
+	return route(opts, srcs)
+}
+
+// route sends the inputs, classified, to the path that merges them:
+// sample profiles to runSample, .profraw and indexed inputs with function
+// records to runInstr (which hands the MemProf inputs beside them to
+// runMemProf), MemProf inputs to runMemProf.
+func route(opts Options, srcs []*source) error {
 	if opts.Sample.Force {
-		return runSample(opts, inputs)
+		return runSample(opts, srcs)
 	}
-	if sample, mem := sniffSample(inputs); len(sample) > 0 {
+	var sample, mem []string
+	for _, s := range srcs {
+		switch {
+		case s.kind != KindUnknown:
+			mem = append(mem, s.Path)
+		case s.sample:
+			sample = append(sample, s.Path)
+		}
+	}
+	if len(sample) > 0 {
 		if len(mem) > 0 {
 			return cli.Usagef("cannot merge sample profiles (%s) with MemProf profiles (%s)", strings.Join(sample, ", "), strings.Join(mem, ", "))
 		}
-		return runSample(opts, inputs)
+		return runSample(opts, srcs)
 	}
 	if opts.Sample != (SampleOptions{}) {
 		return cli.Usagef("sample-profile options given, but no input is a sample profile (give --sample to read them all as one)")
 	}
-	inputs, n := dropEmpty(inputs)
+	srcs, n := dropEmpty(srcs)
 	opts.empty += n
-	if len(inputs) == 0 && opts.funcs == nil {
+	if len(srcs) == 0 {
 		// Only empty inputs: llvm-profdata writes an empty profile.
 		return runInstr(opts, nil, nil)
 	}
-	if idx := instrInputs(inputs); len(idx) > 0 && opts.funcs == nil {
-		return runInstr(opts, inputs, idx) // instr.go
+	if idx := instrInputs(srcs); len(idx) > 0 {
+		return runInstr(opts, srcs, idx) // instr.go
+	}
+	return runMemProf(opts, srcs)
+}
+
+// runMemProf merges MemProf inputs (raw, indexed, YAML), with the function
+// records of opts.funcs when runInstr merged some.
+func runMemProf(opts Options, inputs []*source) error {
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(string, ...any) {}
 	}
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -199,7 +225,7 @@ func Run(opts Options) error {
 	// memprof.Converter; the others are small and loaded up front.
 	var rawIdx, otherIdx []int
 	for i, in := range inputs {
-		if isRawMemProf(in.Path) {
+		if in.kind == KindMemProfRaw {
 			if in.State != "" {
 				return cli.Usagef("--memprof-partial-input %s,%s: a raw profile has no partial state (give it as an input)", in.Path, in.State)
 			}
@@ -232,6 +258,7 @@ func Run(opts Options) error {
 	var buildID []byte // the profiled binary's once it is opened (then not nil)
 	if len(rawIdx) > 0 && opts.ProfiledBinary != "" {
 		progress("symbolizing %s", opts.ProfiledBinary)
+		var err error
 		bin, err = elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
 			DebugFileDirectories: opts.DebugFileDirectories,
 			DWARFOnly:            true,                                       // as llvm-profdata: no symbol-table fallback
@@ -474,23 +501,23 @@ func applyPolicy(opts Options, bad []error, total int) error {
 }
 
 // load reads and decodes an input that is not a raw MemProf profile (or
-// whose magic could not be read: the error is reported here).
-func load(in Input) loaded {
-	l := loaded{in: in}
-	data, err := infile.ReadFile(in.Path)
+// could not be opened: the error is reported here).
+func load(s *source) loaded {
+	l := loaded{in: s.Input}
+	data, err := s.read(nil)
 	if err != nil {
 		l.err = err
 		return l
 	}
-	l.kind = Detect(data)
+	l.kind = s.kind
 	switch l.kind {
 	case KindMemProfRaw:
-		l.raw, l.err = memprof.ReadRaw(in.Path, data)
+		l.raw, l.err = memprof.ReadRaw(s.Path, data)
 	case KindMemProfYAML:
-		l.prof, l.err = instrprof.ReadYAML(in.Path, data)
+		l.prof, l.err = memprof.ReadYAML(s.Path, data)
 	case KindIndexed:
 		var f *instrprof.File
-		f, l.err = instrprof.Read(in.Path, data)
+		f, l.err = instrprof.Read(s.Path, data)
 		if l.err == nil {
 			if f.MemProfVersion < 0 {
 				l.err = errors.New("indexed profile has no MemProf data (merging instrumentation profiles is not supported yet)")
@@ -503,8 +530,8 @@ func load(in Input) loaded {
 	default:
 		l.err = errors.New("unrecognized profile format: not a raw MemProf profile, an indexed profile or a YAML MemProf profile")
 	}
-	if l.err == nil && in.State != "" {
-		l.states, l.err = loadStates(in.State, data, l.prof)
+	if l.err == nil && s.State != "" {
+		l.states, l.err = loadStates(s.State, data, l.prof)
 	}
 	return l
 }
@@ -536,23 +563,6 @@ func loadStates(path string, profile []byte, prof *memprof.Profile) (memprof.Par
 	return st, nil
 }
 
-// isRawMemProf reports whether the file at path starts with the raw
-// MemProf magic. Unreadable files are not: load reports their error. This
-// is the one look at a raw input's magic before it is decoded (memprof.ReadRaw
-// checks it again as part of the header).
-func isRawMemProf(path string) bool {
-	f, err := infile.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var b [8]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return false
-	}
-	return Detect(b[:]) == KindMemProfRaw
-}
-
 // convertRaw converts the raw inputs inputs[rawIdx[...]] into one profile
 // in dense form, streaming: they are read and prepared in
 // memprof.FoldOrder, at most jobs+1 at a time (on their own goroutines,
@@ -569,7 +579,7 @@ func isRawMemProf(path string) bool {
 // input (+25% peak RSS on bench/memprof) or reading each twice, whereas the
 // restart costs only when an input is bad. A missing --profiled-binary is
 // returned as deferred, to be reported after the failure policy, as before.
-func convertRaw(opts Options, bin *elfsym.Binary, inputs []Input, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Compact, deferred, err error) {
+func convertRaw(opts Options, bin *elfsym.Binary, inputs []*source, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Compact, deferred, err error) {
 	if len(rawIdx) == 0 {
 		return nil, nil, nil
 	}
@@ -668,7 +678,7 @@ func convertRaw(opts Options, bin *elfsym.Binary, inputs []Input, rawIdx []int, 
 // with each in turn. It stops at fn's first error. With prep set, each
 // good raw input is also prepared on the loading goroutine (l.prep or
 // l.prepErr replace l.raw).
-func forEachRaw(inputs []Input, idx, order []int, jobs int, prep func(*memprof.RawProfile) (*memprof.Prepared, error), fn func(i int, l loaded) error) error {
+func forEachRaw(inputs []*source, idx, order []int, jobs int, prep func(*memprof.RawProfile) (*memprof.Prepared, error), fn func(i int, l loaded) error) error {
 	if order == nil {
 		order = make([]int, len(idx))
 		for k := range order {
@@ -694,20 +704,12 @@ var rawBufs freelist.List[*[]byte]
 // loadRaw is load for a file that starts with the raw MemProf magic, read
 // into a recycled buffer. The magic is not looked at again here: should the
 // file have changed since, ReadRaw rejects it like any bad raw input.
-func loadRaw(in Input) loaded {
-	f, err := infile.Open(in.Path)
-	if err != nil {
-		return loaded{in: in, err: err}
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return loaded{in: in, err: err}
-	}
-	if st.Mode().IsRegular() && st.Size() >= mapfile.MinMapped {
+func loadRaw(s *source) loaded {
+	in := s.Input
+	if s.size >= mapfile.MinMapped {
 		// A large file is mapped, not copied: its dumps are given back
 		// as they are read, so memory holds what the profile keeps.
-		mf, err := mapfile.Open(in.Path, nil)
+		mf, err := s.load()
 		if err != nil {
 			return loaded{in: in, err: err}
 		}
@@ -722,14 +724,10 @@ func loadRaw(in Input) loaded {
 	}
 	defer rawBufs.Put(bp)
 	// The size is a hint only: the file is read to its end whatever it is.
-	buf := bytes.NewBuffer((*bp)[:0])
-	if st.Size() > 0 {
-		buf.Grow(int(st.Size()) + 1)
-	}
-	if _, err := buf.ReadFrom(f); err != nil {
+	data, err := s.read((*bp)[:0])
+	if err != nil {
 		return loaded{in: in, err: err}
 	}
-	data := buf.Bytes()
 	*bp = data[:0]
 	l := loaded{in: in, kind: KindMemProfRaw}
 	l.raw, l.err = memprof.ReadRaw(in.Path, data)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -66,29 +65,6 @@ func (so *SampleOptions) validate(rel int) error {
 	return nil
 }
 
-// sniffSample reports which inputs are sample profiles and which are
-// MemProf ones, by their first bytes.
-func sniffSample(inputs []Input) (sample, memprof []string) {
-	buf := make([]byte, 64<<10) // one buffer: thousands of inputs are read here
-	for _, in := range inputs {
-		f, err := infile.Open(in.Path)
-		if err != nil {
-			continue
-		}
-		head := buf
-		n, _ := io.ReadFull(f, head)
-		f.Close()
-		head = head[:n]
-		switch {
-		case Detect(head) != KindUnknown:
-			memprof = append(memprof, in.Path)
-		case sampleprof.Detect(head) != sampleprof.FormatUnknown:
-			sample = append(sample, in.Path)
-		}
-	}
-	return sample, memprof
-}
-
 // runSample merges sample profiles as llvm-profdata merge --sample of the
 // release does: inputs are read and decoded on their own goroutines, at
 // most jobs+1 at a time, and folded one at a time in canonical order (so
@@ -100,7 +76,7 @@ func sniffSample(inputs []Input) (sample, memprof []string) {
 // warn (and then even none left writes an empty profile, as LLVM does),
 // while a file that is one but does not decode fails the merge in every
 // mode, as do mixing CS and non-CS, or probe-based and other profiles.
-func runSample(opts Options, inputs []Input) error {
+func runSample(opts Options, inputs []*source) error {
 	rel := opts.Write.LLVMRelease
 	so := opts.Sample
 	if rel == 16 && opts.Failure == FailWarn {
@@ -230,9 +206,10 @@ type sampleLoad struct {
 }
 
 // loadSample reads and decodes one input as runSample folds it.
-func loadSample(opts Options, format string, names *sampleprof.Names, in Input) sampleLoad {
+func loadSample(opts Options, format string, names *sampleprof.Names, s *source) sampleLoad {
 	rel, so := opts.Write.LLVMRelease, opts.Sample
-	data, err := infile.ReadFile(in.Path)
+	in := s.Input
+	data, err := s.read(nil)
 	if err != nil {
 		return sampleLoad{err: &InputError{Path: in.Path, Err: err}}
 	}

@@ -51,9 +51,9 @@ func Show(w io.Writer, path, binary string, release int, warnf func(format strin
 		if f.Profile == nil {
 			return fmt.Errorf("%s: indexed profile has no MemProf data", path)
 		}
-		return instrprof.WriteYAMLSchema(w, f.Profile, f.Schema, f.MemProfSummary)
+		return memprof.WriteYAML(w, f.Profile, f.Schema, f.MemProfSummary)
 	case KindMemProfYAML:
-		p, err := instrprof.ReadYAML(path, data)
+		p, err := memprof.ReadYAML(path, data)
 		if err != nil {
 			return err
 		}
@@ -216,7 +216,7 @@ func LoadMemProf(path, binary string, release int, warnf func(format string, arg
 		}
 		p = f.Profile
 	case KindMemProfYAML:
-		if p, err = instrprof.ReadYAML(path, data); err != nil {
+		if p, err = memprof.ReadYAML(path, data); err != nil {
 			return nil, err
 		}
 	default:

@@ -154,7 +154,7 @@ func TestRawAndYAMLInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	yp, err := instrprof.ReadYAML(yamlPath, y.Bytes())
+	yp, err := memprof.ReadYAML(yamlPath, y.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}

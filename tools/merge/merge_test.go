@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
@@ -212,10 +213,10 @@ func compareSemantically(t *testing.T, rel, mv, bin string, raws []string) {
 		}
 	}
 	var wy, gy bytes.Buffer
-	if err := instrprof.WriteYAMLSchema(&wy, wf.Profile, wf.Schema, nil); err != nil {
+	if err := memprof.WriteYAML(&wy, wf.Profile, wf.Schema, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := instrprof.WriteYAMLSchema(&gy, gf.Profile, gf.Schema, nil); err != nil {
+	if err := memprof.WriteYAML(&gy, gf.Profile, gf.Schema, nil); err != nil {
 		t.Fatal(err)
 	}
 	if wy.String() != gy.String() {

@@ -1,4 +1,4 @@
-package instrprof
+package ondiskhash
 
 import (
 	"math/rand/v2"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// TestODInsertionOrder: for random tables, inserting in the order
-// odInsertionOrder derives from a layout reproduces that layout.
-func TestODInsertionOrder(t *testing.T) {
+// TestInsertionOrder: for random tables, inserting in the order
+// InsertionOrder derives from a layout reproduces that layout.
+func TestInsertionOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 3, 10, 46, 47, 48, 49, 95, 96, 97, 200, 400, 1000} {
 		for trial := range 5 {
@@ -25,7 +25,7 @@ func TestODInsertionOrder(t *testing.T) {
 			for i, it := range disk {
 				hashes[i] = it.hash
 			}
-			perm := odInsertionOrder(hashes)
+			perm := InsertionOrder(hashes)
 			re := make([]odItem, len(perm))
 			for i, p := range perm {
 				re[i] = disk[p]
@@ -49,7 +49,7 @@ func flatten(items []odItem) []odItem {
 		hashes[i] = it.hash
 	}
 	var out []odItem
-	for _, i := range newODLayout(hashes).order {
+	for _, i := range New(hashes).Order {
 		out = append(out, items[i])
 	}
 	return out
