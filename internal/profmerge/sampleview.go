@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
@@ -136,8 +137,10 @@ type OverlapConfig struct {
 	// Inputs are the positional arguments: the base and test profiles.
 	Inputs []string
 	Output string
-	// Sample is --sample (sample profiles are the only kind so far).
+	// Sample is --sample; without it, two instrumentation profiles are
+	// compared as llvm-profdata overlap compares them (CS is --cs).
 	Sample  bool
+	CS      bool
 	Options profview.SampleOverlapOptions
 	Stdout  io.Writer
 }
@@ -149,7 +152,33 @@ func RunOverlap(c OverlapConfig) error {
 	}
 	a, b := c.Inputs[0], c.Inputs[1]
 	if !c.Sample && !isSampleInput(a) {
-		return cli.Usagef("overlap: only sample profiles (--sample) are supported")
+		for _, p := range []string{a, b} {
+			if _, err := os.Stat(p); err != nil {
+				return err
+			}
+		}
+		if !IsInstrProfile(a) || !IsInstrProfile(b) {
+			return cli.Usagef("overlap compares two sample profiles (--sample) or two instrumentation profiles (.profraw or indexed)")
+		}
+		if c.Options.SimilarityCutoff != 0 {
+			return cli.Usagef("--similarity-cutoff applies to sample profiles only")
+		}
+		o := profview.OverlapOptions{Function: c.Options.Function, ValueCutoff: c.Options.ValueCutoff, CS: c.CS}
+		return writeOutput(c.Output, c.Stdout, func(w io.Writer) error {
+			pa, err := LoadInstr(a)
+			if err != nil {
+				return err
+			}
+			pb, err := LoadInstr(b)
+			if err != nil {
+				return err
+			}
+			_, err = profview.WriteInstrOverlap(w, pa, pb, o)
+			return err
+		})
+	}
+	if c.CS {
+		return cli.Usagef("--cs applies to instrumentation profiles only")
 	}
 	return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return OverlapSample(w, a, b, c.Options) })
 }

@@ -58,6 +58,9 @@ func TestInstrDiffOverlap(t *testing.T) {
 					continue
 				}
 				compared++
+				if ov, stderr, code := runTool(t, append([]string{"overlap"}, args...)...); code != 0 || ov != string(want) {
+					t.Errorf("overlap %v (exit %d, %s) differs from llvm-profdata-22 overlap:\n%s", args, code, stderr, lineDiff(string(want), ov))
+				}
 				if !strings.HasPrefix(got, string(want)) || len(got) > len(want) && got[len(want)] != '\n' {
 					t.Errorf("diff %v differs from llvm-profdata-22 overlap:\n%s", args, lineDiff(string(want), got[:min(len(got), len(want))]))
 				}

@@ -421,16 +421,21 @@ Examples:
 
 func runOverlap(args []string, stdout io.Writer) error {
 	c := profmerge.OverlapConfig{Options: profview.SampleOverlapOptions{LLVM: llvmrelease.Default, ValueCutoff: profview.NoValueCutoff}, Stdout: stdout}
-	fs := cli.NewFlagSet(tool, "merge overlap --sample [options] <base profile> <test profile>")
-	fs.Summary = `Prints how similar two sample profiles are, as llvm-profdata overlap --sample
-prints it (the same text and numbers): program-level similarity and sample
-overlap, function, hot-function and hot-block overlap, and function-level
-details of the functions --function, --value-cutoff or --similarity-cutoff
-choose.
+	fs := cli.NewFlagSet(tool, "merge overlap [--sample] [options] <base profile> <test profile>")
+	fs.Summary = `Prints how similar two profiles are, as llvm-profdata overlap prints it (the
+same text and numbers). Sample profiles (--sample): program-level similarity
+and sample overlap, function, hot-function and hot-block overlap, and
+function-level details of the functions --function, --value-cutoff or
+--similarity-cutoff choose. Instrumentation profiles (.profraw or indexed):
+edge and value-profile overlap of the whole program and of the functions
+--function or --value-cutoff choose; --cs compares the context-sensitive
+records.
 
-Example:
-  merge overlap --sample base.prof test.prof`
+Examples:
+  merge overlap --sample base.prof test.prof
+  merge overlap base.profdata test.profdata`
 	fs.BoolFlag(&c.Sample, true, "The profiles are sample profiles (also told by content)", "--sample")
+	fs.BoolFlag(&c.CS, true, "Instrumentation: compare the context-sensitive records", "--cs")
 	fs.StringValue(&c.Output, "<file>", "Output file (default stdout)", "--output", "-o")
 	fs.IntValue(&c.Options.LLVM, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to follow (default %d)", llvmrelease.Default), "--llvm-version")
 	fs.StringValue(&c.Options.Function, "<name>", "Details of the functions whose name contains this", "--function")
