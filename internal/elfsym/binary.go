@@ -94,6 +94,30 @@ type elfImage struct {
 	phdrWarning string
 }
 
+// OpenFile is Open for a regular file the caller already opened (and
+// checked) as path: the file is mapped, not opened again, so that one open
+// serves every reader of a run. f stays the caller's to close (the mapping
+// outlives it).
+func OpenFile(path string, f *os.File, opts *Options) (*Binary, error) {
+	b := &Binary{path: path}
+	if opts != nil {
+		b.opts = *opts
+	}
+	img, err := mapELF(path, f, b.opts.IgnoreBadProgramHeaders)
+	if err != nil {
+		return nil, err
+	}
+	b.ef, b.layout, b.closers = img.ef, img.layout, []func() error{img.close}
+	if img.phdrWarning != "" {
+		b.warn("phdrs", img.phdrWarning)
+	}
+	if err := b.init(img.data); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
 // openELF maps (or reads) the file and parses its ELF headers.
 func openELF(path string, ignoreBadPhdrs bool) (*elfImage, error) {
 	// Only regular files: opening a FIFO or device named by (untrusted)
@@ -108,6 +132,11 @@ func openELF(path string, ignoreBadPhdrs bool) (*elfImage, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return mapELF(path, f, ignoreBadPhdrs)
+}
+
+// mapELF maps (or reads) the open file f and parses its ELF headers.
+func mapELF(path string, f *os.File, ignoreBadPhdrs bool) (*elfImage, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -122,6 +151,9 @@ func openELF(path string, ignoreBadPhdrs bool) (*elfImage, error) {
 		}
 	}
 	if data == nil {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
 		if data, err = io.ReadAll(f); err != nil {
 			return nil, err
 		}
@@ -173,6 +205,9 @@ func (b *Binary) init(data []byte) error {
 	ef := b.ef
 	b.buildID = findBuildID(ef, data)
 	b.syms, _ = ReadSymbolTable(ef) // unreadable: no fallback, as LLVM
+	if b.opts.NoDWARF {
+		return nil
+	}
 
 	dwPath, dwEF, dwLayout, dwData := b.path, ef, b.layout, data
 	if findSection(ef, ".debug_info") == nil {
@@ -440,6 +475,10 @@ func ReadBuildID(path string) ([]byte, error) {
 // section headers), for callers that check them without opening the file
 // again. It stays valid until Close; callers must not close it.
 func (b *Binary) ELF() *elf.File { return b.ef }
+
+// SymbolTable returns the symbol table read at Open (.symtab, else
+// .dynsym); nil when it could not be read.
+func (b *Binary) SymbolTable() *SymbolTable { return b.syms }
 
 // RequireDWARF returns an error wrapping ErrNoDWARF when the binary (and
 // its debug files) have no DWARF, for callers that cannot work without it.

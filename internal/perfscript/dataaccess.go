@@ -29,17 +29,14 @@ type DataAccessSymbols struct {
 	phdrs []elf.ProgHeader // PT_LOAD without PF_X, in header order
 }
 
-// OpenDataAccessSymbols reads the symbol table and the segments of the
-// binary at path.
-func OpenDataAccessSymbols(path string) (*DataAccessSymbols, error) {
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
-	}
-	defer f.Close()
-	st, err := elfsym.ReadSymbolTable(f)
-	if err != nil {
-		return nil, &decode.Error{Format: "perfscript", File: path, Section: ".symtab", Msg: err.Error(), Err: decode.ErrMalformed}
+// DataAccessSymbols reads the symbol table and the segments of the
+// profiled binary.
+func (b *Binary) DataAccessSymbols() (*DataAccessSymbols, error) {
+	f := b.pb.ELF()
+	st := b.pb.SymbolTable()
+	if st == nil {
+		_, err := elfsym.ReadSymbolTable(f)
+		return nil, &decode.Error{Format: "perfscript", File: b.pb.Path(), Section: ".symtab", Msg: fmt.Sprint(err), Err: decode.ErrMalformed}
 	}
 	d := &DataAccessSymbols{syms: st}
 	for _, p := range f.Progs {

@@ -11,9 +11,10 @@ import (
 // CallSites returns the sources of llvm-profgen's static call and tail-call
 // edges (the MissingFrameInferrer's CallEdges and TailCallEdges keys): every
 // call instruction inside a DWARF function, and every JMP inside one that
-// is indirect or goes directly into another function. f is the binary's
-// ELF file (the jumps are decoded again for their targets).
-func (b *Binary) CallSites(f *elf.File) (calls, tailCalls map[uint64]bool) {
+// is indirect or goes directly into another function (the jumps are
+// decoded again for their targets).
+func (b *Binary) CallSites() (calls, tailCalls map[uint64]bool) {
+	f := b.pb.ELF()
 	calls, tailCalls = map[uint64]bool{}, map[uint64]bool{}
 	var secs []*elf.Section
 	for _, s := range f.Sections {
