@@ -39,6 +39,39 @@ func (b *Binary) Subprograms() (subs []Subprogram, split bool) {
 	return subs, split
 }
 
+// SubprogramNames calls fn with the name of every DW_TAG_subprogram of the
+// binary's own compile units (declarations and abstract instances too, as
+// Subprograms does not), in DIE order: the linkage name, else the short
+// name, found on the DIE or through DW_AT_specification and
+// DW_AT_abstract_origin. fn returns false to stop.
+func (b *Binary) SubprogramNames(fn func(name string) bool) {
+	if b.dw == nil || b.dw.file != b.path {
+		return
+	}
+	for _, u := range b.dw.units {
+		if !u.isCompile() || u.cuDIE.tag == tagSkeletonUnit || u.hasDWOName {
+			continue
+		}
+		st, err := u.load()
+		if err != nil {
+			continue
+		}
+		for i := range st.subs {
+			if st.subs[i].tag != tagSubprogram {
+				continue
+			}
+			si := st.info(int32(i), u)
+			name := si.linkage
+			if !si.hasLinkage || name == "" {
+				name = si.name
+			}
+			if name != "" && !fn(name) {
+				return
+			}
+		}
+	}
+}
+
 // appendSubprograms appends the named subprograms with ranges of st's
 // tree (the unit's, or the split unit of the skeleton u).
 func appendSubprograms(subs []Subprogram, st *cuState, u *unit) []Subprogram {

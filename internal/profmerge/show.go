@@ -1,7 +1,6 @@
 package profmerge
 
 import (
-	"debug/dwarf"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
@@ -233,11 +233,11 @@ func LoadMemProf(path, binary string, release int, warnf func(format string, arg
 // whose GUID (of the canonical linkage name) some frame uses: from the
 // DWARF subprograms (inlined functions too) and the ELF symbol table.
 func nameFromSymbols(p *memprof.Profile, binary string) error {
-	ef, err := elf.Open(binary)
+	pb, err := profbinary.Open(binary, profbinary.Options{DWARFOnly: true})
 	if err != nil {
 		return fmt.Errorf("profiled binary: %w", err)
 	}
-	defer ef.Close()
+	defer pb.Close()
 	want := map[uint64]bool{}
 	for _, r := range p.Records {
 		for _, a := range r.AllocSites {
@@ -252,38 +252,26 @@ func nameFromSymbols(p *memprof.Profile, binary string) error {
 	for k, v := range p.SymbolNames {
 		names[k] = v
 	}
-	add := func(name string) {
+	add := func(name string) bool {
 		if name == "" {
-			return
+			return len(want) > 0
 		}
 		n := llvmname.Canonical(name)
 		if g := llvmname.GUID(n); want[g] {
 			names[g] = n
 			delete(want, g)
 		}
+		return len(want) > 0
 	}
-	syms, _ := ef.Symbols() // none is fine: DWARF may name everything
+	syms, _ := pb.Symbols() // none is fine: DWARF may name everything
 	for _, s := range syms {
 		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
 			add(s.Name)
 		}
 	}
-	if d, err := ef.DWARF(); err == nil && len(want) > 0 {
-		r := d.Reader()
-		for len(want) > 0 {
-			e, err := r.Next()
-			if err != nil || e == nil {
-				break // names are a convenience: keep what was found
-			}
-			if e.Tag != dwarf.TagSubprogram {
-				continue
-			}
-			if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
-				add(n)
-			} else if n, ok := e.Val(dwarf.AttrName).(string); ok {
-				add(n)
-			}
-		}
+	if len(want) > 0 {
+		// Names are a convenience: what the DWARF names is kept.
+		pb.Symbolizer().SubprogramNames(add)
 	}
 	p.SymbolNames = names
 	return nil
