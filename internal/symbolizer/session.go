@@ -16,6 +16,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 )
 
 // module is one opened binary with its symbol table.
@@ -148,28 +149,25 @@ func (s *session) module(name string) (*module, error) {
 }
 
 func (m *module) open(s *session) error {
-	f, err := infile.Open(m.name) // a FIFO or device: refused, never waited on
-	if err != nil {
-		return err
-	}
-	var magic [4]byte
-	_, err = f.ReadAt(magic[:], 0)
-	f.Close()
-	if err != nil || string(magic[:]) != elf.ELFMAG {
-		return errNotObject
-	}
 	// DWARF only: the symbol table is applied here, with LLVM's rules
 	// (overrideFromSymtab), and not at all for --disassemble (profgen's
 	// view). The program headers are not needed (llvm-symbolizer never
-	// reads them).
-	opts := &elfsym.Options{
+	// reads them). The file is opened once (profbinary): a FIFO or device
+	// refused, never waited on, and what is not ELF refused from its head.
+	opts := profbinary.Options{
 		DWARFOnly:               true,
-		DWPFile:                 s.c.DWPFile,
+		DWP:                     s.c.DWPFile,
 		DebugFileDirectories:    s.c.DebugFileDirectories,
 		Warn:                    func(msg string) { s.sharedWarnOnce(m.name+msg, msg) },
 		IgnoreBadProgramHeaders: true,
+		Check: func(_ string, head []byte) error {
+			if len(head) < len(elf.ELFMAG) || string(head[:len(elf.ELFMAG)]) != elf.ELFMAG {
+				return errNotObject
+			}
+			return nil
+		},
 	}
-	m.bin, err = elfsym.Open(m.name, opts)
+	pb, err := profbinary.Open(m.name, opts)
 	if err != nil {
 		var de *decode.Error
 		if errors.As(err, &de) && de.Section == "ELF header" {
@@ -177,8 +175,10 @@ func (m *module) open(s *session) error {
 		}
 		return err
 	}
-	m.elf = m.bin.ELF()
-	if m.syms, err = elfsym.ReadSymbolTable(m.elf); err != nil {
+	m.bin = pb.Symbolizer()
+	m.elf = pb.ELF()
+	if m.syms = pb.SymbolTable(); m.syms == nil {
+		_, err := elfsym.ReadSymbolTable(m.elf)
 		s.sharedWarnOnce("symtab"+m.name, fmt.Sprintf("%s: reading symbol table: %v", m.name, err))
 		m.syms = &elfsym.SymbolTable{}
 	}
