@@ -222,11 +222,11 @@ func elfHeaders(bin Symbolizer) (*elf.File, func(), error) {
 	if h, ok := bin.(interface{ ELF() *elf.File }); ok {
 		return h.ELF(), func() {}, nil
 	}
-	f, err := elf.Open(bin.Path())
+	b, err := elfsym.Open(bin.Path(), &elfsym.Options{NoDWARF: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, func() { f.Close() }, nil
+	return b.ELF(), func() { b.Close() }, nil
 }
 
 // textSegment is the profiled binary's segment in a raw profile: PCs in
