@@ -127,15 +127,14 @@ func TestLayering(t *testing.T) {
 	// One reader of the profiled binary: internal/elfsym opens and parses
 	// ELF files and reads DWARF; internal/profbinary builds a run's
 	// profiled binary from one elfsym open. No package reads DWARF with
-	// the standard library, and debug/elf is imported only by those two
-	// and by the packages still listed in elfTypeUsers, which use its types
-	// and constants on what profbinary gives them and never open a file
-	// with it (TestOneELFReader).
+	// the standard library, and only those two import debug/elf: the
+	// others see sections, symbols and segments in profbinary's (and
+	// elfsym's) terms (TestOneELFReader checks the files as well).
 	for _, p := range slices.Sorted(maps.Keys(g)) {
 		if slices.Contains(g[p], "debug/dwarf") {
 			t.Errorf("%s imports debug/dwarf: DWARF is read by internal/elfsym (through internal/profbinary)", p)
 		}
-		if slices.Contains(g[p], "debug/elf") && p != "internal/elfsym" && p != "internal/profbinary" && !slices.Contains(elfTypeUsers, p) {
+		if slices.Contains(g[p], "debug/elf") && p != "internal/elfsym" && p != "internal/profbinary" {
 			t.Errorf("%s imports debug/elf: ELF files are read by internal/elfsym, a profiled binary through internal/profbinary", p)
 		}
 	}
@@ -150,17 +149,6 @@ func TestLayering(t *testing.T) {
 			t.Errorf("%s imports crypto/md5: LLVM's MD5 GUID is llvmname.GUID", p)
 		}
 	}
-}
-
-// elfTypeUsers import debug/elf for its types and constants only (they
-// never open or parse a file with it); the list only shrinks.
-var elfTypeUsers = []string{
-	"internal/memprof",
-	"internal/perfscript",
-	"internal/pseudoprobe",
-	"internal/symbolizer",
-	"internal/profgen",
-	"internal/profmerge",
 }
 
 // TestOneELFReader: no non-test file outside internal/elfsym opens or

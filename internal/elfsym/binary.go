@@ -476,6 +476,28 @@ func ReadBuildID(path string) ([]byte, error) {
 // again. It stays valid until Close; callers must not close it.
 func (b *Binary) ELF() *elf.File { return b.ef }
 
+// Segment is a PT_LOAD program header.
+type Segment struct {
+	Vaddr, Off, Filesz, Memsz uint64
+	// Exec is PF_X.
+	Exec bool
+}
+
+// LoadSegments returns the PT_LOAD program headers in header order.
+func (b *Binary) LoadSegments() []Segment {
+	var segs []Segment
+	for _, p := range b.ef.Progs {
+		if p.Type == elf.PT_LOAD {
+			segs = append(segs, Segment{Vaddr: p.Vaddr, Off: p.Off, Filesz: p.Filesz, Memsz: p.Memsz, Exec: p.Flags&elf.PF_X != 0})
+		}
+	}
+	return segs
+}
+
+// Machine names e_machine as LLVM's and debug/elf's tables do
+// ("EM_X86_64", "EM_386", "EM_AARCH64").
+func (b *Binary) Machine() string { return b.ef.Machine.String() }
+
 // SymbolTable returns the symbol table read at Open (.symtab, else
 // .dynsym); nil when it could not be read.
 func (b *Binary) SymbolTable() *SymbolTable { return b.syms }

@@ -2,8 +2,6 @@ package perfscript
 
 import (
 	"cmp"
-	"debug/elf"
-	"errors"
 	"fmt"
 	"math/bits"
 	"os"
@@ -133,16 +131,14 @@ type Function struct {
 // inside its range is warned about ("Conflicting range", LoadWarnings).
 // LLVM 19 does not.
 func (b *Binary) RecoverSymbolTableFunctions() error {
-	f := b.pb.ELF()
+	secs := b.pb.Sections()
 	syms, err := b.pb.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+	if err != nil {
 		return err
 	}
 	var added []FuncRange
 	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || s.Section == elf.SHN_UNDEF ||
-			s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) ||
-			f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 || s.Value < b.PreferredBase() {
+		if !s.Func || s.Size == 0 || s.Section < 0 || !secs[s.Section].Exec || s.Value < b.PreferredBase() {
 			continue
 		}
 		if fr := b.findFuncRange(s.Value); fr != nil {
@@ -305,25 +301,21 @@ func OpenProfiled(path string, opts profbinary.Options) (*profbinary.Binary, err
 // does: the executable segments, the functions of its DWARF (its debug
 // file's), the instructions of its text.
 func NewBinary(pb *profbinary.Binary) (*Binary, error) {
-	f := pb.ELF()
 	path := pb.Path()
 	bad := func(section string, format string, args ...any) error {
 		return &decode.Error{Format: "perfscript", File: path, Section: section, Msg: fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
 	}
-	if f.Machine != elf.EM_X86_64 {
-		return nil, bad("ELF header", "machine %v: only x86-64 is supported", f.Machine)
+	if !pb.X86_64() {
+		return nil, bad("ELF header", "machine %v: only x86-64 is supported", pb.Machine())
 	}
 	b := &Binary{Name: fileName(path), pb: pb}
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
+	for _, p := range pb.LoadSegments() {
 		if b.FirstLoadableAddress == 0 {
 			// llvm-profgen tests the address, not whether it was set:
 			// a PIE's first PT_LOAD at 0 leaves it to the next one.
 			b.FirstLoadableAddress = p.Vaddr &^ (pageSize - 1)
 		}
-		if p.Flags&elf.PF_X != 0 {
+		if p.Exec {
 			b.PreferredTextSegmentAddresses = append(b.PreferredTextSegmentAddresses, p.Vaddr&^(pageSize-1))
 			b.TextSegmentOffsets = append(b.TextSegmentOffsets, p.Off&^(pageSize-1))
 		}
@@ -385,35 +377,35 @@ func (b *Binary) addFunction(name string, ranges [][2]uint64) {
 // as ProfiledBinary::dissassembleSymbol does. Bytes before the first
 // symbol are not decoded.
 func (b *Binary) disassemble() error {
-	f := b.pb.ELF()
+	secs := b.pb.Sections()
 	syms, err := b.pb.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+	if err != nil {
 		return err
 	}
-	bySection := map[elf.SectionIndex][]uint64{}
+	bySection := map[int][]uint64{}
 	for _, s := range syms {
-		if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) {
+		if s.Section < 0 {
 			continue
 		}
 		bySection[s.Section] = append(bySection[s.Section], s.Value)
-		sec := f.Sections[s.Section]
+		sec := secs[s.Section]
 		switch {
-		case sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Size != 0 && sec.Type != elf.SHT_NOBITS:
+		case sec.Exec && sec.Size != 0 && !sec.NoBits:
 			b.setFuncEntry(s.Value, llvmname.Canonical(s.Name))
-		case s.Name == "__llvm_fs_discriminator__" && sec.Type == elf.SHT_PROGBITS && sec.Flags&elf.SHF_ALLOC != 0 && sec.Size != 0:
+		case s.Name == "__llvm_fs_discriminator__" && sec.ProgBits && sec.Alloc && sec.Size != 0:
 			b.FSDiscriminator = true
 		}
 	}
 	var invalid [][2]uint64
-	for i, sec := range f.Sections {
-		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Size == 0 || sec.Name == ".plt" || sec.Type == elf.SHT_NOBITS {
+	for i, sec := range secs {
+		if !sec.Exec || sec.Size == 0 || sec.Name == ".plt" || sec.NoBits {
 			continue
 		}
 		data, err := sec.Data()
 		if err != nil {
 			return fmt.Errorf("section %s: %v", sec.Name, err)
 		}
-		addrs := bySection[elf.SectionIndex(i)]
+		addrs := bySection[i]
 		slices.Sort(addrs)
 		addrs = slices.Compact(addrs)
 		end := sec.Addr + uint64(len(data))

@@ -1,10 +1,9 @@
 package perfscript
 
 import (
-	"debug/elf"
-
 	"golang.org/x/arch/x86/x86asm"
 
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/x86inst"
 )
 
@@ -14,15 +13,14 @@ import (
 // is indirect or goes directly into another function (the jumps are
 // decoded again for their targets).
 func (b *Binary) CallSites() (calls, tailCalls map[uint64]bool) {
-	f := b.pb.ELF()
 	calls, tailCalls = map[uint64]bool{}, map[uint64]bool{}
-	var secs []*elf.Section
-	for _, s := range f.Sections {
-		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type != elf.SHT_NOBITS && s.Size != 0 {
+	var secs []*profbinary.Section
+	for _, s := range b.pb.Sections() {
+		if s.Exec && !s.NoBits && s.Size != 0 {
 			secs = append(secs, s)
 		}
 	}
-	data := map[*elf.Section][]byte{}
+	data := map[*profbinary.Section][]byte{}
 	bytesAt := func(a uint64) []byte {
 		for _, s := range secs {
 			if a >= s.Addr && a-s.Addr < s.Size {

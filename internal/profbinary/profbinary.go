@@ -23,6 +23,7 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
@@ -70,8 +71,11 @@ type Binary struct {
 	elf, debug *elfsym.Binary
 
 	symsOnce sync.Once
-	syms     []elf.Symbol
+	syms     []Symbol
 	symsErr  error
+
+	secsOnce sync.Once
+	secs     []*Section
 
 	funcsOnce  sync.Once
 	funcs      []elfsym.Subprogram
@@ -154,13 +158,6 @@ func (b *Binary) BuildID() []byte { return b.elf.BuildID() }
 // as elfsym answers address lookups: inline frames, lines.
 func (b *Binary) Symbolizer() *elfsym.Binary { return b.debug }
 
-// Symbols returns the binary's .symtab in table order (elf.File.Symbols),
-// read once; elf.ErrNoSymbols when it has none.
-func (b *Binary) Symbols() ([]elf.Symbol, error) {
-	b.symsOnce.Do(func() { b.syms, b.symsErr = b.ELF().Symbols() })
-	return b.syms, b.symsErr
-}
-
 // SymbolTable is the binary's symbol table as llvm-symbolizer sees it (one
 // symbol per address), nil when it could not be read.
 func (b *Binary) SymbolTable() *elfsym.SymbolTable { return b.elf.SymbolTable() }
@@ -184,14 +181,38 @@ func (b *Binary) Functions() (subs []elfsym.Subprogram, missingDWO int) {
 
 // HasProbes reports whether the binary has both pseudo-probe sections.
 func (b *Binary) HasProbes() bool {
-	f := b.ELF()
-	return f.Section(pseudoprobe.DescSection) != nil && f.Section(pseudoprobe.ProbeSection) != nil
+	return b.Section(pseudoprobe.DescSection) != nil && b.Section(pseudoprobe.ProbeSection) != nil
 }
 
 // Probes decodes the binary's pseudo probes with opts (nil, nil without
-// probe sections). Each call decodes again: the filters differ by use.
+// both probe sections, as llvm-profgen needs both). Each call decodes
+// again: the filters differ by use.
 func (b *Binary) Probes(opts pseudoprobe.Options) (*pseudoprobe.Probes, error) {
-	return pseudoprobe.Open(b.ELF(), b.path, opts)
+	ds, ps := b.Section(pseudoprobe.DescSection), b.Section(pseudoprobe.ProbeSection)
+	if ds == nil || ps == nil {
+		return nil, nil
+	}
+	desc, err := b.probeSection(ds)
+	if err != nil {
+		return nil, err
+	}
+	probes, err := b.probeSection(ps)
+	if err != nil {
+		return nil, err
+	}
+	return pseudoprobe.Decode(b.path, desc, probes, opts)
+}
+
+// probeSection returns a probe section's bytes (none for SHT_NOBITS).
+func (b *Binary) probeSection(s *Section) ([]byte, error) {
+	if s.NoBits {
+		return nil, nil
+	}
+	d, err := s.Data()
+	if err != nil {
+		return nil, &decode.Error{Format: "pseudoprobe", File: b.path, Section: s.Name, Msg: err.Error(), Err: decode.ErrTruncated}
+	}
+	return d, nil
 }
 
 // Frames returns the inline frames of the file address addr, innermost

@@ -44,7 +44,7 @@ func profiledFunctions(bin *perfscript.Binary, ranges, branches [][2]uint64, sta
 // functions' records are kept, their first probes based on the symbols at
 // the starts of their ranges.
 func loadProbes(pb *profbinary.Binary, profiled map[*perfscript.Function]bool) (*probes, error) {
-	at := pseudoprobe.SymbolsAt(pb.ELF())
+	at := pb.SymbolsAt()
 	file := pb.Path()
 	opts := pseudoprobe.Options{FuncStartAddrs: map[uint64]uint64{}}
 	if len(profiled) > 0 {

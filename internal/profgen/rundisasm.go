@@ -2,7 +2,6 @@ package profgen
 
 import (
 	"bufio"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ func showProbes(c *Options, pb *profbinary.Binary) (*pseudoprobe.Probes, error) 
 	if c.UseDWARFCorrelation {
 		return nil, nil
 	}
-	return pb.Probes(pseudoprobe.Options{FuncStartAddrs: pseudoprobe.SymbolStarts(pb.ELF())})
+	return pb.Probes(pseudoprobe.Options{FuncStartAddrs: pb.SymbolStarts()})
 }
 
 // printProbeDescs prints the probe descriptors for --show-pseudo-probe
@@ -62,7 +61,6 @@ func showDisassembly(c *Options) error {
 	defer pb.Close()
 	// llvm-profgen's disassembler reports no warnings of the DWARF.
 	c.heldWarnings = nil
-	f := pb.ELF()
 	var probes *pseudoprobe.Probes
 	if c.ShowPseudoProbe {
 		if probes, err = showProbes(c, pb); err != nil {
@@ -77,14 +75,14 @@ func showDisassembly(c *Options) error {
 	if probes != nil {
 		bw.WriteString(probes.DescString())
 	}
-	syms, err := symbolizer.SectionSymbols(f)
+	syms, err := pb.SectionSymbols()
 	if err != nil {
 		return fmt.Errorf("%s: reading the symbol table: %v", c.Binary, err)
 	}
 	fmt.Fprintf(bw, "\nDisassembly of %s:\n", c.Binary)
 	var line []byte
-	for i, sec := range f.Sections {
-		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Type != elf.SHT_PROGBITS || sec.Size == 0 {
+	for i, sec := range pb.Sections() {
+		if !sec.Exec || !sec.ProgBits || sec.Size == 0 {
 			continue
 		}
 		fmt.Fprintf(bw, "\nDisassembly of section %s [0x%x, 0x%x]:\n\n", sec.Name, sec.Addr, sec.Addr+sec.Size)

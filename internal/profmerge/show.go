@@ -1,7 +1,6 @@
 package profmerge
 
 import (
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -265,7 +264,7 @@ func nameFromSymbols(p *memprof.Profile, binary string) error {
 	}
 	syms, _ := pb.Symbols() // none is fine: DWARF may name everything
 	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+		if s.Func {
 			add(s.Name)
 		}
 	}

@@ -2,7 +2,6 @@ package symbolizer
 
 import (
 	"bufio"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +23,7 @@ type module struct {
 	once sync.Once
 	name string
 	bin  *elfsym.Binary
-	elf  *elf.File
+	pb   *profbinary.Binary
 	syms *elfsym.SymbolTable
 	err  error
 }
@@ -161,7 +160,7 @@ func (m *module) open(s *session) error {
 		Warn:                    func(msg string) { s.sharedWarnOnce(m.name+msg, msg) },
 		IgnoreBadProgramHeaders: true,
 		Check: func(_ string, head []byte) error {
-			if len(head) < len(elf.ELFMAG) || string(head[:len(elf.ELFMAG)]) != elf.ELFMAG {
+			if len(head) < 4 || string(head[:4]) != "\x7fELF" {
 				return errNotObject
 			}
 			return nil
@@ -176,9 +175,9 @@ func (m *module) open(s *session) error {
 		return err
 	}
 	m.bin = pb.Symbolizer()
-	m.elf = pb.ELF()
+	m.pb = pb
 	if m.syms = pb.SymbolTable(); m.syms == nil {
-		_, err := elfsym.ReadSymbolTable(m.elf)
+		_, err := elfsym.ReadSymbolTable(pb.ELF())
 		s.sharedWarnOnce("symtab"+m.name, fmt.Sprintf("%s: reading symbol table: %v", m.name, err))
 		m.syms = &elfsym.SymbolTable{}
 	}
