@@ -29,9 +29,12 @@ type Binary struct {
 
 	buildID []byte
 
-	dw       *dwarfFile   // nil without DWARF
-	spans    []unitSpan   // sorted, non-overlapping address -> unit
-	syms     *SymbolTable // .symtab or .dynsym, for the symbol-table fallback
+	dw    *dwarfFile // nil without DWARF
+	spans []unitSpan // sorted, non-overlapping address -> unit
+	// syms is .symtab or .dynsym, for the symbol-table fallback, read on
+	// first use (symtab).
+	syms     *SymbolTable
+	symsOnce sync.Once
 	warnOnce sync.Map
 }
 
@@ -204,7 +207,6 @@ func (b *Binary) warn(key, msg string) {
 func (b *Binary) init(data []byte) error {
 	ef := b.ef
 	b.buildID = findBuildID(ef, data)
-	b.syms, _ = ReadSymbolTable(ef) // unreadable: no fallback, as LLVM
 	if b.opts.NoDWARF {
 		return nil
 	}
@@ -441,6 +443,7 @@ func (b *Binary) Prefetch(addrs []uint64) {
 // Symbolize must not run concurrently with or after Close (afterwards it
 // reports ErrUnknownPC).
 func (b *Binary) Close() error {
+	b.symsOnce.Do(func() {})
 	b.dw, b.spans, b.syms = nil, nil, nil
 	b.opts.DWARFOnly = true
 	var first error
@@ -498,9 +501,20 @@ func (b *Binary) LoadSegments() []Segment {
 // ("EM_X86_64", "EM_386", "EM_AARCH64").
 func (b *Binary) Machine() string { return b.ef.Machine.String() }
 
-// SymbolTable returns the symbol table read at Open (.symtab, else
-// .dynsym); nil when it could not be read.
-func (b *Binary) SymbolTable() *SymbolTable { return b.syms }
+// SymbolTable returns the symbol table (.symtab, else .dynsym), read on
+// first use; nil when it could not be read.
+func (b *Binary) SymbolTable() *SymbolTable { return b.symtab() }
+
+// symtab reads the symbol table on first use; nil when it is unreadable
+// (no fallback, as LLVM).
+func (b *Binary) symtab() *SymbolTable {
+	b.symsOnce.Do(func() {
+		if b.ef != nil {
+			b.syms, _ = ReadSymbolTable(b.ef)
+		}
+	})
+	return b.syms
+}
 
 // RequireDWARF returns an error wrapping ErrNoDWARF when the binary (and
 // its debug files) have no DWARF, for callers that cannot work without it.
@@ -559,7 +573,7 @@ func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
 			ok = lt.rowFrame(addr, &f)
 		}
 		if !b.opts.DWARFOnly {
-			if s, found := b.syms.Lookup(addr); found {
+			if s, found := b.symtab().Lookup(addr); found {
 				f.Name, f.LinkageName, ok = s.Name, s.Name, true
 			}
 		}
@@ -615,7 +629,7 @@ func (lt *lineTable) rowFrame(addr uint64, f *Frame) bool {
 }
 
 func (b *Binary) symtabFrames(addr uint64) ([]Frame, error) {
-	s, ok := b.syms.Lookup(addr)
+	s, ok := b.symtab().Lookup(addr)
 	if !ok {
 		return nil, ErrUnknownPC
 	}

@@ -282,7 +282,7 @@ func symbolizeSome(b *Binary) error {
 		addrs = append(addrs, s.lo, s.lo+(s.hi-s.lo)/2, s.hi-1)
 	}
 	addrs = addrs[:min(len(addrs), 300)]
-	syms := b.syms.Symbols()
+	syms := b.symtab().Symbols()
 	for _, s := range syms[:min(len(syms), 100)] {
 		addrs = append(addrs, s.Addr)
 	}
