@@ -60,12 +60,11 @@ func (b *Binary) SubprogramNames(fn func(name string) bool) {
 			if st.subs[i].tag != tagSubprogram {
 				continue
 			}
-			si := st.info(int32(i), u)
-			name := si.linkage
-			if !si.hasLinkage || name == "" {
-				name = si.name
+			d, ok := st.tu.dieAtOwn(st.subs[i].off)
+			if !ok {
+				continue
 			}
-			if name != "" && !fn(name) {
+			if name := st.subName(int32(i), &d); name != "" && !fn(name) {
 				return
 			}
 		}
@@ -81,16 +80,12 @@ func appendSubprograms(subs []Subprogram, st *cuState, u *unit) []Subprogram {
 		if s.tag != tagSubprogram {
 			continue
 		}
-		si := st.info(int32(i), u)
-		name := si.linkage
-		if !si.hasLinkage || name == "" {
-			name = si.name
-		}
-		if name == "" {
-			continue
-		}
 		d, ok := tu.dieAtOwn(s.off)
 		if !ok {
+			continue
+		}
+		name := st.subName(int32(i), &d)
+		if name == "" {
 			continue
 		}
 		rs, err := tu.appendDIERanges(nil, &d)
@@ -133,4 +128,20 @@ func (b *Binary) SplitSubprograms() (subs []Subprogram, missing int) {
 		subs = appendSubprograms(subs, st, u)
 	}
 	return subs, missing
+}
+
+// subName is DWARFDie::getName(LinkageName) of subs[i], whose DIE is d:
+// the linkage name, else the short name (through DW_AT_specification and
+// DW_AT_abstract_origin). A walk over every subprogram does not fill the
+// symbolizer's per-subroutine cache (st.info): most are never asked for.
+func (st *cuState) subName(i int32, d *die) string {
+	si := st.infos[i].Load()
+	if si == nil {
+		n := st.tu.nameInfo(st.subs[i].off, d)
+		si = &n
+	}
+	if si.hasLinkage && si.linkage != "" {
+		return si.linkage
+	}
+	return si.name
 }
