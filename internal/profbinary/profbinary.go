@@ -80,6 +80,9 @@ type Binary struct {
 	funcsOnce  sync.Once
 	funcs      []elfsym.Subprogram
 	missingDWO int
+
+	guidOnce sync.Once
+	byGUID   map[uint64]int // index into funcs
 }
 
 // Open opens the binary at path (and opts.DebugBinary), once each.
@@ -238,20 +241,28 @@ func (b *Binary) LocationAt(addr uint64) (Location, bool) {
 }
 
 // FunctionByGUID returns the function whose name's MD5 GUID (llvmname.GUID)
-// is guid, with the first line of its first range (ok false if none).
+// is guid, with its declaration's file and line (ok false if none). The
+// index by GUID is built on the first call.
 func (b *Binary) FunctionByGUID(guid uint64) (Location, bool) {
-	subs, _ := b.Functions()
-	for _, s := range subs {
-		if llvmname.GUID(s.Name) != guid {
-			continue
+	b.guidOnce.Do(func() {
+		subs, _ := b.Functions()
+		b.byGUID = make(map[uint64]int, len(subs))
+		for i, s := range subs {
+			if _, dup := b.byGUID[llvmname.GUID(s.Name)]; !dup {
+				b.byGUID[llvmname.GUID(s.Name)] = i
+			}
 		}
-		loc := Location{Name: s.Name}
-		if fr, err := b.Frames(s.Ranges[0][0]); err == nil && len(fr) > 0 {
-			loc.File, loc.Line = fr[len(fr)-1].StartFile, fr[len(fr)-1].StartLine
-		}
-		return loc, true
+	})
+	i, ok := b.byGUID[guid]
+	if !ok {
+		return Location{}, false
 	}
-	return Location{}, false
+	s := b.funcs[i]
+	loc := Location{Name: s.Name}
+	if fr, err := b.Frames(s.Ranges[0][0]); err == nil && len(fr) > 0 {
+		loc.File, loc.Line = fr[len(fr)-1].StartFile, fr[len(fr)-1].StartLine
+	}
+	return loc, true
 }
 
 // Decode is the x86 decoder of the binary's code: the length and class of
