@@ -124,11 +124,67 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
+	// One reader of the profiled binary: internal/elfsym opens and parses
+	// ELF files and reads DWARF; internal/profbinary builds a run's
+	// profiled binary from one elfsym open. No package reads DWARF with
+	// the standard library, and only those two import debug/elf: the
+	// others see sections, symbols and segments in profbinary's (and
+	// elfsym's) terms (TestOneELFReader checks the files as well).
+	for _, p := range slices.Sorted(maps.Keys(g)) {
+		if slices.Contains(g[p], "debug/dwarf") {
+			t.Errorf("%s imports debug/dwarf: DWARF is read by internal/elfsym (through internal/profbinary)", p)
+		}
+		if slices.Contains(g[p], "debug/elf") && p != "internal/elfsym" && p != "internal/profbinary" {
+			t.Errorf("%s imports debug/elf: ELF files are read by internal/elfsym, a profiled binary through internal/profbinary", p)
+		}
+	}
+	// profbinary sits between elfsym and its users: it imports no
+	// profile format and none of its users.
+	forbid("internal/profbinary", append(formats, "internal/perfscript", "internal/profgen", "internal/symbolizer", "internal/profmerge"), "profbinary is the layer under the trace reader, the generator, the symbolizer and merge")
+
 	// One MD5-GUID implementation: llvmname.GUID. No other non-test file
 	// hashes with MD5.
 	for _, p := range slices.Sorted(maps.Keys(g)) {
 		if p != "internal/llvmname" && slices.Contains(g[p], "crypto/md5") {
 			t.Errorf("%s imports crypto/md5: LLVM's MD5 GUID is llvmname.GUID", p)
 		}
+	}
+}
+
+// TestOneELFReader: no non-test file outside internal/elfsym opens or
+// parses an ELF file with debug/elf (elf.Open, elf.NewFile) or reads
+// DWARF through it (.DWARF()).
+func TestOneELFReader(t *testing.T) {
+	re := regexp.MustCompile(`\belf\.(Open|NewFile)\(|\.DWARF\(\)`)
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != ".." && (name == "testdata" || name == "out" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "bazel-")) {
+				return filepath.SkipDir
+			}
+			if path == "../internal/elfsym" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if re.MatchString(line) && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+				t.Errorf("%s:%d: %s: ELF files are opened by internal/elfsym (a profiled binary through internal/profbinary)", path, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

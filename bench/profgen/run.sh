@@ -38,6 +38,12 @@
 #   cs-raw      CS, text, --csspgo-preinliner=false
 #               --gen-cs-nested-profile=false --csprof-merge-cold-context=false:
 #               the unwound contexts as they are
+# Start-up (issue 22: loading the binary dominates):
+#   big-lbr     non-CS, extbinary, from ≤ 50,000 LBR samples (BIG_SAMPLES)
+#               of testdata/bigcxx built with one unit (3 MB, clang++-19
+#               -O2 -g)
+#   big-cs      CS from the hybrid twin of that trace, extbinary
+#   (goal: ours ≤ 1/4 of llvm-profgen's wall and ≤ 1/2 of its peak RSS)
 # Goal (issues 11 and 12): ours ≤ 1/3 of llvm-profgen's wall time and
 # ≤ 1/2 of its peak RSS in every case, same bytes.
 #
@@ -53,7 +59,8 @@ period=${PERIOD:-37}
 jitter=${JITTER:-8}
 samples=${SAMPLES:-1000000}
 scale=${SCALE:-100000}
-cases=${CASES-lbr-text lbr-ext cs-text cs-ext cs-flat cs-raw probe-lbr probe-cs probe-ext}
+cases=${CASES-lbr-text lbr-ext cs-text cs-ext cs-flat cs-raw probe-lbr probe-cs probe-ext big-lbr big-cs}
+big_samples=${BIG_SAMPLES:-50000}
 llvm=llvm-profgen-22
 # shellcheck source=../lib.sh
 source "$here/../lib.sh"
@@ -94,14 +101,33 @@ record() { # BINARY DIR
   "$tracer" "${targs[@]}" --mode hybrid --out "$2/hybrid.script" --also "lbr=$2/lbr.script" -- "$1" "$scale" 2>&1 | tail -3
   touch "$2/done"
 }
-tdir=$(tracedir "$bin") pdir=$(tracedir "$pbin")
-[ -f "$tdir/done" ] || record "$bin" "$tdir" &
-[ -f "$pdir/done" ] || record "$pbin" "$pdir" &
-wait
-[ -f "$tdir/done" ] && [ -f "$pdir/done" ] || { echo "run.sh: recording failed" >&2; exit 1; }
-lbr=$tdir/lbr.script hyb=$tdir/hybrid.script plbr=$pdir/lbr.script phyb=$pdir/hybrid.script
-echo "traces: lbr $(du -h "$lbr" | cut -f1) ($(grep -c '^ ' "$lbr") samples), hybrid $(du -h "$hyb" | cut -f1); binary $(du -h "$bin" | cut -f1)"
-echo "probe traces: lbr $(du -h "$plbr" | cut -f1) ($(grep -c '^ ' "$plbr") samples), hybrid $(du -h "$phyb" | cut -f1); binary $(du -h "$pbin" | cut -f1)"
+# The 1,000,000-sample traces are recorded unless only start-up cases run.
+main_cases=$(printf '%s\n' $cases | grep -v '^big-' || true)
+if [ -n "$main_cases" ] || [ -z "$cases" ]; then
+  tdir=$(tracedir "$bin") pdir=$(tracedir "$pbin")
+  [ -f "$tdir/done" ] || record "$bin" "$tdir" &
+  [ -f "$pdir/done" ] || record "$pbin" "$pdir" &
+  wait
+  [ -f "$tdir/done" ] && [ -f "$pdir/done" ] || { echo "run.sh: recording failed" >&2; exit 1; }
+  lbr=$tdir/lbr.script hyb=$tdir/hybrid.script plbr=$pdir/lbr.script phyb=$pdir/hybrid.script
+  echo "traces: lbr $(du -h "$lbr" | cut -f1) ($(grep -c '^ ' "$lbr") samples), hybrid $(du -h "$hyb" | cut -f1); binary $(du -h "$bin" | cut -f1)"
+  echo "probe traces: lbr $(du -h "$plbr" | cut -f1) ($(grep -c '^ ' "$plbr") samples), hybrid $(du -h "$phyb" | cut -f1); binary $(du -h "$pbin" | cut -f1)"
+fi
+# The start-up workload: bigcxx with one unit (3 MB, mostly DWARF) and a
+# short trace of it (period 5, the program given 8 arguments so that it
+# runs long enough), recorded when missing.
+if [[ " $cases " == *" big-"* ]]; then
+  big=$work/bigcxx/bigcxx
+  [ -x "$big" ] || "$root/testdata/bigcxx/build.sh" "$work/bigcxx" 1 >/dev/null
+  bdir=$work/traces-big-$(cat "$big" "$tracer" <(echo "$big_samples") | sha256sum | cut -c1-16)
+  if [ ! -f "$bdir/done" ]; then
+    mkdir -p "$bdir"
+    "$tracer" --period 5 --jitter 2 --pid 4242 --start-at-entry --max-samples "$big_samples" --mode hybrid \
+      --out "$bdir/hybrid.script" --also "lbr=$bdir/lbr.script" -- "$big" a b c d e f g h 2>&1 | tail -1
+    touch "$bdir/done"
+  fi
+  echo "start-up traces: lbr $(du -h "$bdir/lbr.script" | cut -f1) ($(grep -c '^ ' "$bdir/lbr.script") samples), hybrid $(du -h "$bdir/hybrid.script" | cut -f1); binary $(du -h "$big" | cut -f1)"
+fi
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores; $reps alternating runs per case, medians"
 [ -n "$cases" ] || exit 0
 
@@ -124,6 +150,8 @@ for c in $cases; do
   probe-lbr) trace=$plbr b=$pbin extra=(--format=text) ;;
   probe-cs) trace=$phyb b=$pbin extra=(--format=text) ;;
   probe-ext) trace=$phyb b=$pbin extra=(--format=extbinary) ;;
+  big-lbr) trace=$bdir/lbr.script b=$big extra=(--format=extbinary) ;;
+  big-cs) trace=$bdir/hybrid.script b=$big extra=(--format=extbinary) ;;
   *) echo "run.sh: unknown case $c" >&2; exit 2 ;;
   esac
   load0=$(cut -d' ' -f1 /proc/loadavg)

@@ -12,7 +12,9 @@
 # (default 3) times, alternating, and the medians are compared.
 # Environment: N, SEED (default 1), RUNS, STYLE (LLVM|GNU|JSON, default
 # LLVM), INLINES (--inlines or --no-inlines, default --inlines),
-# LLVM_SYMBOLIZER (default llvm-symbolizer-19).
+# LLVM_SYMBOLIZER (default llvm-symbolizer-19), UNITS (if set: the
+# binary of bench/symbolize/units.sh with that many compile units instead
+# of bigcxx; the start-up case: N=5000 UNITS=600).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,16 +37,23 @@ echo "== building tools/symbolize"
 (cd "$root" && go build -o "$out/bin/" ./tools/symbolize)
 ours=$out/bin/symbolize
 
-bin=$out/bigcxx/bigcxx
-if [ ! -x "$bin" ]; then
-  echo "== building the big binary (testdata/bigcxx/build.sh; a few minutes)"
-  "$root/testdata/bigcxx/build.sh" "$out/bigcxx"
+if [ -n "${UNITS:-}" ]; then
+  # The many-units binary (bench/symbolize/units.sh): start-up dominates.
+  echo "== building the $UNITS-unit binary (bench/symbolize/units.sh; a few minutes the first time)"
+  "$root/bench/symbolize/units.sh" "$out/units-$UNITS" "$UNITS"
+  bin=$out/units-$UNITS/units
+else
+  bin=$out/bigcxx/bigcxx
+  if [ ! -x "$bin" ]; then
+    echo "== building the big binary (testdata/bigcxx/build.sh; a few minutes)"
+    "$root/testdata/bigcxx/build.sh" "$out/bigcxx"
+  fi
 fi
 size=$(stat -c %s "$bin")
 
 # .text address range from the section headers.
 read -r taddr tsize < <(readelf -SW "$bin" | awk '$2 == ".text" { print $4, $6 } $3 == ".text" { print $5, $7 }' | head -1)
-addrs=$out/addrs-$n-$seed.txt
+addrs=$out/addrs-$n-$seed${UNITS:+-units$UNITS}.txt
 if [ ! -s "$addrs" ]; then
   # MINSTD (x = x*48271 mod 2^31-1): exact in awk's doubles, the same on
   # every awk, so SEED fully determines the addresses.

@@ -77,11 +77,18 @@ type Options struct {
 	// callers that need the segments (load addresses) leave it unset and
 	// get an error.
 	IgnoreBadProgramHeaders bool
+	// NoDWARF loads the headers, the build id and the symbol table only:
+	// no debug information is looked for or indexed (Symbolize answers
+	// from the symbol table, or ErrUnknownPC with DWARFOnly). For a
+	// binary whose DWARF another file holds (llvm-profgen's
+	// --debug-binary).
+	NoDWARF bool
 }
 
 // Open and the methods of *Binary are implemented in binary.go:
 //
 //	func Open(path string, opts *Options) (*Binary, error)
+//	func OpenFile(path string, f *os.File, opts *Options) (*Binary, error) // f already open
 //	func (b *Binary) Close() error
 //	func (b *Binary) Path() string
 //	func (b *Binary) BuildID() []byte                 // GNU build id, nil if none
@@ -91,6 +98,9 @@ type Options struct {
 //	func (b *Binary) RequireDWARF() error             // ErrNoDWARF
 //	func (b *Binary) Symbolize(addr uint64) ([]Frame, error) // file vaddr
 //	func (b *Binary) Prefetch(addrs []uint64)         // decode their units in parallel
+//	func (b *Binary) SymbolTable() *SymbolTable       // .symtab or .dynsym, nil if unreadable
+//	func (b *Binary) Subprograms() ([]Subprogram, bool)      // the own units' functions
+//	func (b *Binary) SplitSubprograms() ([]Subprogram, int)  // the split units' functions
 //
 // Symbolize returns ErrUnknownPC (errors.Is) for addresses with no
 // function; callers decide whether that is fatal. It follows LLVM's

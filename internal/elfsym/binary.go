@@ -29,9 +29,12 @@ type Binary struct {
 
 	buildID []byte
 
-	dw       *dwarfFile   // nil without DWARF
-	spans    []unitSpan   // sorted, non-overlapping address -> unit
-	syms     *SymbolTable // .symtab or .dynsym, for the symbol-table fallback
+	dw    *dwarfFile // nil without DWARF
+	spans []unitSpan // sorted, non-overlapping address -> unit
+	// syms is .symtab or .dynsym, for the symbol-table fallback, read on
+	// first use (symtab).
+	syms     *SymbolTable
+	symsOnce sync.Once
 	warnOnce sync.Map
 }
 
@@ -94,6 +97,30 @@ type elfImage struct {
 	phdrWarning string
 }
 
+// OpenFile is Open for a regular file the caller already opened (and
+// checked) as path: the file is mapped, not opened again, so that one open
+// serves every reader of a run. f stays the caller's to close (the mapping
+// outlives it).
+func OpenFile(path string, f *os.File, opts *Options) (*Binary, error) {
+	b := &Binary{path: path}
+	if opts != nil {
+		b.opts = *opts
+	}
+	img, err := mapELF(path, f, b.opts.IgnoreBadProgramHeaders)
+	if err != nil {
+		return nil, err
+	}
+	b.ef, b.layout, b.closers = img.ef, img.layout, []func() error{img.close}
+	if img.phdrWarning != "" {
+		b.warn("phdrs", img.phdrWarning)
+	}
+	if err := b.init(img.data); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
 // openELF maps (or reads) the file and parses its ELF headers.
 func openELF(path string, ignoreBadPhdrs bool) (*elfImage, error) {
 	// Only regular files: opening a FIFO or device named by (untrusted)
@@ -108,6 +135,11 @@ func openELF(path string, ignoreBadPhdrs bool) (*elfImage, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return mapELF(path, f, ignoreBadPhdrs)
+}
+
+// mapELF maps (or reads) the open file f and parses its ELF headers.
+func mapELF(path string, f *os.File, ignoreBadPhdrs bool) (*elfImage, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -122,6 +154,9 @@ func openELF(path string, ignoreBadPhdrs bool) (*elfImage, error) {
 		}
 	}
 	if data == nil {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
 		if data, err = io.ReadAll(f); err != nil {
 			return nil, err
 		}
@@ -172,7 +207,9 @@ func (b *Binary) warn(key, msg string) {
 func (b *Binary) init(data []byte) error {
 	ef := b.ef
 	b.buildID = findBuildID(ef, data)
-	b.syms, _ = ReadSymbolTable(ef) // unreadable: no fallback, as LLVM
+	if b.opts.NoDWARF {
+		return nil
+	}
 
 	dwPath, dwEF, dwLayout, dwData := b.path, ef, b.layout, data
 	if findSection(ef, ".debug_info") == nil {
@@ -406,6 +443,7 @@ func (b *Binary) Prefetch(addrs []uint64) {
 // Symbolize must not run concurrently with or after Close (afterwards it
 // reports ErrUnknownPC).
 func (b *Binary) Close() error {
+	b.symsOnce.Do(func() {})
 	b.dw, b.spans, b.syms = nil, nil, nil
 	b.opts.DWARFOnly = true
 	var first error
@@ -440,6 +478,43 @@ func ReadBuildID(path string) ([]byte, error) {
 // section headers), for callers that check them without opening the file
 // again. It stays valid until Close; callers must not close it.
 func (b *Binary) ELF() *elf.File { return b.ef }
+
+// Segment is a PT_LOAD program header.
+type Segment struct {
+	Vaddr, Off, Filesz, Memsz uint64
+	// Exec is PF_X.
+	Exec bool
+}
+
+// LoadSegments returns the PT_LOAD program headers in header order.
+func (b *Binary) LoadSegments() []Segment {
+	var segs []Segment
+	for _, p := range b.ef.Progs {
+		if p.Type == elf.PT_LOAD {
+			segs = append(segs, Segment{Vaddr: p.Vaddr, Off: p.Off, Filesz: p.Filesz, Memsz: p.Memsz, Exec: p.Flags&elf.PF_X != 0})
+		}
+	}
+	return segs
+}
+
+// Machine names e_machine as LLVM's and debug/elf's tables do
+// ("EM_X86_64", "EM_386", "EM_AARCH64").
+func (b *Binary) Machine() string { return b.ef.Machine.String() }
+
+// SymbolTable returns the symbol table (.symtab, else .dynsym), read on
+// first use; nil when it could not be read.
+func (b *Binary) SymbolTable() *SymbolTable { return b.symtab() }
+
+// symtab reads the symbol table on first use; nil when it is unreadable
+// (no fallback, as LLVM).
+func (b *Binary) symtab() *SymbolTable {
+	b.symsOnce.Do(func() {
+		if b.ef != nil {
+			b.syms, _ = ReadSymbolTable(b.ef)
+		}
+	})
+	return b.syms
+}
 
 // RequireDWARF returns an error wrapping ErrNoDWARF when the binary (and
 // its debug files) have no DWARF, for callers that cannot work without it.
@@ -498,7 +573,7 @@ func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
 			ok = lt.rowFrame(addr, &f)
 		}
 		if !b.opts.DWARFOnly {
-			if s, found := b.syms.Lookup(addr); found {
+			if s, found := b.symtab().Lookup(addr); found {
 				f.Name, f.LinkageName, ok = s.Name, s.Name, true
 			}
 		}
@@ -554,7 +629,7 @@ func (lt *lineTable) rowFrame(addr uint64, f *Frame) bool {
 }
 
 func (b *Binary) symtabFrames(addr uint64) ([]Frame, error) {
-	s, ok := b.syms.Lookup(addr)
+	s, ok := b.symtab().Lookup(addr)
 	if !ok {
 		return nil, ErrUnknownPC
 	}

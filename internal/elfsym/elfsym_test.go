@@ -282,7 +282,18 @@ func symbolizeSome(b *Binary) error {
 		addrs = append(addrs, s.lo, s.lo+(s.hi-s.lo)/2, s.hi-1)
 	}
 	addrs = addrs[:min(len(addrs), 300)]
-	syms := b.syms.Symbols()
+	// The walk over every subprogram (internal/profbinary's functions): names without ranges are never returned.
+	subs, split := b.Subprograms()
+	if split {
+		more, _ := b.SplitSubprograms()
+		subs = append(subs, more...)
+	}
+	for _, s := range subs {
+		if s.Name == "" || len(s.Ranges) == 0 {
+			return fmt.Errorf("Subprograms: %+v has no name or no ranges", s)
+		}
+	}
+	syms := b.symtab().Symbols()
 	for _, s := range syms[:min(len(syms), 100)] {
 		addrs = append(addrs, s.Addr)
 	}

@@ -3,7 +3,6 @@ package memprof
 import (
 	"bytes"
 	"cmp"
-	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -25,8 +24,8 @@ import (
 // implements it.
 type Symbolizer interface {
 	// Path names the ELF file. Convert reads its ELF and program headers
-	// there, unless the Symbolizer has them already (an ELF() *elf.File
-	// method, as *elfsym.Binary has).
+	// there, unless the Symbolizer has them already (Machine and
+	// LoadSegments methods, as *elfsym.Binary has).
 	Path() string
 	// BuildID is the GNU build id, nil if none.
 	BuildID() []byte
@@ -177,20 +176,15 @@ type textBinary struct {
 
 func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 	name := bin.Path()
-	ef, closeELF, err := elfHeaders(bin)
+	h, closeELF, err := elfHeaders(bin)
 	if err != nil {
 		return nil, &ConvertError{File: name, Msg: "Not an ELF file", Err: err}
 	}
 	defer closeELF()
-	if ef.Machine != elf.EM_X86_64 && ef.Machine != elf.EM_386 {
-		return nil, &ConvertError{File: name, Msg: fmt.Sprintf("Unsupported target: %v", ef.Machine)}
+	if m := h.Machine(); m != "EM_X86_64" && m != "EM_386" {
+		return nil, &ConvertError{File: name, Msg: fmt.Sprintf("Unsupported target: %v", m)}
 	}
-	var loads []*elf.Prog
-	for _, p := range ef.Progs {
-		if p.Type == elf.PT_LOAD {
-			loads = append(loads, p)
-		}
-	}
+	loads := h.LoadSegments()
 	tb := &textBinary{buildID: bin.BuildID()}
 	if release <= 16 {
 		// LLVM 16 symbolizes runtime addresses unchanged and rejects PIE.
@@ -201,7 +195,7 @@ func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 	}
 	n := 0
 	for _, p := range loads {
-		if p.Flags&elf.PF_X != 0 {
+		if p.Exec {
 			n++
 			if n > 1 {
 				return nil, &ConvertError{File: name, Msg: "Expect only one executable load segment in the binary"}
@@ -215,18 +209,25 @@ func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 	return tb, nil
 }
 
-// elfHeaders returns the binary's parsed ELF headers: from an
-// *elfsym.Binary as it was opened, from the file otherwise (Symbolizers of
-// tests). The returned func releases what elfHeaders opened.
-func elfHeaders(bin Symbolizer) (*elf.File, func(), error) {
-	if h, ok := bin.(interface{ ELF() *elf.File }); ok {
-		return h.ELF(), func() {}, nil
+// elfHeaders returns the binary's headers: the Symbolizer's own when it
+// has them (an *elfsym.Binary), else the file's read by elfsym
+// (Symbolizers of tests). The returned func releases what elfHeaders
+// opened.
+func elfHeaders(bin Symbolizer) (headers, func(), error) {
+	if h, ok := bin.(headers); ok {
+		return h, func() {}, nil
 	}
-	f, err := elf.Open(bin.Path())
+	b, err := elfsym.Open(bin.Path(), &elfsym.Options{NoDWARF: true})
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, func() { f.Close() }, nil
+	return b, func() { b.Close() }, nil
+}
+
+// headers is what Convert checks of the binary (*elfsym.Binary has it).
+type headers interface {
+	Machine() string
+	LoadSegments() []elfsym.Segment
 }
 
 // textSegment is the profiled binary's segment in a raw profile: PCs in

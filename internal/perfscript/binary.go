@@ -2,9 +2,6 @@ package perfscript
 
 import (
 	"cmp"
-	"debug/dwarf"
-	"debug/elf"
-	"errors"
 	"fmt"
 	"math/bits"
 	"os"
@@ -14,8 +11,8 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
-	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/x86inst"
 )
 
@@ -34,6 +31,8 @@ const pageSize = 0x1000
 // as llvm-profgen does), which of them are calls, returns and branches,
 // and the function ranges of its DWARF.
 type Binary struct {
+	// pb is the profiled binary, opened once, everything is read from.
+	pb *profbinary.Binary
 	// Name is the file name of the binary (llvm-profgen matches mmap
 	// events against it, ignoring directories).
 	Name string
@@ -131,21 +130,15 @@ type Function struct {
 // of its own name (up to a .llvm., .part. or .cold suffix) that starts
 // inside its range is warned about ("Conflicting range", LoadWarnings).
 // LLVM 19 does not.
-func (b *Binary) RecoverSymbolTableFunctions(path string) error {
-	f, err := elf.Open(path)
+func (b *Binary) RecoverSymbolTableFunctions() error {
+	secs := b.pb.Sections()
+	syms, err := b.pb.Symbols()
 	if err != nil {
-		return err
-	}
-	defer f.Close()
-	syms, err := f.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
 		return err
 	}
 	var added []FuncRange
 	for _, s := range syms {
-		if elf.ST_TYPE(s.Info) != elf.STT_FUNC || s.Size == 0 || s.Section == elf.SHN_UNDEF ||
-			s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) ||
-			f.Sections[s.Section].Flags&elf.SHF_EXECINSTR == 0 || s.Value < b.PreferredBase() {
+		if !s.Func || s.Size == 0 || s.Section < 0 || !secs[s.Section].Exec || s.Value < b.PreferredBase() {
 			continue
 		}
 		if fr := b.findFuncRange(s.Value); fr != nil {
@@ -272,67 +265,57 @@ func OpenBinary(path string) (*Binary, error) { return OpenBinaryDWP(path, "") }
 // binary (llvm-profgen's --dwp; "" tries <path>.dwp, then each unit's .dwo
 // file, as LLVM does): the functions of its split units follow those of
 // the binary's own units.
-func OpenBinaryDWP(path, dwp string) (*Binary, error) { return OpenBinaryDebug(path, "", dwp) }
-
-// OpenBinaryDebug is OpenBinaryDWP with the functions read from the DWARF
-// of another file, debugPath (llvm-profgen's --debug-binary: the unstripped
-// twin of a stripped binary, or its `objcopy --only-keep-debug` file; ""
-// reads path's own). Everything else comes from path as llvm-profgen takes
-// it: the segments, the symbol table and code it disassembles, the pseudo
-// probes. The default DWARF package is then <debugPath>.dwp.
-func OpenBinaryDebug(path, debugPath, dwp string) (*Binary, error) {
-	f, err := openObjectFile(path, "pass the profiled executable to --binary")
+func OpenBinaryDWP(path, dwp string) (*Binary, error) {
+	pb, err := OpenProfiled(path, profbinary.Options{DWP: dwp, DWARFOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if debugPath == "" {
-		return newBinary(path, f, path, f, dwp)
-	}
-	if _, err := os.Stat(debugPath); err != nil {
-		return nil, fmt.Errorf("--debug-binary: %w", err)
-	}
-	df, err := openObjectFile(debugPath, "pass the unstripped executable or its --only-keep-debug file to --debug-binary")
-	if err != nil {
-		return nil, err
-	}
-	defer df.Close()
-	return newBinary(path, f, debugPath, df, dwp)
+	return NewBinary(pb)
 }
 
-// openObjectFile opens an ELF file after checkObjectFile (hint says what
-// to pass instead of a file that is not one).
-func openObjectFile(path, hint string) (*elf.File, error) {
-	if err := checkObjectFile(path, hint); err != nil {
-		return nil, err
+// OpenProfiled opens the profiled binary (and opts.DebugBinary) once, as
+// llvm-profgen takes it: a file that does not exist or is not an ELF
+// object is refused in llvm-profgen's words, naming what to pass instead.
+// The functions come from the DWARF of opts.DebugBinary when given
+// (--debug-binary: the unstripped twin of a stripped binary, or its
+// `objcopy --only-keep-debug` file); everything else from path.
+func OpenProfiled(path string, opts profbinary.Options) (*profbinary.Binary, error) {
+	opts.Check = func(p string, head []byte) error {
+		hint := "pass the profiled executable to --binary"
+		if p != path {
+			hint = "pass the unstripped executable or its --only-keep-debug file to --debug-binary"
+		}
+		return checkObjectHead(p, head, hint)
 	}
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
+	opts.NotExist = func(p, flag string) error {
+		if flag != "" {
+			_, err := os.Stat(p)
+			return fmt.Errorf("%s: %w", flag, err)
+		}
+		return fmt.Errorf("Input binary(%s) doesn't exist.", p)
 	}
-	return f, nil
+	return profbinary.Open(path, opts)
 }
 
-// newBinary loads the binary f (at path) with the functions of the DWARF
-// of debug (at debugPath; f itself without --debug-binary).
-func newBinary(path string, f *elf.File, debugPath string, debug *elf.File, dwp string) (*Binary, error) {
+// NewBinary loads the profiled binary pb as llvm-profgen's ProfiledBinary
+// does: the executable segments, the functions of its DWARF (its debug
+// file's), the instructions of its text.
+func NewBinary(pb *profbinary.Binary) (*Binary, error) {
+	path := pb.Path()
 	bad := func(section string, format string, args ...any) error {
 		return &decode.Error{Format: "perfscript", File: path, Section: section, Msg: fmt.Sprintf(format, args...), Err: decode.ErrMalformed}
 	}
-	if f.Machine != elf.EM_X86_64 {
-		return nil, bad("ELF header", "machine %v: only x86-64 is supported", f.Machine)
+	if !pb.X86_64() {
+		return nil, bad("ELF header", "machine %v: only x86-64 is supported", pb.Machine())
 	}
-	b := &Binary{Name: fileName(path)}
-	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
-		}
+	b := &Binary{Name: fileName(path), pb: pb}
+	for _, p := range pb.LoadSegments() {
 		if b.FirstLoadableAddress == 0 {
 			// llvm-profgen tests the address, not whether it was set:
 			// a PIE's first PT_LOAD at 0 leaves it to the next one.
 			b.FirstLoadableAddress = p.Vaddr &^ (pageSize - 1)
 		}
-		if p.Flags&elf.PF_X != 0 {
+		if p.Exec {
 			b.PreferredTextSegmentAddresses = append(b.PreferredTextSegmentAddresses, p.Vaddr&^(pageSize-1))
 			b.TextSegmentOffsets = append(b.TextSegmentOffsets, p.Off&^(pageSize-1))
 		}
@@ -340,65 +323,25 @@ func newBinary(path string, f *elf.File, debugPath string, debug *elf.File, dwp 
 	if len(b.PreferredTextSegmentAddresses) == 0 {
 		return nil, bad("program headers", "no executable segment found")
 	}
-	split, err := b.loadFunctions(debug)
-	if err != nil {
-		return nil, &decode.Error{Format: "perfscript", File: debugPath, Section: ".debug_info", Msg: err.Error(), Err: decode.ErrMalformed}
+	// The functions of the debug file's own units, then of its split
+	// units (loadSymbolsFromDWARFUnit, in DIE order), dropping empty
+	// ranges and ranges below the preferred base.
+	subs, missing := pb.Functions()
+	for _, s := range subs {
+		b.addFunction(s.Name, s.Ranges)
 	}
-	if split {
-		if err := b.loadSplitFunctions(debugPath, dwp); err != nil {
-			return nil, err
-		}
-	}
-	if err := b.disassemble(f); err != nil {
+	b.missingDWO = missing
+	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
+	if err := b.disassemble(); err != nil {
 		return nil, bad(".text", "%v", err)
 	}
 	b.inferPrologEpilog()
-	b.PseudoProbes = f.Section(".pseudo_probe_desc") != nil && f.Section(".pseudo_probe") != nil
+	b.PseudoProbes = pb.HasProbes()
 	return b, nil
 }
 
-// loadFunctions reads every DW_TAG_subprogram with a name (linkage or
-// short, through DW_AT_specification and DW_AT_abstract_origin) and
-// address ranges, dropping empty ranges and ranges below the preferred
-// base (loadSymbolsFromDWARFUnit); split reports skeleton units, whose
-// split units loadSplitFunctions reads.
-func (b *Binary) loadFunctions(f *elf.File) (split bool, err error) {
-	d, err := f.DWARF()
-	if err != nil {
-		// No DWARF: no functions, as llvm-profgen with a warning.
-		return false, nil
-	}
-	r := d.Reader()
-	for {
-		e, err := r.Next()
-		if err != nil {
-			return false, err
-		}
-		if e == nil {
-			break
-		}
-		if e.Tag == dwarf.TagSkeletonUnit || e.Tag == dwarf.TagCompileUnit && (e.Val(dwarf.AttrDwoName) != nil || e.Val(attrGNUDWOName) != nil) {
-			split = true
-		}
-		if e.Tag != dwarf.TagSubprogram {
-			continue
-		}
-		name := dieName(d, e, 0)
-		if name == "" {
-			continue
-		}
-		ranges, err := d.Ranges(e)
-		if err != nil {
-			continue
-		}
-		b.addFunction(name, ranges)
-	}
-	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
-	return split, nil
-}
-
-// attrGNUDWOName is DW_AT_GNU_dwo_name (pre-DWARF 5 split units).
-const attrGNUDWOName = dwarf.Attr(0x2130)
+// Profiled returns the profiled binary the Binary was loaded from.
+func (b *Binary) Profiled() *profbinary.Binary { return b.pb }
 
 // addFunction adds a subprogram's ranges to the function of its name
 // (loadSymbolsFromDWARFUnit): empty ranges and ranges below the preferred
@@ -429,84 +372,40 @@ func (b *Binary) addFunction(name string, ranges [][2]uint64) {
 	}
 }
 
-// loadSplitFunctions adds the functions of the split units (.dwo files or
-// the .dwp package) after the binary's own, as loadSymbolsFromDWARF does,
-// and counts the units whose split unit is missing (LoadWarnings).
-func (b *Binary) loadSplitFunctions(path, dwp string) error {
-	sym, err := elfsym.Open(path, &elfsym.Options{DWARFOnly: true, DWPFile: dwp})
-	if err != nil {
-		return err
-	}
-	defer sym.Close()
-	subs, missing := sym.SplitSubprograms()
-	for _, s := range subs {
-		b.addFunction(s.Name, s.Ranges)
-	}
-	b.missingDWO = missing
-	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
-	return nil
-}
-
-// dieName is DWARFDie::getName(LinkageName): the linkage name, else the
-// short name, found on the DIE or the DIEs it refers to.
-func dieName(d *dwarf.Data, e *dwarf.Entry, depth int) string {
-	for _, a := range []dwarf.Attr{dwarf.Attr(0x2007), dwarf.AttrLinkageName, dwarf.AttrName} {
-		if s, ok := e.Val(a).(string); ok && s != "" {
-			return s
-		}
-	}
-	if depth > 8 {
-		return ""
-	}
-	for _, a := range []dwarf.Attr{dwarf.AttrSpecification, dwarf.AttrAbstractOrigin} {
-		off, ok := e.Val(a).(dwarf.Offset)
-		if !ok {
-			continue
-		}
-		r := d.Reader()
-		r.Seek(off)
-		if o, err := r.Next(); err == nil && o != nil {
-			if s := dieName(d, o, depth+1); s != "" {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
 // disassemble decodes every text section but .plt symbol by symbol: from
 // each .symtab symbol of the section (sorted by address) to the next one,
 // as ProfiledBinary::dissassembleSymbol does. Bytes before the first
 // symbol are not decoded.
-func (b *Binary) disassemble(f *elf.File) error {
-	syms, err := f.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+func (b *Binary) disassemble() error {
+	secs := b.pb.Sections()
+	syms, err := b.pb.Symbols()
+	if err != nil {
 		return err
 	}
-	bySection := map[elf.SectionIndex][]uint64{}
+	bySection := map[int][]uint64{}
 	for _, s := range syms {
-		if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) {
+		if s.Section < 0 {
 			continue
 		}
 		bySection[s.Section] = append(bySection[s.Section], s.Value)
-		sec := f.Sections[s.Section]
+		sec := secs[s.Section]
 		switch {
-		case sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Size != 0 && sec.Type != elf.SHT_NOBITS:
+		case sec.Exec && sec.Size != 0 && !sec.NoBits:
 			b.setFuncEntry(s.Value, llvmname.Canonical(s.Name))
-		case s.Name == "__llvm_fs_discriminator__" && sec.Type == elf.SHT_PROGBITS && sec.Flags&elf.SHF_ALLOC != 0 && sec.Size != 0:
+		case s.Name == "__llvm_fs_discriminator__" && sec.ProgBits && sec.Alloc && sec.Size != 0:
 			b.FSDiscriminator = true
 		}
 	}
 	var invalid [][2]uint64
-	for i, sec := range f.Sections {
-		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Size == 0 || sec.Name == ".plt" || sec.Type == elf.SHT_NOBITS {
+	for i, sec := range secs {
+		if !sec.Exec || sec.Size == 0 || sec.Name == ".plt" || sec.NoBits {
 			continue
 		}
 		data, err := sec.Data()
 		if err != nil {
 			return fmt.Errorf("section %s: %v", sec.Name, err)
 		}
-		addrs := bySection[elf.SectionIndex(i)]
+		addrs := bySection[i]
 		slices.Sort(addrs)
 		addrs = slices.Compact(addrs)
 		end := sec.Addr + uint64(len(data))

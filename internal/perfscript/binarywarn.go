@@ -2,13 +2,9 @@ package perfscript
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
-	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/stdunordered"
 )
 
@@ -113,32 +109,23 @@ func (b *Binary) loadWarnings(detailed bool) []string {
 // elfMagic starts every ELF file.
 var elfMagic = []byte("\x7fELF")
 
-// checkObjectFile tells a file that is not an ELF image from a damaged
-// one before debug/elf reads it: llvm-profgen's "The file was not
+// checkObjectHead tells a file that is not an ELF image from a damaged
+// one from its first bytes, before it is parsed: llvm-profgen's "The file was not
 // recognized as a valid object file", with what the file starts with.
 // hint says which file to pass instead.
-func checkObjectFile(path, hint string) error {
-	f, err := infile.Open(path) // a FIFO or device: refused, never waited on
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("Input binary(%s) doesn't exist.", path)
-		}
-		return err
+func checkObjectHead(path string, head []byte, hint string) error {
+	if len(head) > 52 {
+		head = head[:52] // the smallest ELF header (ELFCLASS32)
 	}
-	defer f.Close()
-	var head [52]byte // the smallest ELF header (ELFCLASS32)
-	n, err := io.ReadFull(f, head[:])
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return err
-	}
+	n := len(head)
 	if n < len(elfMagic) || !bytes.Equal(head[:len(elfMagic)], elfMagic) {
 		return &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Offset: 0,
 			Msg: fmt.Sprintf("The file was not recognized as a valid object file (it starts with %q, not an ELF header): %s", head[:min(n, 4)], hint),
 			Err: decode.ErrBadMagic}
 	}
-	if n < len(head) {
+	if n < 52 {
 		return &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Offset: int64(n),
-			Msg: fmt.Sprintf("truncated: the ELF header needs at least %d bytes, the file has %d", len(head), n), Err: decode.ErrTruncated}
+			Msg: fmt.Sprintf("truncated: the ELF header needs at least %d bytes, the file has %d", 52, n), Err: decode.ErrTruncated}
 	}
 	return nil
 }

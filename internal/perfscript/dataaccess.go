@@ -2,7 +2,6 @@ package perfscript
 
 import (
 	"bytes"
-	"debug/elf"
 	"fmt"
 	"io"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 )
 
 // DataAccess is one key of llvm-profgen's DataAccessCounter: the
@@ -26,25 +26,21 @@ type DataAccess struct {
 // the non-executable PT_LOAD segments (NonTextPhdrInfo).
 type DataAccessSymbols struct {
 	syms  *elfsym.SymbolTable
-	phdrs []elf.ProgHeader // PT_LOAD without PF_X, in header order
+	phdrs []profbinary.Segment // PT_LOAD without PF_X, in header order
 }
 
-// OpenDataAccessSymbols reads the symbol table and the segments of the
-// binary at path.
-func OpenDataAccessSymbols(path string) (*DataAccessSymbols, error) {
-	f, err := elf.Open(path)
-	if err != nil {
-		return nil, &decode.Error{Format: "perfscript", File: path, Section: "ELF header", Msg: err.Error(), Err: decode.ErrMalformed}
-	}
-	defer f.Close()
-	st, err := elfsym.ReadSymbolTable(f)
-	if err != nil {
-		return nil, &decode.Error{Format: "perfscript", File: path, Section: ".symtab", Msg: err.Error(), Err: decode.ErrMalformed}
+// DataAccessSymbols reads the symbol table and the segments of the
+// profiled binary.
+func (b *Binary) DataAccessSymbols() (*DataAccessSymbols, error) {
+	st := b.pb.SymbolTable()
+	if st == nil {
+		_, err := elfsym.ReadSymbolTable(b.pb.ELF())
+		return nil, &decode.Error{Format: "perfscript", File: b.pb.Path(), Section: ".symtab", Msg: fmt.Sprint(err), Err: decode.ErrMalformed}
 	}
 	d := &DataAccessSymbols{syms: st}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X == 0 {
-			d.phdrs = append(d.phdrs, p.ProgHeader)
+	for _, p := range b.pb.LoadSegments() {
+		if !p.Exec {
+			d.phdrs = append(d.phdrs, p)
 		}
 	}
 	return d, nil

@@ -26,7 +26,7 @@ func FuzzDataAccess(f *testing.F) {
 		if bin, err = OpenBinary(p.bin); err != nil {
 			f.Fatal(err)
 		}
-		if syms, err = OpenDataAccessSymbols(p.bin); err != nil {
+		if syms, err = bin.DataAccessSymbols(); err != nil {
 			f.Fatal(err)
 		}
 	}

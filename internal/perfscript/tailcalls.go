@@ -1,27 +1,26 @@
 package perfscript
 
 import (
-	"debug/elf"
-
 	"golang.org/x/arch/x86/x86asm"
 
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/x86inst"
 )
 
 // CallSites returns the sources of llvm-profgen's static call and tail-call
 // edges (the MissingFrameInferrer's CallEdges and TailCallEdges keys): every
 // call instruction inside a DWARF function, and every JMP inside one that
-// is indirect or goes directly into another function. f is the binary's
-// ELF file (the jumps are decoded again for their targets).
-func (b *Binary) CallSites(f *elf.File) (calls, tailCalls map[uint64]bool) {
+// is indirect or goes directly into another function (the jumps are
+// decoded again for their targets).
+func (b *Binary) CallSites() (calls, tailCalls map[uint64]bool) {
 	calls, tailCalls = map[uint64]bool{}, map[uint64]bool{}
-	var secs []*elf.Section
-	for _, s := range f.Sections {
-		if s.Flags&elf.SHF_EXECINSTR != 0 && s.Type != elf.SHT_NOBITS && s.Size != 0 {
+	var secs []*profbinary.Section
+	for _, s := range b.pb.Sections() {
+		if s.Exec && !s.NoBits && s.Size != 0 {
 			secs = append(secs, s)
 		}
 	}
-	data := map[*elf.Section][]byte{}
+	data := map[*profbinary.Section][]byte{}
 	bytesAt := func(a uint64) []byte {
 		for _, s := range secs {
 			if a >= s.Addr && a-s.Addr < s.Size {

@@ -1,7 +1,6 @@
 package profgen
 
 import (
-	"debug/elf"
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
@@ -25,9 +24,8 @@ type csProbeGenerator struct {
 // contexts, head samples and the inliner's call-site samples from entry
 // probes, zero counts for the other probes of every sampled inline frame,
 // call targets at call probes and the functions' checksums; then
-// postProcessCS as for DWARF-based profiles. f is the binary's ELF file,
-// file its name for errors.
-func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *Unwinder, cs *CSCounters, opts CSOptions) (*sampleprof.Profile, error) {
+// postProcessCS as for DWARF-based profiles.
+func GenerateCSProbeBased(bin *perfscript.Binary, u *Unwinder, cs *CSCounters, opts CSOptions) (*sampleprof.Profile, error) {
 	opts.setDefaults()
 	var ranges, branches [][2]uint64
 	var stacks []uint64
@@ -40,14 +38,14 @@ func GenerateCSProbeBased(bin *perfscript.Binary, f *elf.File, file string, u *U
 			branches = append(branches, b)
 		}
 	}
-	p, err := loadProbes(f, file, profiledFunctions(bin, ranges, branches, stacks))
+	p, err := loadProbes(bin.Profiled(), profiledFunctions(bin, ranges, branches, stacks))
 	if err != nil {
 		return nil, err
 	}
 	g := &csProbeGenerator{csGenerator: &csGenerator{generator: &generator{symbols: u.sym, bin: bin, opts: opts.GenerateOptions, fs: bin.FSDiscriminator,
 		prof: &sampleprof.Profile{FS: bin.FSDiscriminator, CS: true, ProbeBased: true}, names: map[string]sampleprof.FunctionID{}}, probes: p}, p: p, ctxOpts: u.opts}
 	if opts.InferMissingFrames {
-		g.infer = newMissingFrames(bin, f, cs)
+		g.infer = newMissingFrames(bin, cs)
 		if opts.MaxSearchDepth != nil {
 			g.infer.maxDepth = *opts.MaxSearchDepth
 		}

@@ -2,7 +2,6 @@ package profgen
 
 import (
 	"cmp"
-	"debug/elf"
 	"math"
 	"slices"
 
@@ -31,8 +30,8 @@ type missingFrames struct {
 
 // newMissingFrames is MissingFrameInferrer::initialize with the branches
 // of every context.
-func newMissingFrames(bin *perfscript.Binary, f *elf.File, cs *CSCounters) *missingFrames {
-	staticCalls, staticTails := bin.CallSites(f)
+func newMissingFrames(bin *perfscript.Binary, cs *CSCounters) *missingFrames {
+	staticCalls, staticTails := bin.CallSites()
 	m := &missingFrames{bin: bin, calls: map[uint64][]*perfscript.Function{}, tailCalls: map[uint64][]*perfscript.Function{},
 		tailTargets: map[*perfscript.Function]bool{}, funcTailCalls: map[*perfscript.Function][]uint64{},
 		unique: map[[2]*perfscript.Function][]uint64{}, nonUnique: map[[2]*perfscript.Function]uint64{},

@@ -2,11 +2,11 @@ package profgen
 
 import (
 	"cmp"
-	"debug/elf"
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 	"github.com/rules-pgo/rules_pgo/internal/stdunordered"
@@ -43,8 +43,9 @@ func profiledFunctions(bin *perfscript.Binary, ranges, branches [][2]uint64, sta
 // loadProbes is decodePseudoProbe for generation: only the profiled
 // functions' records are kept, their first probes based on the symbols at
 // the starts of their ranges.
-func loadProbes(f *elf.File, file string, profiled map[*perfscript.Function]bool) (*probes, error) {
-	at := pseudoprobe.SymbolsAt(f)
+func loadProbes(pb *profbinary.Binary, profiled map[*perfscript.Function]bool) (*probes, error) {
+	at := pb.SymbolsAt()
+	file := pb.Path()
 	opts := pseudoprobe.Options{FuncStartAddrs: map[uint64]uint64{}}
 	if len(profiled) > 0 {
 		opts.GUIDFilter = map[uint64]bool{}
@@ -57,7 +58,7 @@ func loadProbes(f *elf.File, file string, profiled map[*perfscript.Function]bool
 			}
 		}
 	}
-	p, err := pseudoprobe.Open(f, file, opts)
+	p, err := pb.Probes(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +160,7 @@ func sortedProbes(counts map[*pseudoprobe.Probe]uint64) []*pseudoprobe.Probe {
 // binary with pseudo probes (ProfileGenerator::generateProbeBasedProfile):
 // body samples per probe (index, discriminator) with the function's
 // checksum, head samples from entry probes, call targets at call probes.
-// f is the binary's ELF file, file its name for errors.
-func GenerateProbeBased(bin *perfscript.Binary, f *elf.File, file string, c *perfscript.Counter, opts GenerateOptions) (*sampleprof.Profile, error) {
+func GenerateProbeBased(bin *perfscript.Binary, c *perfscript.Counter, opts GenerateOptions) (*sampleprof.Profile, error) {
 	opts.setDefaults()
 	var ranges, branches [][2]uint64
 	for r := range c.Ranges {
@@ -169,7 +169,7 @@ func GenerateProbeBased(bin *perfscript.Binary, f *elf.File, file string, c *per
 	for b := range c.Branches {
 		branches = append(branches, [2]uint64{b.Source, b.Target})
 	}
-	p, err := loadProbes(f, file, profiledFunctions(bin, ranges, branches, nil))
+	p, err := loadProbes(bin.Profiled(), profiledFunctions(bin, ranges, branches, nil))
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package profgen
 
 import (
-	"debug/elf"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -79,6 +79,12 @@ type Options struct {
 	// Warn receives llvm-profgen's warnings without "warning: "; nil
 	// drops them.
 	Warn func(msg string)
+
+	// The warnings of reading the DWARF, held while the binary loads
+	// (loadBinary, releaseWarnings), and what filters them.
+	heldWarnings []string
+	holdWarnings bool
+	missingDWO   int
 }
 
 // DefaultOptions returns llvm-profgen's defaults for the default LLVM
@@ -138,21 +144,37 @@ func Run(opts Options) error {
 	return generate(c)
 }
 
-// loadBinary opens --binary (with --debug-binary and --dwp) as
-// llvm-profgen's ProfiledBinary::load does, and passes its load warnings
-// to warn.
+// loadBinary opens --binary (with --debug-binary and --dwp) once
+// (profbinary) and loads it as llvm-profgen's ProfiledBinary::load does,
+// and passes its load warnings to warn. The warnings of reading the
+// DWARF are held until releaseWarnings: llvm-profgen's symbolizer gives
+// them after the load warnings.
 func loadBinary(c *Options, warn func(string)) (*perfscript.Binary, error) {
-	bin, err := perfscript.OpenBinaryDebug(c.Binary, c.DebugBinary, c.DWP)
+	c.heldWarnings, c.holdWarnings = nil, true
+	pb, err := perfscript.OpenProfiled(c.Binary, profbinary.Options{DebugBinary: c.DebugBinary, DWP: c.DWP, DWARFOnly: true, Warn: func(msg string) {
+		if c.holdWarnings {
+			c.heldWarnings = append(c.heldWarnings, msg)
+			return
+		}
+		c.symbolizerWarn(msg)
+	}})
 	if err != nil {
 		return nil, err
 	}
+	bin, err := perfscript.NewBinary(pb)
+	if err != nil {
+		pb.Close()
+		return nil, err
+	}
+	c.missingDWO = bin.MissingDWO()
 	if c.UseDWARFCorrelation {
 		bin.PseudoProbes = false
 	}
 	if bin.PseudoProbes && c.LLVM >= 22 && c.LoadFunctionFromSymbol {
 		// llvm-profgen-22 knows the functions of probe binaries that have
 		// no DWARF from the symbol table.
-		if err := bin.RecoverSymbolTableFunctions(c.Binary); err != nil {
+		if err := bin.RecoverSymbolTableFunctions(); err != nil {
+			pb.Close()
 			return nil, err
 		}
 	}
@@ -174,29 +196,13 @@ func generate(c *Options) error {
 	if err != nil {
 		return err
 	}
+	defer bin.Profiled().Close()
 	if c.LLVMSampleProfile != "" {
 		return postProcessProfile(c, warn, stdout)
 	}
-	sym, err := elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.DWP, Warn: func(msg string) {
-		// A binary without DWARF was reported above as llvm-profgen
-		// reports it (no binary functions); DWARFOnly has no fallback.
-		// Split units whose .dwo llvm-profgen counted as not loaded
-		// (LoadWarnings) give its symbolizer no frames, silently.
-		missingDWO := bin.MissingDWO() > 0 && (strings.Contains(msg, ".dwo") || strings.Contains(msg, ".dwp") || strings.Contains(msg, "DWO id"))
-		if !strings.HasSuffix(msg, "falling back to the symbol table") && !missingDWO {
-			warn(msg)
-		}
-	}})
-	if err != nil {
-		return err
-	}
-	defer sym.Close()
-	buildID := sym.BuildID()
-	if c.DebugBinary != "" {
-		if buildID, err = elfsym.ReadBuildID(c.Binary); err != nil {
-			return err
-		}
-	}
+	releaseWarnings(c)
+	sym := bin.Profiled().Symbolizer()
+	buildID := bin.Profiled().BuildID()
 	popts := perfscript.Options{IgnoreStackSamples: c.IgnoreStackSamples, Warn: warn, BuildID: buildID, ShowDetailedWarning: c.ShowDetailedWarning}
 	c.Context.ShowDetailedWarning = c.ShowDetailedWarning
 	if c.ShowMmapEvents {
@@ -258,12 +264,7 @@ func generate(c *Options) error {
 		}
 		var sp *sampleprof.Profile
 		if bin.PseudoProbes {
-			ef, err := elf.Open(c.Binary)
-			if err != nil {
-				return err
-			}
-			defer ef.Close()
-			sp, err = GenerateCSProbeBased(bin, ef, c.Binary, unwinder, cs, c.CS)
+			sp, err = GenerateCSProbeBased(bin, unwinder, cs, c.CS)
 		} else {
 			sp, err = GenerateCS(bin, unwinder, cs, c.CS)
 		}
@@ -282,12 +283,7 @@ func generate(c *Options) error {
 		return err
 	}
 	if bin.PseudoProbes {
-		ef, err := elf.Open(c.Binary)
-		if err != nil {
-			return err
-		}
-		defer ef.Close()
-		sp, err := GenerateProbeBased(bin, ef, c.Binary, &prof.Counter, c.Generate)
+		sp, err := GenerateProbeBased(bin, &prof.Counter, c.Generate)
 		if err != nil {
 			return err
 		}
@@ -300,13 +296,26 @@ func generate(c *Options) error {
 	return write(c, sp)
 }
 
-// symbolizerPath is the file whose DWARF llvm-profgen's symbolizer reads:
-// --debug-binary if given, else --binary.
-func symbolizerPath(c *Options) string {
-	if c.DebugBinary != "" {
-		return c.DebugBinary
+// releaseWarnings passes the warnings of reading the DWARF held since
+// loadBinary to c.Warn, and those to come at once.
+func releaseWarnings(c *Options) {
+	held := c.heldWarnings
+	c.heldWarnings, c.holdWarnings = nil, false
+	for _, msg := range held {
+		c.symbolizerWarn(msg)
 	}
-	return c.Binary
+}
+
+// symbolizerWarn passes on a warning of reading the DWARF. A binary
+// without DWARF was reported as llvm-profgen reports it (no binary
+// functions); DWARFOnly has no fallback. Split units whose .dwo
+// llvm-profgen counted as not loaded (LoadWarnings) give its symbolizer
+// no frames, silently.
+func (c *Options) symbolizerWarn(msg string) {
+	missingDWO := c.missingDWO > 0 && (strings.Contains(msg, ".dwo") || strings.Contains(msg, ".dwp") || strings.Contains(msg, "DWO id"))
+	if !strings.HasSuffix(msg, "falling back to the symbol table") && !missingDWO {
+		c.Warn(msg)
+	}
 }
 
 // postProcessProfile is llvm-profgen's --llvm-sample-profile: the
@@ -364,7 +373,7 @@ func dataAccess(c *Options, bin *perfscript.Binary, prof *perfscript.Profile, po
 		return nil, fmt.Errorf("Failed to open perf trace file: %s: %w", c.DataAccessPerftrace, err)
 	}
 	defer f.Close()
-	syms, err := perfscript.OpenDataAccessSymbols(c.Binary)
+	syms, err := bin.DataAccessSymbols()
 	if err != nil {
 		return nil, err
 	}

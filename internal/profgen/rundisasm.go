@@ -2,7 +2,6 @@ package profgen
 
 import (
 	"bufio"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/pseudoprobe"
 	"github.com/rules-pgo/rules_pgo/internal/symbolizer"
 )
@@ -20,11 +20,11 @@ import (
 // --show-disassembly-only: every function's, with the symbol table's
 // start addresses (llvm-profgen's decodePseudoProbe in that mode); nil
 // without probe sections or with --use-dwarf-correlation.
-func showProbes(c *Options, f *elf.File) (*pseudoprobe.Probes, error) {
+func showProbes(c *Options, pb *profbinary.Binary) (*pseudoprobe.Probes, error) {
 	if c.UseDWARFCorrelation {
 		return nil, nil
 	}
-	return pseudoprobe.Open(f, c.Binary, pseudoprobe.Options{FuncStartAddrs: pseudoprobe.SymbolStarts(f)})
+	return pb.Probes(pseudoprobe.Options{FuncStartAddrs: pb.SymbolStarts()})
 }
 
 // printProbeDescs prints the probe descriptors for --show-pseudo-probe
@@ -34,12 +34,7 @@ func printProbeDescs(c *Options, bin *perfscript.Binary, w io.Writer) error {
 	if !c.ShowPseudoProbe || !bin.PseudoProbes {
 		return nil
 	}
-	f, err := elf.Open(c.Binary)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	probes, err := showProbes(c, f)
+	probes, err := showProbes(c, bin.Profiled())
 	if err != nil || probes == nil {
 		return err
 	}
@@ -58,39 +53,36 @@ func printProbeDescs(c *Options, bin *perfscript.Binary, w io.Writer) error {
 // llvm-profgen prints them while it disassembles.
 func showDisassembly(c *Options) error {
 	w := c.Stdout
-	if _, err := loadBinary(c, c.Warn); err != nil {
-		return err
-	}
-	f, err := elf.Open(c.Binary)
+	bin, err := loadBinary(c, c.Warn)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	pb := bin.Profiled()
+	defer pb.Close()
+	// llvm-profgen's disassembler reports no warnings of the DWARF.
+	c.heldWarnings = nil
 	var probes *pseudoprobe.Probes
 	if c.ShowPseudoProbe {
-		if probes, err = showProbes(c, f); err != nil {
+		if probes, err = showProbes(c, pb); err != nil {
 			return err
 		}
 	}
 	var dwarf *elfsym.Binary
 	if c.ShowSourceLocations {
-		if dwarf, err = elfsym.Open(symbolizerPath(c), &elfsym.Options{DWARFOnly: true, DWPFile: c.DWP}); err != nil {
-			return err
-		}
-		defer dwarf.Close()
+		dwarf = pb.Symbolizer()
 	}
 	bw := bufio.NewWriter(w)
 	if probes != nil {
 		bw.WriteString(probes.DescString())
 	}
-	syms, err := symbolizer.SectionSymbols(f)
+	syms, err := pb.SectionSymbols()
 	if err != nil {
 		return fmt.Errorf("%s: reading the symbol table: %v", c.Binary, err)
 	}
 	fmt.Fprintf(bw, "\nDisassembly of %s:\n", c.Binary)
 	var line []byte
-	for i, sec := range f.Sections {
-		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Type != elf.SHT_PROGBITS || sec.Size == 0 {
+	for i, sec := range pb.Sections() {
+		if !sec.Exec || !sec.ProgBits || sec.Size == 0 {
 			continue
 		}
 		fmt.Fprintf(bw, "\nDisassembly of section %s [0x%x, 0x%x]:\n\n", sec.Name, sec.Addr, sec.Addr+sec.Size)

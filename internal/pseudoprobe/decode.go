@@ -2,7 +2,6 @@ package pseudoprobe
 
 import (
 	"cmp"
-	"debug/elf"
 	"fmt"
 	"math"
 	"slices"
@@ -71,35 +70,6 @@ func Decode(file string, desc, probes []byte, opts Options) (*Probes, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// Open reads the sections of an ELF file (nil, nil when it has none of
-// them, as llvm-profgen needs both).
-func Open(f *elf.File, file string, opts Options) (*Probes, error) {
-	ds, ps := f.Section(DescSection), f.Section(ProbeSection)
-	if ds == nil || ps == nil {
-		return nil, nil
-	}
-	desc, err := sectionData(ds, file)
-	if err != nil {
-		return nil, err
-	}
-	probes, err := sectionData(ps, file)
-	if err != nil {
-		return nil, err
-	}
-	return Decode(file, desc, probes, opts)
-}
-
-func sectionData(s *elf.Section, file string) ([]byte, error) {
-	if s.Type == elf.SHT_NOBITS {
-		return nil, nil
-	}
-	d, err := s.Data()
-	if err != nil {
-		return nil, &decode.Error{Format: "pseudoprobe", File: file, Section: s.Name, Msg: err.Error(), Err: decode.ErrTruncated}
-	}
-	return d, nil
 }
 
 // decodeDescs is buildGUID2FuncDescMap: descriptors sorted by GUID (the
@@ -247,29 +217,29 @@ func (p *Probes) Check(file string) error {
 	return walk(&p.Root)
 }
 
+// Symbol is a symbol of the binary's .symtab for the probes: its address
+// and its name (a section symbol's is its section's name).
+type Symbol struct {
+	Addr uint64
+	Name string
+}
+
 // SymbolStarts is llvm-profgen's SymbolStartAddrs: the GUID of every
-// .symtab symbol's name to its address (the last of a repeated name).
-func SymbolStarts(f *elf.File) map[uint64]uint64 {
+// symbol's name to its address (the last of a repeated name).
+func SymbolStarts(syms []Symbol) map[uint64]uint64 {
 	m := map[uint64]uint64{}
-	eachSymbol(f, func(addr, guid uint64) { m[guid] = addr })
+	for _, s := range syms {
+		m[llvmname.GUID(s.Name)] = s.Addr
+	}
 	return m
 }
 
 // SymbolsAt is llvm-profgen's StartAddrToSymMap: the GUIDs of the names
-// of the .symtab symbols at each address.
-func SymbolsAt(f *elf.File) map[uint64][]uint64 {
+// of the symbols at each address.
+func SymbolsAt(syms []Symbol) map[uint64][]uint64 {
 	m := map[uint64][]uint64{}
-	eachSymbol(f, func(addr, guid uint64) { m[addr] = append(m[addr], guid) })
-	return m
-}
-
-func eachSymbol(f *elf.File, fn func(addr, guid uint64)) {
-	syms, _ := f.Symbols()
 	for _, s := range syms {
-		name := s.Name
-		if elf.ST_TYPE(s.Info) == elf.STT_SECTION && int(s.Section) < len(f.Sections) {
-			name = f.Sections[s.Section].Name
-		}
-		fn(s.Value, llvmname.GUID(name))
+		m[s.Addr] = append(m[s.Addr], llvmname.GUID(s.Name))
 	}
+	return m
 }

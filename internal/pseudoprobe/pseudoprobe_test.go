@@ -76,14 +76,34 @@ func open(t testing.TB, bin string, opts Options) *Probes {
 	}
 	defer f.Close()
 	if opts.FuncStartAddrs == nil {
-		opts.FuncStartAddrs = SymbolStarts(f)
+		// The symbols as internal/profbinary gives them: a section
+		// symbol by its section's name.
+		syms, _ := f.Symbols()
+		var ps []Symbol
+		for _, s := range syms {
+			name := s.Name
+			if elf.ST_TYPE(s.Info) == elf.STT_SECTION && int(s.Section) < len(f.Sections) {
+				name = f.Sections[s.Section].Name
+			}
+			ps = append(ps, Symbol{Addr: s.Value, Name: name})
+		}
+		opts.FuncStartAddrs = SymbolStarts(ps)
 	}
-	p, err := Open(f, bin, opts)
+	ds, ps := f.Section(DescSection), f.Section(ProbeSection)
+	if ds == nil || ps == nil {
+		t.Fatalf("%s: no pseudo-probe sections", bin)
+	}
+	desc, err := ds.Data()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p == nil {
-		t.Fatalf("%s: no pseudo-probe sections", bin)
+	probes, err := ps.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Decode(bin, desc, probes, opts)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return p
 }

@@ -1,9 +1,7 @@
 package symbolizer
 
 import (
-	"debug/elf"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -33,8 +31,8 @@ func (s *session) disassemble(obj, funcs string) error {
 	if err != nil {
 		return fmt.Errorf("'%s': %s", obj, errorMessage(err))
 	}
-	if m.elf.Machine != elf.EM_X86_64 {
-		return fmt.Errorf("%s: --disassemble supports x86-64 only (machine %v)", obj, m.elf.Machine)
+	if !m.pb.X86_64() {
+		return fmt.Errorf("%s: --disassemble supports x86-64 only (machine %v)", obj, m.pb.Machine())
 	}
 	want := map[string]bool{}
 	for _, f := range strings.Split(funcs, ",") {
@@ -42,19 +40,19 @@ func (s *session) disassemble(obj, funcs string) error {
 			want[f] = true
 		}
 	}
-	bySection, err := sectionSymbols(m.elf)
+	bySection, err := m.pb.SectionSymbols()
 	if err != nil {
 		s.warnf("%s: reading symbol table: %v", obj, err)
 	}
 	w := s.out
 	fmt.Fprintf(w, "\nDisassembly of %s:\n", obj)
 	matched := map[string]bool{}
-	for i, sec := range m.elf.Sections {
-		if sec.Flags&elf.SHF_EXECINSTR == 0 || sec.Size == 0 {
+	for i, sec := range m.pb.Sections() {
+		if !sec.Exec || sec.Size == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\nDisassembly of section %s [0x%x, 0x%x]:\n\n", sec.Name, sec.Addr, sec.Addr+sec.Size)
-		if sec.Name == ".plt" || sec.Type == elf.SHT_NOBITS {
+		if sec.Name == ".plt" || sec.NoBits {
 			continue
 		}
 		data, err := sec.Data()
@@ -187,34 +185,4 @@ func profgenName(f *elfsym.Frame) string {
 		return f.LinkageName
 	}
 	return f.Name
-}
-
-// sectionSymbols groups the .symtab symbols by section index, sorted by
-// (address, name) as llvm-profgen's stable sort of SymbolInfoTy leaves
-// them. Every symbol defined in a section counts, whatever its type.
-func sectionSymbols(f *elf.File) (map[int][]elfsym.Symbol, error) {
-	syms, err := f.Symbols()
-	out := map[int][]elfsym.Symbol{}
-	for _, s := range syms {
-		if s.Section == elf.SHN_UNDEF || s.Section >= elf.SHN_LORESERVE || int(s.Section) >= len(f.Sections) {
-			continue
-		}
-		name := s.Name
-		if elf.ST_TYPE(s.Info) == elf.STT_SECTION {
-			name = f.Sections[s.Section].Name
-		}
-		out[int(s.Section)] = append(out[int(s.Section)], elfsym.Symbol{Addr: s.Value, Size: s.Size, Name: name})
-	}
-	for _, l := range out {
-		sort.SliceStable(l, func(i, j int) bool {
-			if l[i].Addr != l[j].Addr {
-				return l[i].Addr < l[j].Addr
-			}
-			return l[i].Name < l[j].Name
-		})
-	}
-	if err == elf.ErrNoSymbols {
-		err = nil
-	}
-	return out, err
 }

@@ -2,7 +2,6 @@ package symbolizer
 
 import (
 	"bufio"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 )
 
 // module is one opened binary with its symbol table.
@@ -23,7 +23,7 @@ type module struct {
 	once sync.Once
 	name string
 	bin  *elfsym.Binary
-	elf  *elf.File
+	pb   *profbinary.Binary
 	syms *elfsym.SymbolTable
 	err  error
 }
@@ -148,28 +148,25 @@ func (s *session) module(name string) (*module, error) {
 }
 
 func (m *module) open(s *session) error {
-	f, err := infile.Open(m.name) // a FIFO or device: refused, never waited on
-	if err != nil {
-		return err
-	}
-	var magic [4]byte
-	_, err = f.ReadAt(magic[:], 0)
-	f.Close()
-	if err != nil || string(magic[:]) != elf.ELFMAG {
-		return errNotObject
-	}
 	// DWARF only: the symbol table is applied here, with LLVM's rules
 	// (overrideFromSymtab), and not at all for --disassemble (profgen's
 	// view). The program headers are not needed (llvm-symbolizer never
-	// reads them).
-	opts := &elfsym.Options{
+	// reads them). The file is opened once (profbinary): a FIFO or device
+	// refused, never waited on, and what is not ELF refused from its head.
+	opts := profbinary.Options{
 		DWARFOnly:               true,
-		DWPFile:                 s.c.DWPFile,
+		DWP:                     s.c.DWPFile,
 		DebugFileDirectories:    s.c.DebugFileDirectories,
 		Warn:                    func(msg string) { s.sharedWarnOnce(m.name+msg, msg) },
 		IgnoreBadProgramHeaders: true,
+		Check: func(_ string, head []byte) error {
+			if len(head) < 4 || string(head[:4]) != "\x7fELF" {
+				return errNotObject
+			}
+			return nil
+		},
 	}
-	m.bin, err = elfsym.Open(m.name, opts)
+	pb, err := profbinary.Open(m.name, opts)
 	if err != nil {
 		var de *decode.Error
 		if errors.As(err, &de) && de.Section == "ELF header" {
@@ -177,8 +174,10 @@ func (m *module) open(s *session) error {
 		}
 		return err
 	}
-	m.elf = m.bin.ELF()
-	if m.syms, err = elfsym.ReadSymbolTable(m.elf); err != nil {
+	m.bin = pb.Symbolizer()
+	m.pb = pb
+	if m.syms = pb.SymbolTable(); m.syms == nil {
+		_, err := elfsym.ReadSymbolTable(pb.ELF())
 		s.sharedWarnOnce("symtab"+m.name, fmt.Sprintf("%s: reading symbol table: %v", m.name, err))
 		m.syms = &elfsym.SymbolTable{}
 	}
