@@ -295,6 +295,7 @@ type Record struct {
 	SampleID    SampleIDTrailer
 	HasSampleID bool
 	Raw         []byte
+	rawBuf      []byte // Raw's own copy, for Ordered
 }
 
 // CPUMode is the record's cpumode (misc & MiscCPUModeMask).

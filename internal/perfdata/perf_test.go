@@ -356,3 +356,64 @@ func protString(prot, flags uint32) string {
 	}
 	return string(b)
 }
+
+// TestOrdered checks that Ordered delivers samples in perf script's order,
+// and the mmap events among them where perf script prints them.
+func TestOrdered(t *testing.T) {
+	dir := recordings(t)
+	perf := testenv.Tool(t, "perf")
+	for _, mode := range []string{"file", "zstd", "pipe"} {
+		t.Run(mode, func(t *testing.T) {
+			name := filepath.Join(dir, mode+".data")
+			out, err := exec.Command(perf, "script", "-i", name, "--show-mmap-events", "-F", "pid,tid,time", "--ns").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, line := range strings.Split(strings.TrimSuffix(string(out), "\n"), "\n") {
+				if line == "" || strings.HasPrefix(line, "\t") {
+					continue // pipe mode's script prints the call stacks whatever -F says
+				}
+				if strings.Contains(line, "PERF_RECORD_MMAP") {
+					// "pid/tid time: PERF_RECORD_MMAP2 pid/tid: [...]: ... file"
+					f := strings.Fields(line)
+					want = append(want, "mmap "+f[len(f)-1])
+					continue
+				}
+				s, _ := parseHead(t, line)
+				want = append(want, fmt.Sprintf("%d/%d %d", s.pid, s.tid, s.time))
+			}
+			r, err := Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			o := NewOrdered(r)
+			var got []string
+			var rec Record
+			for {
+				err := o.Next(&rec)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch rec.Type {
+				case RecordSample:
+					got = append(got, fmt.Sprintf("%d/%d %d", rec.Sample.PID, rec.Sample.TID, rec.Sample.Time))
+				case RecordMmap, RecordMmap2:
+					got = append(got, "mmap "+rec.Mmap.Filename)
+				}
+			}
+			if !slices.Equal(got, want) {
+				for i := range min(len(got), len(want)) {
+					if got[i] != want[i] {
+						t.Fatalf("record %d: got %q, perf script %q (%d vs %d records)", i, got[i], want[i], len(got), len(want))
+					}
+				}
+				t.Fatalf("%d records, perf script %d", len(got), len(want))
+			}
+		})
+	}
+}

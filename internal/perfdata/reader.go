@@ -73,6 +73,8 @@ type Reader struct {
 	zkeep []byte
 
 	closer io.Closer
+	// ownBuffers makes Next copy Raw into the record (Ordered).
+	ownBuffers bool
 }
 
 func (r *Reader) errorf(section string, off int64, kind error, format string, args ...any) error {

@@ -51,6 +51,9 @@ func (r *Reader) Next(rec *Record) error {
 		if skip {
 			continue
 		}
+		if r.ownBuffers {
+			rec.own()
+		}
 		return nil
 	}
 }
