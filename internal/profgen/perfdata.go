@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/perfdata"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 )
 
@@ -98,4 +100,155 @@ func binaryPIDs(bin *perfscript.Binary, script string, pid int32, hasPID bool) (
 			return nil, err
 		}
 	}
+}
+
+// maxStack is perf script's callchain depth (PERF_MAX_STACK_DEPTH, its
+// --max-stack default): it prints no more frames of a sample.
+const maxStack = 127
+
+// parsePerfData reads --perfdata natively into the same profile (and
+// unwinder input) that parseTrace makes of the text `perf script` prints
+// of it for llvm-profgen: the processes that map the binary (by file
+// name; only --pid's when given) are selected as convertPerfDataToTrace
+// selects them, and their mmap events and samples go to
+// perfscript.ParseEvents in the order perf script prints them
+// (perfdata.Ordered).
+func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, buildID []byte, popts perfscript.Options) (*perfscript.Profile, *Unwinder, error) {
+	pids, content, err := perfDataProcesses(bin, c.Perfdata, popts.PID, popts.HasPID)
+	if err != nil {
+		return nil, nil, err
+	}
+	cb := *c
+	cb.Perfscript = c.Perfdata
+	if err := checkBuildID(&cb, buildID); err != nil {
+		return nil, nil, err
+	}
+	r, err := perfdata.Open(c.Perfdata)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var unwinder *Unwinder
+	if !c.IgnoreStackSamples {
+		unwinder = NewUnwinder(bin, sym, c.Context)
+		popts.HybridRecord = unwinder.AddRecord
+	}
+	o := perfdata.NewOrdered(r)
+	var rec perfdata.Record
+	var mm perfscript.MMapEvent
+	next := func(ev *perfscript.Event) error {
+		for {
+			err := o.Next(&rec)
+			if err == io.EOF {
+				return perfscript.ErrEndOfEvents
+			}
+			if err != nil {
+				return err
+			}
+			ev.File, ev.Section, ev.Offset = c.Perfdata, "record "+rec.Type.String(), rec.Offset
+			switch rec.Type {
+			case perfdata.RecordMmap, perfdata.RecordMmap2:
+				m := &rec.Mmap
+				if !pids[int32(m.PID)] {
+					continue
+				}
+				mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(&rec), Path: m.Filename}
+				ev.MMap = &mm
+				ev.BuildID = m.BuildID
+				return nil
+			case perfdata.RecordSample:
+				s := &rec.Sample
+				if !pids[int32(s.PID)] || s.Attr.SampleType&perfdata.SampleBranchStack == 0 {
+					continue
+				}
+				if content == perfscript.Hybrid {
+					for _, a := range s.Callchain {
+						if a >= perfdata.ContextMax {
+							continue
+						}
+						if len(ev.Stack) == maxStack {
+							break
+						}
+						ev.Stack = append(ev.Stack, a)
+					}
+				}
+				for _, b := range s.Branches {
+					ev.Branches = append(ev.Branches, perfscript.Branch{Source: b.From, Target: b.To})
+				}
+				return nil
+			}
+		}
+	}
+	prof, err := perfscript.ParseEvents(c.Perfdata, content, bin, popts, next)
+	return prof, unwinder, err
+}
+
+// mmapProt is the protection perf script prints of an mmap event: "r-xp"
+// and the like for MMAP2, "x" or "r" (a data mapping) for MMAP.
+func mmapProt(rec *perfdata.Record) string {
+	if rec.Type == perfdata.RecordMmap {
+		if rec.Misc&perfdata.MiscMmapData != 0 {
+			return "r"
+		}
+		return "x"
+	}
+	b := []byte("---p")
+	for i, c := range []byte("rwx") {
+		if rec.Mmap.Prot&(1<<i) != 0 {
+			b[i] = c
+		}
+	}
+	if rec.Mmap.Flags&1 != 0 { // MAP_SHARED
+		b[3] = 's'
+	}
+	return string(b)
+}
+
+// perfDataProcesses is the first pass of convertPerfDataToTrace over
+// perf.data: the processes whose mmap events map the binary (matched by
+// file name, as llvm-profgen matches them), only pid when hasPID; and
+// whether the samples carry call stacks (hybrid) besides branch stacks.
+func perfDataProcesses(bin *perfscript.Binary, data string, pid int32, hasPID bool) (map[int32]bool, perfscript.Content, error) {
+	r, err := perfdata.Open(data)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer r.Close()
+	pids := map[int32]bool{}
+	var rec perfdata.Record
+	for {
+		err := r.Next(&rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if rec.Type != perfdata.RecordMmap && rec.Type != perfdata.RecordMmap2 {
+			continue
+		}
+		p := int32(rec.Mmap.PID)
+		if name := rec.Mmap.Filename; name[strings.LastIndexByte(name, '/')+1:] == bin.Name && (!hasPID || p == pid) {
+			pids[p] = true
+		}
+	}
+	content := perfscript.Content(0)
+	for _, a := range r.Attrs {
+		if a.SampleType&perfdata.SampleBranchStack == 0 {
+			continue
+		}
+		if content == 0 {
+			content = perfscript.LBR
+		}
+		if a.SampleType&perfdata.SampleCallchain != 0 {
+			content = perfscript.Hybrid
+		}
+	}
+	if content == 0 {
+		return nil, 0, fmt.Errorf("%s: no event of this perf.data samples branch stacks: record with `perf record -b` (LBR), or `perf record -b --call-graph=fp` for a context-sensitive profile", data)
+	}
+	if len(pids) == 0 {
+		return nil, 0, fmt.Errorf("No relevant mmap event is found in perf data: no process of %s maps %s (matched by file name, as llvm-profgen does)", data, bin.Name)
+	}
+	return pids, content, nil
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/perfdata/perfdatatest"
+	"github.com/rules-pgo/rules_pgo/internal/testenv"
+)
+
+// TestPerfDataNative is the differential test of --perfdata read
+// natively: perf.data files written from lbr-trace's traces
+// (perfdatatest.FromScript, which perf itself proves: perf script prints
+// them back), read by ours, against LLVM's path on the same files.
+//
+// LBR: llvm-profgen --perfdata=F with this machine's perf on PATH, LLVM's
+// path exactly as users run it. Hybrid: llvm-profgen --perfscript on the
+// trace the file was written from. perf 6.1 prints a call-stack frame that
+// lies in a mapping it knows as an offset in the file (addr - start +
+// pgoff; TestFromScript in perfdatatest shows it), so llvm-profgen reads
+// perf 6.1's text of a hybrid recording with the binary's frames turned
+// into addresses outside it; the trace is what perf versions that print
+// the addresses print, and what the native reader reads.
+func TestPerfDataNative(t *testing.T) {
+	perf := testenv.Tool(t, "perf")
+	refs := map[int]string{19: testenv.Tool(t, "llvm-profgen-19"), 22: testenv.Tool(t, "llvm-profgen-22")}
+	progs := append(buildPrograms(t), buildProbePrograms(t)...)
+	picked := []string{"calls-clang-19-pie", "shapes-clang++-22-nopie", "inline-clang++-22-pie", "probe-calls-clang-19-nopie", "probe-inline-clang++-22-pie"}
+	type variant struct {
+		trace, format string
+		extra         []string
+	}
+	variants := []variant{
+		{"lbr", "text", nil}, {"lbr", "extbinary", nil},
+		{"hybrid", "text", nil}, {"hybrid", "extbinary", nil},
+		{"hybrid", "text", []string{"--ignore-stack-samples"}},
+		{"hybrid-modern", "text", nil},
+	}
+	dir := t.TempDir()
+	for _, p := range progs {
+		if !slices.Contains(picked, p.name) {
+			continue
+		}
+		for _, v := range variants {
+			for _, rel := range []int{19, 22} {
+				name := fmt.Sprintf("%s/%s/%s/%d/%v", p.name, v.trace, v.format, rel, v.extra)
+				t.Run(name, func(t *testing.T) {
+					trace := map[string]string{"lbr": p.lbr, "hybrid": p.hyb, "hybrid-modern": p.hybModern}[v.trace]
+					text, err := os.ReadFile(trace)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f, err := perfdatatest.FromScript(bytes.NewReader(text))
+					if err != nil {
+						t.Fatal(err)
+					}
+					data := filepath.Join(dir, "perf.data")
+					if err := os.WriteFile(data, f.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					common := append([]string{"--binary=" + p.bin, "--format=" + v.format}, v.extra...)
+					refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
+					refArgs := append([]string{"--perfscript=" + trace}, common...)
+					if v.trace == "lbr" {
+						refArgs = append([]string{"--perfdata=" + data}, common...)
+					}
+					cmd := exec.Command(refs[rel], append(refArgs, "--output="+refOut)...)
+					cmd.Dir = t.TempDir() // llvm-profgen's perf-script-*.tmp
+					cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(perf)+string(os.PathListSeparator)+os.Getenv("PATH"))
+					var refErr bytes.Buffer
+					cmd.Stderr = &refErr
+					if err := cmd.Run(); err != nil {
+						t.Fatalf("llvm-profgen-%d: %v\n%s", rel, err, refErr.String())
+					}
+					ourErr, err := runOurs(t, append(append([]string{"--perfdata=" + data}, common...), "-o", ourOut, "--llvm-version", fmt.Sprint(rel)))
+					if err != nil {
+						t.Fatalf("profgen: %v\n%s", err, ourErr)
+					}
+					want, _ := os.ReadFile(refOut)
+					got, _ := os.ReadFile(ourOut)
+					if rel == 19 && v.format == "extbinary" && strings.HasPrefix(p.name, "probe-") && len(got) == len(want) && !bytes.Equal(got, want) {
+						// Function order after malloc's addresses
+						// (TestProbeBasedBytes): compare what they hold.
+						got, want = showSample(t, ourOut), showSample(t, refOut)
+					}
+					if !bytes.Equal(got, want) {
+						if v.format == "text" {
+							t.Errorf("profile differs from llvm-profgen-%d:\n--- llvm-profgen:\n%s\n--- ours:\n%s", rel, want, got)
+						} else {
+							t.Errorf("%s profile differs from llvm-profgen-%d (%d vs %d bytes)", v.format, rel, len(got), len(want))
+						}
+					}
+					if ourErr != refErr.String() {
+						t.Errorf("warnings differ:\nllvm-profgen-%d:\n%s\nours:\n%s", rel, refErr.String(), ourErr)
+					}
+				})
+			}
+		}
+	}
+}
