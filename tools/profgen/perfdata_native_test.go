@@ -41,6 +41,8 @@ func TestPerfDataNative(t *testing.T) {
 		{"hybrid", "text", nil}, {"hybrid", "extbinary", nil},
 		{"hybrid", "text", []string{"--ignore-stack-samples"}},
 		{"hybrid-modern", "text", nil},
+		// Two processes map the binary: both read, or --pid's.
+		{"lbr-2pids", "text", nil}, {"lbr-2pids", "text", []string{"--pid=4300"}},
 	}
 	dir := t.TempDir()
 	for _, p := range progs {
@@ -51,10 +53,13 @@ func TestPerfDataNative(t *testing.T) {
 			for _, rel := range []int{19, 22} {
 				name := fmt.Sprintf("%s/%s/%s/%d/%v", p.name, v.trace, v.format, rel, v.extra)
 				t.Run(name, func(t *testing.T) {
-					trace := map[string]string{"lbr": p.lbr, "hybrid": p.hyb, "hybrid-modern": p.hybModern}[v.trace]
+					trace := map[string]string{"lbr": p.lbr, "lbr-2pids": p.lbr, "hybrid": p.hyb, "hybrid-modern": p.hybModern}[v.trace]
 					text, err := os.ReadFile(trace)
 					if err != nil {
 						t.Fatal(err)
+					}
+					if v.trace == "lbr-2pids" {
+						text = append(text, bytes.ReplaceAll(text, []byte(" 4242/4242: "), []byte(" 4300/4300: "))...)
 					}
 					f, err := perfdatatest.FromScript(bytes.NewReader(text))
 					if err != nil {
@@ -67,7 +72,7 @@ func TestPerfDataNative(t *testing.T) {
 					common := append([]string{"--binary=" + p.bin, "--format=" + v.format}, v.extra...)
 					refOut, ourOut := filepath.Join(dir, "ref"), filepath.Join(dir, "our")
 					refArgs := append([]string{"--perfscript=" + trace}, common...)
-					if v.trace == "lbr" {
+					if strings.HasPrefix(v.trace, "lbr") {
 						refArgs = append([]string{"--perfdata=" + data}, common...)
 					}
 					cmd := exec.Command(refs[rel], append(refArgs, "--output="+refOut)...)

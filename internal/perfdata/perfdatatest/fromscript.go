@@ -17,7 +17,7 @@ import (
 // when the trace is hybrid (its samples start with "\t"-indented frames),
 // a PERF_RECORD_MMAP2 per mmap line, and a PERF_RECORD_SAMPLE per sample
 // of the process of the mmap line before it, in user mode, one
-// microsecond apart.
+// microsecond apart, a PERF_RECORD_FINISHED_ROUND after every thousand.
 func FromScript(r io.Reader) (*File, error) {
 	const (
 		callchain = 1
@@ -120,6 +120,12 @@ func FromScript(r io.Reader) (*File, error) {
 		ps := &perfdata.Sample{IP: s.ip, PID: s.pid, TID: s.pid, Time: uint64(1000*i + 500), Period: a.SamplePeriod,
 			Callchain: s.callchain, Branches: s.branches, HasHWIndex: true}
 		f.Records = append(f.Records, Sample(a, perfdata.MiscUser, ps))
+		if i%1000 == 999 {
+			// perf record ends a round each time it drains the ring
+			// buffers: readers (perf's and perfdata.Ordered) hold no
+			// more than two rounds.
+			f.Records = append(f.Records, FinishedRound())
+		}
 	}
 	return f, nil
 }
