@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -42,6 +43,10 @@ func (z *zstream) Read(p []byte) (int, error) {
 
 var errTooLarge = errors.New("too large")
 
+// decoders keeps zstd decoders between streams (a decoder's buffers are
+// most of a small file's cost).
+var decoders sync.Pool
+
 type zout struct{ z *zstream }
 
 func (w zout) Write(p []byte) (int, error) {
@@ -54,13 +59,22 @@ func (w zout) Write(p []byte) (int, error) {
 
 func newZstream() (*zstream, error) {
 	z := &zstream{in: make(chan []byte), want: make(chan struct{}), done: make(chan struct{})}
-	d, err := zstd.NewReader(z, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDecompressed), zstd.WithDecoderMaxMemory(1<<40), zstd.WithDecoderLowmem(true))
-	if err != nil {
-		return nil, err
+	d, _ := decoders.Get().(*zstd.Decoder)
+	if d == nil {
+		var err error
+		d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxDecompressed), zstd.WithDecoderMaxMemory(1<<40), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, err
+		}
 	}
 	go func() {
 		defer close(z.done)
-		defer d.Close()
+		// The decoder is kept for the next stream: it is reset there.
+		defer decoders.Put(d)
+		if err := d.Reset(z); err != nil {
+			z.err = err
+			return
+		}
 		_, err := io.Copy(zout{z}, d)
 		if err == nil {
 			err = io.ErrUnexpectedEOF

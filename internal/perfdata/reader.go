@@ -135,7 +135,11 @@ func NewReader(f io.Reader, name string) (*Reader, error) {
 	size := binary.LittleEndian.Uint64(h[8:])
 	if size == pipeHeaderSz {
 		r.Pipe = true
-		r.src = bufio.NewReaderSize(f, 1<<16)
+		size := 1 << 16
+		if br, ok := f.(*bytes.Reader); ok {
+			size = int(min(br.Size(), 1<<16)) // small inputs: tests, fuzzing
+		}
+		r.src = bufio.NewReaderSize(f, size)
 		r.off = pipeHeaderSz
 		return r, nil
 	}
@@ -163,8 +167,12 @@ func (r *Reader) readAt(ra io.ReaderAt, fileSize int64, what string, sec section
 	if sec.off > uint64(fileSize) || sec.size > uint64(fileSize)-sec.off {
 		return nil, r.errorf(what, int64(min(sec.off, uint64(fileSize))), decode.ErrTruncated, "section [%#x, +%#x) lies past the end of the file (%#x bytes)", sec.off, sec.size, fileSize)
 	}
+	if sec.size == 0 {
+		return nil, nil
+	}
 	b := make([]byte, sec.size)
-	if _, err := ra.ReadAt(b, int64(sec.off)); err != nil {
+	// io.ReaderAt may say io.EOF with every byte read, at the end.
+	if n, err := ra.ReadAt(b, int64(sec.off)); err != nil && !(err == io.EOF && n == len(b)) {
 		return nil, err
 	}
 	return b, nil
@@ -229,7 +237,7 @@ func (r *Reader) readFileHeader(ra io.ReaderAt, fileSize int64) error {
 	}
 	r.off = int64(data.off)
 	r.end = int64(data.off + data.size)
-	r.src = bufio.NewReaderSize(io.NewSectionReader(ra, int64(data.off), int64(data.size)), 1<<16)
+	r.src = bufio.NewReaderSize(io.NewSectionReader(ra, int64(data.off), int64(data.size)), int(min(data.size, 1<<16)))
 	return nil
 }
 
