@@ -179,6 +179,9 @@ func (r *Reader) readAt(ra io.ReaderAt, fileSize int64, what string, sec section
 }
 
 func (r *Reader) readFileHeader(ra io.ReaderAt, fileSize int64) error {
+	if fileSize < fileHeaderSz {
+		return r.errorf("header", fileSize, decode.ErrTruncated, "truncated: the file header needs %d bytes, the file has %d", fileHeaderSz, fileSize)
+	}
 	hb, err := r.readAt(ra, fileSize, "header", section{0, fileHeaderSz})
 	if err != nil {
 		return err

@@ -114,9 +114,20 @@ const maxStack = 127
 // perfscript.ParseEvents in the order perf script prints them
 // (perfdata.Ordered).
 func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, buildID []byte, popts perfscript.Options) (*perfscript.Profile, *Unwinder, error) {
-	pids, content, err := perfDataProcesses(bin, c.Perfdata, popts.PID, popts.HasPID)
+	pids, content, ids, err := perfDataProcesses(bin, c.Perfdata, popts.PID, popts.HasPID)
 	if err != nil {
 		return nil, nil, err
+	}
+	// perf record's build-id table names the build of each file that has
+	// samples: a binary of another build is refused, as an MMAP2 event
+	// naming another build id is (perfscript.ErrBuildIDMismatch), where
+	// llvm-profgen, matching by name only, would write a profile of other
+	// code.
+	for _, id := range ids {
+		if len(buildID) > 0 && len(id.BuildID) > 0 && fileName(id.Filename) == bin.Name && !bytes.Equal(id.BuildID, buildID) {
+			return nil, nil, fmt.Errorf("%s: %w: the recording's build-id table names %s with build id %x, but %s has build id %x: pass the binary that was profiled",
+				c.Perfdata, perfscript.ErrBuildIDMismatch, id.Filename, id.BuildID, c.Binary, buildID)
+		}
 	}
 	cb := *c
 	cb.Perfscript = c.Perfdata
@@ -208,10 +219,10 @@ func mmapProt(rec *perfdata.Record) string {
 // perf.data: the processes whose mmap events map the binary (matched by
 // file name, as llvm-profgen matches them), only pid when hasPID; and
 // whether the samples carry call stacks (hybrid) besides branch stacks.
-func perfDataProcesses(bin *perfscript.Binary, data string, pid int32, hasPID bool) (map[int32]bool, perfscript.Content, error) {
+func perfDataProcesses(bin *perfscript.Binary, data string, pid int32, hasPID bool) (map[int32]bool, perfscript.Content, []perfdata.BuildID, error) {
 	r, err := perfdata.Open(data)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer r.Close()
 	pids := map[int32]bool{}
@@ -222,13 +233,13 @@ func perfDataProcesses(bin *perfscript.Binary, data string, pid int32, hasPID bo
 			break
 		}
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		if rec.Type != perfdata.RecordMmap && rec.Type != perfdata.RecordMmap2 {
 			continue
 		}
 		p := int32(rec.Mmap.PID)
-		if name := rec.Mmap.Filename; name[strings.LastIndexByte(name, '/')+1:] == bin.Name && (!hasPID || p == pid) {
+		if fileName(rec.Mmap.Filename) == bin.Name && (!hasPID || p == pid) {
 			pids[p] = true
 		}
 	}
@@ -245,10 +256,14 @@ func perfDataProcesses(bin *perfscript.Binary, data string, pid int32, hasPID bo
 		}
 	}
 	if content == 0 {
-		return nil, 0, fmt.Errorf("%s: no event of this perf.data samples branch stacks: record with `perf record -b` (LBR), or `perf record -b --call-graph=fp` for a context-sensitive profile", data)
+		return nil, 0, nil, fmt.Errorf("%s: no event of this perf.data samples branch stacks: record with `perf record -b` (LBR), or `perf record -b --call-graph=fp` for a context-sensitive profile", data)
 	}
 	if len(pids) == 0 {
-		return nil, 0, fmt.Errorf("No relevant mmap event is found in perf data: no process of %s maps %s (matched by file name, as llvm-profgen does)", data, bin.Name)
+		return nil, 0, nil, fmt.Errorf("No relevant mmap event is found in perf data: no process of %s maps %s (matched by file name, as llvm-profgen does)", data, bin.Name)
 	}
-	return pids, content, nil
+	return pids, content, r.BuildIDs, nil
 }
+
+// fileName is the last element of a path, as llvm-profgen compares a
+// mapping's file with the binary (the binary's name is perfscript's).
+func fileName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

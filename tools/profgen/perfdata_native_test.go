@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/perfdata"
 	"github.com/rules-pgo/rules_pgo/internal/perfdata/perfdatatest"
+	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -107,5 +112,71 @@ func TestPerfDataNative(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestPerfDataNativeErrors: the native reader's refusals, each naming the
+// file: a build-id table that names another build of the binary, no
+// process of --pid, a file cut short.
+func TestPerfDataNativeErrors(t *testing.T) {
+	progs := buildPrograms(t)
+	p := progs[0]
+	text, err := os.ReadFile(p.lbr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := perfdatatest.FromScript(bytes.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := elfsym.ReadBuildID(p.bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	plain := write("plain.data", f.Bytes())
+	r, err := perfdata.Open(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec perfdata.Record
+	if err := r.Next(&rec); err != nil || rec.Type != perfdata.RecordMmap2 {
+		t.Fatalf("first record %v, %v", rec.Type, err)
+	}
+	r.Close()
+	run := func(data string, extra ...string) (string, error) {
+		return runOurs(t, append([]string{"--perfdata=" + data, "--binary=" + p.bin, "--format=text", "-o", filepath.Join(dir, "out")}, extra...))
+	}
+	if _, err := run(plain); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(dir, "out"))
+
+	f.BuildIDs = []perfdata.BuildID{{PID: -1, CPUMode: perfdata.MiscUser, BuildID: own, Filename: rec.Mmap.Filename}}
+	if _, err := run(write("same.data", f.Bytes())); err != nil {
+		t.Errorf("the binary's own build id: %v", err)
+	} else if got, _ := os.ReadFile(filepath.Join(dir, "out")); !bytes.Equal(got, want) {
+		t.Errorf("the build-id table changed the profile")
+	}
+	f.BuildIDs[0].BuildID = []byte{0xde, 0xad, 0xbe, 0xef}
+	if _, err := run(write("other.data", f.Bytes())); !errors.Is(err, perfscript.ErrBuildIDMismatch) || !strings.Contains(err.Error(), "deadbeef") {
+		t.Errorf("another build's id: %v", err)
+	}
+	if _, err := run(plain, "--pid=5"); err == nil || !strings.Contains(err.Error(), "No relevant mmap event is found in perf data") {
+		t.Errorf("--pid of no process: %v", err)
+	}
+	full := f.Bytes()
+	cut := write("cut.data", full[:len(full)-100])
+	_, err = run(cut)
+	var de *decode.Error
+	if !errors.As(err, &de) || de.File != cut {
+		t.Errorf("a file cut short: %v, want a decode error naming it", err)
 	}
 }
