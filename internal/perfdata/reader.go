@@ -371,15 +371,17 @@ func (r *Reader) readFeatures(ra io.ReaderAt, fileSize int64, off uint64) error 
 		if r.Features[bit/64]&(1<<(bit%64)) == 0 {
 			continue
 		}
+		// Every feature's {offset, size}: the table and the sections it
+		// points to lie within the file.
+		tb, err := r.readAt(ra, fileSize, "feature sections", section{off + uint64(n)*16, 16})
+		if err != nil {
+			return err
+		}
+		sec := section{binary.LittleEndian.Uint64(tb), binary.LittleEndian.Uint64(tb[8:])}
+		if sec.off > uint64(fileSize) || sec.size > uint64(fileSize)-sec.off {
+			return r.errorf(fmt.Sprintf("feature %d's section", bit), int64(off)+int64(n)*16, decode.ErrTruncated, "section [%#x, +%#x) lies past the end of the file (%#x bytes)", sec.off, sec.size, fileSize)
+		}
 		if bit == FeatureBuildID {
-			tb, err := r.readAt(ra, fileSize, "feature sections", section{off + uint64(n)*16, 16})
-			if err != nil {
-				return err
-			}
-			sec := section{binary.LittleEndian.Uint64(tb), binary.LittleEndian.Uint64(tb[8:])}
-			if sec.off > uint64(fileSize) || sec.size > uint64(fileSize)-sec.off {
-				return r.errorf("build-id feature", int64(off)+int64(n)*16, decode.ErrTruncated, "section [%#x, +%#x) lies past the end of the file (%#x bytes)", sec.off, sec.size, fileSize)
-			}
 			if err := r.readBuildIDs(bufio.NewReaderSize(io.NewSectionReader(ra, int64(sec.off), int64(sec.size)), 4096), int64(sec.off), int64(sec.size)); err != nil {
 				return err
 			}

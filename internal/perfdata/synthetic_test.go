@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/perfdata"
 	"github.com/rules-pgo/rules_pgo/internal/perfdata/perfdatatest"
@@ -51,30 +49,13 @@ func synthetic() (*perfdatatest.File, []perfdata.Sample) {
 	return f, samples
 }
 
-// compressed turns a file's records after the first into
-// PERF_RECORD_COMPRESSED records of one zstd stream, flushed at cuts that
-// split records, as perf record -z writes them.
+// compressed is perfdatatest.Compressed in chunks of 50 bytes.
 func compressed(t testing.TB, f *perfdatatest.File) *perfdatatest.File {
-	var buf bytes.Buffer
-	w, err := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<16))
+	g, err := perfdatatest.Compressed(f, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []byte
-	for _, r := range f.Records[1:] {
-		all = append(all, r...)
-	}
-	g := *f
-	g.Records = [][]byte{f.Records[0]}
-	for len(all) > 0 {
-		n := min(len(all), 50)
-		w.Write(all[:n])
-		w.Flush()
-		all = all[n:]
-		g.Records = append(g.Records, perfdatatest.Unpadded(perfdata.RecordCompressed, 0, bytes.Clone(buf.Bytes())))
-		buf.Reset()
-	}
-	return &g
+	return g
 }
 
 func readAll(data []byte) ([]perfdata.Record, *perfdata.Reader, error) {

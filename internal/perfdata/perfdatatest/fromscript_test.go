@@ -56,55 +56,79 @@ func TestFromScript(t *testing.T) {
 	sort.Strings(names)
 	for _, n := range names {
 		t.Run(n, func(t *testing.T) {
-			text, err := os.ReadFile(tr[n])
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := FromScript(bytes.NewReader(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			data := filepath.Join(t.TempDir(), "perf.data")
-			if err := os.WriteFile(data, f.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			var stderr bytes.Buffer
-			cmd := exec.Command(perf, "script", "-F", "ip,brstack", "--show-mmap-events", "-i", data)
-			cmd.Stderr = &stderr
-			got, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("perf script: %v\n%s", err, stderr.Bytes())
-			}
-			if out, err := exec.Command(perf, "report", "--stdio", "-i", data).CombinedOutput(); err != nil {
-				t.Fatalf("perf report does not accept the generated perf.data: %v\n%s", err, out)
-			}
-			// Perf versions print a branch's fields after the cycles
-			// differently (6.1: "/0/" and the type; 6.8: "/0//-"; older:
-			// none): compare from/to/mispred/in_tx/abort/cycles.
-			got, text = entryFields(got), entryFields(text)
-			// Perf 6.1 prints a call-stack frame that lies in a mapping
-			// it knows as an offset in the mapped file (addr - start +
-			// pgoff), where lbr-trace prints the address.
-			text, err = relativeFrames(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(got, text) {
-				gl, wl := strings.Split(string(got), "\n"), strings.Split(string(text), "\n")
-				for i := 0; i < max(len(gl), len(wl)); i++ {
-					g, w := "<none>", "<none>"
-					if i < len(gl) {
-						g = gl[i]
-					}
-					if i < len(wl) {
-						w = wl[i]
-					}
-					if g != w {
-						t.Fatalf("perf script of the generated perf.data differs from the trace at line %d:\n got %q\nwant %q%s", i+1, trunc(g), trunc(w), fmt.Sprintf(" (%d lines vs %d)", len(gl), len(wl)))
-					}
-				}
+			for _, mode := range []string{"file", "pipe", "zstd"} {
+				t.Run(mode, func(t *testing.T) { checkFromScript(t, perf, tr[n], mode) })
 			}
 		})
+	}
+}
+
+// checkFromScript writes the perf.data of a trace in one mode and checks
+// what perf script prints of it.
+func checkFromScript(t *testing.T, perf, trace, mode string) {
+	text, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := FromScript(bytes.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := f.Bytes()
+	switch mode {
+	case "pipe":
+		b = f.PipeBytes()
+	case "zstd":
+		z, err := Compressed(f, 4096)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = z.Bytes()
+	}
+	data := filepath.Join(t.TempDir(), "perf.data")
+	if err := os.WriteFile(data, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(perf, "script", "-F", "ip,brstack", "--show-mmap-events", "-i", data)
+	cmd.Stderr = &stderr
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("perf script: %v\n%s", err, stderr.Bytes())
+	}
+	if mode == "pipe" {
+		// Pipe mode's perf script prints the symbol of every
+		// address whatever -F says.
+		got = bytes.ReplaceAll(got, []byte(" [unknown]"), nil)
+	}
+	if out, err := exec.Command(perf, "report", "--stdio", "-i", data).CombinedOutput(); err != nil {
+		t.Fatalf("perf report does not accept the generated perf.data: %v\n%s", err, out)
+	}
+	// Perf versions print a branch's fields after the cycles
+	// differently (6.1: "/0/" and the type; 6.8: "/0//-"; older:
+	// none): compare from/to/mispred/in_tx/abort/cycles.
+	got, text = entryFields(got), entryFields(text)
+	// Perf 6.1 prints a call-stack frame that lies in a mapping
+	// it knows as an offset in the mapped file (addr - start +
+	// pgoff), where lbr-trace prints the address.
+	text, err = relativeFrames(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, text) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(text), "\n")
+		for i := 0; i < max(len(gl), len(wl)); i++ {
+			g, w := "<none>", "<none>"
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("perf script of the generated perf.data differs from the trace at line %d:\n got %q\nwant %q%s", i+1, trunc(g), trunc(w), fmt.Sprintf(" (%d lines vs %d)", len(gl), len(wl)))
+			}
+		}
 	}
 }
 

@@ -6,8 +6,11 @@
 package perfdatatest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"slices"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/rules-pgo/rules_pgo/internal/perfdata"
 )
@@ -19,6 +22,10 @@ type File struct {
 	Attrs    []*perfdata.Attr
 	Records  [][]byte
 	BuildIDs []perfdata.BuildID
+	// Zstd writes the HEADER_COMPRESSED feature (zstd, level 1, this
+	// mmap_len), without which perf does not decompress
+	// PERF_RECORD_COMPRESSED records.
+	Zstd uint32
 }
 
 func u16(b []byte, v uint16) []byte { return binary.LittleEndian.AppendUint16(b, v) }
@@ -234,16 +241,29 @@ func (f *File) Bytes() []byte {
 	}
 	featOff := dataOff + uint64(len(data))
 	var features [4]uint64
-	var feat []byte
+	var secs [][]byte // in feature bit order
 	if len(f.BuildIDs) > 0 {
 		features[0] |= 1 << perfdata.FeatureBuildID
 		var sec []byte
 		for _, id := range f.BuildIDs {
 			sec = append(sec, buildIDRecord(id)...)
 		}
-		feat = u64(u64(nil, featOff+16), uint64(len(sec)))
-		feat = append(feat, sec...)
+		secs = append(secs, sec)
 	}
+	if f.Zstd != 0 {
+		// version, type (PERF_COMP_ZSTD), level, ratio, mmap_len
+		features[0] |= 1 << perfdata.FeatureCompressed
+		secs = append(secs, u32(u32(u32(u32(u32(nil, 0), 1), 1), 1), f.Zstd))
+	}
+	// The table of {offset, size}, then the sections.
+	var table, body []byte
+	at := featOff + uint64(16*len(secs))
+	for _, sec := range secs {
+		table = u64(u64(table, at), uint64(len(sec)))
+		body = append(body, sec...)
+		at += uint64(len(sec))
+	}
+	feat := append(table, body...)
 	b := u64(nil, 0x32454c4946524550)
 	b = u64(b, hdr)
 	b = u64(b, attrSize+16)
@@ -286,4 +306,42 @@ func Clone(a *perfdata.Attr, ids ...uint64) *perfdata.Attr {
 	c := *a
 	c.IDs = slices.Clone(ids)
 	return &c
+}
+
+// Compressed returns f with its records after the first (perf writes its
+// synthesized records before the ring buffers' compressed data) turned
+// into PERF_RECORD_COMPRESSED records of one zstd stream, flushed every
+// chunk bytes (cutting records in two, as perf's ring-buffer halves do),
+// the FINISHED_ROUND records left uncompressed between them, as perf record
+// -z writes them.
+func Compressed(f *File, chunk int) (*File, error) {
+	var buf bytes.Buffer
+	w, err := zstd.NewWriter(&buf, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(1<<16))
+	if err != nil {
+		return nil, err
+	}
+	g := *f
+	g.Zstd = 512 << 10
+	g.Records = [][]byte{f.Records[0]}
+	var pending []byte
+	flush := func() {
+		for len(pending) > 0 {
+			n := min(len(pending), chunk)
+			w.Write(pending[:n])
+			w.Flush()
+			pending = pending[n:]
+			g.Records = append(g.Records, Unpadded(perfdata.RecordCompressed, 0, bytes.Clone(buf.Bytes())))
+			buf.Reset()
+		}
+	}
+	for _, r := range f.Records[1:] {
+		if perfdata.RecordType(binary.LittleEndian.Uint32(r)) == perfdata.RecordFinishedRound {
+			flush()
+			g.Records = append(g.Records, r)
+			continue
+		}
+		pending = append(pending, r...)
+	}
+	flush()
+	return &g, nil
 }
