@@ -58,6 +58,9 @@ type Reader struct {
 	// UnknownIDs counts samples whose id names no event (perf counts and
 	// skips them too); they are not returned.
 	UnknownIDs int
+	// SkipSamples leaves samples undecoded (Type, Misc, Offset, Raw and
+	// Sample.Attr only): for a pass that wants the other records.
+	SkipSamples bool
 
 	byID map[uint64]*Attr
 	src  *bufio.Reader

@@ -248,6 +248,10 @@ func (r *Reader) decodeRecord(rec *Record, typ RecordType, raw []byte, off int64
 			r.UnknownIDs++
 			return true, nil
 		}
+		if r.SkipSamples {
+			rec.Sample = Sample{Attr: a, Callchain: rec.Sample.Callchain[:0], Branches: rec.Sample.Branches[:0]}
+			return false, nil
+		}
 		c := decode.NewCursor("perfdata", "", "", raw, 8)
 		r.decodeSample(&c, a, &rec.Sample)
 		if c.Err() != nil {
@@ -389,8 +393,9 @@ func (r *Reader) decodeSample(c *decode.Cursor, a *Attr, s *Sample) {
 	}
 	if t&SampleCallchain != 0 {
 		n := c.Count(8, "callchain entries")
-		for i := 0; i < n; i++ {
-			s.Callchain = append(s.Callchain, c.U64())
+		b := c.Bytes(8 * uint64(n))
+		for i := 0; i+8 <= len(b); i += 8 {
+			s.Callchain = append(s.Callchain, binary.LittleEndian.Uint64(b[i:]))
 		}
 	}
 	if t&SampleRaw != 0 {
@@ -409,11 +414,15 @@ func (r *Reader) decodeSample(c *decode.Cursor, a *Attr, s *Sample) {
 		if c.Err() == nil && n > uint64(c.Remaining())/per {
 			c.FailAt(int64(at), decode.ErrTruncated, "branch stack of %d entries needs %d bytes each, have %d", n, per, c.Remaining())
 		}
-		for i := uint64(0); i < n && c.Err() == nil; i++ {
-			s.Branches = append(s.Branches, BranchEntry{From: c.U64(), To: c.U64(), Flags: c.U64()})
-		}
-		if a.BranchSampleType&BranchCounters != 0 {
-			c.Skip(8 * n)
+		if c.Err() == nil {
+			b := c.Bytes(24 * n)
+			for i := 0; i+24 <= len(b); i += 24 {
+				e := b[i : i+24]
+				s.Branches = append(s.Branches, BranchEntry{From: binary.LittleEndian.Uint64(e), To: binary.LittleEndian.Uint64(e[8:]), Flags: binary.LittleEndian.Uint64(e[16:])})
+			}
+			if a.BranchSampleType&BranchCounters != 0 {
+				c.Skip(8 * n)
+			}
 		}
 	}
 	if t&SampleRegsUser != 0 {

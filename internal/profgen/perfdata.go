@@ -225,6 +225,7 @@ func perfDataProcesses(bin *perfscript.Binary, data string, pid int32, hasPID bo
 		return nil, 0, nil, err
 	}
 	defer r.Close()
+	r.SkipSamples = true
 	pids := map[int32]bool{}
 	var rec perfdata.Record
 	for {

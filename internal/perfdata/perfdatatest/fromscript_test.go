@@ -190,3 +190,25 @@ func relativeFrames(b []byte) ([]byte, error) {
 	}
 	return []byte(strings.Join(lines, "\n")), nil
 }
+
+// TestWriteFromScript writes the perf.data of a trace for bench/profgen:
+// PERFDATATEST_TRACE names the trace, PERFDATATEST_OUT the perf.data
+// (skipped without them). The generator stays test code.
+func TestWriteFromScript(t *testing.T) {
+	in, out := os.Getenv("PERFDATATEST_TRACE"), os.Getenv("PERFDATATEST_OUT")
+	if in == "" || out == "" {
+		t.Skip("PERFDATATEST_TRACE and PERFDATATEST_OUT unset (bench/profgen/run.sh sets them)")
+	}
+	r, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := FromScript(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, f.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
