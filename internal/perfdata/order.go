@@ -17,6 +17,7 @@ import (
 // process's PERF_RECORD_MMAP2 can follow its first samples in the file;
 // in this order it precedes them, as perf script prints it.
 //
+// The PERF_RECORD_FINISHED_ROUND records are consumed, not delivered.
 // Memory is that of two rounds of records (perf record ends a round each
 // time it has drained the ring buffers), as in perf.
 type Ordered struct {

@@ -174,10 +174,41 @@ func FuzzRead(f *testing.F) {
 	f.Add(compressed(f, file).Bytes())
 	f.Add(compressed(f, file).PipeBytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, err := readAll(data)
+		recs, _, err := readAll(data)
 		var de *decode.Error
 		if err != nil && !errors.As(err, &de) {
 			t.Fatalf("%v, want a *decode.Error", err)
+		}
+		// perf's order: the same records, the same end.
+		r, rerr := perfdata.NewReader(bytes.NewReader(data), "x.data")
+		if rerr != nil {
+			return
+		}
+		defer r.Close()
+		o := perfdata.NewOrdered(r)
+		n := 0
+		var rec perfdata.Record
+		for {
+			oerr := o.Next(&rec)
+			if oerr == io.EOF {
+				break
+			}
+			if oerr != nil {
+				if err == nil {
+					t.Fatalf("ordered: %v, unordered: no error", oerr)
+				}
+				return
+			}
+			n++
+		}
+		want := 0 // Ordered consumes the FINISHED_ROUND records
+		for _, r := range recs {
+			if r.Type != perfdata.RecordFinishedRound {
+				want++
+			}
+		}
+		if err == nil && n != want {
+			t.Fatalf("ordered: %d records, unordered %d", n, want)
 		}
 	})
 }

@@ -57,7 +57,7 @@ func ParseEvents(name string, content Content, bin *Binary, opts Options, next f
 		ev.MMap, ev.BuildID, ev.Stack, ev.Branches = nil, nil, ev.Stack[:0], ev.Branches[:0]
 		err := next(&ev)
 		if err != nil {
-			if errors.Is(err, errEOF) {
+			if err == ErrEndOfEvents {
 				break
 			}
 			return nil, err
@@ -214,6 +214,4 @@ func (p *reader) stackOf(frames []uint64) bool {
 }
 
 // ErrEndOfEvents is what an event source returns after its last event.
-var ErrEndOfEvents = errEOF
-
-var errEOF = errors.New("end of events")
+var ErrEndOfEvents = errors.New("end of events")
