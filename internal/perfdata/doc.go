@@ -10,6 +10,11 @@
 // PERF_RECORD_HEADER_ATTR records) and compressed records (`perf record
 // -z`: PERF_RECORD_COMPRESSED, zstd) are read too.
 //
+// Reader.Next returns the records in file order, which is not time order:
+// perf record writes each CPU's ring buffer in turn. Ordered returns them
+// as perf script and perf report deliver them (sorted by time, round by
+// round), which is the order llvm-profgen sees in perf script's text.
+//
 // The reference is Linux's tools/perf/Documentation/perf.data-file-format.txt
 // and perf's util/header.c and util/session.c for what the documentation
 // leaves out (the compressed stream that carries records across
