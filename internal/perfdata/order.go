@@ -17,7 +17,8 @@ import (
 // process's PERF_RECORD_MMAP2 can follow its first samples in the file;
 // in this order it precedes them, as perf script prints it.
 //
-// The PERF_RECORD_FINISHED_ROUND records are consumed, not delivered.
+// The PERF_RECORD_FINISHED_ROUND records are consumed, not delivered, and
+// samples come without Raw.
 // Memory is that of two rounds of records (perf record ends a round each
 // time it has drained the ring buffers), as in perf.
 type Ordered struct {
@@ -136,8 +137,12 @@ func (o *Ordered) alloc() *Record {
 }
 
 // own makes rec's Raw a copy rec keeps (Ordered holds records across
-// calls of Next).
+// calls of Next); a sample's Raw is dropped (its fields are decoded).
 func (rec *Record) own() {
+	if rec.Type == RecordSample {
+		rec.Raw = nil
+		return
+	}
 	rec.rawBuf = append(rec.rawBuf[:0], rec.Raw...)
 	rec.Raw = rec.rawBuf
 	if rec.Type == RecordMmap || rec.Type == RecordMmap2 {
