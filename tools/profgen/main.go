@@ -11,8 +11,10 @@
 // not, cold contexts trimmed or merged; binaries with pseudo probes
 // (-fpseudo-probe-for-profiling): probe-based profiles with !CFGChecksum,
 // non-CS and CS (tail-call frames inferred, pre-inlined or not),
-// --show-pseudo-probe with --show-disassembly-only; --perfdata (perf
-// script run as llvm-profgen runs it); vtable type profiles from
+// --show-pseudo-probe with --show-disassembly-only; --perfdata read
+// natively (perf.data in file, pipe or -z form; no perf needed), or with
+// --perfdata-via-perf-script through perf script as llvm-profgen runs it;
+// vtable type profiles from
 // --data-access-perftrace (LLVM 22); --unsymbolized-profile (the text of
 // --skip-symbolization read back); --show-detailed-warning;
 // --show-source-locations; split DWARF (.dwo files, --dwp); the DWARF of
