@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/perfdata"
@@ -146,8 +147,10 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 	}
 	o := perfdata.NewOrdered(r)
 	var rec perfdata.Record
-	var mm perfscript.MMapEvent
-	next := func(ev *perfscript.Event) error {
+	// fill reads the next event of the selected processes into ev (its
+	// mmap event into *mm).
+	fill := func(ev *perfscript.Event, mm *perfscript.MMapEvent) error {
+		ev.MMap, ev.BuildID, ev.Stack, ev.Branches = nil, nil, ev.Stack[:0], ev.Branches[:0]
 		for {
 			err := o.Next(&rec)
 			if err == io.EOF {
@@ -163,9 +166,9 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 				if !pids[int32(m.PID)] {
 					continue
 				}
-				mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(&rec), Path: m.Filename}
-				ev.MMap = &mm
-				ev.BuildID = m.BuildID
+				*mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(&rec), Path: m.Filename}
+				ev.MMap = mm
+				ev.BuildID = append(ev.BuildID[:0:0], m.BuildID...)
 				return nil
 			case perfdata.RecordSample:
 				s := &rec.Sample
@@ -189,6 +192,71 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 				return nil
 			}
 		}
+	}
+	// Decoding runs beside the aggregation: batches of events go from a
+	// goroutine that fills them to ParseEvents, in order, and come back
+	// to be filled again.
+	type batch struct {
+		evs []perfscript.Event
+		mms []perfscript.MMapEvent
+		n   int
+		err error // after the n events: ErrEndOfEvents or the read error
+	}
+	const batchSize, batches = 256, 4
+	full, free, done := make(chan *batch, batches), make(chan *batch, batches), make(chan struct{})
+	for range batches {
+		free <- &batch{evs: make([]perfscript.Event, batchSize), mms: make([]perfscript.MMapEvent, batchSize)}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+			case <-done:
+				return
+			}
+			b.n, b.err = 0, nil
+			for b.n < batchSize {
+				if err := fill(&b.evs[b.n], &b.mms[b.n]); err != nil {
+					b.err = err
+					break
+				}
+				b.n++
+			}
+			select {
+			case full <- b:
+			case <-done:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(done)
+		wg.Wait()
+	}()
+	var cur *batch
+	i := 0
+	next := func(ev *perfscript.Event) error {
+		for cur == nil || i == cur.n {
+			if cur != nil {
+				if cur.err != nil {
+					return cur.err
+				}
+				free <- cur
+			}
+			cur, i = <-full, 0
+		}
+		e := &cur.evs[i]
+		i++
+		ev.MMap, ev.BuildID, ev.Stack, ev.Branches = e.MMap, e.BuildID, e.Stack, e.Branches
+		ev.File, ev.Section, ev.Offset = e.File, e.Section, e.Offset
+		return nil
 	}
 	prof, err := perfscript.ParseEvents(c.Perfdata, content, bin, popts, next)
 	return prof, unwinder, err
