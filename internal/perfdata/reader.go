@@ -25,8 +25,11 @@ import (
 //
 // perf_file_attr: perf_event_attr (attr.size bytes; 0 means 64) then an
 // {offset, size} section of the event's u64 sample ids.
+// Magic is the first 8 bytes of a perf.data file or pipe, little-endian:
+// "PERFILE2".
+const Magic = 0x32454c4946524550
+
 const (
-	magic        = 0x32454c4946524550 // "PERFILE2"
 	magicSwapped = 0x50455246494c4532
 	magicV1      = 0x454c494646524550 // "PERFFILE", perf before 2010
 	fileHeaderSz = 104
@@ -127,13 +130,13 @@ func NewReader(f io.Reader, name string) (*Reader, error) {
 		return nil, err
 	}
 	switch m := binary.LittleEndian.Uint64(h[:]); m {
-	case magic:
+	case Magic:
 	case magicSwapped:
 		return nil, r.errorf("header", 0, decode.ErrUnsupportedVersion, "byte-swapped magic %#x: a big-endian perf.data, which this reader does not read", m)
 	case magicV1:
 		return nil, r.errorf("header", 0, decode.ErrUnsupportedVersion, "magic \"PERFFILE\": the first perf.data version (before 2010), not read")
 	default:
-		return nil, r.errorf("header", 0, decode.ErrBadMagic, "bad magic %#x, want \"PERFILE2\" (%#x)", m, uint64(magic))
+		return nil, r.errorf("header", 0, decode.ErrBadMagic, "bad magic %#x, want \"PERFILE2\" (%#x)", m, uint64(Magic))
 	}
 	size := binary.LittleEndian.Uint64(h[8:])
 	if size == pipeHeaderSz {

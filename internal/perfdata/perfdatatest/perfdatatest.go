@@ -264,7 +264,7 @@ func (f *File) Bytes() []byte {
 		at += uint64(len(sec))
 	}
 	feat := append(table, body...)
-	b := u64(nil, 0x32454c4946524550)
+	b := u64(nil, perfdata.Magic)
 	b = u64(b, hdr)
 	b = u64(b, attrSize+16)
 	b = u64(u64(b, attrsOff), uint64(len(attrs)))
@@ -283,7 +283,7 @@ func (f *File) Bytes() []byte {
 // PERF_RECORD_HEADER_ATTR per event, the records, then the build ids as
 // PERF_RECORD_HEADER_BUILD_ID records.
 func (f *File) PipeBytes() []byte {
-	b := u64(nil, 0x32454c4946524550)
+	b := u64(nil, perfdata.Magic)
 	b = u64(b, 16)
 	for _, a := range f.Attrs {
 		body := AttrBytes(a)
