@@ -94,7 +94,7 @@ func deps(g map[string][]string, pkg string) []string {
 // TestLayering: the import rules the layers keep.
 func TestLayering(t *testing.T) {
 	g := graph(t)
-	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/perfscript", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered"} {
+	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/perfscript", "internal/perfdata", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered"} {
 		if _, ok := g[p]; !ok {
 			t.Fatalf("package %s not found: the rules below need updating", p)
 		}
@@ -110,8 +110,15 @@ func TestLayering(t *testing.T) {
 	}
 	// Trace readers read traces and binaries; the profile formats are
 	// written from what they read, never the other way round.
-	for _, p := range []string{"internal/perfscript", "internal/pseudoprobe"} {
+	for _, p := range []string{"internal/perfscript", "internal/pseudoprobe", "internal/perfdata"} {
 		forbid(p, formats, "a trace reader imports no profile format")
+	}
+	// perfdatatest writes perf.data for tests only: the product reads
+	// perf.data, it never writes one.
+	for _, p := range slices.Sorted(maps.Keys(g)) {
+		if slices.Contains(g[p], "internal/perfdata/perfdatatest") {
+			t.Errorf("%s imports internal/perfdata/perfdatatest, the tests' perf.data writer", p)
+		}
 	}
 	forbid("internal/sampleprof", []string{"internal/memprof", "internal/instrprof"}, "sample profiles share nothing with MemProf or instrumented profiles but internal/llvmname")
 	// llvmname (names and their hashes) and stdunordered (libstdc++'s

@@ -32,6 +32,16 @@
 #   probe-cs    probe-based CS from its hybrid trace, text, defaults
 #               (pre-inlined, nested, !CFGChecksum and !Attributes)
 #   probe-ext   the same, extbinary
+# From perf.data (the traces written as perf.data by the tests' generator,
+# internal/perfdata/perfdatatest, once): LLVM's path is llvm-profgen
+# --perfdata, which runs `perf script` (perf must be on PATH); ours reads
+# the file natively.
+#   data-lbr    non-CS from the LBR perf.data, text
+#   data-cs     CS from the hybrid perf.data, text. perf 6.1 prints stack
+#               frames in known mappings as file offsets, which changes
+#               llvm-profgen's CS profile: ours is compared with
+#               llvm-profgen --perfscript on the trace instead (printed
+#               as "vs the trace").
 # The LLVM setting that produces flat output:
 #   cs-flat     CS, text, --gen-cs-nested-profile=false (pre-inliner on):
 #               one flat profile per context
@@ -59,7 +69,7 @@ period=${PERIOD:-37}
 jitter=${JITTER:-8}
 samples=${SAMPLES:-1000000}
 scale=${SCALE:-100000}
-cases=${CASES-lbr-text lbr-ext cs-text cs-ext cs-flat cs-raw probe-lbr probe-cs probe-ext big-lbr big-cs}
+cases=${CASES-lbr-text lbr-ext cs-text cs-ext cs-flat cs-raw probe-lbr probe-cs probe-ext big-lbr big-cs data-lbr data-cs}
 big_samples=${BIG_SAMPLES:-50000}
 llvm=llvm-profgen-22
 # shellcheck source=../lib.sh
@@ -131,6 +141,20 @@ fi
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores; $reps alternating runs per case, medians"
 [ -n "$cases" ] || exit 0
 
+# perf.data of the traces, for the data-* cases.
+todata() { # TRACE OUT
+  if [ ! -f "$2" ] || [ "$2" -ot "$1" ]; then
+    (cd "$root" && PERFDATATEST_TRACE=$1 PERFDATATEST_OUT=$2.tmp go test -count=1 -run '^TestWriteFromScript$' ./internal/perfdata/perfdatatest/ >/dev/null)
+    mv "$2.tmp" "$2"
+  fi
+}
+case " $cases " in *" data-"*)
+  command -v perf >/dev/null || { echo "run.sh: perf not found (the data-* cases run llvm-profgen --perfdata)" >&2; exit 1; }
+  todata "$lbr" "$tdir/lbr.data"
+  todata "$hyb" "$tdir/hybrid.data"
+  echo "perf.data: lbr $(du -h "$tdir/lbr.data" | cut -f1), hybrid $(du -h "$tdir/hybrid.data" | cut -f1)" ;;
+esac
+
 log=$work/stderr.log
 : >"$log"
 # quiet CMD...: the command with its stderr (warnings) appended to the log.
@@ -152,10 +176,14 @@ for c in $cases; do
   probe-ext) trace=$phyb b=$pbin extra=(--format=extbinary) ;;
   big-lbr) trace=$bdir/lbr.script b=$big extra=(--format=extbinary) ;;
   big-cs) trace=$bdir/hybrid.script b=$big extra=(--format=extbinary) ;;
+  data-lbr) trace=$tdir/lbr.data b=$bin extra=(--format=text) ;;
+  data-cs) trace=$tdir/hybrid.data b=$bin extra=(--format=text) ;;
   *) echo "run.sh: unknown case $c" >&2; exit 2 ;;
   esac
   load0=$(cut -d' ' -f1 /proc/loadavg)
-  args=(--perfscript="$trace" --binary="$b" "${extra[@]}")
+  input=--perfscript
+  case $c in data-*) input=--perfdata ;; esac
+  args=("$input=$trace" --binary="$b" "${extra[@]}")
   lw=() lr=() lc=() ow=() or=() oc=()
   for _ in $(seq "$reps"); do
     rm -f llvm.$c; measure L bash -c 'quiet exec "$@"' _ "$llvm" "${args[@]}" --output=llvm.$c; lw+=("$L_wall") lr+=("$L_rss") lc+=("$L_cpu")
@@ -164,6 +192,10 @@ for c in $cases; do
   mlw=$(printf '%s\n' "${lw[@]}" | median) mlr=$(printf '%s\n' "${lr[@]}" | median) mlc=$(printf '%s\n' "${lc[@]}" | median)
   mow=$(printf '%s\n' "${ow[@]}" | median) mor=$(printf '%s\n' "${or[@]}" | median) moc=$(printf '%s\n' "${oc[@]}" | median)
   if cmp -s llvm.$c ours.$c; then same="byte-identical"; else same="OUTPUTS DIFFER"; fi
+  if [ "$c" = data-cs ]; then
+    quiet "$llvm" --perfscript="$hyb" --binary="$b" "${extra[@]}" --output=llvm.$c.trace
+    if cmp -s llvm.$c.trace ours.$c; then same="$same; vs the trace: byte-identical"; else same="$same; vs the trace: OUTPUTS DIFFER"; fi
+  fi
   printf '%-9s llvm %6.2fs (cpu %6.2fs) %7d KB | ours %6.2fs (cpu %5.2fs) %6d KB | ours/llvm wall %s cpu %s rss %s | load %s-%s | %s\n' \
     "$c" "$mlw" "$mlc" "$mlr" "$mow" "$moc" "$mor" "$(ratio "$mow" "$mlw")" "$(ratio "$moc" "$mlc")" "$(ratio "$mor" "$mlr")" "$load0" "$(cut -d' ' -f1 /proc/loadavg)" "$same"
 done

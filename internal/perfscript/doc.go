@@ -22,6 +22,8 @@
 // Options.HybridSample for a virtual unwinder; MMAP and MMAP2 events with
 // llvm-profgen's PIE/non-PIE base-address rules and errors; --pid;
 // repeat-count lines; llvm-profgen's parsing warnings with their counts.
+// ParseEvents aggregates samples decoded from perf.data (internal/perfdata,
+// in perf script's order) exactly as the lines perf script prints of them.
 // The virtual unwinder and the context-sensitive counters need the
 // symbolizer's inline frames: they are internal/profgen's Unwinder, fed
 // through HybridSample. The warnings llvm-profgen prints while loading the

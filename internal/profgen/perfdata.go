@@ -9,7 +9,10 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/perfdata"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 )
 
@@ -99,3 +102,237 @@ func binaryPIDs(bin *perfscript.Binary, script string, pid int32, hasPID bool) (
 		}
 	}
 }
+
+// maxStack is perf script's callchain depth (PERF_MAX_STACK_DEPTH, its
+// --max-stack default): it prints no more frames of a sample.
+const maxStack = 127
+
+// parsePerfData reads --perfdata natively into the same profile (and
+// unwinder input) that parseTrace makes of the text `perf script` prints
+// of it for llvm-profgen: the processes that map the binary (by file
+// name; only --pid's when given) are selected as convertPerfDataToTrace
+// selects them, and their mmap events and samples go to
+// perfscript.ParseEvents in the order perf script prints them
+// (perfdata.Ordered).
+func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, buildID []byte, popts perfscript.Options) (*perfscript.Profile, *Unwinder, error) {
+	pids, content, ids, err := perfDataProcesses(bin, c.Perfdata, popts.PID, popts.HasPID)
+	if err != nil {
+		return nil, nil, err
+	}
+	// perf record's build-id table names the build of each file that has
+	// samples: a binary of another build is refused, as an MMAP2 event
+	// naming another build id is (perfscript.ErrBuildIDMismatch), where
+	// llvm-profgen, matching by name only, would write a profile of other
+	// code.
+	for _, id := range ids {
+		if len(buildID) > 0 && len(id.BuildID) > 0 && fileName(id.Filename) == bin.Name && !bytes.Equal(id.BuildID, buildID) {
+			return nil, nil, fmt.Errorf("%s: %w: the recording's build-id table names %s with build id %x, but %s has build id %x: pass the binary that was profiled",
+				c.Perfdata, perfscript.ErrBuildIDMismatch, id.Filename, id.BuildID, c.Binary, buildID)
+		}
+	}
+	cb := *c
+	cb.Perfscript = c.Perfdata
+	if err := checkBuildID(&cb, buildID); err != nil {
+		return nil, nil, err
+	}
+	r, err := perfdata.Open(c.Perfdata)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var unwinder *Unwinder
+	if !c.IgnoreStackSamples {
+		unwinder = NewUnwinder(bin, sym, c.Context)
+		popts.HybridRecord = unwinder.AddRecord
+	}
+	o := perfdata.NewOrdered(r)
+	var rec perfdata.Record
+	// fill reads the next event of the selected processes into ev (its
+	// mmap event into *mm).
+	fill := func(ev *perfscript.Event, mm *perfscript.MMapEvent) error {
+		ev.MMap, ev.BuildID, ev.Stack, ev.Branches = nil, nil, ev.Stack[:0], ev.Branches[:0]
+		for {
+			err := o.Next(&rec)
+			if err == io.EOF {
+				return perfscript.ErrEndOfEvents
+			}
+			if err != nil {
+				return err
+			}
+			ev.File, ev.Section, ev.Offset = c.Perfdata, "record "+rec.Type.String(), rec.Offset
+			switch rec.Type {
+			case perfdata.RecordMmap, perfdata.RecordMmap2:
+				m := &rec.Mmap
+				if !pids[int32(m.PID)] {
+					continue
+				}
+				*mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(&rec), Path: m.Filename}
+				ev.MMap = mm
+				ev.BuildID = append(ev.BuildID[:0:0], m.BuildID...)
+				return nil
+			case perfdata.RecordSample:
+				s := &rec.Sample
+				if !pids[int32(s.PID)] || s.Attr.SampleType&perfdata.SampleBranchStack == 0 {
+					continue
+				}
+				if content == perfscript.Hybrid {
+					for _, a := range s.Callchain {
+						if a >= perfdata.ContextMax {
+							continue
+						}
+						if len(ev.Stack) == maxStack {
+							break
+						}
+						ev.Stack = append(ev.Stack, a)
+					}
+				}
+				for _, b := range s.Branches {
+					ev.Branches = append(ev.Branches, perfscript.Branch{Source: b.From, Target: b.To})
+				}
+				return nil
+			}
+		}
+	}
+	// Decoding runs beside the aggregation: batches of events go from a
+	// goroutine that fills them to ParseEvents, in order, and come back
+	// to be filled again.
+	type batch struct {
+		evs []perfscript.Event
+		mms []perfscript.MMapEvent
+		n   int
+		err error // after the n events: ErrEndOfEvents or the read error
+	}
+	const batchSize, batches = 256, 4
+	full, free, done := make(chan *batch, batches), make(chan *batch, batches), make(chan struct{})
+	for range batches {
+		free <- &batch{evs: make([]perfscript.Event, batchSize), mms: make([]perfscript.MMapEvent, batchSize)}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+			case <-done:
+				return
+			}
+			b.n, b.err = 0, nil
+			for b.n < batchSize {
+				if err := fill(&b.evs[b.n], &b.mms[b.n]); err != nil {
+					b.err = err
+					break
+				}
+				b.n++
+			}
+			select {
+			case full <- b:
+			case <-done:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(done)
+		wg.Wait()
+	}()
+	var cur *batch
+	i := 0
+	next := func(ev *perfscript.Event) error {
+		for cur == nil || i == cur.n {
+			if cur != nil {
+				if cur.err != nil {
+					return cur.err
+				}
+				free <- cur
+			}
+			cur, i = <-full, 0
+		}
+		e := &cur.evs[i]
+		i++
+		ev.MMap, ev.BuildID, ev.Stack, ev.Branches = e.MMap, e.BuildID, e.Stack, e.Branches
+		ev.File, ev.Section, ev.Offset = e.File, e.Section, e.Offset
+		return nil
+	}
+	prof, err := perfscript.ParseEvents(c.Perfdata, content, bin, popts, next)
+	return prof, unwinder, err
+}
+
+// mmapProt is the protection perf script prints of an mmap event: "r-xp"
+// and the like for MMAP2, "x" or "r" (a data mapping) for MMAP.
+func mmapProt(rec *perfdata.Record) string {
+	if rec.Type == perfdata.RecordMmap {
+		if rec.Misc&perfdata.MiscMmapData != 0 {
+			return "r"
+		}
+		return "x"
+	}
+	b := []byte("---p")
+	for i, c := range []byte("rwx") {
+		if rec.Mmap.Prot&(1<<i) != 0 {
+			b[i] = c
+		}
+	}
+	if rec.Mmap.Flags&1 != 0 { // MAP_SHARED
+		b[3] = 's'
+	}
+	return string(b)
+}
+
+// perfDataProcesses is the first pass of convertPerfDataToTrace over
+// perf.data: the processes whose mmap events map the binary (matched by
+// file name, as llvm-profgen matches them), only pid when hasPID; and
+// whether the samples carry call stacks (hybrid) besides branch stacks.
+func perfDataProcesses(bin *perfscript.Binary, data string, pid int32, hasPID bool) (map[int32]bool, perfscript.Content, []perfdata.BuildID, error) {
+	r, err := perfdata.Open(data)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer r.Close()
+	r.SkipSamples = true
+	pids := map[int32]bool{}
+	var rec perfdata.Record
+	for {
+		err := r.Next(&rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, nil, err
+		}
+		if rec.Type != perfdata.RecordMmap && rec.Type != perfdata.RecordMmap2 {
+			continue
+		}
+		p := int32(rec.Mmap.PID)
+		if fileName(rec.Mmap.Filename) == bin.Name && (!hasPID || p == pid) {
+			pids[p] = true
+		}
+	}
+	content := perfscript.Content(0)
+	for _, a := range r.Attrs {
+		if a.SampleType&perfdata.SampleBranchStack == 0 {
+			continue
+		}
+		if content == 0 {
+			content = perfscript.LBR
+		}
+		if a.SampleType&perfdata.SampleCallchain != 0 {
+			content = perfscript.Hybrid
+		}
+	}
+	if content == 0 {
+		return nil, 0, nil, fmt.Errorf("%s: no event of this perf.data samples branch stacks: record with `perf record -b` (LBR), or `perf record -b --call-graph=fp` for a context-sensitive profile", data)
+	}
+	if len(pids) == 0 {
+		return nil, 0, nil, fmt.Errorf("No relevant mmap event is found in perf data: no process of %s maps %s (matched by file name, as llvm-profgen does)", data, bin.Name)
+	}
+	return pids, content, r.BuildIDs, nil
+}
+
+// fileName is the last element of a path, as llvm-profgen compares a
+// mapping's file with the binary (the binary's name is perfscript's).
+func fileName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

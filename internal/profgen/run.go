@@ -29,6 +29,9 @@ type Options struct {
 	// (--perfdata), Unsymbolized (--unsymbolized-profile) and
 	// LLVMSampleProfile (--llvm-sample-profile).
 	Perfscript, Perfdata, Unsymbolized, LLVMSampleProfile string
+	// PerfdataViaPerfScript reads --perfdata through `perf script`, as
+	// llvm-profgen does (--perfdata-via-perf-script), instead of natively.
+	PerfdataViaPerfScript bool
 	// Binary is --binary, DebugBinary --debug-binary, DWP --dwp.
 	Binary, DebugBinary, DWP string
 	// Output is -o ('-' is stdout); Format is --format: text, binary or
@@ -384,6 +387,9 @@ func dataAccess(c *Options, bin *perfscript.Binary, prof *perfscript.Profile, po
 // of --perfdata); hybrid samples go to the returned unwinder unless
 // --ignore-stack-samples.
 func parseTrace(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, buildID []byte, popts perfscript.Options) (*perfscript.Profile, *Unwinder, error) {
+	if c.Perfdata != "" && !c.PerfdataViaPerfScript {
+		return parsePerfData(c, bin, sym, buildID, popts)
+	}
 	if c.Perfdata != "" {
 		script, cleanup, err := perfScript(bin, c.Perfdata, popts.PID, popts.HasPID)
 		if err != nil {

@@ -15,7 +15,10 @@ _PROFGEN_RELEASES = [19, 22]
 
 def _profgen(ctx, pgo, version, trace, binary, out, output_format):
     args = ctx.actions.args()
-    args.add("--perfscript", trace)
+
+    # perf.data is read by profgen itself (no perf in the action); any other file is perf
+    # script's text.
+    args.add("--perfdata" if trace.basename.endswith(".data") else "--perfscript", trace)
     args.add("--binary", binary)
     args.add("-o", out)
     args.add_all(profgen_flags(version, output_format, ctx.attr.ignore_stack_samples))
@@ -43,8 +46,8 @@ def _impl(ctx):
     if traces and profiles:
         fail("%s: give either perf (traces, run through profgen) or profiles/weighted_profiles (merged), not both" % ctx.label)
     if not traces and not profiles:
-        fail(("%s: no inputs: list perf-script traces of the profiled binary in `perf` " +
-              "(perf script -F ip,brstack --show-mmap-events, with `binary`), or sample " +
+        fail(("%s: no inputs: list perf.data files or perf-script traces of the profiled binary " +
+              "in `perf` (perf record -b; perf script -F ip,brstack --show-mmap-events; with `binary`), or sample " +
               "profiles in `profiles` to merge") % ctx.label)
     for w, f in weighted:
         if not w.isdigit() or int(w) < 1:
@@ -64,10 +67,6 @@ def _impl(ctx):
                 " and ".join([str(v) for v in _PROFGEN_RELEASES]),
                 version,
             ))
-        for t in traces:
-            if t.basename.endswith(".data"):
-                fail(("%s: %s looks like a perf.data file: give the text of `perf script " +
-                      "-F ip,brstack --show-mmap-events -i %s` instead") % (ctx.label, t.short_path, t.basename))
         binary, _ = profiled_binary(ctx)
         if len(traces) == 1:
             _profgen(ctx, pgo, version, traces[0], binary, out, fmt)
@@ -114,9 +113,10 @@ sample_profile = rule(
     implementation = _impl,
     doc = """A sample profile for clang's -fprofile-sample-use, in one cached action per step.
 
-From traces: `perf` lists perf-script texts (`perf record -b` then `perf script -F ip,brstack
---show-mmap-events`; hybrid traces from `perf record -b -g` give a context-sensitive CSSPGO
-profile) of `binary`, the sample-ready binary that ran (pgo_instrumented_binary(kind =
+From traces: `perf` lists what `perf record -b` wrote (`*.data`: perf.data, read by profgen
+itself, no perf in the action; -z and pipe-mode files too) or perf-script texts of it (`perf
+script -F ip,brstack --show-mmap-events`), in any mix; hybrid traces from `perf record -b -g`
+give a context-sensitive CSSPGO profile. They are traces of `binary`, the sample-ready binary that ran (pgo_instrumented_binary(kind =
 "sample")). The toolchain's profgen writes `<name>.afdo` (mnemonic PgoProfGen) byte-identical
 to llvm-profgen of the toolchain's LLVM release; several traces are each turned into a profile
 and merged. A trace of another build fails the action naming both build ids (traces recorded
@@ -127,7 +127,8 @@ From profiles: `profiles` and `weighted_profiles` are merged (mnemonic PgoSample
     attrs = dict({
         "perf": attr.label_list(
             allow_files = True,
-            doc = "perf-script traces (text) of `binary`. Order does not matter (sorted by path).",
+            doc = "perf.data files (`*.data`) or perf-script traces (text) of `binary`, in any " +
+                  "mix. Order does not matter (sorted by path).",
         ),
         "binary": attr.label(
             allow_files = True,

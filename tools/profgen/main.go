@@ -11,8 +11,10 @@
 // not, cold contexts trimmed or merged; binaries with pseudo probes
 // (-fpseudo-probe-for-profiling): probe-based profiles with !CFGChecksum,
 // non-CS and CS (tail-call frames inferred, pre-inlined or not),
-// --show-pseudo-probe with --show-disassembly-only; --perfdata (perf
-// script run as llvm-profgen runs it); vtable type profiles from
+// --show-pseudo-probe with --show-disassembly-only; --perfdata read
+// natively (perf.data in file, pipe or -z form; no perf needed), or with
+// --perfdata-via-perf-script through perf script as llvm-profgen runs it;
+// vtable type profiles from
 // --data-access-perftrace (LLVM 22); --unsymbolized-profile (the text of
 // --skip-symbolization read back); --show-detailed-warning;
 // --show-source-locations; split DWARF (.dwo files, --dwp); the DWARF of
@@ -151,7 +153,8 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs.IntValue(&c.Generate.ProfileDensityCutoffHot, "<N>", "Share of the samples, in millionths, whose functions' density is computed (default 990000: 99%)", "--profile-density-cutoff-hot")
 	fs.StringValue(&c.DataAccessPerftrace, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
 	llvmBool(fs, &c.WriteVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
-	fs.StringValue(&c.Perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]): runs `perf script` as llvm-profgen does (perf must be on PATH)", "--perfdata", "--pd")
+	fs.StringValue(&c.Perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]), read natively (no perf needed; -z and pipe-mode files too)", "--perfdata", "--pd")
+	fs.BoolFlag(&c.PerfdataViaPerfScript, true, "Read --perfdata by running `perf script` as llvm-profgen does (perf must be on PATH), for comparison", "--perfdata-via-perf-script")
 	fs.StringValue(&c.Unsymbolized, "<file>", "Unsymbolized profile written with --skip-symbolization (ranges and branches, by context for CS): generate the profile from it instead of a trace", "--unsymbolized-profile", "--up")
 	llvmBool(fs, &c.UseOffset, nil, false, "Addresses of unsymbolized profiles (--skip-symbolization, --unsymbolized-profile) are offsets from the binary's base, not virtual addresses (default true)", "--use-offset")
 	fs.BoolFlag(&c.UseFirstLoadableSegment, true, "Offsets of unsymbolized profiles are from the first loadable segment, not the first executable one", "--use-first-loadable-segment-as-base")

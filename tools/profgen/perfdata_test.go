@@ -55,7 +55,8 @@ func commPID(script string) string {
 	return b.String()
 }
 
-// TestPerfData runs --perfdata, ours and llvm-profgen-22's, with a fake
+// TestPerfData runs --perfdata, ours (--perfdata-via-perf-script) and
+// llvm-profgen-22's, with a fake
 // perf on PATH that checks its arguments and prints lbr-trace's recording
 // of a real run: both call perf the same way and write the same profile
 // and warnings (the perf.data itself is never read, by either). Without
@@ -89,7 +90,7 @@ func TestPerfData(t *testing.T) {
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
 			out := filepath.Join(bindir, "out.txt")
-			args := append([]string{"--perfdata=" + data, "--binary=" + p.bin, "--format=text", "-o", out}, tc.extra...)
+			args := append([]string{"--perfdata-via-perf-script", "--perfdata=" + data, "--binary=" + p.bin, "--format=text", "-o", out}, tc.extra...)
 			msg, err := runOurs(t, args)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, msg)
@@ -131,7 +132,7 @@ func TestPerfData(t *testing.T) {
 		bindir := t.TempDir()
 		fakePerf(t, bindir, data, mmaps, p.lbr, "4242,4300")
 		t.Setenv("PATH", bindir+string(os.PathListSeparator)+os.Getenv("PATH"))
-		_, err := runOurs(t, []string{"--perfdata=" + data, "--binary=" + p.bin, "-o", filepath.Join(bindir, "out"), "--pid=5"})
+		_, err := runOurs(t, []string{"--perfdata-via-perf-script", "--perfdata=" + data, "--binary=" + p.bin, "-o", filepath.Join(bindir, "out"), "--pid=5"})
 		if err == nil || !strings.Contains(err.Error(), "No relevant mmap event is found in perf data") {
 			t.Errorf("err = %v", err)
 		}
@@ -140,7 +141,7 @@ func TestPerfData(t *testing.T) {
 		bindir := t.TempDir()
 		fakePerf(t, bindir, filepath.Join(dir, "other.data"), mmaps, p.lbr, "4242,4300")
 		t.Setenv("PATH", bindir+string(os.PathListSeparator)+os.Getenv("PATH"))
-		_, err := runOurs(t, []string{"--perfdata=" + data, "--binary=" + p.bin, "-o", filepath.Join(bindir, "out")})
+		_, err := runOurs(t, []string{"--perfdata-via-perf-script", "--perfdata=" + data, "--binary=" + p.bin, "-o", filepath.Join(bindir, "out")})
 		if err == nil || !strings.Contains(err.Error(), "unexpected arguments") {
 			t.Errorf("err = %v, want perf's own message", err)
 		}
@@ -149,7 +150,7 @@ func TestPerfData(t *testing.T) {
 		empty := t.TempDir()
 		t.Setenv("PATH", empty)
 		out := filepath.Join(empty, "out")
-		_, err := runOurs(t, []string{"--perfdata=" + data, "--binary=" + p.bin, "-o", out})
+		_, err := runOurs(t, []string{"--perfdata-via-perf-script", "--perfdata=" + data, "--binary=" + p.bin, "-o", out})
 		if err == nil || !strings.Contains(err.Error(), "install perf") || !strings.Contains(err.Error(), "--perfscript") {
 			t.Errorf("err = %v, want one that says to install perf or pass --perfscript", err)
 		}
