@@ -1,6 +1,9 @@
 package instrprof
 
-import "github.com/rules-pgo/rules_pgo/internal/memprof"
+import (
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+)
 
 // MemProfSummary is the summary MemProf V4 stores (MemProfSummary.h).
 type MemProfSummary struct {
@@ -43,7 +46,7 @@ func addContext(s *MemProfSummary, info *memprof.MemInfoBlock) {
 
 // Summary computes the MemProf summary of p the way MemProfSummaryBuilder
 // does: each distinct allocation call stack counts once.
-func Summary(p *memprof.Profile, release int) MemProfSummary {
+func Summary(p *memprof.Profile, release llvmrelease.Release) MemProfSummary {
 	ix, err := index(&memprof.Profile{Records: p.Records}, release)
 	if err != nil {
 		return MemProfSummary{}
