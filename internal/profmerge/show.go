@@ -12,6 +12,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
@@ -24,7 +25,7 @@ import (
 // 20+ prints; a YAML input is re-printed canonically. warnf (nil: none)
 // hears what is wrong with the binary but not fatal (a debug section that
 // cannot be used, whose functions then go unnamed).
-func Show(w io.Writer, path, binary string, release int, warnf func(format string, args ...any)) error {
+func Show(w io.Writer, path, binary string, release llvmrelease.Release, warnf func(format string, args ...any)) error {
 	mf, err := mapfile.Open(path, nil)
 	if err != nil {
 		return err
@@ -45,7 +46,7 @@ func Show(w io.Writer, path, binary string, release int, warnf func(format strin
 			return err
 		}
 		defer bin.Close()
-		return memprof.ShowRaw(w, raw, bin, memprof.ConvertOptions{LLVMRelease: release})
+		return memprof.ShowRaw(w, raw, bin, memprof.ConvertOptions{Release: release})
 	case KindIndexed:
 		f, err := instrprof.Read(path, data)
 		if err != nil {
@@ -84,7 +85,7 @@ type SampleShowOptions struct {
 }
 
 // ShowSample writes what `llvm-profdata show --sample` of release
-// o.LLVM prints for the sample profile at path.
+// o.Release prints for the sample profile at path.
 func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 	data, err := infile.ReadFile(path)
 	if err != nil {
@@ -122,7 +123,7 @@ func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 		}
 		out = sampleprof.AppendSectionInfo(nil, secs, len(data))
 	} else {
-		p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: o.LLVM})
+		p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{Release: o.Release})
 		if err != nil {
 			return err
 		}
@@ -138,7 +139,7 @@ func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 // MemoryShowOptions select a view of `show --memory` besides the dump.
 type MemoryShowOptions struct {
 	Binary  string // profiled binary: required for raw profiles; names functions of indexed ones
-	Release int
+	Release llvmrelease.Release
 	// Format is "hints" (the hint report), "pprof" (a gzipped pprof
 	// profile) or "html" (a self-contained report).
 	Format string
@@ -184,7 +185,7 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 // indexed profile's MemProf section, or a YAML profile. For indexed and
 // YAML profiles, a binary (optional) names the functions its symbol table
 // has, by their GUIDs. warnf as for Show.
-func LoadMemProf(path, binary string, release int, warnf func(format string, args ...any)) (*memprof.Profile, error) {
+func LoadMemProf(path, binary string, release llvmrelease.Release, warnf func(format string, args ...any)) (*memprof.Profile, error) {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -204,7 +205,7 @@ func LoadMemProf(path, binary string, release int, warnf func(format string, arg
 			return nil, err
 		}
 		defer bin.Close()
-		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{LLVMRelease: release})
+		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{Release: release})
 	case KindIndexed:
 		f, err := instrprof.Read(path, data)
 		if err != nil {
@@ -291,7 +292,7 @@ func nameFromSymbols(p *memprof.Profile, binary string) error {
 
 // ShowSampleView writes the sample profile at path as a (gzipped) pprof
 // profile.
-func ShowSampleView(w io.Writer, path string, release int) error {
+func ShowSampleView(w io.Writer, path string, release llvmrelease.Release) error {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
@@ -299,7 +300,7 @@ func ShowSampleView(w io.Writer, path string, release int) error {
 	if sampleprof.Detect(data) == sampleprof.FormatUnknown {
 		return errors.New(path + ": unrecognized sample profile encoding format")
 	}
-	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: release})
+	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{Release: release})
 	if err != nil {
 		return err
 	}

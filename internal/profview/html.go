@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/demangle"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // HTMLOptions are what WriteHTML shows besides the contexts.
@@ -81,7 +82,7 @@ func displayNames(ctxs []Context, names map[uint64]string) map[uint64]string {
 
 type htmlPage struct {
 	Title, Flags, Rule string
-	Release            int
+	Release            llvmrelease.Release
 	Summary            []htmlSumRow
 	Top                []htmlCtx
 	ByHint             []htmlGroup
