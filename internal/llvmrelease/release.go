@@ -161,6 +161,11 @@ func (r Release) MemProfDenseMapOrder() bool { return r <= 19 }
 // one.
 func (r Release) MemProfFrameID17Bytes() bool { return r >= 20 }
 
+// MemProfKeepsFirstInputCallSites: from LLVM 20 merging a record keeps
+// the call sites of the input that created it; LLVM 16 and 19 append each
+// input's call sites to the existing record.
+func (r Release) MemProfKeepsFirstInputCallSites() bool { return r >= 20 }
+
 // MemProfDropsLaterInputs: llvm-profdata 22's merge keeps, of an input
 // that is not the first of its writer context, only the first frame
 // (memprof/converter.go's fold); before 22 every input is folded whole.

@@ -120,13 +120,13 @@ Failure modes for bad inputs (each bad input is always named on stderr):
 Exit status: 0 success, 1 failure, 2 usage error.`
 
 func runMerge(args []string, stdout, stderr io.Writer) error {
-	c := profmerge.Config{LLVMRelease: llvmrelease.Default, MemProfVersion: -1, FailureMode: "any", MergeContexts: true}
+	c := profmerge.Config{Release: llvmrelease.Default, MemProfVersion: -1, FailureMode: "any", MergeContexts: true}
 	var fatalWarnings bool
 	fs := cli.NewFlagSet(tool, "merge [options] <filename...>")
 	fs.Summary, fs.Footer = mergeSummary, mergeFooter
 	fs.StringValue(&c.Output, "<file>", "Output file (a regular file is replaced atomically; '-' is stdout)", "--output", "-o")
 	fs.StringValue(&c.ProfiledBinary, "<file>", "Path to the profiled binary (needed for raw MemProf inputs)", "--profiled-binary")
-	fs.IntValue(&c.LLVMRelease, "<N>", "LLVM release whose clang reads the output: "+llvmrelease.SupportedText()+fmt.Sprintf(" (default %d; see below)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue((*int)(&c.Release), "<N>", "LLVM release whose clang reads the output: "+llvmrelease.SupportedText()+fmt.Sprintf(" (default %d; see below)", llvmrelease.Default), "--llvm-version")
 	fs.IntValue(&c.MemProfVersion, "<N>", "MemProf version to write (default: what the release writes)", "--memprof-version")
 	fs.BoolFlag(&c.FullSchema, true, "Write every MemInfoBlock field (MemProf V2+)", "--memprof-full-schema")
 	fs.Add(&cli.Option{Names: []string{"--memprof-merge-contexts", "--memprof-merge-contexts=true", "--memprof-merge-contexts=false"},
@@ -238,7 +238,7 @@ Examples:
 	fs.BoolFlag(&c.Sample, true, "Show a sample profile", "--sample")
 	fs.StringValue(&c.Binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
 	fs.StringValue(&c.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
-	fs.IntValue(&c.Release, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to emulate (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue((*int)(&c.Release), "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to emulate (default %d)", llvmrelease.Default), "--llvm-version")
 	instrFlag := func(dst *bool, help, name string) {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Flag, Help: help,
 			Set: func(string, string) error {
@@ -361,7 +361,7 @@ Examples:
   merge diff --format=pprof -o delta.pb.gz old.profdata new.profdata`
 	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones)", "--profiled-binary")
 	fs.StringValue(&o.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
-	fs.IntValue(&o.Release, "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue((*int)(&o.Release), "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
 	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default and only kind)", "--memory")
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|pprof>", Help: "text (default) or pprof (B minus A)",
 		Set: func(_, v string) error {
