@@ -65,6 +65,15 @@ var releases = []Facts{
 // All returns the supported releases, oldest first.
 func All() []Facts { return append([]Facts(nil), releases...) }
 
+// Majors returns the supported release numbers, oldest first.
+func Majors() []int {
+	m := make([]int, len(releases))
+	for i, r := range releases {
+		m[i] = r.Major
+	}
+	return m
+}
+
 // Lookup returns the facts of a supported release.
 func Lookup(major Release) (Facts, bool) {
 	for _, r := range releases {

@@ -18,7 +18,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-var releases = []int{16, 19, 22}
+var releases = llvmrelease.Majors()
 
 // llvmMerge runs llvm-profdata-N merge --sample args -o OUT IN and returns
 // OUT, or ok=false when the tool fails (or crashes).

@@ -12,8 +12,9 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-// Releases are the LLVM releases whose runtimes the fixtures cover.
-var Releases = []int{16, 19, 22}
+// Releases are the LLVM releases whose runtimes the fixtures cover: the
+// supported ones.
+var Releases = llvmrelease.Majors()
 
 // Modes returns gen.sh's instrumentation modes for a release.
 func Modes(release llvmrelease.Release) []string {
