@@ -35,7 +35,7 @@ type Map struct {
 	entries int
 }
 
-// New returns an empty map over keys emulating LLVM release release
+// New returns an empty map over keys emulating the LLVM release
 // (e.g. 16, 19, 22).
 func New(release llvmrelease.Release, keys []uint64) *Map {
 	return &Map{newHash: release.DenseMapMixesHash(), keys: keys}
@@ -143,7 +143,7 @@ func NewSmall(release llvmrelease.Release, keys []uint64, inline int) *Map {
 	return m
 }
 
-// Order inserts keys in turn into a Map of release and returns its
+// Order inserts keys in turn into a Map of the release and returns its
 // iteration order as indexes into keys (each key's first occurrence).
 func Order(release llvmrelease.Release, keys []uint64) []int32 {
 	m := New(release, keys)

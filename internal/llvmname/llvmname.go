@@ -60,7 +60,7 @@ func Canonical(name string) string {
 	return name
 }
 
-// CanonicalForRelease returns the name LLVM release hashes for
+// CanonicalForRelease returns the name the LLVM release hashes for
 // a symbolized linkage name in a MemProf frame. LLVM 16's
 // IndexedMemProfRecord::getGUID cut the name at the first ".llvm." and
 // nothing else; later releases use Canonical.
