@@ -8,8 +8,16 @@
 // ./internal/llvmrelease` (gen/main.go). A test in gen fails while the
 // checked-in file differs from what the generator writes.
 //
-// Adding a release means adding a row here, regenerating, and teaching the
-// format packages (internal/memprof, internal/instrprof) its behaviour.
+// Release (release.go) is a release number; what a release does
+// differently is one of its methods, named after the LLVM fact
+// (r.MemProfFrameID17Bytes(), r.HasVTableTypeProfiles(),
+// r.MemProfRawVersions()), so no other package compares a release with a
+// number (internal/release_test.go enforces it). The zero Release means
+// Default (Release.OrDefault).
+//
+// Adding a release means adding a row here, regenerating, checking each
+// fact of release.go against it, and teaching the format packages its new
+// behaviour through new facts.
 package llvmrelease
 
 //go:generate go run ./gen -o ../../rules/llvm_releases.bzl

@@ -65,8 +65,9 @@ func (r Release) SampleMapHashesMD5() bool { return r >= 19 }
 
 // ---- Instrumented profiles ----
 
-// WritesInstrProfNamesSorted: from LLVM 17 InstrProfWriter writes the
-// function records with their names sorted; LLVM 16 in StringMap order.
+// WritesInstrProfNamesSorted: from LLVM 18 InstrProfWriter writes the
+// function records with their names sorted; LLVM 16 in StringMap order
+// (LLVM 17 changed the StringMap hash to xxh3; it is not emulated).
 func (r Release) WritesInstrProfNamesSorted() bool { return r >= 17 }
 
 // InstrProfValueKinds is the number of value profile kinds the release's
@@ -134,7 +135,7 @@ func (r Release) MemProfRawVersions() []uint64 {
 func (r Release) MemProfShowsFileRawVersion() bool { return r >= 17 }
 
 // MemProfShowsSummaryComment: from LLVM 21 llvm-profdata show opens a raw
-// MemProf dump with a summary comment.
+// MemProf dump with the summary comment of MemProfSummaryBuilder.
 func (r Release) MemProfShowsSummaryComment() bool { return r >= 21 }
 
 // HasMemProfAccessHistogram: raw version 4 and its access histograms came
@@ -151,9 +152,10 @@ func (r Release) MemProfSymbolizesPIE() bool { return r >= 17 }
 // every file whose path holds "memprof/memprof_".
 func (r Release) MemProfRuntimeFilesByName() bool { return r >= 17 }
 
-// MemProfDenseMapOrder: up to LLVM 19 the indexed MemProf writer emits the
-// frame and call stack tables in DenseMap order (llvm::DenseMap of ids);
-// from LLVM 20 in insertion order (MapVector, PR #109501's series).
+// MemProfDenseMapOrder: up to LLVM 19 llvm-profdata copies each input
+// reader's frame and call stack DenseMaps, in their iteration order, into
+// the writer's insertion-ordered maps (one run per input); from LLVM 20 the
+// maps are insertion-ordered throughout.
 func (r Release) MemProfDenseMapOrder() bool { return r <= 19 }
 
 // MemProfFrameID17Bytes: from LLVM 20 a frame id is the hash of a 17-byte
