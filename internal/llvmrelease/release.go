@@ -79,6 +79,11 @@ func (r Release) InstrProfValueKinds() int {
 	return 2
 }
 
+// HasVTableValueProfiles: instrumented profiles carry vtable value
+// profiles (IPVK_VTableTarget, llvm-profdata show --show-vtables) from
+// LLVM 19.
+func (r Release) HasVTableValueProfiles() bool { return r >= 19 }
+
 // ClangHasMCDC: clang 19 instruments MC/DC, single-byte coverage, temporal
 // traces and vtable values (-fcoverage-mcdc, -pgo-function-entry-coverage
 // with single-byte counters, -pgo-temporal-instrumentation,
@@ -236,6 +241,10 @@ func (r Release) SampleTextFlatMetadata() bool { return r >= 22 }
 // with its share; before, "Maximum block count" and the cutoff as a float
 // percentage.
 func (r Release) SampleShowSummary22() bool { return r >= 22 }
+
+// OverlapSpellsInformation: llvm-profdata overlap --sample prints
+// "Profile overlap information" from LLVM 22; up to 21 "infomation" (sic).
+func (r Release) OverlapSpellsInformation() bool { return r >= 22 }
 
 // ProfgenLoadsFunctionsFromSymbols: llvm-profgen
 // --load-function-from-symbol came in LLVM 22 (LLVM 19 never reads
