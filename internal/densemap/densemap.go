@@ -21,6 +21,8 @@
 // and asserts on them; Map keeps occupancy apart and accepts them.
 package densemap
 
+import "github.com/rules-pgo/rules_pgo/internal/llvmrelease"
+
 // Map is an emulated llvm::DenseMap<uint64_t, T> over a key array the
 // caller keeps: entry i is keys[i], and iteration yields indexes into keys.
 // A bucket is 4 bytes (an index), as small as the emulation can make it:
@@ -33,10 +35,10 @@ type Map struct {
 	entries int
 }
 
-// New returns an empty map over keys emulating LLVM release llvmRelease
+// New returns an empty map over keys emulating the LLVM release
 // (e.g. 16, 19, 22).
-func New(llvmRelease int, keys []uint64) *Map {
-	return &Map{newHash: llvmRelease >= 19, keys: keys}
+func New(release llvmrelease.Release, keys []uint64) *Map {
+	return &Map{newHash: release.DenseMapMixesHash(), keys: keys}
 }
 
 func (m *Map) hash(k uint64) uint32 {
@@ -124,8 +126,8 @@ func OrderHashed(keys []uint64, hash func(uint64) uint32) []int32 {
 }
 
 // HashUint64 is DenseMapInfo<uint64_t>::getHashValue of LLVM release
-// llvmRelease.
-func HashUint64(llvmRelease int, k uint64) uint32 { return New(llvmRelease, nil).hash(k) }
+// release.
+func HashUint64(release llvmrelease.Release, k uint64) uint32 { return New(release, nil).hash(k) }
 
 // CombineHash is llvm::detail::combineHashValue from LLVM 19 on (PR
 // #95734), the hash DenseMapInfo<std::pair<T, U>> makes of its members'
@@ -133,18 +135,18 @@ func HashUint64(llvmRelease int, k uint64) uint32 { return New(llvmRelease, nil)
 func CombineHash(a, b uint32) uint32 { return HashUint64(19, uint64(a)<<32|uint64(b)) }
 
 // NewSmall returns an empty llvm::SmallDenseMap<uint64_t, T, inline> of
-// llvmRelease: inline buckets from the start; its first growth, like
+// release: inline buckets from the start; its first growth, like
 // DenseMap's, goes to max(64, the next power of two).
-func NewSmall(llvmRelease int, keys []uint64, inline int) *Map {
-	m := New(llvmRelease, keys)
+func NewSmall(release llvmrelease.Release, keys []uint64, inline int) *Map {
+	m := New(release, keys)
 	m.buckets = make([]int32, inline)
 	return m
 }
 
-// Order inserts keys in turn into a Map of llvmRelease and returns its
+// Order inserts keys in turn into a Map of the release and returns its
 // iteration order as indexes into keys (each key's first occurrence).
-func Order(llvmRelease int, keys []uint64) []int32 {
-	m := New(llvmRelease, keys)
+func Order(release llvmrelease.Release, keys []uint64) []int32 {
+	m := New(release, keys)
 	for i := range keys {
 		m.Insert(int32(i))
 	}

@@ -1,11 +1,12 @@
 package densemap
 
 import (
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"slices"
 	"testing"
 )
 
-func keysOf(release int, keys []uint64) []uint64 {
+func keysOf(release llvmrelease.Release, keys []uint64) []uint64 {
 	var out []uint64
 	for _, i := range Order(release, keys) {
 		out = append(out, keys[i])

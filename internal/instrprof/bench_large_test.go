@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -50,7 +51,7 @@ func largeProfile(tb testing.TB, release int) *memprof.Profile {
 		raws, bin := openLarge(tb)
 		defer bin.Close()
 		var err error
-		p, err = memprof.Convert(raws, bin, memprof.ConvertOptions{LLVMRelease: release, NumThreads: len(raws)})
+		p, err = memprof.Convert(raws, bin, memprof.ConvertOptions{Release: llvmrelease.Release(release), NumThreads: len(raws)})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -75,7 +76,7 @@ func largeCompact(tb testing.TB, release int) *memprof.Compact {
 	}
 	raws, bin := openLarge(tb)
 	defer bin.Close()
-	conv, err := memprof.NewConverter(bin, memprof.ConvertOptions{LLVMRelease: release, NumThreads: len(raws)})
+	conv, err := memprof.NewConverter(bin, memprof.ConvertOptions{Release: llvmrelease.Release(release), NumThreads: len(raws)})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -210,8 +211,8 @@ var largeOptions = []WriteOptions{{19, 12, 0, false}, {19, 12, 2, false}, {22, 1
 
 func BenchmarkMarshalLarge(b *testing.B) {
 	for _, o := range largeOptions {
-		b.Run(fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion), func(b *testing.B) {
-			p := largeProfile(b, o.LLVMRelease)
+		b.Run(fmt.Sprintf("llvm%d-v%d", o.Release, o.MemProfVersion), func(b *testing.B) {
+			p := largeProfile(b, int(o.Release))
 			b.ReportAllocs()
 			var n int
 			cpu0 := cpuTime()
@@ -244,7 +245,7 @@ var syntheticDigests = map[string]string{
 func TestMarshalSyntheticDigest(t *testing.T) {
 	p := syntheticProfile(20000, 4000, 12)
 	for _, o := range largeOptions {
-		name := fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion)
+		name := fmt.Sprintf("llvm%d-v%d", o.Release, o.MemProfVersion)
 		out, err := marshal(p, o)
 		if err != nil {
 			t.Fatal(err)
@@ -262,12 +263,12 @@ func TestMarshalLargeDigest(t *testing.T) {
 		t.Skip("no -large directory")
 	}
 	for _, o := range largeOptions {
-		p := largeProfile(t, o.LLVMRelease)
+		p := largeProfile(t, int(o.Release))
 		out, err := marshal(p, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("llvm%d-v%d: %d bytes sha256 %x", o.LLVMRelease, o.MemProfVersion, len(out), sha256.Sum256(out))
+		t.Logf("llvm%d-v%d: %d bytes sha256 %x", o.Release, o.MemProfVersion, len(out), sha256.Sum256(out))
 	}
 }
 
@@ -278,13 +279,13 @@ func TestMarshalLargeDigest(t *testing.T) {
 func BenchmarkEmitLarge(b *testing.B) {
 	for _, o := range largeOptions {
 		for _, mode := range []string{"mem", "stream"} {
-			b.Run(fmt.Sprintf("llvm%d-v%d/%s", o.LLVMRelease, o.MemProfVersion, mode), func(b *testing.B) {
+			b.Run(fmt.Sprintf("llvm%d-v%d/%s", o.Release, o.MemProfVersion, mode), func(b *testing.B) {
 				var ix *indexed
 				var err error
-				if c := largeCompact(b, o.LLVMRelease); c != nil {
-					ix, err = indexCompact(c, o.LLVMRelease)
+				if c := largeCompact(b, int(o.Release)); c != nil {
+					ix, err = indexCompact(c, o.Release)
 				} else {
-					ix, err = index(largeProfile(b, o.LLVMRelease), o.LLVMRelease)
+					ix, err = index(largeProfile(b, int(o.Release)), o.Release)
 				}
 				if err != nil {
 					b.Fatal(err)
@@ -326,7 +327,7 @@ func TestWorkersSameBytes(t *testing.T) {
 	p := syntheticProfile(20000, 4000, 12)
 	defer func(n int) { forceWorkers = n }(forceWorkers)
 	for _, o := range largeOptions {
-		name := fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion)
+		name := fmt.Sprintf("llvm%d-v%d", o.Release, o.MemProfVersion)
 		var want []byte
 		for _, w := range []int{1, 2, 3, 8} {
 			forceWorkers = w

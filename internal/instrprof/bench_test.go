@@ -40,7 +40,7 @@ func benchProfile(n int) *memprof.Profile {
 func BenchmarkWrite(b *testing.B) {
 	p := benchProfile(10000)
 	for _, o := range []WriteOptions{{19, 12, 0, false}, {19, 12, 2, false}, {22, 13, 3, false}, {22, 13, 4, false}} {
-		b.Run(fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion), func(b *testing.B) {
+		b.Run(fmt.Sprintf("llvm%d-v%d", o.Release, o.MemProfVersion), func(b *testing.B) {
 			out, err := marshal(p, o)
 			if err != nil {
 				b.Fatal(err)
@@ -65,7 +65,7 @@ func BenchmarkRead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion), func(b *testing.B) {
+		b.Run(fmt.Sprintf("llvm%d-v%d", o.Release, o.MemProfVersion), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {

@@ -42,7 +42,7 @@ func planForCompact(c *memprof.Compact, opts WriteOptions) (*plan, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ix, err := indexCompact(c, opts.LLVMRelease)
+	ix, err := indexCompact(c, opts.Release)
 	if err != nil {
 		return nil, err
 	}

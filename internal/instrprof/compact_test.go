@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
@@ -20,7 +21,7 @@ func TestCompactConformance(t *testing.T) {
 	for _, release := range []int{16, 19, 22} {
 		t.Run(fmt.Sprintf("llvm%d", release), func(t *testing.T) {
 			profdata := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", release))
-			opts, err := Defaults(release)
+			opts, err := Defaults(llvmrelease.Release(release))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +41,7 @@ func TestCompactConformance(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				conv, err := memprof.NewConverter(bin, memprof.ConvertOptions{LLVMRelease: release})
+				conv, err := memprof.NewConverter(bin, memprof.ConvertOptions{Release: llvmrelease.Release(release)})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
@@ -156,7 +157,7 @@ func TestConformanceRaw(t *testing.T) {
 				t.Run(strings.TrimSuffix(prog.src, ".cc")+prog.variant, func(t *testing.T) {
 					b := buildProgram(t, prog.src, r.release, prog.variant, prog.extra...)
 					for _, v := range r.variants {
-						if def, _ := Defaults(r.release); v.name == "default" && def != v.opts {
+						if def, _ := Defaults(llvmrelease.Release(r.release)); v.name == "default" && def != v.opts {
 							t.Fatalf("Defaults(%d) = %+v, llvm-profdata default modelled as %+v", r.release, def, v.opts)
 						}
 						t.Run(v.name, func(t *testing.T) {
@@ -171,7 +172,7 @@ func TestConformanceRaw(t *testing.T) {
 							if err != nil {
 								t.Fatal(err)
 							}
-							got, err := marshal(f.profileForWrite(r.release), v.opts)
+							got, err := marshal(f.profileForWrite(llvmrelease.Release(r.release)), v.opts)
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -239,7 +240,7 @@ func TestConformanceYAML(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
+				got, err := marshal(p, WriteOptions{Release: 22, IndexVersion: 13, MemProfVersion: v})
 				if err != nil {
 					t.Fatal(err)
 				}

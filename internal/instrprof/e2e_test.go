@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
@@ -39,13 +40,13 @@ func TestConformanceConvert(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer bin.Close()
-					p, err := memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{LLVMRelease: release})
+					p, err := memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{Release: llvmrelease.Release(release)})
 					if err != nil {
 						t.Fatal(err)
 					}
 					for _, v := range versions {
 						t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
-							opts, _ := Defaults(release)
+							opts, _ := Defaults(llvmrelease.Release(release))
 							opts.MemProfVersion = v
 							out := filepath.Join(workDir, fmt.Sprintf("%s.convert.v%d.profdata", filepath.Base(b.bin), v))
 							args := []string{"merge", "--profiled-binary", b.bin, "-o", out, b.raw}

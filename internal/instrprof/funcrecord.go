@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/stringmap"
 )
 
@@ -143,9 +144,9 @@ func (p *FuncProfile) Records() []*FuncRecord {
 // writeOrder returns the records in the order llvm-profdata of release
 // writes them: names sorted (LLVM 18+) or in StringMap order (LLVM 16),
 // the hashes of one name in SmallDenseMap order.
-func (p *FuncProfile) writeOrder(release int) []*FuncRecord {
+func (p *FuncProfile) writeOrder(release llvmrelease.Release) []*FuncRecord {
 	var names []string
-	if release < 17 {
+	if !release.WritesInstrProfNamesSorted() {
 		names = stringmap.Order(p.order)
 	} else {
 		names = slices.Clone(p.order)
@@ -158,7 +159,7 @@ func (p *FuncProfile) writeOrder(release int) []*FuncRecord {
 // name in the iteration order of the writer's per-name
 // SmallDenseMap<uint64_t, InstrProfRecord> of release (hashes inserted in
 // first-seen order).
-func (p *FuncProfile) recordsOf(names []string, release int) []*FuncRecord {
+func (p *FuncProfile) recordsOf(names []string, release llvmrelease.Release) []*FuncRecord {
 	var out []*FuncRecord
 	for _, n := range names {
 		rs := p.records[n]

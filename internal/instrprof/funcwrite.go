@@ -39,13 +39,13 @@ type funcTable struct {
 
 func newFuncTable(f *FuncProfile, opts WriteOptions) (*funcTable, error) {
 	ft := &funcTable{version: opts.IndexVersion, numKinds: NumValueKinds}
-	if opts.LLVMRelease < 19 {
-		ft.numKinds = 2
+	if n := opts.Release.InstrProfValueKinds(); n < NumValueKinds {
+		ft.numKinds = n
 	}
 	var sb, cs summaryBuilder
 	if f != nil {
 		ft.variant = f.Variant
-		recs := f.writeOrder(opts.LLVMRelease)
+		recs := f.writeOrder(opts.Release)
 		if f.Sparse {
 			recs = sparse(recs)
 		}

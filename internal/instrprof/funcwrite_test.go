@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -46,7 +47,7 @@ func mergeWeighted(t *testing.T, release int, paths []string, weights []uint64) 
 // writeFuncsAt writes f as llvm-profdata of release writes it.
 func writeFuncsAt(t testing.TB, release int, f *FuncProfile) []byte {
 	t.Helper()
-	opts, err := Defaults(release)
+	opts, err := Defaults(llvmrelease.Release(release))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func compareFuncs(t *testing.T, release int, got, want []byte) {
 func TestMergeRawDifferential(t *testing.T) {
 	dir := instrproftest.Fixtures(t)
 	for _, rel := range instrproftest.Releases {
-		for _, mode := range instrproftest.Modes(rel) {
+		for _, mode := range instrproftest.Modes(llvmrelease.Release(rel)) {
 			for _, prog := range []string{"app", "shapes"} {
 				name := fmt.Sprintf("%s-llvm%d-%s", prog, rel, mode)
 				t.Run(name, func(t *testing.T) {

@@ -115,9 +115,9 @@ func FuzzRead(f *testing.F) {
 		if frames > 20000 {
 			return
 		}
-		opts := WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: file.MemProfVersion}
+		opts := WriteOptions{Release: 22, IndexVersion: 13, MemProfVersion: file.MemProfVersion}
 		if file.MemProfVersion <= 1 {
-			opts = WriteOptions{LLVMRelease: 19, IndexVersion: 12, MemProfVersion: file.MemProfVersion}
+			opts = WriteOptions{Release: 19, IndexVersion: 12, MemProfVersion: file.MemProfVersion}
 		}
 		out, err := marshal(file.Profile, opts)
 		if err != nil {

@@ -3,6 +3,7 @@ package instrprof
 import (
 	"encoding/binary"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"lukechampine.com/blake3"
 )
@@ -11,8 +12,8 @@ import (
 // release: a golden-ratio hash_combine over (Function, LineOffset, Column,
 // IsInlineFrame) up to LLVM 19, and the first 8 bytes of BLAKE3 over the
 // 17-byte little-endian frame from LLVM 20 on (PR #109501).
-func FrameID(release int, f memprof.Frame) uint64 {
-	if release <= 19 {
+func FrameID(release llvmrelease.Release, f memprof.Frame) uint64 {
+	if !release.MemProfFrameID17Bytes() {
 		var r uint64
 		inl := uint64(0)
 		if f.IsInlineFrame {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
 	"github.com/rules-pgo/rules_pgo/internal/hashtab"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -17,7 +18,7 @@ import (
 // stack s is the s-th distinct CallStackId likewise. The writers work on
 // these indexes with plain slices; ids are looked up only when written.
 type indexed struct {
-	release  int
+	release  llvmrelease.Release
 	frames   []memprof.Frame // frame → frame
 	frameIDs []uint64        // frame → FrameId
 	// Stack s holds frames stackFrames[stackOff[s]:stackOff[s+1]], leaf first.
@@ -60,7 +61,7 @@ func (ix *indexed) stack(s int32) []int32 {
 	return ix.stackFrames[ix.stackOff[s]:ix.stackOff[s+1]]
 }
 
-func index(p *memprof.Profile, release int) (*indexed, error) {
+func index(p *memprof.Profile, release llvmrelease.Release) (*indexed, error) {
 	if p == nil {
 		return nil, fmt.Errorf("instrprof: nil profile")
 	}
@@ -251,7 +252,7 @@ func (ix *indexed) stackTableOrder(ids []uint64) []int32 {
 // tableOrder returns the entries (indexes into ids) in table order.
 func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 	out := make([]int32, 0, len(ids))
-	if ix.release > 19 {
+	if !ix.release.MemProfDenseMapOrder() {
 		for i := range ids {
 			out = append(out, int32(i))
 		}
@@ -288,7 +289,7 @@ func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 // of release after inserting keys in turn, as indexes into keys (of each
 // key's first occurrence). LLVM asserts on its two reserved keys (2^64−1,
 // 2^64−2); they cannot occur as hashes in practice and are left out.
-func denseOrder(release int, keys []uint64) []int32 {
+func denseOrder(release llvmrelease.Release, keys []uint64) []int32 {
 	m := densemap.New(release, keys)
 	for i, k := range keys {
 		if k < ^uint64(0)-1 {
@@ -303,7 +304,7 @@ func denseOrder(release int, keys []uint64) []int32 {
 // Two frames with one FrameId (a hash collision, or LLVM 16's id ignoring
 // a field) make the numbering differ from LLVM's, so such a profile takes
 // the general path.
-func indexCompact(c *memprof.Compact, release int) (*indexed, error) {
+func indexCompact(c *memprof.Compact, release llvmrelease.Release) (*indexed, error) {
 	if c == nil {
 		return nil, fmt.Errorf("instrprof: nil profile")
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -111,7 +112,7 @@ func TestFixtures(t *testing.T) {
 			}
 			checkGolden(t, filepath.Join("testdata", fx.file+".string"), []byte(f.String()))
 
-			got, err := marshal(f.profileForWrite(fx.opts.LLVMRelease), fx.opts)
+			got, err := marshal(f.profileForWrite(fx.opts.Release), fx.opts)
 			if err != nil {
 				t.Fatalf("marshal: %v", err)
 			}
@@ -283,7 +284,7 @@ func TestYAMLToIndexed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := marshal(p, WriteOptions{LLVMRelease: 22, IndexVersion: 13, MemProfVersion: v})
+		got, err := marshal(p, WriteOptions{Release: 22, IndexVersion: 13, MemProfVersion: v})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +343,7 @@ func TestValidate(t *testing.T) {
 		}
 	}
 	for _, r := range []int{16, 19, 22} {
-		o, err := Defaults(r)
+		o, err := Defaults(llvmrelease.Release(r))
 		if err != nil || o.Validate() != nil {
 			t.Errorf("Defaults(%d) = %+v, %v; Validate = %v", r, o, err, o.Validate())
 		}

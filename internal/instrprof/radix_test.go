@@ -3,6 +3,8 @@ package instrprof
 import (
 	"slices"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // TestStackSortsAgree checks the LSD radix sort of call stacks against the
@@ -17,7 +19,7 @@ func TestStackSortsAgree(t *testing.T) {
 				p.CallStacks[i] = st[:1+i%len(st)]
 			}
 		}
-		ix, err := index(p, rel)
+		ix, err := index(p, llvmrelease.Release(rel))
 		if err != nil {
 			t.Fatal(err)
 		}

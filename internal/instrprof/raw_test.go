@@ -10,6 +10,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // TestReadRawFixtures checks what the reader finds in the clang-written
@@ -20,7 +21,7 @@ func TestReadRawFixtures(t *testing.T) {
 	dir := instrproftest.Fixtures(t)
 	rawVersion := map[int]int{16: 8, 19: 10, 22: 10}
 	for _, rel := range instrproftest.Releases {
-		for _, mode := range instrproftest.Modes(rel) {
+		for _, mode := range instrproftest.Modes(llvmrelease.Release(rel)) {
 			name := fmt.Sprintf("app-llvm%d-%s-50.profraw", rel, mode)
 			t.Run(name, func(t *testing.T) {
 				p, err := OpenRaw(filepath.Join(dir, name))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // TestFastPath: the raws of one binary after the first take the
@@ -56,7 +57,7 @@ func TestFastPath(t *testing.T) {
 					}
 					slow.AddRaw(sr, w)
 				}
-				opts, _ := Defaults(rel)
+				opts, _ := Defaults(llvmrelease.Release(rel))
 				var a, b bytes.Buffer
 				if err := WriteFuncs(&a, fast, nil, nil, opts); err != nil {
 					t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/ondiskhash"
 )
@@ -171,7 +172,7 @@ type File struct {
 // tables are filled in DenseMap iteration order, which Write recomputes;
 // their order here is one whose DenseMap order reproduces the table (see
 // denseInsertionOrder).
-func (f *File) profileForWrite(release int) *memprof.Profile {
+func (f *File) profileForWrite(release llvmrelease.Release) *memprof.Profile {
 	if f.Profile == nil {
 		return nil
 	}
@@ -182,10 +183,10 @@ func (f *File) profileForWrite(release int) *memprof.Profile {
 	}
 	p.Records = permute(p.Records, ondiskhash.InsertionOrder(guids))
 	switch {
-	case f.MemProfVersion == 2 && release >= 20:
+	case f.MemProfVersion == 2 && !release.MemProfDenseMapOrder():
 		p.Frames = permute(p.Frames, ondiskhash.InsertionOrder(f.frameKeys))
 		p.CallStacks = permute(p.CallStacks, ondiskhash.InsertionOrder(f.stackKeys))
-	case f.MemProfVersion <= 2 && release <= 19:
+	case f.MemProfVersion <= 2 && release.MemProfDenseMapOrder():
 		p.Frames = permute(p.Frames, denseInsertionOrder(release, f.frameKeys))
 		p.CallStacks = permute(p.CallStacks, denseInsertionOrder(release, f.stackKeys))
 	}
@@ -200,7 +201,7 @@ func (f *File) profileForWrite(release int) *memprof.Profile {
 // first; where the layout disagrees with the table, the two keys at the
 // first differing position swap insertion places, until the layout matches
 // (or the search gives up and keeps its best guess).
-func denseInsertionOrder(release int, keys []uint64) []int {
+func denseInsertionOrder(release llvmrelease.Release, keys []uint64) []int {
 	ins := slices.Clone(keys)
 	pos := make(map[uint64]int, len(ins))
 	for i, k := range ins {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -61,7 +62,7 @@ func TestMergeSharedLibDifferential(t *testing.T) {
 					t.Fatalf("%s %v: %v", tool, args, err)
 				}
 				var got bytes.Buffer
-				if err := Show(&got, ShowRawInput(r, rel), ShowOptions{LLVMRelease: rel, BinaryIDs: true, Text: true, AllFunctions: true}); err != nil {
+				if err := Show(&got, ShowRawInput(r, llvmrelease.Release(rel)), ShowOptions{Release: llvmrelease.Release(rel), BinaryIDs: true, Text: true, AllFunctions: true}); err != nil {
 					t.Fatal(err)
 				}
 				if got.String() != string(want) {
@@ -73,7 +74,7 @@ func TestMergeSharedLibDifferential(t *testing.T) {
 					t.Fatalf("%s %v: %v", tool, args, err)
 				}
 				got.Reset()
-				if err := Show(&got, ShowRawInput(r, rel), ShowOptions{LLVMRelease: rel, BinaryIDs: true, ICTargets: true, AllFunctions: true}); err != nil {
+				if err := Show(&got, ShowRawInput(r, llvmrelease.Release(rel)), ShowOptions{Release: llvmrelease.Release(rel), BinaryIDs: true, ICTargets: true, AllFunctions: true}); err != nil {
 					t.Fatal(err)
 				}
 				if got.String() != string(want) {

@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/stdheap"
 )
 
 // ShowOptions are the options of `llvm-profdata show` for instrumented
 // profiles (showInstrProfile, llvm-profdata.cpp).
 type ShowOptions struct {
-	LLVMRelease     int
+	Release         llvmrelease.Release
 	AllFunctions    bool   // --all-functions
 	Function        string // --function: functions whose name contains it
 	Counts          bool   // --counts
@@ -72,9 +73,9 @@ type ShowInput struct {
 // profile: LLVM 16 only the binary ids of a file's last profile (see
 // FuncProfile.LastProfileBinaryIDs); the names are the functions' and
 // the vtables' (raw v10), which --text names value targets by.
-func ShowRawInput(r *RawProfile, release int) ShowInput {
+func ShowRawInput(r *RawProfile, release llvmrelease.Release) ShowInput {
 	ids := r.BinaryIDs
-	if release < 19 {
+	if !release.KeepsAllRawBinaryIDs() {
 		ids = ids[r.LastIDs:]
 	}
 	names := r.Names
@@ -107,7 +108,7 @@ type valueStats struct {
 	histogram                      []uint64
 }
 
-// Show writes what llvm-profdata show of release o.LLVMRelease prints for
+// Show writes what llvm-profdata show of release o.Release prints for
 // the profile.
 func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	w := bufio.NewWriter(out)
@@ -119,7 +120,7 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	var sb summaryBuilder
 	var stats [NumValueKinds]valueStats
 	shown, below := 0, uint64(0)
-	top := newHotHeap(o.LLVMRelease >= 20)
+	top := newHotHeap(o.Release.ShowSummary20())
 	if !o.Text && o.OnlyListBelow {
 		fmt.Fprintf(w, "The list of functions with the maximum counter less than %d:\n", o.ValueCutoff)
 	}
@@ -235,7 +236,7 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 	fields, entries := sb.resultAt(cutoffs)
 	if isIR {
 		fmt.Fprintf(w, "Instrumentation level: IR  entry_first = %d", in.Variant>>58&1)
-		if o.LLVMRelease >= 20 {
+		if o.Release.HasInstrumentLoopEntries() {
 			fmt.Fprintf(w, "  instrument_loop_entries = %d", in.Variant>>55&1)
 		}
 		w.WriteString("\n")
@@ -252,7 +253,7 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 			fmt.Fprintf(w, "Number of functions with maximum count (>= %d): %d\n", o.ValueCutoff, fields[0]-below)
 		}
 	}
-	if o.LLVMRelease < 20 {
+	if !o.Release.ShowSummary20() {
 		cutoffCounts() // before 20 right after the function count
 	}
 	fmt.Fprintf(w, "Maximum function count: %d\n", fields[2])
@@ -261,7 +262,7 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 		fmt.Fprintf(w, "Total number of blocks: %d\n", fields[1])
 		fmt.Fprintf(w, "Total count: %d\n", fields[5])
 	}
-	if o.LLVMRelease >= 20 {
+	if o.Release.ShowSummary20() {
 		totals()
 		cutoffCounts()
 	}
@@ -284,13 +285,13 @@ func Show(out io.Writer, in ShowInput, o ShowOptions) error {
 		showStats(w, &stats[IPVKMemOPSize])
 	}
 	if o.DetailedSummary {
-		if o.LLVMRelease < 20 {
+		if !o.Release.ShowSummary20() {
 			totals()
 		}
 		w.WriteString("Detailed summary:\n")
 		for _, e := range entries {
 			pct := fmt.Sprintf("%.6g", float64(float32(e.Cutoff)/1e6*100))
-			if o.LLVMRelease >= 20 {
+			if o.Release.ShowSummary20() {
 				fmt.Fprintf(w, "%d blocks (%.2f%%) with count >= %d account for %s%% of the total counts.\n",
 					e.NumCounts, share(e.NumCounts, fields[1]), e.MinCount, pct)
 			} else {

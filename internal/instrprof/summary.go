@@ -1,6 +1,9 @@
 package instrprof
 
-import "github.com/rules-pgo/rules_pgo/internal/memprof"
+import (
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
+)
 
 func (ix *indexed) summary() memprof.Summary {
 	var s memprof.Summary
@@ -19,7 +22,7 @@ func (ix *indexed) summary() memprof.Summary {
 
 // Summary computes the MemProf summary of p the way MemProfSummaryBuilder
 // does: each distinct allocation call stack counts once.
-func Summary(p *memprof.Profile, release int) memprof.Summary {
+func Summary(p *memprof.Profile, release llvmrelease.Release) memprof.Summary {
 	ix, err := index(&memprof.Profile{Records: p.Records}, release)
 	if err != nil {
 		return memprof.Summary{}

@@ -75,7 +75,7 @@ func FuzzWriteShapes(f *testing.F) {
 		}
 		o := shapeOptions[int(data[0])%len(shapeOptions)]
 		p := shapeProfile(data[1:])
-		name := fmt.Sprintf("llvm%d-v%d", o.LLVMRelease, o.MemProfVersion)
+		name := fmt.Sprintf("llvm%d-v%d", o.Release, o.MemProfVersion)
 		forceWorkers, batchSize, chunkMin = 1, 256<<10, 64<<10
 		want, err := marshal(p, o)
 		if err != nil {

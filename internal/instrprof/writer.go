@@ -26,44 +26,44 @@ const VariantMemProf = 1 << 62
 // therefore compare that field semantically (the reader keeps the stored
 // value in MemInfoBlock.AccessHistogram).
 type WriteOptions struct {
-	LLVMRelease    int  // 16, 19 or 22
-	IndexVersion   int  // IndexedInstrProf version, 9..13
-	MemProfVersion int  // 0..4
-	FullSchema     bool // V2+: all MemInfoBlock fields instead of the hot/cold four
+	Release        llvmrelease.Release // 16, 19 or 22
+	IndexVersion   int                 // IndexedInstrProf version, 9..13
+	MemProfVersion int                 // 0..4
+	FullSchema     bool                // V2+: all MemInfoBlock fields instead of the hot/cold four
 }
 
 // Defaults returns what llvm-profdata of the release writes without
 // --memprof-version or --memprof-full-schema (the llvmrelease table).
-func Defaults(release int) (WriteOptions, error) {
+func Defaults(release llvmrelease.Release) (WriteOptions, error) {
 	r, ok := llvmrelease.Lookup(release)
 	if !ok {
 		return WriteOptions{}, llvmrelease.ErrUnsupported("instrprof", release)
 	}
-	return WriteOptions{LLVMRelease: release, IndexVersion: r.IndexVersion, MemProfVersion: r.MemProfVersion}, nil
+	return WriteOptions{Release: release, IndexVersion: r.IndexVersion, MemProfVersion: r.MemProfVersion}, nil
 }
 
 // Validate reports whether the release's tools can read (and its
 // llvm-profdata could have written) a file with these versions.
 func (o WriteOptions) Validate() error {
-	r, ok := llvmrelease.Lookup(o.LLVMRelease)
+	r, ok := llvmrelease.Lookup(o.Release)
 	if !ok {
-		return llvmrelease.ErrUnsupported("instrprof", o.LLVMRelease)
+		return llvmrelease.ErrUnsupported("instrprof", o.Release)
 	}
 	if o.IndexVersion < r.MinIndexVersion || o.IndexVersion > r.MaxIndexVersion {
-		return fmt.Errorf("instrprof: LLVM %d cannot use index version %d (supported: %d..%d)", o.LLVMRelease, o.IndexVersion, r.MinIndexVersion, r.MaxIndexVersion)
+		return fmt.Errorf("instrprof: LLVM %d cannot use index version %d (supported: %d..%d)", o.Release, o.IndexVersion, r.MinIndexVersion, r.MaxIndexVersion)
 	}
 	if o.MemProfVersion < r.MinMemProfVersion || o.MemProfVersion > r.MaxMemProfVersion {
-		return fmt.Errorf("instrprof: LLVM %d cannot read MemProf version %d (supported: V%d..V%d)", o.LLVMRelease, o.MemProfVersion, r.MinMemProfVersion, r.MaxMemProfVersion)
+		return fmt.Errorf("instrprof: LLVM %d cannot read MemProf version %d (supported: V%d..V%d)", o.Release, o.MemProfVersion, r.MinMemProfVersion, r.MaxMemProfVersion)
 	}
 	if o.FullSchema && !r.FullSchemaFlag {
-		return fmt.Errorf("instrprof: LLVM %d has no --memprof-full-schema (V0 always uses the full schema)", o.LLVMRelease)
+		return fmt.Errorf("instrprof: LLVM %d has no --memprof-full-schema (V0 always uses the full schema)", o.Release)
 	}
 	return nil
 }
 
 func (o WriteOptions) schema() []memprof.Meta {
 	if o.MemProfVersion <= 1 || o.FullSchema {
-		return memprof.KnownFields(o.LLVMRelease)
+		return memprof.KnownFields(o.Release)
 	}
 	return HotColdSchema
 }
@@ -121,7 +121,7 @@ func planFor(p *memprof.Profile, opts WriteOptions) (*plan, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ix, err := index(p, opts.LLVMRelease)
+	ix, err := index(p, opts.Release)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ package llvmname
 import (
 	"crypto/md5"
 	"encoding/binary"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"strings"
 )
 
@@ -59,12 +60,12 @@ func Canonical(name string) string {
 	return name
 }
 
-// CanonicalForRelease returns the name LLVM release llvmRelease hashes for
+// CanonicalForRelease returns the name the LLVM release hashes for
 // a symbolized linkage name in a MemProf frame. LLVM 16's
 // IndexedMemProfRecord::getGUID cut the name at the first ".llvm." and
 // nothing else; later releases use Canonical.
-func CanonicalForRelease(name string, llvmRelease int) string {
-	if llvmRelease < 17 {
+func CanonicalForRelease(name string, release llvmrelease.Release) string {
+	if !release.CanonicalMemProfNames() {
 		if i := strings.Index(name, ".llvm."); i >= 0 {
 			return name[:i]
 		}

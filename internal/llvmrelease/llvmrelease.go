@@ -8,8 +8,16 @@
 // ./internal/llvmrelease` (gen/main.go). A test in gen fails while the
 // checked-in file differs from what the generator writes.
 //
-// Adding a release means adding a row here, regenerating, and teaching the
-// format packages (internal/memprof, internal/instrprof) its behaviour.
+// Release (release.go) is a release number; what a release does
+// differently is one of its methods, named after the LLVM fact
+// (r.MemProfFrameID17Bytes(), r.HasVTableTypeProfiles(),
+// r.MemProfRawVersions()), so no other package compares a release with a
+// number (internal/release_test.go enforces it). The zero Release means
+// Default (Release.OrDefault).
+//
+// Adding a release means adding a row here, regenerating, checking each
+// fact of release.go against it, and teaching the format packages its new
+// behaviour through new facts.
 package llvmrelease
 
 //go:generate go run ./gen -o ../../rules/llvm_releases.bzl
@@ -38,8 +46,8 @@ const Default = 22
 // -fprofile-use.
 const MemoryProfileUseSince = 18
 
-// Release holds the facts of one supported LLVM release.
-type Release struct {
+// Facts holds the format versions of one supported LLVM release.
+type Facts struct {
 	Major int
 	// IndexVersion and MemProfVersion are what the release's
 	// llvm-profdata merge writes without --memprof-version.
@@ -53,7 +61,7 @@ type Release struct {
 }
 
 // releases is the table, in increasing Major order.
-var releases = []Release{
+var releases = []Facts{
 	{Major: 16, IndexVersion: 9, MemProfVersion: 0,
 		MinIndexVersion: 9, MaxIndexVersion: 9, MinMemProfVersion: 0, MaxMemProfVersion: 0},
 	{Major: 19, IndexVersion: 12, MemProfVersion: 0,
@@ -63,16 +71,25 @@ var releases = []Release{
 }
 
 // All returns the supported releases, oldest first.
-func All() []Release { return append([]Release(nil), releases...) }
+func All() []Facts { return append([]Facts(nil), releases...) }
+
+// Majors returns the supported release numbers, oldest first.
+func Majors() []int {
+	m := make([]int, len(releases))
+	for i, r := range releases {
+		m[i] = r.Major
+	}
+	return m
+}
 
 // Lookup returns the facts of a supported release.
-func Lookup(major int) (Release, bool) {
+func Lookup(major Release) (Facts, bool) {
 	for _, r := range releases {
-		if r.Major == major {
+		if Release(r.Major) == major {
 			return r, true
 		}
 	}
-	return Release{}, false
+	return Facts{}, false
 }
 
 // SupportedText lists the supported releases for messages: "16, 19 or 22".
@@ -86,13 +103,13 @@ func SupportedText() string {
 
 // ErrUnsupported is the error for a release not in the table; what names
 // the package or flag reporting it.
-func ErrUnsupported(what string, major int) error {
+func ErrUnsupported(what string, major Release) error {
 	return fmt.Errorf("%s: unsupported LLVM release %d (want %s)", what, major, SupportedText())
 }
 
 // Reads reports whether the release's clang and llvm-profdata read a file
 // with these index and MemProf versions.
-func (r Release) Reads(indexVersion, memProfVersion int) bool {
+func (r Facts) Reads(indexVersion, memProfVersion int) bool {
 	return r.MinIndexVersion <= indexVersion && indexVersion <= r.MaxIndexVersion &&
 		r.MinMemProfVersion <= memProfVersion && memProfVersion <= r.MaxMemProfVersion
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // syntheticRaw builds a profile with n stacks of the given depth over a
@@ -84,7 +85,7 @@ func BenchmarkConvert(b *testing.B) {
 	defer bin.Close()
 	var records int
 	for b.Loop() {
-		p, err := Convert([]*RawProfile{raw}, bin, ConvertOptions{LLVMRelease: 19})
+		p, err := Convert([]*RawProfile{raw}, bin, ConvertOptions{Release: 19})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -153,7 +154,7 @@ func BenchmarkConvertLarge(b *testing.B) {
 	defer bin.Close()
 	for _, release := range []int{19, 22} {
 		b.Run(fmt.Sprint(release), func(b *testing.B) {
-			warm, err := NewConverter(bin, ConvertOptions{LLVMRelease: release, Workers: 1})
+			warm, err := NewConverter(bin, ConvertOptions{Release: llvmrelease.Release(release), Workers: 1})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -93,7 +93,7 @@ func TestMergeContexts(t *testing.T) {
 
 func convertMerged(t *testing.T, bin Symbolizer, raws []*RawProfile) *Compact {
 	t.Helper()
-	c, err := NewConverter(bin, ConvertOptions{LLVMRelease: 22, MergeContexts: true})
+	c, err := NewConverter(bin, ConvertOptions{Release: 22, MergeContexts: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,12 +39,12 @@ type Symbolizer interface {
 
 // ConvertOptions select the LLVM behaviour to reproduce.
 type ConvertOptions struct {
-	// LLVMRelease is the llvm-profdata major version whose conversion is
+	// Release is the llvm-profdata major version whose conversion is
 	// emulated: 16, 19 or 22 (0 means llvmrelease.Default). It selects the accepted raw
 	// versions (16: 2; 19: 3, 4; 22: 3, 4, 5), the binary checks, the
 	// runtime-frame filter, the GUID canonicalization, the DenseMap hash
 	// and the multi-input merge quirks.
-	LLVMRelease int
+	Release llvmrelease.Release
 	// NumThreads is llvm-profdata merge's --num-threads: the number of
 	// writer contexts inputs are spread over (input i goes to context
 	// i mod NumThreads, then contexts are merged pairwise). 0 means 1.
@@ -66,29 +66,7 @@ type ConvertOptions struct {
 	MergeContexts bool
 }
 
-func (o ConvertOptions) release() int {
-	if o.LLVMRelease == 0 {
-		return llvmrelease.Default
-	}
-	return o.LLVMRelease
-}
-
-// rawVersionsAccepted reports the raw versions RawMemProfReader of an LLVM
-// release accepts (MEMPROF_RAW_VERSION / MEMPROF_RAW_SUPPORTED_VERSIONS).
-func rawVersionsAccepted(release int) []uint64 {
-	switch {
-	case release <= 15:
-		return []uint64{1}
-	case release == 16:
-		return []uint64{2}
-	case release <= 18:
-		return []uint64{3}
-	case release <= 21:
-		return []uint64{3, 4}
-	default:
-		return []uint64{3, 4, 5}
-	}
-}
+func (o ConvertOptions) release() llvmrelease.Release { return o.Release.OrDefault() }
 
 // ConvertError is a conversion failure that is not a decoding error: a
 // binary that does not match the profile, nothing left after
@@ -140,7 +118,7 @@ func (e *ConvertError) Unwrap() error { return e.Err }
 // read each input only when its turn in FoldOrder comes.
 
 // Convert turns raw profiles into a Profile the way `llvm-profdata merge
-// --profiled-binary` of opts.LLVMRelease does (spec §2): each input is
+// --profiled-binary` of opts.Release does (spec §2): each input is
 // symbolized against bin (PCs deduplicated, symbolized concurrently,
 // results applied in LLVM's order), runtime and unsymbolizable frames are
 // dropped, records are built in first-touch order, and several inputs are
@@ -174,7 +152,7 @@ type textBinary struct {
 	buildID       []byte
 }
 
-func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
+func checkBinary(bin Symbolizer, release llvmrelease.Release) (*textBinary, error) {
 	name := bin.Path()
 	h, closeELF, err := elfHeaders(bin)
 	if err != nil {
@@ -186,7 +164,7 @@ func checkBinary(bin Symbolizer, release int) (*textBinary, error) {
 	}
 	loads := h.LoadSegments()
 	tb := &textBinary{buildID: bin.BuildID()}
-	if release <= 16 {
+	if !release.MemProfSymbolizesPIE() {
 		// LLVM 16 symbolizes runtime addresses unchanged and rejects PIE.
 		if len(loads) > 0 && loads[0].Vaddr == 0 {
 			return nil, &ConvertError{File: name, Msg: "Unsupported position independent code"}
@@ -242,16 +220,16 @@ type textSegment struct {
 // before converting it (raw versions the release reads) and picks the
 // profiled binary's text segment (LLVM 17+: by build id; LLVM 16 uses
 // addresses unchanged).
-func profiledSegment(in *RawProfile, bin Symbolizer, tb *textBinary, release int) (textSegment, error) {
+func profiledSegment(in *RawProfile, bin Symbolizer, tb *textBinary, release llvmrelease.Release) (textSegment, error) {
 	ok := len(in.Versions) > 0
 	for _, dv := range in.Versions {
-		ok = ok && slices.Contains(rawVersionsAccepted(release), dv)
+		ok = ok && slices.Contains(release.MemProfRawVersions(), dv)
 	}
 	if !ok {
 		return textSegment{}, &ConvertError{File: in.Name, Err: decode.ErrUnsupportedVersion,
-			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, rawVersionsAccepted(release))}
+			Msg: fmt.Sprintf("raw version %d is not read by llvm-profdata %d (it reads raw versions %v)", in.Version, release, release.MemProfRawVersions())}
 	}
-	seg := textSegment{adjust: release > 16}
+	seg := textSegment{adjust: release.MemProfSymbolizesPIE()}
 	if !seg.adjust {
 		return seg, nil
 	}
@@ -292,7 +270,7 @@ type pcInfo struct {
 // symbolize returns the symbolization of a module-relative address the way
 // RawMemProfReader keeps it: nil frames (discard) for addresses without
 // DWARF, without a name, or inside the memprof runtime.
-func symbolize(bin Symbolizer, addr uint64, release int) pcInfo {
+func symbolize(bin Symbolizer, addr uint64, release llvmrelease.Release) pcInfo {
 	fr, err := bin.Symbolize(addr)
 	if err != nil || len(fr) == 0 || (fr[0].LinkageName == "" && fr[0].Name == "") || isRuntimePath(fr[0].File, release) {
 		return pcInfo{discard: true}
@@ -316,8 +294,8 @@ func symbolize(bin Symbolizer, addr uint64, release int) pcInfo {
 
 // displayNameForRelease is the SymbolName llvm-profdata keeps for a frame:
 // the canonical name from LLVM 17 on, the raw linkage name in LLVM 16.
-func displayNameForRelease(name string, llvmRelease int) string {
-	if llvmRelease < 17 {
+func displayNameForRelease(name string, release llvmrelease.Release) string {
+	if !release.CanonicalMemProfNames() {
 		return name
 	}
 	return llvmname.Canonical(name)
@@ -341,9 +319,9 @@ func frameKey(fs []Frame) string {
 
 // isRuntimePath reports whether a frame's file belongs to the memprof
 // runtime's interceptors, whose frames LLVM drops.
-func isRuntimePath(file string, release int) bool {
+func isRuntimePath(file string, release llvmrelease.Release) bool {
 	slash := filepath.ToSlash(strings.ReplaceAll(file, `\`, "/"))
-	if release <= 16 {
+	if !release.MemProfRuntimeFilesByName() {
 		return strings.Contains(slash, "memprof/memprof_")
 	}
 	switch path.Base(slash) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 func TestConvertErrors(t *testing.T) {
@@ -43,7 +44,7 @@ func TestConvertErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bin.Close()
-			_, err = Convert([]*RawProfile{raw}, bin, ConvertOptions{LLVMRelease: tt.release})
+			_, err = Convert([]*RawProfile{raw}, bin, ConvertOptions{Release: llvmrelease.Release(tt.release)})
 			if err == nil {
 				t.Fatal("Convert succeeded, want error")
 			}
@@ -74,11 +75,11 @@ func TestConvertNothingSymbolized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie")}, ConvertOptions{LLVMRelease: 16})
+	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie")}, ConvertOptions{Release: 16})
 	if err == nil || !strings.Contains(err.Error(), "no entries in callstack map after symbolization") || !errors.Is(err, decode.ErrMalformed) {
 		t.Errorf("Convert error = %v, want no entries in callstack map", err)
 	}
-	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie")}, ConvertOptions{LLVMRelease: 22})
+	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie")}, ConvertOptions{Release: 22})
 	if err == nil || !strings.Contains(err.Error(), "No build id found in binary") {
 		t.Errorf("Convert (22) error = %v, want No build id found", err)
 	}
@@ -98,7 +99,7 @@ func TestConvertDeterministic(t *testing.T) {
 	defer bin.Close()
 	var first string
 	for _, w := range []int{1, 2, 8} {
-		p, err := Convert([]*RawProfile{raw}, bin, ConvertOptions{LLVMRelease: 19, Workers: w})
+		p, err := Convert([]*RawProfile{raw}, bin, ConvertOptions{Release: 19, Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}

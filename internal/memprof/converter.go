@@ -11,6 +11,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
 	"github.com/rules-pgo/rules_pgo/internal/hashtab"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // Converter folds raw profiles into one profile, one input at a time, the
@@ -46,7 +47,7 @@ import (
 type Converter struct {
 	bin     Symbolizer
 	tb      *textBinary
-	release int
+	release llvmrelease.Release
 	workers int
 	sym     *symTable
 	// merge is ConvertOptions.MergeContexts: stackMIB[s] is the merged
@@ -123,7 +124,7 @@ type frameTuple struct {
 	inline       bool
 }
 
-// NewConverter checks the profiled binary for opts.LLVMRelease and returns
+// NewConverter checks the profiled binary for opts.Release and returns
 // an empty Converter. opts.NumThreads is ignored: Add and Fold treat every
 // input as loaded into a writer context of its own.
 func NewConverter(bin Symbolizer, opts ConvertOptions) (*Converter, error) {
@@ -169,7 +170,7 @@ type foldStep struct {
 
 // foldSteps is FoldOrder for n inputs spread over threads contexts (input
 // i to context i mod threads, in order).
-func foldSteps(n, threads, release int) []foldStep {
+func foldSteps(n, threads int, release llvmrelease.Release) []foldStep {
 	threads = max(1, min(threads, n))
 	ctx := make([][]int, threads) // context ids each context holds, in absorption order
 	for i := range ctx {
@@ -186,7 +187,7 @@ func foldSteps(n, threads, release int) []foldStep {
 	var steps []foldStep
 	for _, c := range ctx[0] {
 		for in := c; in < n; in += threads {
-			steps = append(steps, foldStep{input: in, full: release < 22 || in == c})
+			steps = append(steps, foldStep{input: in, full: !release.MemProfDropsLaterInputs() || in == c})
 		}
 	}
 	return steps
@@ -358,7 +359,7 @@ func (sc *prepScratch) checkStacks(in *RawProfile, p *Prepared) ([]int32, error)
 // it has met them.
 func (c *Converter) orderFrames(in *RawProfile, sc *prepScratch, p *Prepared, needFirst bool) {
 	sc.seen = resize(sc.seen, (len(p.frames)+63)/64)
-	if c.release < 20 {
+	if c.release.MemProfDenseMapOrder() {
 		sc.orderAllFrames(in.stackMapOrder(c.release), p, needFirst)
 		return
 	}
@@ -790,7 +791,7 @@ func (c *Converter) fold(p *Prepared, full bool) {
 	for _, fid := range p.frameRun {
 		c.place(fid, p)
 	}
-	runs := c.release < 20 && !c.merge // runs only matter to the LLVM 16/19 writers
+	runs := c.release.MemProfDenseMapOrder() && !c.merge // runs only matter to the LLVM 16/19 writers
 	if runs {
 		c.frameRuns = append(c.frameRuns, p.frameRun)
 	}
@@ -848,7 +849,7 @@ func (c *Converter) fold(p *Prepared, full bool) {
 				c.callSet[callRef{ri, s}] = struct{}{}
 				c.calls = append(c.calls, callRef{ri, s})
 				c.recCall[ri]++
-			} else if c.release < 20 || c.recInput[ri] == cur {
+			} else if !c.release.MemProfKeepsFirstInputCallSites() || c.recInput[ri] == cur {
 				c.calls = append(c.calls, callRef{ri, s})
 				c.recCall[ri]++
 			}
@@ -900,7 +901,7 @@ func (c *Converter) note(s, cur int32, run *[]int32) {
 		return
 	}
 	c.stackStamp[s] = cur
-	if c.release < 20 && !c.merge {
+	if c.release.MemProfDenseMapOrder() && !c.merge {
 		*run = append(*run, s)
 	}
 }
@@ -969,7 +970,7 @@ func (c *Converter) Compact() (*Compact, error) {
 	for i := range out.Records {
 		out.Records[i].AllocEnd, out.Records[i].CallEnd = c.recAlloc[i], c.recCall[i]
 	}
-	if c.release < 20 && len(c.frameRuns) > 1 {
+	if c.release.MemProfDenseMapOrder() && len(c.frameRuns) > 1 {
 		out.FrameRuns = make([][]int32, len(c.frameRuns))
 		for i, run := range c.frameRuns {
 			r := make([]int32, len(run))

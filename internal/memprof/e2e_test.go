@@ -11,6 +11,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
@@ -116,11 +117,11 @@ func TestConvertIndexedMatchesLLVMProfdata(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer b.Close()
-				p, err := memprof.Convert(raws, b, memprof.ConvertOptions{LLVMRelease: release, NumThreads: c.threads})
+				p, err := memprof.Convert(raws, b, memprof.ConvertOptions{Release: llvmrelease.Release(release), NumThreads: c.threads})
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts, err := instrprof.Defaults(release)
+				opts, err := instrprof.Defaults(llvmrelease.Release(release))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // fakeSymbolizer symbolizes any address deterministically: one to three
@@ -91,7 +92,7 @@ func TestFoldMatchesTreeMerge(t *testing.T) {
 				if threads > n {
 					continue
 				}
-				opts := ConvertOptions{LLVMRelease: release, NumThreads: threads, Workers: 2}
+				opts := ConvertOptions{Release: llvmrelease.Release(release), NumThreads: threads, Workers: 2}
 				want, err := treeConvert(inputs, bin, opts)
 				if err != nil {
 					t.Fatal(err)
@@ -146,7 +147,7 @@ func TestPrepareConcurrent(t *testing.T) {
 		for i := 0; i < n; i++ {
 			inputs = append(inputs, foldRaw(i, version))
 		}
-		opts := ConvertOptions{LLVMRelease: release, NumThreads: n, Workers: 2}
+		opts := ConvertOptions{Release: llvmrelease.Release(release), NumThreads: n, Workers: 2}
 		want, err := Convert(inputs, bin, opts)
 		if err != nil {
 			t.Fatal(err)

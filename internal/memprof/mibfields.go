@@ -1,6 +1,10 @@
 package memprof
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
+)
 
 //go:generate go test -run ^TestMIBGenerated$ -update-mib
 
@@ -135,8 +139,8 @@ func MetaByName(name string) Meta {
 // KnownFields returns the MemInfoBlock tags an LLVM release knows, in tag
 // order: those of the newest raw version it reads (1..25 for LLVM 16–18,
 // 1..27 for 19 and later). It is LLVM's full schema.
-func KnownFields(llvmRelease int) []Meta {
-	accepted := rawVersionsAccepted(llvmRelease)
+func KnownFields(release llvmrelease.Release) []Meta {
+	accepted := release.MemProfRawVersions()
 	newest := accepted[len(accepted)-1]
 	var s []Meta
 	for _, f := range mibFields {

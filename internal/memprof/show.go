@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // ShowRaw converts one raw profile like Convert and writes the text dump of
 // `llvm-profdata show --memory RAW --profiled-binary BIN` of
-// opts.LLVMRelease (16, 19 or 22; spec §6.2). The dump differs from LLVM's
+// opts.Release (16, 19 or 22; spec §6.2). The dump differs from LLVM's
 // in one place only: for MIBs with a histogram, LLVM prints its own heap
 // pointer as AccessHistogram, and this prints the value found in the file.
 func ShowRaw(w io.Writer, raw *RawProfile, bin Symbolizer, opts ConvertOptions) error {
@@ -27,7 +29,7 @@ func ShowRaw(w io.Writer, raw *RawProfile, bin Symbolizer, opts ConvertOptions) 
 	return writeShowText(w, raw, p, kept, release)
 }
 
-func writeShowText(out io.Writer, raw *RawProfile, p *Profile, numStacks, release int) error {
+func writeShowText(out io.Writer, raw *RawProfile, p *Profile, numStacks int, release llvmrelease.Release) error {
 	records, names := p.Records, p.SymbolNames
 	w := bufio.NewWriter(out)
 	var numMIB, numAllocFuncs int
@@ -37,12 +39,12 @@ func writeShowText(out io.Writer, raw *RawProfile, p *Profile, numStacks, releas
 			numMIB += len(r.AllocSites)
 		}
 	}
-	if release >= 21 {
+	if release.MemProfShowsSummaryComment() {
 		writeSummaryComment(w, records)
 	}
 	version := raw.Version
-	if release <= 16 {
-		version = rawVersionsAccepted(release)[0] // MEMPROF_RAW_VERSION
+	if !release.MemProfShowsFileRawVersion() {
+		version = release.MemProfRawVersions()[0] // MEMPROF_RAW_VERSION
 	}
 	fmt.Fprintf(w, "MemprofProfile:\n  Summary:\n    Version: %d\n    NumSegments: %d\n    NumMibInfo: %d\n    NumAllocFunctions: %d\n    NumStackOffsets: %d\n",
 		version, len(raw.Segments), numMIB, numAllocFuncs, numStacks)
@@ -90,12 +92,12 @@ func writeFrameYAML(w io.Writer, f Frame, names map[uint64]string) {
 		f.Function, name, f.LineOffset, f.Column, inline)
 }
 
-func writeMIBYAML(w io.Writer, m *MemInfoBlock, release int) {
+func writeMIBYAML(w io.Writer, m *MemInfoBlock, release llvmrelease.Release) {
 	fmt.Fprintf(w, "      MemInfoBlock:\n")
 	for _, t := range KnownFields(release) {
 		fmt.Fprintf(w, "        %s: %d\n", t, m.Field(t))
 	}
-	if release > 18 && m.AccessHistogramSize > 0 {
+	if release.HasMemProfAccessHistogram() && m.AccessHistogramSize > 0 {
 		fmt.Fprintf(w, "        AccessHistogramValues:")
 		for i := 0; i < int(m.AccessHistogramSize) && i < len(m.Histogram); i++ {
 			fmt.Fprintf(w, " %d", m.Histogram[i])

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -91,7 +92,7 @@ func testShow(t *testing.T, backend string, c showCase) {
 				defer b.Close()
 				sym = b
 			}
-			err = ShowRaw(&got, raw, sym, ConvertOptions{LLVMRelease: c.release})
+			err = ShowRaw(&got, raw, sym, ConvertOptions{Release: llvmrelease.Release(c.release)})
 			if c.wantError != "" {
 				if llvmErr == nil {
 					t.Errorf("llvm-profdata-%d succeeded, want failure", c.release)
@@ -221,7 +222,7 @@ func showRewritten(t *testing.T, tool string, raw *RawProfile, bin string, v uin
 	}
 	defer b.Close()
 	var got bytes.Buffer
-	if err := ShowRaw(&got, again, b, ConvertOptions{LLVMRelease: release}); err != nil {
+	if err := ShowRaw(&got, again, b, ConvertOptions{Release: llvmrelease.Release(release)}); err != nil {
 		t.Fatal(err)
 	}
 	w, g := maskHistogramPointers(string(want)), maskHistogramPointers(got.String())

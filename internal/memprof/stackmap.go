@@ -3,6 +3,7 @@ package memprof
 import (
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
 	"github.com/rules-pgo/rules_pgo/internal/hashtab"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // idIndex maps stack ids to their index in a RawProfile's StackIDs (or a
@@ -59,8 +60,8 @@ func (p *RawProfile) index() *idIndex {
 // (a DenseMap) as StackIDs indexes: RawMemProfReader inserts the first
 // dump's stack map whole and then, for each later dump, that dump's own
 // map in its iteration order, an id already present keeping its entry.
-func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
-	m := densemap.New(llvmRelease, p.StackIDs)
+func (p *RawProfile) stackMapOrder(release llvmrelease.Release) []int32 {
+	m := densemap.New(release, p.StackIDs)
 	if len(p.dumpStackIDs) == 0 {
 		// A profile built in memory (not read): use StackIDs.
 		for i := range p.StackIDs {
@@ -76,7 +77,7 @@ func (p *RawProfile) stackMapOrder(llvmRelease int) []int32 {
 			}
 			continue
 		}
-		for _, k := range densemap.Order(llvmRelease, ids) {
+		for _, k := range densemap.Order(release, ids) {
 			v, _ := idx.get(ids[k])
 			m.Insert(v)
 		}

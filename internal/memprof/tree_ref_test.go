@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // This file keeps the original per-context conversion (one reader result
@@ -19,13 +20,13 @@ func treeConvert(inputs []*RawProfile, bin Symbolizer, opts ConvertOptions) (*Pr
 	}
 	results := make([]*readerResult, len(inputs))
 	for i, in := range inputs {
-		r, err := convertOne(in, bin, tb, release, opts.Workers)
+		r, err := convertOne(in, bin, tb, int(release), opts.Workers)
 		if err != nil {
 			return nil, err
 		}
 		results[i] = r
 	}
-	return mergeContexts(results, release, opts.NumThreads), nil
+	return mergeContexts(results, int(release), opts.NumThreads), nil
 }
 
 // readerResult is one input converted (LLVM's RawMemProfReader state).
@@ -41,7 +42,7 @@ type readerResult struct {
 }
 
 func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers int) (*readerResult, error) {
-	seg, err := profiledSegment(in, bin, tb, release)
+	seg, err := profiledSegment(in, bin, tb, llvmrelease.Release(release))
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 	// Stack visiting order = LLVM's DenseMap iteration over the raw stack
 	// map; PCs are symbolized the first time that walk meets them.
 	var order []uint64
-	for _, i := range in.stackMapOrder(release) {
+	for _, i := range in.stackMapOrder(llvmrelease.Release(release)) {
 		order = append(order, in.StackIDs[i])
 	}
 	pcIndex := map[uint64]int{}
@@ -68,7 +69,7 @@ func convertOne(in *RawProfile, bin Symbolizer, tb *textBinary, release, workers
 			}
 		}
 	}
-	infos := symbolizeAll(pcs, func(pc uint64) pcInfo { return symbolize(bin, moduleOffset(pc), release) }, workers)
+	infos := symbolizeAll(pcs, func(pc uint64) pcInfo { return symbolize(bin, moduleOffset(pc), llvmrelease.Release(release)) }, workers)
 
 	r := &readerResult{recIndex: map[uint64]int{}, raw: in}
 	symName := map[uint64]string{}

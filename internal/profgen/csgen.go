@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
@@ -49,9 +50,9 @@ type CSOptions struct {
 	// PreInline are the pre-inliner's switches; the zero value means
 	// DefaultPreInlinerOptions.
 	PreInline PreInlinerOptions
-	// LLVM is the release whose profile-map order the conversions follow
-	// (0 means 22).
-	LLVM int
+	// Release is the release whose profile-map order the conversions
+	// follow (0 means llvmrelease.Default).
+	Release llvmrelease.Release
 }
 
 // ctxNode is a node of SampleContextTracker's context trie (a
@@ -303,7 +304,7 @@ func (g *csGenerator) inferredSamples(n *ctxNode) {
 // density warning. Each step works on the profile map in LLVM's order
 // (sampleprof's conversions), which the FuncMetadata section follows.
 func (g *csGenerator) postProcessCS(opts CSOptions, sizes *sizeTracker) (*sampleprof.Profile, error) {
-	s := g.contextLessSummary(opts.LLVM)
+	s := g.contextLessSummary(opts.Release)
 	if opts.PreInliner {
 		if err := g.preInline(opts.PreInline, sizes, s); err != nil {
 			return nil, err
@@ -317,15 +318,15 @@ func (g *csGenerator) postProcessCS(opts CSOptions, sizes *sizeTracker) (*sample
 		err := p.TrimColdContexts(sampleprof.ColdContextOptions{
 			Threshold: s.CountThreshold(sampleprof.HotCutoff),
 			Trim:      opts.TrimColdProfile, Merge: opts.MergeColdContext,
-			FrameDepth: opts.MaxColdContextDepth, BaseOnly: opts.PreInliner, LLVM: opts.LLVM})
+			FrameDepth: opts.MaxColdContextDepth, BaseOnly: opts.PreInliner, Release: opts.Release})
 		if err != nil {
 			return nil, err
 		}
 	}
 	if opts.GenNestedProfile {
-		p.NestContexts(sampleprof.NestOptions{LLVM: opts.LLVM})
+		p.NestContexts(sampleprof.NestOptions{Release: opts.Release})
 	}
-	g.filterAmbiguous(p, opts.LLVM)
+	g.filterAmbiguous(p, opts.Release)
 	if opts.MarkAllContextPreinlined {
 		markAllPreinlined(p)
 	}
@@ -337,7 +338,7 @@ func (g *csGenerator) postProcessCS(opts CSOptions, sizes *sizeTracker) (*sample
 // trie's profiles merged per function (createContextLessProfileMap, which
 // visits the trie breadth first; a checksum mismatch merges nothing, as
 // FunctionSamples::merge).
-func (g *csGenerator) contextLessSummary(llvm int) *sampleprof.Summary {
+func (g *csGenerator) contextLessSummary(llvm llvmrelease.Release) *sampleprof.Summary {
 	flat := &sampleprof.Profile{}
 	bfs(&g.root, func(n *ctxNode) {
 		if n.fs != nil {

@@ -57,6 +57,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
@@ -401,7 +402,7 @@ func PostProcess(p *sampleprof.Profile, opts GenerateOptions) *sampleprof.Profil
 // filterAmbiguous is filterAmbiguousProfile on the profile map of release
 // llvm: profiles of global and TLS initializers are erased, and so are
 // such inlinees.
-func (g *generator) filterAmbiguous(p *sampleprof.Profile, llvm int) {
+func (g *generator) filterAmbiguous(p *sampleprof.Profile, llvm llvmrelease.Release) {
 	p.DeleteFuncs(llvm, func(fs *sampleprof.FunctionSamples) bool {
 		if filtered(fs.Name.String()) {
 			return true

@@ -37,8 +37,8 @@ type Options struct {
 	// Output is -o ('-' is stdout); Format is --format: text, binary or
 	// extbinary.
 	Output, Format string
-	// LLVM is --llvm-version: the release whose llvm-profgen to follow.
-	LLVM int
+	// Release is --llvm-version: the release whose llvm-profgen to follow.
+	Release llvmrelease.Release
 	// PID is --pid (a process id, checked by Run); TraceBuildID is
 	// --trace-build-id.
 	PID, TraceBuildID string
@@ -93,7 +93,7 @@ type Options struct {
 // DefaultOptions returns llvm-profgen's defaults for the default LLVM
 // release (llvmrelease.Default).
 func DefaultOptions() Options {
-	o := Options{Format: "extbinary", LLVM: llvmrelease.Default, Context: DefaultContextOptions, UseOffset: true}
+	o := Options{Format: "extbinary", Release: llvmrelease.Default, Context: DefaultContextOptions, UseOffset: true}
 	o.CS.PreInliner, o.CS.GenNestedProfile, o.CS.MergeColdContext, o.CS.MaxColdContextDepth = true, true, true, 1
 	o.CS.InferMissingFrames, o.LoadFunctionFromSymbol = true, true
 	o.Generate.ProfileDensityThreshold, o.Generate.ProfileDensityCutoffHot, o.Generate.DensityGiven = 50, 990000, true
@@ -113,17 +113,17 @@ func Run(opts Options) error {
 		c.Warn = func(string) {}
 	}
 	switch {
-	case c.LLVM != 19 && c.LLVM != 22:
-		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen 19 or 22", c.LLVM)
+	case !c.Release.HasProfgen():
+		return cli.Usagef("--llvm-version %d: profgen follows llvm-profgen %s", c.Release, llvmrelease.ProfgenText())
 	case c.ShowDisassemblyOnly && c.Binary != "":
 		return showDisassembly(c)
-	case c.LoadFunctionFromSymbolGiven && c.LLVM < 22:
+	case c.LoadFunctionFromSymbolGiven && !c.Release.ProfgenLoadsFunctionsFromSymbols():
 		return cli.Usagef("--load-function-from-symbol is LLVM 22's (LLVM 19 never reads functions from the symbol table): add --llvm-version 22")
-	case c.Context.MaxUnsymbolizedContextDepth != -1 && c.LLVM < 22:
+	case c.Context.MaxUnsymbolizedContextDepth != -1 && !c.Release.ProfgenHas22Options():
 		return cli.Usagef("--csprof-max-unsymbolized-context-depth is LLVM 22's: add --llvm-version 22")
-	case c.Generate.MarkAllContextPreinlined && c.LLVM < 22:
+	case c.Generate.MarkAllContextPreinlined && !c.Release.ProfgenHas22Options():
 		return cli.Usagef("--mark-all-context-preinlined is LLVM 22's: add --llvm-version 22")
-	case (c.DataAccessPerftrace != "" || c.WriteVTables) && c.LLVM < 22:
+	case (c.DataAccessPerftrace != "" || c.WriteVTables) && !c.Release.HasVTableTypeProfiles():
 		return cli.Usagef("vtable type profiles (--data-access-perftrace, --extbinary-write-vtable-type-prof) are LLVM 22's: add --llvm-version 22")
 	case c.LLVMSampleProfile != "" && (c.Perfscript != "" || c.Perfdata != "" || c.Unsymbolized != ""):
 		return cli.Usagef("`--llvm-sample-profile` is an input of its own: drop `--perfscript`, `--perfdata` and `--unsymbolized-profile`")
@@ -173,7 +173,7 @@ func loadBinary(c *Options, warn func(string)) (*perfscript.Binary, error) {
 	if c.UseDWARFCorrelation {
 		bin.PseudoProbes = false
 	}
-	if bin.PseudoProbes && c.LLVM >= 22 && c.LoadFunctionFromSymbol {
+	if bin.PseudoProbes && c.Release.ProfgenLoadsFunctionsFromSymbols() && c.LoadFunctionFromSymbol {
 		// llvm-profgen-22 knows the functions of probe binaries that have
 		// no DWARF from the symbol table.
 		if err := bin.RecoverSymbolTableFunctions(); err != nil {
@@ -259,7 +259,7 @@ func generate(c *Options) error {
 		}
 		c.CS.GenerateOptions = c.Generate
 		c.CS.Warn = warn
-		c.CS.LLVM = c.LLVM
+		c.CS.Release = c.Release
 		if c.CS.PreInliner && !c.MergeColdContextGiven {
 			// llvm-profgen turns the cold-context merger off after its
 			// pre-inliner unless it was asked for.
@@ -329,7 +329,7 @@ func postProcessProfile(c *Options, warn func(string), stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, err := sampleprof.Read(c.LLVMSampleProfile, data, sampleprof.ReadOptions{LLVM: c.LLVM})
+	p, err := sampleprof.Read(c.LLVMSampleProfile, data, sampleprof.ReadOptions{Release: c.Release})
 	if err != nil {
 		return err
 	}
@@ -349,11 +349,11 @@ func write(c *Options, sp *sampleprof.Profile) error {
 	var err error
 	switch c.Format {
 	case "text":
-		out = sp.AppendText(nil, sampleprof.TextWriteOptions{LLVM: c.LLVM})
+		out = sp.AppendText(nil, sampleprof.TextWriteOptions{Release: c.Release})
 	case "binary":
 		out, err = sp.AppendBinary(nil)
 	default:
-		out, err = sp.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: c.LLVM, VTables: c.WriteVTables})
+		out, err = sp.AppendExtBinary(nil, sampleprof.BinaryOptions{Release: c.Release, VTables: c.WriteVTables})
 	}
 	if errors.Is(err, sampleprof.ErrUnsupported) {
 		// llvm-profgen's words (it leaves an empty file; we write none).

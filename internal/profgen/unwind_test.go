@@ -217,6 +217,6 @@ func testUnwindOrder(t *testing.T, trace string, bin *perfscript.Binary, sym *el
 }
 
 var (
-	sampleprofText   = sampleprof.TextWriteOptions{LLVM: 22}
-	sampleprofBinary = sampleprof.BinaryOptions{LLVM: 22}
+	sampleprofText   = sampleprof.TextWriteOptions{Release: 22}
+	sampleprofBinary = sampleprof.BinaryOptions{Release: 22}
 )

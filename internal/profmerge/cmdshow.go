@@ -16,8 +16,8 @@ import (
 // registers its options on these fields and RunShow checks them and
 // routes the input to its view.
 type ShowConfig struct {
-	Input, Binary, Output string // the input, --profiled-binary, -o
-	Release               int    // --llvm-version
+	Input, Binary, Output string              // the input, --profiled-binary, -o
+	Release               llvmrelease.Release // --llvm-version
 	// Instr, Memory and Sample are --instr, --memory and --sample;
 	// InstrOnly records that an option of instrumentation profiles only
 	// was given (--counts, --ic-targets, ...).
@@ -32,7 +32,7 @@ type ShowConfig struct {
 	InstrOptions instrprof.ShowOptions
 	ValueCutoff  int
 	// SampleOptions are the options of sample profiles (and --topn,
-	// --function of instrumentation ones); RunShow sets their LLVM. Their
+	// --function of instrumentation ones); RunShow sets their Release. Their
 	// Warnf also hears the MemProf views' warnings (a profiled binary's
 	// unusable debug section).
 	SampleOptions SampleShowOptions
@@ -62,11 +62,11 @@ func RunShow(c ShowConfig) error {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
-		iopts.LLVMRelease, iopts.TopN = release, so.TopN
+		iopts.Release, iopts.TopN = release, so.TopN
 		if err := checkInstrShowFormat(so, iopts); err != nil {
 			return err
 		}
-		if iopts.TemporalTraces && release < 17 {
+		if iopts.TemporalTraces && !release.HasTemporalProfiles() {
 			return cli.Usagef("--temporal-profile-traces: llvm-profdata %d has no temporal profiles (17 and later); use --llvm-version 19 or 22", release)
 		}
 		if c.ValueCutoff < 0 {
@@ -106,7 +106,7 @@ func RunShow(c ShowConfig) error {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
-		so.LLVM = release
+		so.Release = release
 		show = func(w io.Writer) error { return ShowSample(w, c.Input, so) }
 	}
 	return writeOutput(c.Output, c.Stdout, show)
@@ -148,7 +148,7 @@ func RunDiff(c DiffConfig) error {
 }
 
 // checkThresholds reports a bad threshold option as a usage error.
-func checkThresholds(release int, opts []string) error {
+func checkThresholds(release llvmrelease.Release, opts []string) error {
 	if _, ok := llvmrelease.Lookup(release); !ok {
 		return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 	}

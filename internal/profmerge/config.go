@@ -13,8 +13,8 @@ import (
 type Config struct {
 	Output         string
 	ProfiledBinary string
-	// LLVMRelease is --llvm-version; the caller sets the default.
-	LLVMRelease int
+	// Release is --llvm-version; the caller sets the default.
+	Release llvmrelease.Release
 	// MemProfVersion is --memprof-version; -1 (the zero Config is not
 	// valid) writes what the release's llvm-profdata writes.
 	MemProfVersion int
@@ -54,9 +54,9 @@ func (c *Config) Options() (Options, error) {
 	if c.Output == "" {
 		return Options{}, cli.Usagef("no output file: give -o FILE")
 	}
-	wo, err := instrprof.Defaults(c.LLVMRelease)
+	wo, err := instrprof.Defaults(c.Release)
 	if err != nil {
-		return Options{}, cli.Usagef("--llvm-version=%d: want %s", c.LLVMRelease, llvmrelease.SupportedText())
+		return Options{}, cli.Usagef("--llvm-version=%d: want %s", c.Release, llvmrelease.SupportedText())
 	}
 	if c.MemProfVersion >= 0 {
 		wo.MemProfVersion = c.MemProfVersion
@@ -66,14 +66,14 @@ func (c *Config) Options() (Options, error) {
 		return Options{}, cli.Usagef("%v", err)
 	}
 	for _, f := range []struct {
-		on   bool
-		name string
-	}{{c.Sample.SplitLayout, "--split-layout"}, {c.Sample.VTables, "--extbinary-write-vtable-type-prof"}} {
-		if f.on && c.LLVMRelease < 22 {
-			return Options{}, cli.Usagef("%s: llvm-profdata-%d has no such option (LLVM 22 and later)", f.name, c.LLVMRelease)
+		on, has bool
+		name    string
+	}{{c.Sample.SplitLayout, c.Release.HasSampleSplitLayout(), "--split-layout"}, {c.Sample.VTables, c.Release.HasVTableTypeProfiles(), "--extbinary-write-vtable-type-prof"}} {
+		if f.on && !f.has {
+			return Options{}, cli.Usagef("%s: llvm-profdata-%d has no such option (LLVM 22 and later)", f.name, c.Release)
 		}
 	}
-	if err := c.Sample.validate(c.LLVMRelease); err != nil {
+	if err := c.Sample.validate(c.Release); err != nil {
 		return Options{}, err
 	}
 	fm, err := ParseFailureMode(c.FailureMode)

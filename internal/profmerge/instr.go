@@ -244,8 +244,8 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 func newFuncs(opts Options) *instrprof.FuncProfile {
 	funcs := instrprof.NewFuncProfile()
 	funcs.Sparse = opts.Sparse
-	funcs.LastProfileBinaryIDs = opts.Write.LLVMRelease < 19
-	funcs.Traces22 = opts.Write.LLVMRelease >= 20
+	funcs.LastProfileBinaryIDs = !opts.Write.Release.KeepsAllRawBinaryIDs()
+	funcs.Traces22 = opts.Write.Release.TemporalTraces22()
 	funcs.ReservoirSize, funcs.MaxTraceLength = opts.TraceReservoirSize, opts.MaxTraceLength
 	return funcs
 }
@@ -340,7 +340,7 @@ func writeProfile(opts Options, f *os.File, p *memprof.Profile) error {
 	return instrprof.Write(instrprof.EmptyFile{File: f}, p, opts.Write)
 }
 
-// ShowInstr writes what `llvm-profdata show` of release o.LLVMRelease
+// ShowInstr writes what `llvm-profdata show` of release o.Release
 // prints for the instrumented profile at path (a .profraw or an indexed
 // profile).
 func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
@@ -355,7 +355,7 @@ func ShowInstr(w io.Writer, path string, o instrprof.ShowOptions) error {
 		if err != nil {
 			return err
 		}
-		return instrprof.Show(w, instrprof.ShowRawInput(r, o.LLVMRelease), o)
+		return instrprof.Show(w, instrprof.ShowRawInput(r, o.Release), o)
 	}
 	if len(data) == 0 {
 		return fmt.Errorf("%s: empty raw profile file", path) // llvm-profdata show's words

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -71,7 +72,7 @@ func TestInstrProfileUseIR(t *testing.T) {
 		}
 		t.Run("llvm"+n, func(t *testing.T) {
 			profdata := testenv.Tool(t, "llvm-profdata-"+n)
-			w, err := instrprof.Defaults(rel)
+			w, err := instrprof.Defaults(llvmrelease.Release(rel))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -38,7 +39,7 @@ func testInstrTraceOptions(t *testing.T, rel int) {
 		ins = append(ins, Input{Path: p, Weight: 1})
 		paths = append(paths, p)
 	}
-	w, err := instrprof.Defaults(rel)
+	w, err := instrprof.Defaults(llvmrelease.Release(rel))
 	if err != nil {
 		t.Fatal(err)
 	}

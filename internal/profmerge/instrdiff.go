@@ -106,13 +106,13 @@ func ShowInstrView(w io.Writer, path string, o InstrViewOptions) error {
 		return profview.InstrProfile(in, syms).Write(w)
 	case "html":
 		var text bytes.Buffer
-		so := instrprof.ShowOptions{LLVMRelease: o.Show.LLVMRelease, ValueCutoff: o.Show.ValueCutoff}
+		so := instrprof.ShowOptions{Release: o.Show.Release, ValueCutoff: o.Show.ValueCutoff}
 		if err := ShowInstr(&text, path, so); err != nil {
 			return err
 		}
 		ho := profview.InstrHTMLOptions{Title: filepath.Base(path), Summary: profview.ParseSummary(text.String())}
 		if f, err := instrprof.Open(path); err == nil && f.Profile != nil {
-			t := profview.DefaultThresholds(o.Show.LLVMRelease)
+			t := profview.DefaultThresholds(o.Show.Release)
 			ho.MemProf, ho.Thresholds = profview.Contexts(f.Profile, t), t
 		}
 		return profview.WriteInstrHTML(w, in, syms, ho)

@@ -19,8 +19,8 @@ func checkInstrShowFormat(so SampleShowOptions, o instrprof.ShowOptions) error {
 		return errors.New("YAML output is not supported for instr profiles")
 	case so.Format != "" && so.Format != "text":
 		return cli.Usagef("--show-format=%s: want text, json or yaml", so.Format)
-	case o.VTables && o.LLVMRelease < 19:
-		return cli.Usagef("--show-vtables: llvm-profdata %d has no vtable profiles (19 and later); use --llvm-version 19 or 22", o.LLVMRelease)
+	case o.VTables && !o.Release.HasVTableValueProfiles():
+		return cli.Usagef("--show-vtables: llvm-profdata %d has no vtable profiles (19 and later); use --llvm-version 19 or 22", o.Release)
 	}
 	return nil
 }

@@ -583,7 +583,7 @@ func convertRaw(opts Options, bin *elfsym.Binary, inputs []*source, rawIdx []int
 	if len(rawIdx) == 0 {
 		return nil, nil, nil
 	}
-	release := opts.Write.LLVMRelease
+	release := opts.Write.Release
 	if bin == nil { // no --profiled-binary
 		var good []*memprof.RawProfile
 		err := forEachRaw(inputs, rawIdx, nil, jobs, nil, func(i int, l loaded) error {
@@ -605,7 +605,7 @@ func convertRaw(opts Options, bin *elfsym.Binary, inputs []*source, rawIdx []int
 		var conv *memprof.Converter
 		if opts.Failure != FailAny || len(badAt) == 0 {
 			conv, err = memprof.NewConverter(bin, memprof.ConvertOptions{
-				LLVMRelease:   release,
+				Release:       release,
 				NumThreads:    len(cands), // one writer context per input; see Run
 				Workers:       jobs,
 				MergeContexts: opts.MergeContexts,

@@ -12,6 +12,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -49,11 +50,11 @@ type SampleOptions struct {
 }
 
 // validate checks the options against what llvm-profdata-rel has.
-func (so *SampleOptions) validate(rel int) error {
+func (so *SampleOptions) validate(rel llvmrelease.Release) error {
 	switch so.Layout {
 	case "", "nest":
 	case "flat":
-		if rel < 19 {
+		if !rel.HasFlatSampleLayout() {
 			return cli.Usagef("--convert-sample-profile-layout=flat: llvm-profdata-%d has no such option (LLVM 19 and later)", rel)
 		}
 	default:
@@ -77,17 +78,14 @@ func (so *SampleOptions) validate(rel int) error {
 // while a file that is one but does not decode fails the merge in every
 // mode, as do mixing CS and non-CS, or probe-based and other profiles.
 func runSample(opts Options, inputs []*source) error {
-	rel := opts.Write.LLVMRelease
+	rel := opts.Write.Release
 	so := opts.Sample
-	if rel == 16 && opts.Failure == FailWarn {
+	if !rel.HasFailureModeWarn() && opts.Failure == FailWarn {
 		return cli.Usagef("--failure-mode=warn: llvm-profdata-16 has no such mode (want any or all)")
 	}
 	format := so.Format
 	if format == "" {
-		format = "extbinary"
-		if rel < 17 {
-			format = "binary"
-		}
+		format = rel.SampleDefaultFormat()
 	}
 	if os.Getenv("GOGC") == "" {
 		// The heap is mostly the merged profile, kept to the end: collecting
@@ -95,7 +93,7 @@ func runSample(opts Options, inputs []*source) error {
 		// on bench/sample (still under half of llvm-profdata's).
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
 	}
-	m := sampleprof.Merger{LLVM: rel, Warnf: opts.Warnf}
+	m := sampleprof.Merger{Release: rel, Warnf: opts.Warnf}
 	names := &sampleprof.Names{} // the inputs share their names' strings
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -133,7 +131,7 @@ func runSample(opts Options, inputs []*source) error {
 	p := m.Profile()
 	if so.MergeColdContext || so.TrimColdContext {
 		depth := so.ColdContextFrameDepth
-		if rel == 16 && depth > 1 {
+		if !rel.SampleColdContextDepth() && depth > 1 {
 			// Measured: its trimmer merges into base profiles whatever
 			// the option says.
 			opts.Warnf("llvm-profdata-16 ignores --sample-frame-depth-for-cold-context=%d: cold contexts are merged into base profiles (use --llvm-version 19 or later)", depth)
@@ -142,7 +140,7 @@ func runSample(opts Options, inputs []*source) error {
 		err := p.TrimColdContexts(sampleprof.ColdContextOptions{
 			Threshold: p.ComputeSummaryFor(rel).CountThreshold(sampleprof.ColdCutoff),
 			Trim:      so.TrimColdContext, Merge: so.MergeColdContext,
-			FrameDepth: depth, LLVM: rel})
+			FrameDepth: depth, Release: rel})
 		if err != nil {
 			return fmt.Errorf("--sample-merge-cold-context: %w (llvm-profdata-%d crashes here; give --sample-trim-cold-context alone)", err, rel)
 		}
@@ -151,7 +149,7 @@ func runSample(opts Options, inputs []*source) error {
 	case "flat":
 		p.Flatten(rel)
 	case "nest":
-		p.NestContexts(sampleprof.NestOptions{LLVM: rel})
+		p.NestContexts(sampleprof.NestOptions{Release: rel})
 	}
 	// What the inputs left is garbage now: collect it, for the writer's
 	// buffers to reuse its memory rather than add to the peak.
@@ -173,14 +171,14 @@ func runSample(opts Options, inputs []*source) error {
 	var out []byte
 	switch format {
 	case "text":
-		out = p.AppendText(nil, sampleprof.TextWriteOptions{LLVM: rel})
+		out = p.AppendText(nil, sampleprof.TextWriteOptions{Release: rel})
 	case "binary":
 		out, err = p.AppendBinary(nil)
 		if err != nil {
 			err = fmt.Errorf("%s: the raw binary format cannot hold CS or probe-based profiles: write --extbinary", opts.Output)
 		}
 	default:
-		out, err = p.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: rel, UseMD5: so.UseMD5,
+		out, err = p.AppendExtBinary(nil, sampleprof.BinaryOptions{Release: rel, UseMD5: so.UseMD5,
 			CompressAll: so.CompressAll, Partial: so.Partial, SplitLayout: so.SplitLayout, VTables: so.VTables})
 	}
 	if err != nil {
@@ -207,7 +205,7 @@ type sampleLoad struct {
 
 // loadSample reads and decodes one input as runSample folds it.
 func loadSample(opts Options, format string, names *sampleprof.Names, s *source) sampleLoad {
-	rel, so := opts.Write.LLVMRelease, opts.Sample
+	rel, so := opts.Write.Release, opts.Sample
 	in := s.Input
 	data, err := s.read(nil)
 	if err != nil {
@@ -220,24 +218,24 @@ func loadSample(opts Options, format string, names *sampleprof.Names, s *source)
 	var l sampleLoad
 	dropped := func(format string, args ...any) { l.warns = append(l.warns, fmt.Sprintf(format, args...)) }
 	var p *sampleprof.Profile
-	if rel < 22 && enc == sampleprof.FormatText && bytes.Contains(data, []byte(": vtables ")) {
+	if !rel.HasVTableTypeProfiles() && enc == sampleprof.FormatText && bytes.Contains(data, []byte(": vtables ")) {
 		// Read as LLVM 22 reads it, for its vtable lines to be
 		// dropped rather than read as inlinees named "vtables" (or
 		// rejected) by the older release's reader.
-		if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: 22, Names: names}); err == nil && p22.DropVTables() {
+		if p22, err := sampleprof.Read(in.Path, data, sampleprof.ReadOptions{Release: 22, Names: names}); err == nil && p22.DropVTables() {
 			dropped("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
 			p = p22
 		}
 	}
 	if p == nil {
-		if p, err = sampleprof.Read(in.Path, data, sampleprof.ReadOptions{LLVM: rel, Names: names}); err != nil {
+		if p, err = sampleprof.Read(in.Path, data, sampleprof.ReadOptions{Release: rel, Names: names}); err != nil {
 			l.err = err
 			return l
 		}
 	}
-	if rel < 22 && p.DropVTables() {
+	if !rel.HasVTableTypeProfiles() && p.DropVTables() {
 		dropped("%s: vtable type profiles dropped: LLVM %d does not read them (use --llvm-version 22)", in.Path, rel)
-	} else if rel >= 22 && format == "extbinary" && !so.VTables && p.DropVTables() {
+	} else if rel.HasVTableTypeProfiles() && format == "extbinary" && !so.VTables && p.DropVTables() {
 		dropped("%s: vtable type profiles dropped: give --extbinary-write-vtable-type-prof to keep them", in.Path)
 	}
 	if so.DropSymbolList {

@@ -24,7 +24,7 @@ type SampleDiffOptions struct {
 
 // LoadSample reads the sample profile at path (any encoding) as
 // llvm-profdata of release reads it.
-func LoadSample(path string, release int) (*sampleprof.Profile, error) {
+func LoadSample(path string, release llvmrelease.Release) (*sampleprof.Profile, error) {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -32,7 +32,7 @@ func LoadSample(path string, release int) (*sampleprof.Profile, error) {
 	if sampleprof.Detect(data) == sampleprof.FormatUnknown {
 		return nil, errors.New(path + ": unrecognized sample profile encoding format")
 	}
-	return sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: release})
+	return sampleprof.Read(path, data, sampleprof.ReadOptions{Release: release})
 }
 
 // isSampleInput reports whether path looks like a sample profile (and
@@ -60,14 +60,14 @@ func isSampleInput(path string) bool {
 // sampleOverlap loads both profiles and computes their overlap; zero
 // is LLVM's message when a profile has no samples (ov nil then).
 func sampleOverlap(pathA, pathB string, o profview.SampleOverlapOptions) (ov *profview.SampleOverlap, zero string, err error) {
-	if _, ok := llvmrelease.Lookup(o.LLVM); !ok {
-		return nil, "", cli.Usagef("--llvm-version %d: supported are %s", o.LLVM, llvmrelease.SupportedText())
+	if _, ok := llvmrelease.Lookup(o.Release); !ok {
+		return nil, "", cli.Usagef("--llvm-version %d: supported are %s", o.Release, llvmrelease.SupportedText())
 	}
-	a, err := LoadSample(pathA, o.LLVM)
+	a, err := LoadSample(pathA, o.Release)
 	if err != nil {
 		return nil, "", err
 	}
-	b, err := LoadSample(pathB, o.LLVM)
+	b, err := LoadSample(pathB, o.Release)
 	if err != nil {
 		return nil, "", err
 	}
@@ -97,11 +97,11 @@ func OverlapSample(w io.Writer, pathA, pathB string, o profview.SampleOverlapOpt
 // pprof profile of B minus A scaled to B's total ("pprof").
 func DiffSample(w io.Writer, pathA, pathB, format string, o SampleDiffOptions) error {
 	if format == "pprof" {
-		a, err := LoadSample(pathA, o.LLVM)
+		a, err := LoadSample(pathA, o.Release)
 		if err != nil {
 			return err
 		}
-		b, err := LoadSample(pathB, o.LLVM)
+		b, err := LoadSample(pathB, o.Release)
 		if err != nil {
 			return err
 		}
@@ -124,12 +124,12 @@ func DiffSample(w io.Writer, pathA, pathB, format string, o SampleDiffOptions) e
 
 // ShowSampleHTML writes the HTML report of the sample profile at path
 // (profview.WriteSampleHTML).
-func ShowSampleHTML(w io.Writer, path string, release int) error {
+func ShowSampleHTML(w io.Writer, path string, release llvmrelease.Release) error {
 	p, err := LoadSample(path, release)
 	if err != nil {
 		return err
 	}
-	return profview.WriteSampleHTML(w, p, profview.SampleHTMLOptions{Title: filepath.Base(path), LLVM: release})
+	return profview.WriteSampleHTML(w, p, profview.SampleHTMLOptions{Title: filepath.Base(path), Release: release})
 }
 
 // OverlapConfig is `merge overlap` as its command line gives it.
@@ -195,6 +195,6 @@ func runSampleDiff(c DiffConfig) error {
 		return cli.Usagef("--llvm-version %d: supported are %s", c.Release, llvmrelease.SupportedText())
 	}
 	o := c.SampleDiff
-	o.LLVM = c.Release
+	o.Release = c.Release
 	return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return DiffSample(w, c.A, c.B, c.Format, o) })
 }

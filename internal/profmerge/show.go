@@ -9,6 +9,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
@@ -21,7 +22,7 @@ import (
 // 20+ prints; a YAML input is re-printed canonically. warnf (nil: none)
 // hears what is wrong with the binary but not fatal (a debug section that
 // cannot be used, whose functions then go unnamed).
-func Show(w io.Writer, path, binary string, release int, warnf func(format string, args ...any)) error {
+func Show(w io.Writer, path, binary string, release llvmrelease.Release, warnf func(format string, args ...any)) error {
 	mf, err := mapfile.Open(path, nil)
 	if err != nil {
 		return err
@@ -42,7 +43,7 @@ func Show(w io.Writer, path, binary string, release int, warnf func(format strin
 			return err
 		}
 		defer bin.Close()
-		return memprof.ShowRaw(w, raw, bin, memprof.ConvertOptions{LLVMRelease: release})
+		return memprof.ShowRaw(w, raw, bin, memprof.ConvertOptions{Release: release})
 	case KindIndexed:
 		f, err := instrprof.Read(path, data)
 		if err != nil {
@@ -81,7 +82,7 @@ type SampleShowOptions struct {
 }
 
 // ShowSample writes what `llvm-profdata show --sample` of release
-// o.LLVM prints for the sample profile at path.
+// o.Release prints for the sample profile at path.
 func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 	data, err := infile.ReadFile(path)
 	if err != nil {
@@ -119,7 +120,7 @@ func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 		}
 		out = sampleprof.AppendSectionInfo(nil, secs, len(data))
 	} else {
-		p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: o.LLVM})
+		p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{Release: o.Release})
 		if err != nil {
 			return err
 		}
@@ -135,7 +136,7 @@ func ShowSample(w io.Writer, path string, o SampleShowOptions) error {
 // MemoryShowOptions select a view of `show --memory` besides the dump.
 type MemoryShowOptions struct {
 	Binary  string // profiled binary: required for raw profiles; names functions of indexed ones
-	Release int
+	Release llvmrelease.Release
 	// Format is "hints" (the hint report), "pprof" (a gzipped pprof
 	// profile) or "html" (a self-contained report).
 	Format string
@@ -185,7 +186,7 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 // indexed profile's MemProf section, or a YAML profile (binary is not
 // needed for those; the views name their functions with viewSymbols).
 // warnf as for Show.
-func LoadMemProf(path, binary string, release int, warnf func(format string, args ...any)) (*memprof.Profile, error) {
+func LoadMemProf(path, binary string, release llvmrelease.Release, warnf func(format string, args ...any)) (*memprof.Profile, error) {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -205,7 +206,7 @@ func LoadMemProf(path, binary string, release int, warnf func(format string, arg
 			return nil, err
 		}
 		defer bin.Close()
-		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{LLVMRelease: release})
+		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{Release: release})
 	case KindIndexed:
 		f, err := instrprof.Read(path, data)
 		if err != nil {
@@ -227,7 +228,7 @@ func LoadMemProf(path, binary string, release int, warnf func(format string, arg
 
 // ShowSampleView writes the sample profile at path as a (gzipped) pprof
 // profile.
-func ShowSampleView(w io.Writer, path string, release int) error {
+func ShowSampleView(w io.Writer, path string, release llvmrelease.Release) error {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
@@ -235,7 +236,7 @@ func ShowSampleView(w io.Writer, path string, release int) error {
 	if sampleprof.Detect(data) == sampleprof.FormatUnknown {
 		return errors.New(path + ": unrecognized sample profile encoding format")
 	}
-	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: release})
+	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{Release: release})
 	if err != nil {
 		return err
 	}

@@ -173,7 +173,7 @@ func TestRawAndYAMLInputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	conv, err := memprof.Convert(rs, b, memprof.ConvertOptions{LLVMRelease: 19, NumThreads: len(rs)})
+	conv, err := memprof.Convert(rs, b, memprof.ConvertOptions{Release: 19, NumThreads: len(rs)})
 	if err != nil {
 		t.Fatal(err)
 	}

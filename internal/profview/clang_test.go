@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
@@ -126,23 +127,23 @@ func TestHintsMatchClang(t *testing.T) {
 						testenv.Missing(t, "fixture not built: %v", err)
 					}
 					bin := filepath.Join(prog.dir, prog.bin)
-					p, err := profmerge.LoadMemProf(raw, bin, n, nil)
+					p, err := profmerge.LoadMemProf(raw, bin, llvmrelease.Release(n), nil)
 					if err != nil {
 						t.Fatal(err)
 					}
-					base := profview.Contexts(p, profview.DefaultThresholds(n))
+					base := profview.Contexts(p, profview.DefaultThresholds(llvmrelease.Release(n)))
 					sets := append([][]string{nil, mixedThresholds(t, base, n)}, prog.sets...)
 					out := compileWithProfile(t, n, clang, profdata, prog, sets)
 					// The indexed profile llvm-profdata wrote gives the same contexts.
-					ip, err := profmerge.LoadMemProf(filepath.Join(out, "prof.profdata"), bin, n, nil)
+					ip, err := profmerge.LoadMemProf(filepath.Join(out, "prof.profdata"), bin, llvmrelease.Release(n), nil)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if got, want := contextKeys(profview.Contexts(ip, profview.DefaultThresholds(n))), contextKeys(base); !slices.Equal(got, want) {
+					if got, want := contextKeys(profview.Contexts(ip, profview.DefaultThresholds(llvmrelease.Release(n)))), contextKeys(base); !slices.Equal(got, want) {
 						t.Errorf("contexts of the indexed profile:\n%s\nwant those of the raw one:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 					}
 					for k, flags := range sets {
-						th, err := profview.ParseThresholds(n, flags)
+						th, err := profview.ParseThresholds(llvmrelease.Release(n), flags)
 						if err != nil {
 							t.Fatal(err)
 						}

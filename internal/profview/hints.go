@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"lukechampine.com/blake3"
 )
@@ -57,7 +58,7 @@ func (t AllocType) String() string {
 // Thresholds are the -memprof-* options of clang (passed with -mllvm)
 // that classify a context, for one LLVM release.
 type Thresholds struct {
-	Release int
+	Release llvmrelease.Release
 
 	// LLVM 17+.
 	LifetimeAccessDensityCold      float32 // -memprof-lifetime-access-density-cold-threshold (0.05)
@@ -71,7 +72,7 @@ type Thresholds struct {
 }
 
 // DefaultThresholds returns release's defaults.
-func DefaultThresholds(release int) Thresholds {
+func DefaultThresholds(release llvmrelease.Release) Thresholds {
 	return Thresholds{
 		Release:                        release,
 		LifetimeAccessDensityCold:      0.05,
@@ -84,7 +85,7 @@ func DefaultThresholds(release int) Thresholds {
 
 // ParseThresholds returns release's defaults with the clang options opts
 // applied in order (see Set).
-func ParseThresholds(release int, opts []string) (Thresholds, error) {
+func ParseThresholds(release llvmrelease.Release, opts []string) (Thresholds, error) {
 	t := DefaultThresholds(release)
 	for _, o := range opts {
 		if err := t.Set(o); err != nil {
@@ -95,11 +96,11 @@ func ParseThresholds(release int, opts []string) (Thresholds, error) {
 }
 
 // flagsOf returns the option names release's clang knows, in print order.
-func flagsOf(release int) []string {
+func flagsOf(release llvmrelease.Release) []string {
 	switch {
-	case release <= 16:
+	case !release.MemProfColdByDensity():
 		return []string{"memprof-accesses-per-byte-cold-threshold", "memprof-min-lifetime-cold-threshold"}
-	case release <= 19:
+	case !release.MemProfHotHintsNeedFlag():
 		return []string{"memprof-lifetime-access-density-cold-threshold", "memprof-ave-lifetime-cold-threshold",
 			"memprof-min-ave-lifetime-access-density-hot-threshold"}
 	}
@@ -218,7 +219,7 @@ type Decision struct {
 
 // Classify is getAllocType of t.Release for one MemInfoBlock.
 func (t Thresholds) Classify(m *memprof.MemInfoBlock) Decision {
-	if t.Release <= 16 {
+	if !t.Release.MemProfColdByDensity() {
 		d := Decision{AccessesPerByte: float32(m.MaxAccessCount) / float32(m.MinSize), MinLifetime: m.MinLifetime}
 		limit := t.MinLifetimeCold * 1000 // unsigned arithmetic, as in LLVM
 		apb := fmtFloat(d.AccessesPerByte)
@@ -244,7 +245,7 @@ func (t Thresholds) Classify(m *memprof.MemInfoBlock) Decision {
 	case d.Density < t.LifetimeAccessDensityCold && d.Lifetime >= coldLife:
 		d.Type, d.Why = Cold, fmt.Sprintf("density %s < %s and lifetime %s ms >= %s ms",
 			dens, fmtFloat(t.LifetimeAccessDensityCold), life, fmtFloat(coldLife))
-	case hot && (t.Release <= 19 || t.UseHotHints):
+	case hot && (!t.Release.MemProfHotHintsNeedFlag() || t.UseHotHints):
 		d.Type, d.Why = Hot, fmt.Sprintf("density %s > %d", dens, t.MinAveLifetimeAccessDensityHot)
 	default:
 		d.Type = NotCold
@@ -300,7 +301,7 @@ func Contexts(p *memprof.Profile, t Thresholds) []Context {
 			out = append(out, Context{Frames: a.CallStack, Info: &a.Info, ID: id, Decision: d, Hint: d.Type})
 		}
 	}
-	if t.Release > 19 {
+	if t.Release.MemProfHintsPerInlineChain() {
 		// The contexts of one allocation call share the inline chain of
 		// the allocation's PC: the frames up to the first one not inlined.
 		types := map[string]AllocType{}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -26,7 +27,7 @@ func TestThresholdsSet(t *testing.T) {
 		{19, []string{"-memprof-lifetime-access-density-cold-threshold=x"}, "", "not a number"},
 		{22, []string{"-memprof-use-hot-hints=maybe"}, "", "not a boolean"},
 	} {
-		th := DefaultThresholds(tc.release)
+		th := DefaultThresholds(llvmrelease.Release(tc.release))
 		var err error
 		for _, o := range tc.opts {
 			if err = th.Set(o); err != nil {
@@ -70,7 +71,7 @@ func TestClassify(t *testing.T) {
 		{22, mib(1, 0, 100001), NotCold, "density 1000.01 >= 0.05; density > 1000: hot with -memprof-use-hot-hints"},
 		{16, mib(1, 0, 0), Cold, "accesses per byte 5 < 10 and min lifetime 200000 ms >= 200000 ms"},
 	} {
-		d := DefaultThresholds(tc.release).Classify(tc.m)
+		d := DefaultThresholds(llvmrelease.Release(tc.release)).Classify(tc.m)
 		if d.Type != tc.want || d.Why != tc.why {
 			t.Errorf("LLVM %d %+v: %s (%s), want %s (%s)", tc.release, *tc.m, d.Type, d.Why, tc.want, tc.why)
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // HTMLOptions are what WriteHTML shows besides the contexts.
@@ -65,7 +67,7 @@ func WriteHTML(w io.Writer, ctxs []Context, t Thresholds, syms *Symbols, o HTMLO
 type htmlPage struct {
 	Title, Flags, Rule string
 	Note               string // NoBinaryNote or ""
-	Release            int
+	Release            llvmrelease.Release
 	Summary            []htmlSumRow
 	Top                []htmlCtx
 	ByHint             []htmlGroup

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // SummaryLine is one "Label: value" line of a text view's summary, which
@@ -167,7 +168,7 @@ type instrHTMLPage struct {
 	Funcs       []instrHTMLFunc
 	Total       int
 	MemProf     bool
-	MemRelease  int
+	MemRelease  llvmrelease.Release
 	MemSummary  []htmlSumRow
 }
 

@@ -68,7 +68,7 @@ func instrMemFixture(t *testing.T) (indexed, bin string, src []string) {
 func TestInstrPprofNamesAndLines(t *testing.T) {
 	indexed, bin, src := instrMemFixture(t)
 	var buf bytes.Buffer
-	if err := profmerge.ShowInstrView(&buf, indexed, profmerge.InstrViewOptions{Format: "pprof", Binary: bin, Show: instrprof.ShowOptions{LLVMRelease: 22}}); err != nil {
+	if err := profmerge.ShowInstrView(&buf, indexed, profmerge.InstrViewOptions{Format: "pprof", Binary: bin, Show: instrprof.ShowOptions{Release: 22}}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := profile.ParseData(buf.Bytes())
@@ -101,7 +101,7 @@ func TestInstrPprofNamesAndLines(t *testing.T) {
 		t.Errorf("go tool pprof -top: %v\n%s", err, out)
 	}
 	buf.Reset()
-	if err := profmerge.ShowInstrView(&buf, indexed, profmerge.InstrViewOptions{Format: "pprof", Show: instrprof.ShowOptions{LLVMRelease: 22}}); err != nil {
+	if err := profmerge.ShowInstrView(&buf, indexed, profmerge.InstrViewOptions{Format: "pprof", Show: instrprof.ShowOptions{Release: 22}}); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := profile.ParseData(buf.Bytes()); err != nil || !strings.Contains(strings.Join(p.Comments, "\n"), profview.NoBinaryNote) {
@@ -132,13 +132,13 @@ func TestInstrHTMLInChromium(t *testing.T) {
 	chromium := testenv.Tool(t, "chromium")
 	indexed, bin, src := instrMemFixture(t)
 	var page, text bytes.Buffer
-	if err := profmerge.ShowInstrView(&page, indexed, profmerge.InstrViewOptions{Format: "html", Binary: bin, Show: instrprof.ShowOptions{LLVMRelease: 22}}); err != nil {
+	if err := profmerge.ShowInstrView(&page, indexed, profmerge.InstrViewOptions{Format: "html", Binary: bin, Show: instrprof.ShowOptions{Release: 22}}); err != nil {
 		t.Fatal(err)
 	}
 	if m := regexp.MustCompile(`(?i)(src|href)\s*=|url\(|@import|<script|<link`).FindString(page.String()); m != "" {
 		t.Errorf("the report refers to something outside it: %q", m)
 	}
-	if err := profmerge.ShowInstr(&text, indexed, instrprof.ShowOptions{LLVMRelease: 22}); err != nil {
+	if err := profmerge.ShowInstr(&text, indexed, instrprof.ShowOptions{Release: 22}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := exec.Command(testenv.Tool(t, "llvm-profdata-22"), "show", indexed).Output()

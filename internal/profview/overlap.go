@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -18,7 +19,7 @@ import (
 type SampleOverlapOptions struct {
 	// LLVM is the release whose reader gives the summary and map order
 	// (0 means 22).
-	LLVM int
+	Release llvmrelease.Release
 	// ValueCutoff (--value-cutoff; LLVM's default is the largest count,
 	// NoValueCutoff), SimilarityCutoff (--similarity-cutoff, parts per
 	// million) and Function (--function) choose the functions of the
@@ -73,7 +74,7 @@ type SampleFuncOverlap struct {
 type SampleOverlap struct {
 	BaseName, TestName string
 	// LLVM is the release whose text WriteText prints.
-	LLVM int
+	Release llvmrelease.Release
 	// Program is the program level; HotFunc and HotBlock the hot
 	// functions and blocks (a count at least the profile's hot threshold,
 	// the summary's minimum count at the 990000 cutoff).
@@ -139,13 +140,13 @@ func ComputeSampleOverlap(base, test *sampleprof.Profile, baseName, testName str
 	if base.CS != test.CS {
 		return nil, errors.New("cannot compare CS profile with non-CS profile")
 	}
-	ov := &SampleOverlap{BaseName: baseName, TestName: testName, LLVM: o.LLVM,
-		BaseHotThreshold: base.ReaderSummary(o.LLVM).CountThreshold(sampleprof.HotCutoff),
-		TestHotThreshold: test.ReaderSummary(o.LLVM).CountThreshold(sampleprof.HotCutoff)}
+	ov := &SampleOverlap{BaseName: baseName, TestName: testName, Release: o.Release,
+		BaseHotThreshold: base.ReaderSummary(o.Release).CountThreshold(sampleprof.HotCutoff),
+		TestHotThreshold: test.ReaderSummary(o.Release).CountThreshold(sampleprof.HotCutoff)}
 	p := &ov.Program
 	stats := func(prof *sampleprof.Profile, hot uint64, count, sum *uint64) map[string]funcSampleStats {
 		m := map[string]funcSampleStats{}
-		for _, fs := range prof.ReaderOrder(o.LLVM) {
+		for _, fs := range prof.ReaderOrder(o.Release) {
 			*count++
 			var st funcSampleStats
 			sampleStats(fs, hot, &st)
@@ -171,7 +172,7 @@ func ComputeSampleOverlap(base, test *sampleprof.Profile, baseName, testName str
 
 	baseFuncs := map[string]*sampleprof.FunctionSamples{}
 	var baseOrder []*sampleprof.FunctionSamples
-	for _, fs := range base.ReaderOrder(o.LLVM) {
+	for _, fs := range base.ReaderOrder(o.Release) {
 		if _, ok := baseFuncs[overlapKey(fs)]; !ok {
 			baseFuncs[overlapKey(fs)] = fs
 			baseOrder = append(baseOrder, fs)
@@ -184,7 +185,7 @@ func ComputeSampleOverlap(base, test *sampleprof.Profile, baseName, testName str
 		idx    int
 	}
 	var dumps []dump
-	for _, tf := range test.ReaderOrder(o.LLVM) {
+	for _, tf := range test.ReaderOrder(o.Release) {
 		key := overlapKey(tf)
 		tst := testStats[key]
 		f := SampleFuncOverlap{Name: tf.ContextString(), Test: tf, TestMax: tst.max}
@@ -450,12 +451,12 @@ func pct(x float64, prec int) string {
 func ratio(a, b uint64) float64 { return float64(a) / float64(b) }
 
 // WriteText writes what `llvm-profdata overlap --sample` of release
-// ov.LLVM prints.
+// ov.Release prints.
 func (ov *SampleOverlap) WriteText(out io.Writer) error {
 	w := bufio.NewWriter(out)
 	p := &ov.Program
 	information := "information"
-	if ov.LLVM != 0 && ov.LLVM < 22 {
+	if !ov.Release.OrDefault().OverlapSpellsInformation() {
 		information = "infomation" // sic, until LLVM 21
 	}
 	fmt.Fprintf(w, "Profile overlap %s for base_profile: %s and test_profile: %s\nProgram level:\n", information, ov.BaseName, ov.TestName)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/rules-pgo/rules_pgo/internal/demangle"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
@@ -138,7 +139,7 @@ func TestPprof(t *testing.T) {
 			for _, in := range []struct{ kind, path, binary string }{{"raw", raw, filepath.Join(dir, bin)}, {"indexed", indexed, ""}} {
 				t.Run(fmt.Sprintf("%s/%s", name, in.kind), func(t *testing.T) {
 					var dump bytes.Buffer
-					if err := profmerge.Show(&dump, in.path, in.binary, n, nil); err != nil {
+					if err := profmerge.Show(&dump, in.path, in.binary, llvmrelease.Release(n), nil); err != nil {
 						t.Fatal(err)
 					}
 					sites := parseDump(t, dump.String())
@@ -150,7 +151,7 @@ func TestPprof(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := profmerge.ShowMemoryView(f, in.path, profmerge.MemoryShowOptions{Binary: in.binary, Release: n, Format: "pprof"}); err != nil {
+					if err := profmerge.ShowMemoryView(f, in.path, profmerge.MemoryShowOptions{Binary: in.binary, Release: llvmrelease.Release(n), Format: "pprof"}); err != nil {
 						t.Fatal(err)
 					}
 					f.Close()

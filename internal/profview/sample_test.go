@@ -50,7 +50,7 @@ func TestSamplePprof(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sp, err := sampleprof.Read(text, data, sampleprof.ReadOptions{LLVM: 19})
+			sp, err := sampleprof.Read(text, data, sampleprof.ReadOptions{Release: 19})
 			if err != nil {
 				t.Fatal(err)
 			}

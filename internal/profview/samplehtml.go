@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/demangle"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
@@ -17,7 +18,7 @@ import (
 type SampleHTMLOptions struct {
 	Title string // e.g. the profile's base name
 	// LLVM is the release whose reader gives the summary (0 means 22).
-	LLVM int
+	Release llvmrelease.Release
 	// Top is how many functions (most samples first) are shown with
 	// their bodies (default 30); HotRows caps the hot-function list
 	// (default 500).
@@ -46,9 +47,9 @@ type SampleHotRow struct {
 
 // HotList computes the hot-function list of p as release llvm's
 // `show --sample --hot-func-list` does.
-func HotList(p *sampleprof.Profile, llvm int) SampleHotList {
-	h := SampleHotList{Threshold: p.ReaderSummary(llvm).CountThreshold(sampleprof.HotCutoff)}
-	for _, fs := range p.ReaderOrder(llvm) {
+func HotList(p *sampleprof.Profile, release llvmrelease.Release) SampleHotList {
+	h := SampleHotList{Threshold: p.ReaderSummary(release).CountThreshold(sampleprof.HotCutoff)}
+	for _, fs := range p.ReaderOrder(release) {
 		h.Funcs++
 		h.Total += fs.TotalSamples
 		var st funcSampleStats
@@ -142,8 +143,8 @@ func WriteSampleHTML(w io.Writer, p *sampleprof.Profile, o SampleHTMLOptions) er
 	if o.HotRows <= 0 {
 		o.HotRows = 500
 	}
-	sum := p.ReaderSummary(o.LLVM)
-	hl := HotList(p, o.LLVM)
+	sum := p.ReaderSummary(o.Release)
+	hl := HotList(p, o.Release)
 	cold := sum.CountThreshold(sampleprof.ColdCutoff)
 	page := sampleHTMLPage{Title: o.Title, Kind: sampleKind(p), Detailed: sum.Detailed, Hot: hl, Cold: cold, AllFuncs: len(p.Funcs)}
 	page.Summary = []htmlKV{

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
@@ -61,9 +62,9 @@ func TestSampleHTMLInChromium(t *testing.T) {
 		}
 		dom := run("--dump-dom")
 
-		text := func(rel int) string {
+		text := func(rel llvmrelease.Release) string {
 			var b bytes.Buffer
-			o := profmerge.SampleShowOptions{ShowOptions: sampleprof.ShowOptions{LLVM: rel, DetailedSummary: true, HotList: true}}
+			o := profmerge.SampleShowOptions{ShowOptions: sampleprof.ShowOptions{Release: rel, DetailedSummary: true, HotList: true}}
 			if err := profmerge.ShowSample(&b, path, o); err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript/tracetest"
 	"github.com/rules-pgo/rules_pgo/internal/profgen"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
@@ -78,7 +79,7 @@ func sampleFixtures(t *testing.T) map[string]string {
 	ours := func(name, prog, trace string, set func(o *profgen.Options)) {
 		p := progs[prog]
 		o := profgen.DefaultOptions()
-		o.LLVM, o.Binary, o.Perfscript, o.Output = 22, p.Bin, p.Traces[trace], filepath.Join(dir, name)
+		o.Release, o.Binary, o.Perfscript, o.Output = 22, p.Bin, p.Traces[trace], filepath.Join(dir, name)
 		set(&o)
 		if err := profgen.Run(o); err != nil {
 			t.Fatalf("profgen %s: %v", name, err)
@@ -152,7 +153,7 @@ func TestSampleOverlapLLVM(t *testing.T) {
 		}
 	}
 	compared := 0
-	for _, rel := range []int{22, 19, 16} {
+	for _, rel := range []llvmrelease.Release{22, 19, 16} {
 		profdata := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", rel))
 		for _, pair := range samplePairs {
 			for _, ab := range [][2]string{pair, {pair[1], pair[0]}} {
@@ -164,7 +165,7 @@ func TestSampleOverlapLLVM(t *testing.T) {
 						t.Fatalf("llvm-profdata-%d %q: %v", rel, args, err)
 					}
 					var got bytes.Buffer
-					v.o.LLVM = rel
+					v.o.Release = rel
 					if err := profmerge.OverlapSample(&got, a, b, v.o); err != nil {
 						t.Fatalf("%s %s: %v", ab[0], ab[1], err)
 					}
@@ -179,7 +180,7 @@ func TestSampleOverlapLLVM(t *testing.T) {
 	t.Logf("%d overlap reports equal llvm-profdata-22's, -19's and -16's", compared)
 	// Mixed kinds: LLVM's refusal.
 	var sink bytes.Buffer
-	err := profmerge.OverlapSample(&sink, fx["cycles-cs.txt"], fx["inline-lbr.txt"], profview.SampleOverlapOptions{LLVM: 22, ValueCutoff: profview.NoValueCutoff})
+	err := profmerge.OverlapSample(&sink, fx["cycles-cs.txt"], fx["inline-lbr.txt"], profview.SampleOverlapOptions{Release: 22, ValueCutoff: profview.NoValueCutoff})
 	if err == nil || !strings.Contains(err.Error(), "cannot compare CS profile with non-CS profile") {
 		t.Errorf("CS with non-CS: %v", err)
 	}
@@ -199,7 +200,7 @@ func TestSampleDiff(t *testing.T) {
 	for _, pair := range [][2]string{samplePairs[0], samplePairs[2]} {
 		a, b := fx[pair[0]], fx[pair[1]]
 		var text, over bytes.Buffer
-		o := profmerge.SampleDiffOptions{SampleOverlapOptions: profview.SampleOverlapOptions{LLVM: 22, ValueCutoff: profview.NoValueCutoff}}
+		o := profmerge.SampleDiffOptions{SampleOverlapOptions: profview.SampleOverlapOptions{Release: 22, ValueCutoff: profview.NoValueCutoff}}
 		if err := profmerge.DiffSample(&text, a, b, "text", o); err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ func WriteHints(out io.Writer, ctxs []Context, t Thresholds, syms *Symbols) erro
 			fmt.Fprintf(w, "  note: %s\n", c.HintNote)
 		}
 		fmt.Fprintf(w, "  context id: %d\n  allocations: %d  total size: %d  ", c.ID, c.Info.AllocCount, c.Info.TotalSize)
-		if t.Release <= 16 {
+		if !t.Release.MemProfColdByDensity() {
 			fmt.Fprintf(w, "max accesses: %d  min size: %d  min lifetime: %d ms\n", c.Info.MaxAccessCount, c.Info.MinSize, c.Info.MinLifetime)
 		} else {
 			fmt.Fprintf(w, "total lifetime: %d ms  total lifetime access density: %d\n", c.Info.TotalLifetime, c.Info.TotalLifetimeAccessDensity)
@@ -67,7 +67,7 @@ func WriteHints(out io.Writer, ctxs []Context, t Thresholds, syms *Symbols) erro
 
 // writeRule prints the classification rule with t's numbers.
 func writeRule(w io.Writer, t Thresholds) {
-	if t.Release <= 16 {
+	if !t.Release.MemProfColdByDensity() {
 		fmt.Fprintf(w, "# cold: max access count / min size < %s and min lifetime >= %d ms; else notcold\n",
 			fmtFloat(t.AccessesPerByteCold), t.MinLifetimeCold*1000)
 		return
@@ -75,7 +75,7 @@ func writeRule(w io.Writer, t Thresholds) {
 	fmt.Fprintf(w, "# density = total lifetime access density / allocations / 100 (accesses per byte per second)\n")
 	fmt.Fprintf(w, "# lifetime = total lifetime / allocations (ms)\n")
 	fmt.Fprintf(w, "# cold: density < %s and lifetime >= %d ms", fmtFloat(t.LifetimeAccessDensityCold), t.AveLifetimeCold*1000)
-	if t.Release <= 19 || t.UseHotHints {
+	if !t.Release.MemProfHotHintsNeedFlag() || t.UseHotHints {
 		fmt.Fprintf(w, "; hot: density > %d", t.MinAveLifetimeAccessDensityHot)
 	} else {
 		fmt.Fprintf(w, "; hot: never (-memprof-use-hot-hints is off)")

@@ -33,9 +33,9 @@ func BenchmarkMergeLarge(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		names := &Names{}
-		m := Merger{LLVM: 22}
+		m := Merger{Release: 22}
 		for i, data := range inputs {
-			p, err := ReadText(paths[i], data, ReadOptions{LLVM: 22, Names: names})
+			p, err := ReadText(paths[i], data, ReadOptions{Release: 22, Names: names})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func BenchmarkMergeLarge(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		if _, err := m.Profile().AppendExtBinary(nil, BinaryOptions{LLVM: 22}); err != nil {
+		if _, err := m.Profile().AppendExtBinary(nil, BinaryOptions{Release: 22}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -311,7 +311,7 @@ func ReadExtBinary(name string, data []byte, opts ReadOptions) (*Profile, error)
 	n := len(secs)
 	tableEnd := 9 + 1 + 8 + 32*n
 	p := &Profile{}
-	r := binReader{p: p, md5Strings: opts.llvm() == 16}
+	r := binReader{p: p, md5Strings: opts.llvm().SampleLegacyReader16()}
 	var attrs bool
 	for i, s := range secs {
 		if s.Size == 0 {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 type binCase struct {
@@ -36,7 +37,7 @@ func TestExtBinaryConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rel := range releases {
-			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+			p, err := ReadText(file, data, ReadOptions{Release: llvmrelease.Release(rel)})
 			if err != nil {
 				continue
 			}
@@ -51,7 +52,7 @@ func TestExtBinaryConformance(t *testing.T) {
 				}
 				want, ok := llvmMerge(t, rel, file, bc.args...)
 				o := bc.opts
-				o.LLVM = rel
+				o.Release = llvmrelease.Release(rel)
 				got, err := p.AppendExtBinary(nil, o)
 				if !ok {
 					continue
@@ -68,7 +69,7 @@ func TestExtBinaryConformance(t *testing.T) {
 					continue
 				}
 				// Both read back to the same profile.
-				theirs, err := ReadExtBinary("llvm", want, ReadOptions{LLVM: rel})
+				theirs, err := ReadExtBinary("llvm", want, ReadOptions{Release: llvmrelease.Release(rel)})
 				if err != nil {
 					// LLVM writes some files it cannot read back (line
 					// offsets over 0xffff, CS profiles in the split
@@ -81,13 +82,13 @@ func TestExtBinaryConformance(t *testing.T) {
 					t.Errorf("%s %s LLVM %d: reading llvm's: %v", filepath.Base(file), bc.name, rel, err)
 					continue
 				}
-				ours, err := ReadExtBinary("ours", got, ReadOptions{LLVM: rel})
+				ours, err := ReadExtBinary("ours", got, ReadOptions{Release: llvmrelease.Release(rel)})
 				if err != nil {
 					t.Errorf("%s %s LLVM %d: reading ours: %v", filepath.Base(file), bc.name, rel, err)
 					continue
 				}
-				a := theirs.AppendText(nil, TextWriteOptions{LLVM: rel})
-				b := ours.AppendText(nil, TextWriteOptions{LLVM: rel})
+				a := theirs.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)})
+				b := ours.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)})
 				if !bytes.Equal(a, b) {
 					t.Errorf("%s %s LLVM %d: read back differs:\n--- ours\n%s--- llvm\n%s", filepath.Base(file), bc.name, rel, b, a)
 					continue
@@ -106,7 +107,7 @@ func TestRawBinaryConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, rel := range []int{16, 22} {
-			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+			p, err := ReadText(file, data, ReadOptions{Release: llvmrelease.Release(rel)})
 			if err != nil {
 				continue
 			}
@@ -128,11 +129,11 @@ func TestRawBinaryConformance(t *testing.T) {
 				continue
 			}
 			exact++
-			back, err := ReadBinary("llvm", want, ReadOptions{LLVM: rel})
+			back, err := ReadBinary("llvm", want, ReadOptions{Release: llvmrelease.Release(rel)})
 			if err != nil {
 				continue // line offsets LLVM cannot read back either
 			}
-			if a, b := back.AppendText(nil, TextWriteOptions{LLVM: rel}), p.AppendText(nil, TextWriteOptions{LLVM: 16}); !bytes.Equal(a, b) {
+			if a, b := back.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)}), p.AppendText(nil, TextWriteOptions{Release: 16}); !bytes.Equal(a, b) {
 				t.Errorf("%s LLVM %d: raw binary reads back as\n%s\nwant\n%s", filepath.Base(file), rel, a, b)
 			}
 		}
@@ -175,7 +176,7 @@ func TestCompressedAndSymbolList(t *testing.T) {
 	file := "testdata/text/basic.txt"
 	data, _ := os.ReadFile(file)
 	for _, rel := range releases {
-		p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+		p, err := ReadText(file, data, ReadOptions{Release: llvmrelease.Release(rel)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestCompressedAndSymbolList(t *testing.T) {
 		if !ok {
 			t.Fatalf("llvm-profdata-%d --prof-sym-list failed", rel)
 		}
-		got, _ := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+		got, _ := p.AppendExtBinary(nil, BinaryOptions{Release: llvmrelease.Release(rel)})
 		if !bytes.Equal(got, want) {
 			t.Errorf("LLVM %d symbol list: differs\nours %x\nllvm %x", rel, got, want)
 		}
@@ -193,7 +194,7 @@ func TestCompressedAndSymbolList(t *testing.T) {
 			if !ok {
 				t.Fatalf("llvm-profdata-%d %v failed", rel, args)
 			}
-			theirs, err := ReadExtBinary("llvm", want, ReadOptions{LLVM: rel})
+			theirs, err := ReadExtBinary("llvm", want, ReadOptions{Release: llvmrelease.Release(rel)})
 			if err != nil {
 				t.Fatalf("LLVM %d %v: %v", rel, args, err)
 			}
@@ -203,7 +204,7 @@ func TestCompressedAndSymbolList(t *testing.T) {
 				c.SymbolList = nil
 				q = &c
 			}
-			got, _ := q.AppendExtBinary(nil, BinaryOptions{LLVM: rel, CompressAll: true})
+			got, _ := q.AppendExtBinary(nil, BinaryOptions{Release: llvmrelease.Release(rel), CompressAll: true})
 			if !bytes.Equal(got, want) {
 				t.Errorf("LLVM %d %v: differs\nours %x\nllvm %x", rel, args, got, want)
 			}
@@ -237,11 +238,11 @@ func TestTruncatedLastSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rel := range releases {
-		p, err := ReadText("basic.txt", data, ReadOptions{LLVM: rel})
+		p, err := ReadText("basic.txt", data, ReadOptions{Release: llvmrelease.Release(rel)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		full, err := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+		full, err := p.AppendExtBinary(nil, BinaryOptions{Release: llvmrelease.Release(rel)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +254,7 @@ func TestTruncatedLastSection(t *testing.T) {
 			short := filepath.Join(dir, fmt.Sprintf("cut%d.prof", cut))
 			os.WriteFile(short, full[:len(full)-cut], 0o644)
 			llvmText, llvmOK := llvmMerge(t, rel, short, "--text")
-			_, err := ReadExtBinary(short, full[:len(full)-cut], ReadOptions{LLVM: rel})
+			_, err := ReadExtBinary(short, full[:len(full)-cut], ReadOptions{Release: llvmrelease.Release(rel)})
 			var de *decode.Error
 			if !errors.As(err, &de) || !strings.Contains(err.Error(), "outside the file") {
 				t.Errorf("LLVM %d cut %d: got %v, want a section outside the file", rel, cut, err)

@@ -6,19 +6,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/zlibcompat"
 )
 
 // BinaryOptions select what the binary writers emit; the fields mirror
 // llvm-profdata merge --sample flags.
 type BinaryOptions struct {
-	LLVM           int  // release written for (0 means 22)
-	UseMD5         bool // --use-md5: fixed-length MD5 name table
-	CompressAll    bool // --compress-all-sections (zlib)
-	Partial        bool // --gen-partial-profile
-	SplitLayout    bool // --split-layout (LLVM 22)
-	VTables        bool // -extbinary-write-vtable-type-prof (LLVM 22)
-	DropSymbolList bool // --drop-profile-symbol-list
+	Release        llvmrelease.Release // release written for (0 means llvmrelease.Default)
+	UseMD5         bool                // --use-md5: fixed-length MD5 name table
+	CompressAll    bool                // --compress-all-sections (zlib)
+	Partial        bool                // --gen-partial-profile
+	SplitLayout    bool                // --split-layout (LLVM 22)
+	VTables        bool                // -extbinary-write-vtable-type-prof (LLVM 22)
+	DropSymbolList bool                // --drop-profile-symbol-list
 }
 
 // ErrUnsupported is returned for profiles an encoding cannot carry.
@@ -236,7 +237,7 @@ type secHdr struct {
 // std::unordered_map iterates them after llvm-profdata merge read p (see
 // mapOrder).
 func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
-	if (o.VTables || o.SplitLayout) && o.LLVM != 0 && o.LLVM < 22 {
+	if o.VTables && !o.Release.OrDefault().HasVTableTypeProfiles() || o.SplitLayout && !o.Release.OrDefault().HasSampleSplitLayout() {
 		return b, ErrUnsupported // no reader before LLVM 22 knows them
 	}
 	w := binWriter{p: p, opts: o, vtables: o.VTables}
@@ -308,7 +309,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	go func() {
 		defer close(sumDone)
 		if p.CS || p.ProbeBased || p.PreInlined {
-			order = p.mapOrder(o.LLVM)
+			order = p.mapOrder(o.Release)
 		}
 		sum = p.computeSummary(order)
 	}()
@@ -337,7 +338,7 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 	summary := func(b []byte) []byte { return appendSummary(b, sum) }
 	nameTable := func(b []byte) []byte {
 		// LLVM 16 looks for ".__uniq." in MD5 profiles too.
-		if !o.UseMD5 || o.LLVM == 16 {
+		if !o.UseMD5 || o.Release.OrDefault().SampleLegacyReader16() {
 			for _, n := range names {
 				if !n.isHash && strings.Contains(n.name, ".__uniq.") {
 					layout[1].flags |= flagUniqSuffix
@@ -561,10 +562,8 @@ func (w *binWriter) appendMetadata(b []byte, fs *FunctionSamples, top bool) []by
 // profile map (the FuncMetadata records): libstdc++'s iteration order of
 // that map when p.Funcs is the order the reader inserted them in (keys are SampleContext hashes, see
 // llvmhash.go).
-func (p *Profile) mapOrder(llvm int) []*FunctionSamples {
-	if llvm == 0 {
-		llvm = 22
-	}
+func (p *Profile) mapOrder(llvm llvmrelease.Release) []*FunctionSamples {
+	llvm = llvm.OrDefault()
 	if p.lmap != nil && p.lmap.llvm == llvm {
 		return p.Funcs
 	}

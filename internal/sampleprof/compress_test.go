@@ -42,7 +42,7 @@ func TestCompressedSectionCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(good, data, ReadOptions{LLVM: 22}); err != nil {
+	if _, err := Read(good, data, ReadOptions{Release: 22}); err != nil {
 		t.Fatalf("reading llvm's: %v", err)
 	}
 	secs, err := ReadSections(good, data)
@@ -99,7 +99,7 @@ func TestCompressedSectionCorruption(t *testing.T) {
 		if _, isExit := llvmErr.(*exec.ExitError); llvmErr != nil && !isExit {
 			t.Fatalf("%s: %v", tool, llvmErr)
 		}
-		_, err := Read(path, m.data, ReadOptions{LLVM: 22})
+		_, err := Read(path, m.data, ReadOptions{Release: 22})
 		// LLVM decompresses the function offset table into a buffer of
 		// the size claimed and, merging without an IR module, never reads
 		// it: a claim one byte too big (zlib's uncompress leaves the last

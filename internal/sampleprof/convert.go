@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/stdunordered"
 )
 
@@ -18,16 +19,14 @@ import (
 // keyed by their context's hash (contextHash) in a libstdc++
 // unordered_map.
 type llvmMap struct {
-	llvm int
+	llvm llvmrelease.Release
 	t    *stdunordered.Table
 	fs   []*FunctionSamples // by node; nil once erased
 	node map[uint64]int32   // key → node
 }
 
-func newLLVMMap(llvm int) *llvmMap {
-	if llvm == 0 {
-		llvm = 22
-	}
+func newLLVMMap(llvm llvmrelease.Release) *llvmMap {
+	llvm = llvm.OrDefault()
 	return &llvmMap{llvm: llvm, t: stdunordered.New(0), node: map[uint64]int32{}}
 }
 
@@ -79,10 +78,8 @@ func (m *llvmMap) funcs() []*FunctionSamples {
 
 // llvmMap returns p's profile map in release llvm: the one an earlier
 // conversion left, or llvm-profdata merge's map filled from p.Funcs.
-func (p *Profile) llvmMap(llvm int) *llvmMap {
-	if llvm == 0 {
-		llvm = 22
-	}
+func (p *Profile) llvmMap(llvm llvmrelease.Release) *llvmMap {
+	llvm = llvm.OrDefault()
 	if p.lmap != nil && p.lmap.llvm == llvm {
 		return p.lmap
 	}
@@ -108,9 +105,9 @@ func (p *Profile) llvmMap(llvm int) *llvmMap {
 func (p *Profile) SetGenerated() { p.merged = true }
 
 // DeleteFuncs erases the top-level profiles drop chooses from p's profile
-// map of release llvm (0 means 22), as llvm-profgen's
+// map of release llvm (0 means llvmrelease.Default), as llvm-profgen's
 // filterAmbiguousProfile erases them: the others keep their order.
-func (p *Profile) DeleteFuncs(llvm int, drop func(*FunctionSamples) bool) {
+func (p *Profile) DeleteFuncs(llvm llvmrelease.Release, drop func(*FunctionSamples) bool) {
 	m := p.llvmMap(llvm)
 	for _, fs := range m.funcs() {
 		if drop(fs) {
@@ -185,8 +182,8 @@ type ColdContextOptions struct {
 	// BaseOnly limits trimming to base profiles (one frame), as
 	// llvm-profgen's pre-inliner asks; ignored with Merge.
 	BaseOnly bool
-	// LLVM is the release whose map order to follow (0 means 22).
-	LLVM int
+	// Release is the release whose map order to follow (0 means llvmrelease.Default).
+	Release llvmrelease.Release
 }
 
 // ErrNoContexts is what TrimColdContexts returns when asked to merge cold
@@ -205,7 +202,7 @@ func (p *Profile) TrimColdContexts(o ColdContextOptions) error {
 	}
 	depth := max(o.FrameDepth, 1)
 	baseOnly := o.BaseOnly && !o.Merge
-	m := p.llvmMap(o.LLVM)
+	m := p.llvmMap(o.Release)
 	var cold []*FunctionSamples
 	for _, fs := range m.funcs() {
 		if fs.TotalSamples < o.Threshold && (!baseOnly || len(fs.Context) == 1) {
@@ -243,7 +240,7 @@ func (p *Profile) TrimColdContexts(o ColdContextOptions) error {
 // a CS profile becomes one profile per function, its contexts merged; in a
 // non-CS profile every inlinee becomes a top-level profile of its own, its
 // samples at the callsite turned into body and call-target samples.
-func (p *Profile) Flatten(llvm int) {
+func (p *Profile) Flatten(llvm llvmrelease.Release) {
 	m := p.llvmMap(llvm)
 	out := newLLVMMap(m.llvm)
 	for _, fs := range m.funcs() {
@@ -303,7 +300,7 @@ type frameNode struct {
 }
 
 // child is FrameNode::getOrCreateChildFrame.
-func (n *frameNode) child(loc LineLocation, fn FunctionID, llvm int) *frameNode {
+func (n *frameNode) child(loc LineLocation, fn FunctionID, llvm llvmrelease.Release) *frameNode {
 	k := callsiteHash(fn, loc, llvm)
 	if c, ok := n.children[k]; ok {
 		return c
@@ -319,8 +316,8 @@ func (n *frameNode) child(loc LineLocation, fn FunctionID, llvm int) *frameNode 
 // callsiteHash is FunctionSamples::getCallSiteHash: LLVM 19 and 22 hash
 // the callee and location as a context frame; LLVM 16 combines
 // std::hash<std::string> of the name with line<<32 | discriminator.
-func callsiteHash(fn FunctionID, loc LineLocation, llvm int) uint64 {
-	if llvm < 19 {
+func callsiteHash(fn FunctionID, loc LineLocation, llvm llvmrelease.Release) uint64 {
+	if !llvm.SampleMapHashesMD5() {
 		var buf [64]byte
 		name := stdunordered.HashBytes(fn.appendTo(buf[:0]))
 		id := uint64(loc.Line)<<32 | uint64(loc.Disc)
@@ -335,8 +332,8 @@ type NestOptions struct {
 	// base profile, marking the inlinee ContextDuplicatedIntoBase
 	// (-generate-merged-base-profiles).
 	MergedBase bool
-	// LLVM is the release whose map order to follow (0 means 22).
-	LLVM int
+	// Release is the release whose map order to follow (0 means llvmrelease.Default).
+	Release llvmrelease.Release
 }
 
 // NestContexts is ProfileConverter::convertCSProfiles
@@ -350,7 +347,7 @@ func (p *Profile) NestContexts(o NestOptions) {
 	if !p.CS {
 		return
 	}
-	m := p.llvmMap(o.LLVM)
+	m := p.llvmMap(o.Release)
 	var root frameNode
 	for _, fs := range m.funcs() {
 		n := &root

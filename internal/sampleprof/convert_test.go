@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // genConvertText writes a random profile for the converters: CS contexts
@@ -77,8 +79,8 @@ type convertCase struct {
 
 func coldOptions(trim, merge bool, depth int) func(p *Profile, rel int) error {
 	return func(p *Profile, rel int) error {
-		return p.TrimColdContexts(ColdContextOptions{Threshold: p.ComputeSummaryFor(rel).CountThreshold(ColdCutoff),
-			Trim: trim, Merge: merge, FrameDepth: depth, LLVM: rel})
+		return p.TrimColdContexts(ColdContextOptions{Threshold: p.ComputeSummaryFor(llvmrelease.Release(rel)).CountThreshold(ColdCutoff),
+			Trim: trim, Merge: merge, FrameDepth: depth, Release: llvmrelease.Release(rel)})
 	}
 }
 
@@ -89,22 +91,22 @@ var convertCases = []convertCase{
 	// llvm-profdata-16 ignores the depth (measured): not compared there.
 	{"merge depth 2", []string{"--sample-merge-cold-context", "--sample-frame-depth-for-cold-context=2"}, []int{19, 22}, coldOptions(false, true, 2)},
 	{"nest", []string{"--convert-sample-profile-layout=nest"}, []int{19, 22}, func(p *Profile, rel int) error {
-		p.NestContexts(NestOptions{LLVM: rel})
+		p.NestContexts(NestOptions{Release: llvmrelease.Release(rel)})
 		return nil
 	}},
 	{"nest 16", []string{"--gen-cs-nested-profile"}, []int{16}, func(p *Profile, rel int) error {
-		p.NestContexts(NestOptions{LLVM: rel})
+		p.NestContexts(NestOptions{Release: llvmrelease.Release(rel)})
 		return nil
 	}},
 	{"merge, nest", []string{"--sample-merge-cold-context", "--convert-sample-profile-layout=nest"}, []int{19, 22}, func(p *Profile, rel int) error {
 		if err := coldOptions(false, true, 1)(p, rel); err != nil {
 			return err
 		}
-		p.NestContexts(NestOptions{LLVM: rel})
+		p.NestContexts(NestOptions{Release: llvmrelease.Release(rel)})
 		return nil
 	}},
 	{"flat", []string{"--convert-sample-profile-layout=flat"}, []int{19, 22}, func(p *Profile, rel int) error {
-		p.Flatten(rel)
+		p.Flatten(llvmrelease.Release(rel))
 		return nil
 	}},
 }
@@ -150,8 +152,8 @@ func TestConvertConformance(t *testing.T) {
 					}
 					var got []byte
 					if format == "--text" {
-						got = p.AppendText(nil, TextWriteOptions{LLVM: rel})
-					} else if got, err = p.AppendExtBinary(nil, BinaryOptions{LLVM: rel}); err != nil {
+						got = p.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)})
+					} else if got, err = p.AppendExtBinary(nil, BinaryOptions{Release: llvmrelease.Release(rel)}); err != nil {
 						t.Fatal(err)
 					}
 					if !bytes.Equal(got, want) {
@@ -178,24 +180,24 @@ func TestConvertCorpus(t *testing.T) {
 		}
 		for _, rel := range releases {
 			for _, c := range convertCases {
-				p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+				p, err := ReadText(file, data, ReadOptions{Release: llvmrelease.Release(rel)})
 				if err != nil {
 					continue
 				}
 				if err := c.apply(p, rel); err != nil && !errors.Is(err, ErrNoContexts) {
 					t.Errorf("%s %s LLVM %d: %v", filepath.Base(file), c.name, rel, err)
 				}
-				out, err := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+				out, err := p.AppendExtBinary(nil, BinaryOptions{Release: llvmrelease.Release(rel)})
 				if err != nil {
 					t.Errorf("%s %s LLVM %d: %v", filepath.Base(file), c.name, rel, err)
 					continue
 				}
-				orig, _ := ReadText(file, data, ReadOptions{LLVM: rel})
-				origOut, _ := orig.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
-				if _, err := ReadExtBinary("orig", origOut, ReadOptions{LLVM: rel}); err != nil {
+				orig, _ := ReadText(file, data, ReadOptions{Release: llvmrelease.Release(rel)})
+				origOut, _ := orig.AppendExtBinary(nil, BinaryOptions{Release: llvmrelease.Release(rel)})
+				if _, err := ReadExtBinary("orig", origOut, ReadOptions{Release: llvmrelease.Release(rel)}); err != nil {
 					continue
 				}
-				if _, err := ReadExtBinary("out", out, ReadOptions{LLVM: rel}); err != nil {
+				if _, err := ReadExtBinary("out", out, ReadOptions{Release: llvmrelease.Release(rel)}); err != nil {
 					t.Errorf("%s %s LLVM %d: reading back: %v", filepath.Base(file), c.name, rel, err)
 				}
 			}

@@ -16,15 +16,15 @@ func TestSectionTypeReadAs32BitsAsLLVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := ReadText("basic.txt", src, ReadOptions{LLVM: 22})
+	p, err := ReadText("basic.txt", src, ReadOptions{Release: 22})
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := p.AppendExtBinary(nil, BinaryOptions{LLVM: 22})
+	data, err := p.AppendExtBinary(nil, BinaryOptions{Release: 22})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := p.AppendText(nil, TextWriteOptions{LLVM: 22})
+	want := p.AppendText(nil, TextWriteOptions{Release: 22})
 	secs, err := ReadSections("basic.extbinary", data)
 	if err != nil {
 		t.Fatal(err)
@@ -35,12 +35,12 @@ func TestSectionTypeReadAs32BitsAsLLVM(t *testing.T) {
 		bad := bytes.Clone(data)
 		at := 18 + 32*i
 		binary.LittleEndian.PutUint64(bad[at:], binary.LittleEndian.Uint64(bad[at:])|0xeb<<48)
-		got, err := Read("bad.extbinary", bad, ReadOptions{LLVM: 22})
+		got, err := Read("bad.extbinary", bad, ReadOptions{Release: 22})
 		if err != nil {
 			t.Errorf("section %d with its type's upper half set: %v", i, err)
 			continue
 		}
-		if text := got.AppendText(nil, TextWriteOptions{LLVM: 22}); !bytes.Equal(text, want) {
+		if text := got.AppendText(nil, TextWriteOptions{Release: 22}); !bytes.Equal(text, want) {
 			t.Errorf("section %d with its type's upper half set reads as\n%s\nwant\n%s", i, text, want)
 		}
 	}

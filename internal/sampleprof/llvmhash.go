@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // LLVM's hash_combine and hash_combine_range (llvm/ADT/Hashing.h, the
@@ -150,8 +151,8 @@ func llvmHashBytes(s []byte) uint64 {
 // frameHash is hash_value of one context frame, per release: LLVM 16
 // hash_combine(hash_value(name), line, discriminator); LLVM 19 and 22
 // SampleContextFrame::getHashCode, MD5(name) + 33·(disc<<32 | line).
-func frameHash(f Frame, llvm int, md5 func(FunctionID) uint64) uint64 {
-	if llvm < 19 {
+func frameHash(f Frame, llvm llvmrelease.Release, md5 func(FunctionID) uint64) uint64 {
+	if !llvm.SampleMapHashesMD5() {
 		var b [16]byte
 		binary.LittleEndian.PutUint64(b[:], llvmStringHash(f.Func))
 		binary.LittleEndian.PutUint32(b[8:], f.Loc.Line)
@@ -172,9 +173,9 @@ func llvmStringHash(f FunctionID) uint64 {
 // contextHash is SampleContext::getHashCode of a top-level profile: the key
 // of LLVM's profile map (SampleProfileMap) in release llvm. md5 is
 // FunctionID.MD5, or a cache of it.
-func contextHash(fs *FunctionSamples, llvm int, md5 func(FunctionID) uint64) uint64 {
+func contextHash(fs *FunctionSamples, llvm llvmrelease.Release, md5 func(FunctionID) uint64) uint64 {
 	if fs.Context == nil {
-		if llvm < 19 {
+		if !llvm.SampleMapHashesMD5() {
 			return llvmStringHash(fs.Name)
 		}
 		return md5(fs.Name)
@@ -189,7 +190,7 @@ func contextHash(fs *FunctionSamples, llvm int, md5 func(FunctionID) uint64) uin
 
 // mapKey returns the key function of LLVM's profile map in release llvm
 // (which remembers the MD5s of the names it has seen).
-func mapKey(llvm int) func(*FunctionSamples) uint64 {
+func mapKey(llvm llvmrelease.Release) func(*FunctionSamples) uint64 {
 	md5 := md5Memo()
 	return func(fs *FunctionSamples) uint64 { return contextHash(fs, llvm, md5) }
 }

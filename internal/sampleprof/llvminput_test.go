@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // TestLLVMWrittenInputs: profiles llvm-profdata wrote (extbinary, MD5
@@ -24,7 +26,7 @@ func TestLLVMWrittenInputs(t *testing.T) {
 	for _, file := range files {
 		src, _ := os.ReadFile(file)
 		for _, rel := range releases {
-			textProf, err := ReadText(file, src, ReadOptions{LLVM: rel})
+			textProf, err := ReadText(file, src, ReadOptions{Release: llvmrelease.Release(rel)})
 			if err != nil {
 				continue
 			}
@@ -35,7 +37,7 @@ func TestLLVMWrittenInputs(t *testing.T) {
 				}
 				llvmFile := filepath.Join(t.TempDir(), "in.prof")
 				os.WriteFile(llvmFile, data, 0o644)
-				p, err := Read(llvmFile, data, ReadOptions{LLVM: rel})
+				p, err := Read(llvmFile, data, ReadOptions{Release: llvmrelease.Release(rel)})
 				if err != nil {
 					t.Errorf("%s %v LLVM %d: %v", filepath.Base(file), in, rel, err)
 					continue
@@ -48,19 +50,19 @@ func TestLLVMWrittenInputs(t *testing.T) {
 							clearAttributes(fs)
 						}
 					}
-					if a, b := p.AppendText(nil, TextWriteOptions{LLVM: rel}), textProf.AppendText(nil, TextWriteOptions{LLVM: rel}); !bytes.Equal(a, b) {
+					if a, b := p.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)}), textProf.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)}); !bytes.Equal(a, b) {
 						t.Errorf("%s %v LLVM %d: reads as\n%s\nwant\n%s", filepath.Base(file), in, rel, a, b)
 					}
 				}
 				if want, ok := llvmMerge(t, rel, llvmFile, "--text"); ok {
 					n++
-					if got := p.AppendText(nil, TextWriteOptions{LLVM: rel}); !bytes.Equal(got, want) {
+					if got := p.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)}); !bytes.Equal(got, want) {
 						t.Errorf("%s %v LLVM %d → text:\n%s\nwant\n%s", filepath.Base(file), in, rel, got, want)
 					}
 				}
 				if want, ok := llvmMerge(t, rel, llvmFile, "--extbinary"); ok {
 					n++
-					got, _ := p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+					got, _ := p.AppendExtBinary(nil, BinaryOptions{Release: llvmrelease.Release(rel)})
 					if !bytes.Equal(got, want) {
 						t.Errorf("%s %v LLVM %d → extbinary differs\nours %x\nllvm %x", filepath.Base(file), in, rel, got, want)
 					}

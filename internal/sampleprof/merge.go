@@ -7,6 +7,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // Format is the encoding of a sample profile file.
@@ -78,8 +79,8 @@ func Detect(data []byte) Format {
 // profile owns nothing of it but the function samples it adopts, so memory
 // is the merged profile plus one input.
 type Merger struct {
-	// LLVM is the release whose llvm-profdata to follow (0 means 22).
-	LLVM int
+	// Release is the release whose llvm-profdata to follow (0 means llvmrelease.Default).
+	Release llvmrelease.Release
 	// Warnf, if set, receives what LLVM reports and goes on after: a
 	// function whose checksum differs from the one merged before (dropped)
 	// and counts that saturate.
@@ -141,17 +142,14 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 	}
 	m.out.FS = m.out.FS || p.FS
 	m.out.merged = true
-	llvm := m.LLVM
-	if llvm == 0 {
-		llvm = 22
-	}
-	byMD5 := !p.CS && llvm >= 19
+	llvm := m.Release.OrDefault()
+	byMD5 := !p.CS && llvm.SampleMapHashesMD5()
 	// The input's profiles, in its reader map's order.
 	order := stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return contextHash(fs, llvm, m.md5) })
 	for _, fs := range order {
 		var dst *FunctionSamples
 		switch {
-		case fs.Context != nil && llvm >= 19:
+		case fs.Context != nil && llvm.SampleMapHashesMD5():
 			i, ok := m.byMD5Ctx[m.md5FramesKey(fs.Context)]
 			for ; ok && i >= 0; i = m.ctxNext[i] {
 				if m.sameMD5Frames(m.out.Funcs[i].Context, fs.Context) {
@@ -211,10 +209,10 @@ func (m *Merger) sameMD5Frames(a, b []Frame) bool {
 // adopt appends fs as a new top-level profile of the result.
 // Contexts are indexed for the lookups of the release only (the result's
 // own index is built if it is asked for).
-func (m *Merger) adopt(fs *FunctionSamples, byMD5 bool, llvm int) {
+func (m *Merger) adopt(fs *FunctionSamples, byMD5 bool, llvm llvmrelease.Release) {
 	i := int32(len(m.out.Funcs))
 	switch {
-	case fs.Context != nil && llvm < 19:
+	case fs.Context != nil && !llvm.SampleMapHashesMD5():
 		if m.out.byCtx == nil {
 			m.out.indexContexts()
 		}
@@ -252,7 +250,7 @@ func (m *Merger) adopt(fs *FunctionSamples, byMD5 bool, llvm int) {
 }
 
 // Reset forgets everything merged so far.
-func (m *Merger) Reset() { *m = Merger{LLVM: m.LLVM, Warnf: m.Warnf} }
+func (m *Merger) Reset() { *m = Merger{Release: m.Release, Warnf: m.Warnf} }
 
 // Profile returns the merged profile (empty if nothing was added). The
 // Merger must not be used afterwards.

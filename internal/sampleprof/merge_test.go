@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 type mergeInput struct {
@@ -15,13 +17,13 @@ type mergeInput struct {
 
 // mergeFiles merges files as tools/merge does: read, fold, drop.
 func mergeFiles(t *testing.T, rel int, ins []mergeInput) (*Profile, error) {
-	m := Merger{LLVM: rel}
+	m := Merger{Release: llvmrelease.Release(rel)}
 	for _, in := range ins {
 		data, err := os.ReadFile(in.file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := Read(in.file, data, ReadOptions{LLVM: rel})
+		p, err := Read(in.file, data, ReadOptions{Release: llvmrelease.Release(rel)})
 		if err != nil {
 			return nil, err
 		}
@@ -71,11 +73,11 @@ func TestMergeConformance(t *testing.T) {
 				var got []byte
 				switch format {
 				case "--text":
-					got = p.AppendText(nil, TextWriteOptions{LLVM: rel})
+					got = p.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)})
 				case "--binary":
 					got, err = p.AppendBinary(nil)
 				default:
-					got, err = p.AppendExtBinary(nil, BinaryOptions{LLVM: rel})
+					got, err = p.AppendExtBinary(nil, BinaryOptions{Release: llvmrelease.Release(rel)})
 				}
 				if err != nil {
 					t.Fatal(err)

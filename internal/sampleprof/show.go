@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // The canonical text dump: what `llvm-profdata show --sample` prints
@@ -25,8 +26,8 @@ import (
 
 // ShowOptions select what AppendShow prints.
 type ShowOptions struct {
-	// LLVM is the release whose llvm-profdata to follow (0 means 22).
-	LLVM int
+	// Release is the release whose llvm-profdata to follow (0 means llvmrelease.Default).
+	Release llvmrelease.Release
 	// Function, if HasFunction, prints only the profile of that function
 	// (--function): LLVM 19+ finds a non-CS profile by name (or by the
 	// MD5 of the name in an MD5 profile) and prints an empty unnamed one
@@ -54,11 +55,8 @@ type ShowOptions struct {
 // LLVM's profile map iterates them: a libstdc++ unordered_map
 // (internal/stdunordered) keyed by the context's hash (llvmhash.go).
 func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
-	rel := o.LLVM
-	if rel == 0 {
-		rel = 22
-	}
-	s := shower{p: p, vtables: rel >= 22}
+	rel := o.Release.OrDefault()
+	s := shower{p: p, vtables: rel.HasVTableTypeProfiles()}
 	var extra *FunctionSamples
 	if o.JSON {
 		b = p.AppendJSON(b)
@@ -75,7 +73,7 @@ func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 		switch {
 		case fs != nil:
 			b = fs.appendContext(b)
-		case rel == 16:
+		case rel.SampleLegacyReader16():
 			// Profiles[Name] inserts an empty, unnamed profile, which
 			// the hot list then sees.
 			b = append(b, o.Function...)
@@ -100,12 +98,12 @@ func (p *Profile) AppendShow(b []byte, o ShowOptions) []byte {
 }
 
 // findShown is the reader's getSamplesFor(name) of release rel.
-func (p *Profile) findShown(name string, rel int) *FunctionSamples {
+func (p *Profile) findShown(name string, rel llvmrelease.Release) *FunctionSamples {
 	if p.CS {
 		// A name is never a CS context in any release.
 		return nil
 	}
-	if rel == 16 {
+	if rel.SampleLegacyReader16() {
 		return p.Lookup(Name(name))
 	}
 	h := llvmname.GUID(name)
@@ -230,7 +228,7 @@ func (fs *FunctionSamples) headEstimate(cs bool) uint64 {
 
 // readerSummary is the summary release rel's reader reports: the one a
 // binary profile carries, or the one computed from its map.
-func (p *Profile) readerSummary(rel int) *Summary {
+func (p *Profile) readerSummary(rel llvmrelease.Release) *Summary {
 	if p.summary != nil {
 		return p.summary
 	}
@@ -240,7 +238,7 @@ func (p *Profile) readerSummary(rel int) *Summary {
 // appendHotList is showHotFunctionList and dumpHotFunctionList; extra,
 // if not nil, is one more profile in the map, inserted last under the key
 // of extraName.
-func (p *Profile) appendHotList(b []byte, rel, topN int, extra *FunctionSamples, extraName string) []byte {
+func (p *Profile) appendHotList(b []byte, rel llvmrelease.Release, topN int, extra *FunctionSamples, extraName string) []byte {
 	sum := p.readerSummary(rel)
 	var threshold uint64
 	for _, e := range sum.Detailed {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -103,7 +104,7 @@ func TestShowConformance(t *testing.T) {
 				default:
 					argSets = binArgs
 				}
-				p, err := Read(in.path, data, ReadOptions{LLVM: rel})
+				p, err := Read(in.path, data, ReadOptions{Release: llvmrelease.Release(rel)})
 				for i, args := range argSets {
 					want, ok := llvmShow(t, rel, in.path, args...)
 					if i == 0 && (!ok || err != nil) {
@@ -113,7 +114,7 @@ func TestShowConformance(t *testing.T) {
 						rejected++
 						break
 					}
-					o := ShowOptions{LLVM: rel}
+					o := ShowOptions{Release: llvmrelease.Release(rel)}
 					for _, a := range args {
 						switch k, v, _ := strings.Cut(a, "="); k {
 						case "--topn":

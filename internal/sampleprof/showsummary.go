@@ -3,6 +3,8 @@ package sampleprof
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // What `llvm-profdata show --sample` prints besides the profiles:
@@ -176,7 +178,7 @@ func (p *Profile) AppendSymbolList(b []byte) []byte {
 // AppendText appends the summary as `show --detailed-summary` of release
 // llvm prints it (LLVM 22 names the maximum internal count, always 0 for
 // sample profiles, and gives each entry's share of the blocks).
-func (s *Summary) AppendText(b []byte, llvm int) []byte {
+func (s *Summary) AppendText(b []byte, llvm llvmrelease.Release) []byte {
 	line := func(label string, v uint64) {
 		b = append(b, label...)
 		b = strconv.AppendUint(b, v, 10)
@@ -184,7 +186,7 @@ func (s *Summary) AppendText(b []byte, llvm int) []byte {
 	}
 	line("Total functions: ", s.NumFunctions)
 	line("Maximum function count: ", s.MaxFunctionCount)
-	if llvm != 0 && llvm < 22 {
+	if !llvm.OrDefault().SampleShowSummary22() {
 		line("Maximum block count: ", s.MaxCount)
 	} else {
 		line("Maximum internal block count: ", 0)
@@ -194,7 +196,7 @@ func (s *Summary) AppendText(b []byte, llvm int) []byte {
 	b = append(b, "Detailed summary:\n"...)
 	for _, e := range s.Detailed {
 		b = strconv.AppendUint(b, e.NumCounts, 10)
-		if llvm != 0 && llvm < 22 {
+		if !llvm.OrDefault().SampleShowSummary22() {
 			// (float)Cutoff / Scale * 100, in float.
 			pct := float32(float32(e.Cutoff)/1e6) * 100
 			b = append(b, " blocks with count >= "...)

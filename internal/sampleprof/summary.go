@@ -3,6 +3,8 @@ package sampleprof
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // Summary is the profile summary (LLVM's ProfileSummary of kind Sample).
@@ -59,7 +61,7 @@ func (p *Profile) ComputeSummary() *Summary { return p.ComputeSummaryFor(22) }
 // computes it. (Releases differ only in the order the contexts of a
 // function of a CS profile are merged in, which decides which one's
 // checksum wins when they differ.)
-func (p *Profile) ComputeSummaryFor(llvm int) *Summary {
+func (p *Profile) ComputeSummaryFor(llvm llvmrelease.Release) *Summary {
 	return p.computeSummary(p.mapOrder(llvm))
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // The text format (SampleProfileReaderText), one function per header:
@@ -128,11 +129,11 @@ func (s sref) trim() sref {
 
 // ReadOptions select the reader of one LLVM release.
 type ReadOptions struct {
-	// LLVM is the release whose reader to follow: 16, 19 or 22 (0 means
-	// 22). Vtable lines and !Flat are read by 22 only (16 and 19 read a
+	// Release is the release whose reader to follow (0 means
+	// llvmrelease.Default). Vtable lines and !Flat are read by 22 only (16 and 19 read a
 	// `vtables` line as an inlinee); 16 lets a repeated header replace the
 	// function instead of adding to it.
-	LLVM int
+	Release llvmrelease.Release
 	// Names, if set, gives the names read their strings, so that the
 	// profiles read with one Names (the inputs of a merge, read on any
 	// goroutines) share one copy of each name.
@@ -211,12 +212,7 @@ func (c *nameCache) id(b []byte) FunctionID {
 	return f
 }
 
-func (o ReadOptions) llvm() int {
-	if o.LLVM == 0 {
-		return 22
-	}
-	return o.LLVM
-}
+func (o ReadOptions) llvm() llvmrelease.Release { return o.Release.OrDefault() }
 
 type lineType int
 
@@ -317,7 +313,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 			} else {
 				fs = p.Get(pl.names.id(fname))
 			}
-			if rel == 16 {
+			if rel.SampleLegacyReader16() {
 				// LLVM 16 replaces the function a repeated header names.
 				*fs = FunctionSamples{Name: fs.Name, Context: fs.Context}
 			}
@@ -430,7 +426,7 @@ func parseContext(s sref, names *nameCache, frames []Frame) []Frame {
 }
 
 // parseLine is LLVM's ParseLine (for a line starting with a space).
-func parseLine(in sref, rel int, pl *parsedLine) bool {
+func parseLine(in sref, rel llvmrelease.Release, pl *parsedLine) bool {
 	*pl = parsedLine{typ: lineBody, targets: pl.targets[:0], types: pl.types[:0], names: pl.names}
 	var depth uint
 	for depth < in.size() && in[depth] == ' ' {
@@ -439,7 +435,7 @@ func parseLine(in sref, rel int, pl *parsedLine) bool {
 	pl.depth = depth
 	if in[depth] == '!' {
 		pl.typ = lineMetadata
-		if rel >= 22 && string(in) == " !Flat" {
+		if rel.SampleTextFlatMetadata() && string(in) == " !Flat" {
 			pl.flat = true
 			return true
 		}
@@ -484,7 +480,7 @@ func parseLine(in sref, rel int, pl *parsedLine) bool {
 	switch {
 	case rest[0] >= '0' && rest[0] <= '9':
 		return parseBody(rest, pl)
-	case rel >= 22 && bytes.HasPrefix(rest, []byte("vtables ")):
+	case rel.HasVTableTypeProfiles() && bytes.HasPrefix(rest, []byte("vtables ")):
 		pl.typ = lineVTable
 		return parseTypes(rest.from(8), pl)
 	}

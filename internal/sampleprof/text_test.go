@@ -14,10 +14,11 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-var releases = []int{16, 19, 22}
+var releases = llvmrelease.Majors()
 
 // llvmMerge runs llvm-profdata-N merge --sample args -o OUT IN and returns
 // OUT, or ok=false when the tool fails (or crashes).
@@ -181,7 +182,7 @@ func TestTextConformance(t *testing.T) {
 		}
 		for _, rel := range releases {
 			want, ok := llvmMerge(t, rel, file, "--text")
-			p, err := ReadText(file, data, ReadOptions{LLVM: rel})
+			p, err := ReadText(file, data, ReadOptions{Release: llvmrelease.Release(rel)})
 			if !ok {
 				if err == nil {
 					t.Errorf("%s: llvm-profdata-%d fails, we read it", filepath.Base(file), rel)
@@ -194,7 +195,7 @@ func TestTextConformance(t *testing.T) {
 				t.Errorf("%s: llvm-profdata-%d reads it, we fail: %v", filepath.Base(file), rel, err)
 				continue
 			}
-			got := p.AppendText(nil, TextWriteOptions{LLVM: rel})
+			got := p.AppendText(nil, TextWriteOptions{Release: llvmrelease.Release(rel)})
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s: LLVM %d text differs:\n--- ours\n%s--- llvm-profdata\n%s", filepath.Base(file), rel, got, want)
 			} else {

@@ -2,18 +2,20 @@ package sampleprof
 
 import (
 	"strconv"
+
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
 // TextWriteOptions select what the text writer emits.
 type TextWriteOptions struct {
-	// LLVM is the release written for (0 means 22). Vtable lines are
+	// Release is the release written for (0 means llvmrelease.Default). Vtable lines are
 	// written for 22 only: older readers misread them.
-	LLVM int
+	Release llvmrelease.Release
 }
 
 // AppendText appends p in LLVM's text format (SampleProfileWriterText).
 func (p *Profile) AppendText(b []byte, opts TextWriteOptions) []byte {
-	w := textWriter{p: p, vtables: opts.LLVM == 0 || opts.LLVM >= 22}
+	w := textWriter{p: p, vtables: opts.Release.OrDefault().HasVTableTypeProfiles()}
 	for _, fs := range p.Sorted() {
 		b = w.sample(b, fs, 0)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
@@ -62,15 +63,15 @@ func TestProfileSections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := sampleprof.ReadText(in, text, sampleprof.ReadOptions{LLVM: rel})
+		p, err := sampleprof.ReadText(in, text, sampleprof.ReadOptions{Release: llvmrelease.Release(rel)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := p.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: rel, CompressAll: true})
+		got, err := p.AppendExtBinary(nil, sampleprof.BinaryOptions{Release: llvmrelease.Release(rel), CompressAll: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		plain, _ := p.AppendExtBinary(nil, sampleprof.BinaryOptions{LLVM: rel})
+		plain, _ := p.AppendExtBinary(nil, sampleprof.BinaryOptions{Release: llvmrelease.Release(rel)})
 		t.Logf("LLVM %d, %d functions: %d bytes uncompressed, %d compressed", rel, funcs, len(plain), len(got))
 		if !bytes.Equal(got, want) {
 			t.Errorf("%d functions (%d bytes of text): ours %d bytes, llvm-profdata-%d %d", funcs, len(text), len(got), rel, len(want))

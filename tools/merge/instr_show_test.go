@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/instrproftest"
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
@@ -37,7 +38,7 @@ func TestInstrShow(t *testing.T) {
 	for _, rel := range instrproftest.Releases {
 		r := fmt.Sprint(rel)
 		tool := testenv.Tool(t, "llvm-profdata-"+r)
-		for _, mode := range instrproftest.Modes(rel) {
+		for _, mode := range instrproftest.Modes(llvmrelease.Release(rel)) {
 			for _, prog := range []string{"app", "shapes"} {
 				t.Run(fmt.Sprintf("llvm%d/%s-%s", rel, prog, mode), func(t *testing.T) {
 					var raws []string

@@ -124,13 +124,13 @@ Failure modes for bad inputs (each bad input is always named on stderr):
 Exit status: 0 success, 1 failure, 2 usage error.`
 
 func runMerge(args []string, stdout, stderr io.Writer) error {
-	c := profmerge.Config{LLVMRelease: llvmrelease.Default, MemProfVersion: -1, FailureMode: "any", MergeContexts: true}
+	c := profmerge.Config{Release: llvmrelease.Default, MemProfVersion: -1, FailureMode: "any", MergeContexts: true}
 	var fatalWarnings bool
 	fs := cli.NewFlagSet(tool, "merge [options] <filename...>")
 	fs.Summary, fs.Footer = mergeSummary, mergeFooter
 	fs.StringValue(&c.Output, "<file>", "Output file (a regular file is replaced atomically; '-' is stdout)", "--output", "-o")
 	fs.StringValue(&c.ProfiledBinary, "<file>", "Path to the profiled binary (needed for raw MemProf inputs)", "--profiled-binary")
-	fs.IntValue(&c.LLVMRelease, "<N>", "LLVM release whose clang reads the output: "+llvmrelease.SupportedText()+fmt.Sprintf(" (default %d; see below)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue((*int)(&c.Release), "<N>", "LLVM release whose clang reads the output: "+llvmrelease.SupportedText()+fmt.Sprintf(" (default %d; see below)", llvmrelease.Default), "--llvm-version")
 	fs.IntValue(&c.MemProfVersion, "<N>", "MemProf version to write (default: what the release writes)", "--memprof-version")
 	fs.BoolFlag(&c.FullSchema, true, "Write every MemInfoBlock field (MemProf V2+)", "--memprof-full-schema")
 	fs.Add(&cli.Option{Names: []string{"--memprof-merge-contexts", "--memprof-merge-contexts=true", "--memprof-merge-contexts=false"},
@@ -253,7 +253,7 @@ Examples:
 	fs.BoolFlag(&c.Sample, true, "Show a sample profile", "--sample")
 	fs.StringValue(&c.Binary, "<file>", "Profiled binary (for raw profiles)", "--profiled-binary")
 	fs.StringValue(&c.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
-	fs.IntValue(&c.Release, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to emulate (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue((*int)(&c.Release), "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to emulate (default %d)", llvmrelease.Default), "--llvm-version")
 	instrFlag := func(dst *bool, help, name string) {
 		fs.Add(&cli.Option{Names: []string{name}, Kind: cli.Flag, Help: help,
 			Set: func(string, string) error {
@@ -392,7 +392,7 @@ Examples:
 	fs.IntValue(&o.SampleDiff.Top, "<N>", "Sample: functions shown with their lines (default 10)", "--topn")
 	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones)", "--profiled-binary")
 	fs.StringValue(&o.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
-	fs.IntValue(&o.Release, "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue((*int)(&o.Release), "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
 	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default unless both are instrumentation or sample profiles)", "--memory")
 	fs.Add(&cli.Option{Names: []string{"--format"}, Kind: cli.Value, MetaVar: "<text|pprof>", Help: "text (default) or pprof (B minus A)",
 		Set: func(_, v string) error {
@@ -420,7 +420,7 @@ Examples:
 }
 
 func runOverlap(args []string, stdout io.Writer) error {
-	c := profmerge.OverlapConfig{Options: profview.SampleOverlapOptions{LLVM: llvmrelease.Default, ValueCutoff: profview.NoValueCutoff}, Stdout: stdout}
+	c := profmerge.OverlapConfig{Options: profview.SampleOverlapOptions{Release: llvmrelease.Default, ValueCutoff: profview.NoValueCutoff}, Stdout: stdout}
 	fs := cli.NewFlagSet(tool, "merge overlap [--sample] [options] <base profile> <test profile>")
 	fs.Summary = `Prints how similar two profiles are, as llvm-profdata overlap prints it (the
 same text and numbers). Sample profiles (--sample): program-level similarity
@@ -437,7 +437,7 @@ Examples:
 	fs.BoolFlag(&c.Sample, true, "The profiles are sample profiles (also told by content)", "--sample")
 	fs.BoolFlag(&c.CS, true, "Instrumentation: compare the context-sensitive records", "--cs")
 	fs.StringValue(&c.Output, "<file>", "Output file (default stdout)", "--output", "-o")
-	fs.IntValue(&c.Options.LLVM, "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to follow (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue((*int)(&c.Options.Release), "<N>", fmt.Sprintf("LLVM release whose llvm-profdata to follow (default %d)", llvmrelease.Default), "--llvm-version")
 	fs.StringValue(&c.Options.Function, "<name>", "Details of the functions whose name contains this", "--function")
 	fs.Uint64Value(&c.Options.ValueCutoff, "<N>", "Details of the functions with a count of at least N", "--value-cutoff")
 	fs.Uint64Value(&c.Options.SimilarityCutoff, "<N>", "Details of the functions less similar than N parts per million", "--similarity-cutoff")

@@ -90,7 +90,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			}
 			return cli.Usagef("--format: unknown value '%s' (text, binary or extbinary)", v)
 		}})
-	fs.IntValue(&c.LLVM, "<N>", fmt.Sprintf("LLVM release whose llvm-profgen to follow: 19 or 22 (default %d)", llvmrelease.Default), "--llvm-version")
+	fs.IntValue((*int)(&c.Release), "<N>", fmt.Sprintf("LLVM release whose llvm-profgen to follow: %s (default %d)", llvmrelease.ProfgenText(), llvmrelease.Default), "--llvm-version")
 	fs.StringValue(&c.PID, "<pid>", "Only the mmap events of this process", "--pid")
 	fs.StringValue(&c.TraceBuildID, "<hex>", "Build id of the binary the trace was recorded from (perf buildid-list); fail if --binary's differs. Traces recorded with perf record --buildid-mmap are checked without it", "--trace-build-id")
 	fs.BoolFlag(&c.IgnoreStackSamples, true, "Read hybrid samples without their call stacks (context-insensitive profile)", "--ignore-stack-samples")

@@ -8,16 +8,18 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
-// Releases are the LLVM releases whose runtimes the fixtures cover.
-var Releases = []int{16, 19, 22}
+// Releases are the LLVM releases whose runtimes the fixtures cover: the
+// supported ones.
+var Releases = llvmrelease.Majors()
 
 // Modes returns gen.sh's instrumentation modes for a release.
-func Modes(release int) []string {
+func Modes(release llvmrelease.Release) []string {
 	m := []string{"ir", "fe", "irnc", "novp", "cov", "entry", "cs"}
-	if release >= 19 {
+	if release.ClangHasMCDC() {
 		m = append(m, "mcdc", "temporal", "sbc", "vtable")
 	}
 	return m

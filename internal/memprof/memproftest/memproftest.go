@@ -8,18 +8,19 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // Fixtures returns the directory testdata/memprof/gen.sh filled for the
-// given LLVM releases (default 16, 19 and 22; see gen.sh for its files),
+// given LLVM releases (default the supported ones; see gen.sh for its files),
 // building it through testenv.Cached, keyed by the script, the sources,
 // the releases and the versions of the compilers and linker. gen.sh skips
 // a release whose clang++ is missing; Fixture reports such files missing.
 func Fixtures(t testing.TB, releases ...int) string {
 	t.Helper()
 	if len(releases) == 0 {
-		releases = []int{16, 19, 22}
+		releases = llvmrelease.Majors()
 	}
 	_, here, _, _ := runtime.Caller(0)
 	s := testenv.Script{
