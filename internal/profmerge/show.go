@@ -227,7 +227,7 @@ func LoadMemProf(path, binary string, release int, warnf func(format string, arg
 
 // ShowSampleView writes the sample profile at path as a (gzipped) pprof
 // profile.
-func ShowSampleView(w io.Writer, path string, release int) error {
+func ShowSampleView(w io.Writer, path string, o SampleViewOptions) error {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
@@ -235,11 +235,15 @@ func ShowSampleView(w io.Writer, path string, release int) error {
 	if sampleprof.Detect(data) == sampleprof.FormatUnknown {
 		return errors.New(path + ": unrecognized sample profile encoding format")
 	}
-	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: release})
+	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{LLVM: o.LLVM})
 	if err != nil {
 		return err
 	}
-	return profview.SampleProfile(p).Write(w)
+	syms, err := sampleSymbols(o.Binary, o.Warnf, p)
+	if err != nil {
+		return err
+	}
+	return profview.SampleProfileLines(p, syms).Write(w)
 }
 
 // DiffMemory writes what changed between the MemProf profiles at pathA

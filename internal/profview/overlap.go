@@ -72,6 +72,9 @@ type SampleFuncOverlap struct {
 // base and a test profile.
 type SampleOverlap struct {
 	BaseName, TestName string
+	// ProbeBased says both profiles are probe-based (locations are
+	// probe ids, not line offsets).
+	ProbeBased bool
 	// LLVM is the release whose text WriteText prints.
 	LLVM int
 	// Program is the program level; HotFunc and HotBlock the hot
@@ -139,7 +142,7 @@ func ComputeSampleOverlap(base, test *sampleprof.Profile, baseName, testName str
 	if base.CS != test.CS {
 		return nil, errors.New("cannot compare CS profile with non-CS profile")
 	}
-	ov := &SampleOverlap{BaseName: baseName, TestName: testName, LLVM: o.LLVM,
+	ov := &SampleOverlap{BaseName: baseName, TestName: testName, LLVM: o.LLVM, ProbeBased: base.ProbeBased,
 		BaseHotThreshold: base.ReaderSummary(o.LLVM).CountThreshold(sampleprof.HotCutoff),
 		TestHotThreshold: test.ReaderSummary(o.LLVM).CountThreshold(sampleprof.HotCutoff)}
 	p := &ov.Program

@@ -22,6 +22,10 @@ type SampleHTMLOptions struct {
 	// their bodies (default 30); HotRows caps the hot-function list
 	// (default 500).
 	Top, HotRows int
+	// Symbols, when they hold the profiled binary's functions
+	// (SampleGUID keys), turn line offsets into source lines and give
+	// each function's file and first line; probe ids stay as they are.
+	Symbols *Symbols
 }
 
 // SampleHotList is `llvm-profdata show --sample --hot-func-list`'s
@@ -99,10 +103,10 @@ type sampleHotHTML struct {
 }
 
 type sampleFuncHTML struct {
-	Name, Mangled string
-	Total, Head   uint64
-	Class         string
-	Rows          []sampleRowHTML
+	Name, Mangled, Where string
+	Total, Head          uint64
+	Class                string
+	Rows                 []sampleRowHTML
 }
 
 type sampleRowHTML struct {
@@ -168,7 +172,8 @@ func WriteSampleHTML(w io.Writer, p *sampleprof.Profile, o SampleHTMLOptions) er
 		sampleStats(fs, 0, &st)
 		f := sampleFuncHTML{Name: ContextName(fs), Mangled: fs.ContextString(), Total: fs.TotalSamples, Head: fs.HeadSamples,
 			Class: hotness(st.max, hl.Threshold, cold)}
-		bodyRows(&f.Rows, fs, 0, hl.Threshold, cold)
+		f.Where = o.Symbols.sampleWhere(fs.Name)
+		bodyRows(&f.Rows, fs, 0, rowStyle{o.Symbols, p.ProbeBased, hl.Threshold, cold})
 		page.Funcs = append(page.Funcs, f)
 	}
 	page.ShownFuncs = len(page.Funcs)
@@ -176,11 +181,8 @@ func WriteSampleHTML(w io.Writer, p *sampleprof.Profile, o SampleHTMLOptions) er
 	if p.CS {
 		page.FlameWhat = "calling contexts: callers above callees, inlined functions below their callers"
 	}
-	page.Flame, page.FlameHeight = sampleFlame(p, hl.Threshold, cold)
-	page.LineNote = "line offsets from the function's first line, .discriminator"
-	if p.ProbeBased {
-		page.LineNote = "pseudo-probe ids"
-	}
+	page.Flame, page.FlameHeight = sampleFlame(p, o.Symbols, hl.Threshold, cold)
+	page.LineNote = o.Symbols.sampleLineNote(p.ProbeBased)
 	return sampleHTMLTemplate.Execute(w, page)
 }
 
@@ -210,9 +212,17 @@ func sampleKind(p *sampleprof.Profile) string {
 	return strings.Join(k, ", ")
 }
 
+// rowStyle is how bodyRows prints lines and classes.
+type rowStyle struct {
+	syms      *Symbols
+	probe     bool
+	hot, cold uint64
+}
+
 // bodyRows appends the lines of fs and, after each callsite's location,
 // its inlinees (one level deeper), in location order.
-func bodyRows(rows *[]sampleRowHTML, fs *sampleprof.FunctionSamples, depth int, hot, cold uint64) {
+func bodyRows(rows *[]sampleRowHTML, fs *sampleprof.FunctionSamples, depth int, st rowStyle) {
+	hot, cold := st.hot, st.cold
 	bi, ci := 0, 0
 	for bi < len(fs.Body) || ci < len(fs.Callsites) {
 		if ci == len(fs.Callsites) || (bi < len(fs.Body) && fs.Body[bi].Loc.Compare(fs.Callsites[ci].Loc) <= 0) {
@@ -221,15 +231,19 @@ func bodyRows(rows *[]sampleRowHTML, fs *sampleprof.FunctionSamples, depth int, 
 			for _, c := range b.SortedCalls() {
 				calls = append(calls, fmt.Sprintf("%s: %d", demangle.Name(c.Func.String()), c.Count))
 			}
-			*rows = append(*rows, sampleRowHTML{Depth: depth, Loc: locString(b.Loc), Samples: strconv.FormatUint(b.Samples, 10),
+			*rows = append(*rows, sampleRowHTML{Depth: depth, Loc: st.syms.sampleLoc(fs.Name, b.Loc, st.probe), Samples: strconv.FormatUint(b.Samples, 10),
 				Calls: strings.Join(calls, ", "), Class: hotness(b.Samples, hot, cold)})
 			bi++
 			continue
 		}
 		c := fs.Callsites[ci]
-		*rows = append(*rows, sampleRowHTML{Depth: depth, Loc: locString(c.Loc), Samples: strconv.FormatUint(c.Callee.TotalSamples, 10),
-			Inlinee: demangle.Name(c.Callee.Name.String()), Class: "inl"})
-		bodyRows(rows, c.Callee, depth+1, hot, cold)
+		inl := demangle.Name(c.Callee.Name.String())
+		if where := st.syms.sampleWhere(c.Callee.Name); where != "" {
+			inl += " (" + where + ")"
+		}
+		*rows = append(*rows, sampleRowHTML{Depth: depth, Loc: st.syms.sampleLoc(fs.Name, c.Loc, st.probe), Samples: strconv.FormatUint(c.Callee.TotalSamples, 10),
+			Inlinee: inl, Class: "inl"})
+		bodyRows(rows, c.Callee, depth+1, st)
 		ci++
 	}
 }
@@ -255,7 +269,7 @@ func (n *sampleNode) child(key, label, title string) *sampleNode {
 
 // sampleFlame draws the contexts of p (CS) or its inline trees: a
 // frame's width is the samples of its lines and those below it.
-func sampleFlame(p *sampleprof.Profile, hot, cold uint64) ([]flameRect, int) {
+func sampleFlame(p *sampleprof.Profile, syms *Symbols, hot, cold uint64) ([]flameRect, int) {
 	root := &sampleNode{label: "all", title: "all", children: map[string]*sampleNode{}}
 	var add func(n *sampleNode, fs *sampleprof.FunctionSamples)
 	add = func(n *sampleNode, fs *sampleprof.FunctionSamples) {
@@ -265,7 +279,7 @@ func sampleFlame(p *sampleprof.Profile, hot, cold uint64) ([]flameRect, int) {
 		}
 		for _, c := range fs.Callsites {
 			name := demangle.Name(c.Callee.Name.String())
-			add(n.child("i"+locString(c.Loc)+"\x00"+c.Callee.Name.String(), name+" (inlined)", name+" inlined at line "+locString(c.Loc)), c.Callee)
+			add(n.child("i"+locString(c.Loc)+"\x00"+c.Callee.Name.String(), name+" (inlined)", name+" inlined at line "+syms.sampleLoc(fs.Name, c.Loc, p.ProbeBased)), c.Callee)
 		}
 	}
 	for _, fs := range p.Sorted() {
@@ -282,7 +296,7 @@ func sampleFlame(p *sampleprof.Profile, hot, cold uint64) ([]flameRect, int) {
 					title += " called at line " + loc
 				}
 				n = n.child("c"+loc+"\x00"+f.Func.String(), name, title)
-				loc = locString(f.Loc)
+				loc = syms.sampleLoc(f.Func, f.Loc, p.ProbeBased)
 			}
 		}
 		add(n, fs)
@@ -394,7 +408,7 @@ svg text { font: 11px ui-monospace, monospace; pointer-events: none; }
 {{end}}</table></div>
 {{if .HotCut}}<p>{{.HotCut}} more hot functions not listed.</p>{{end}}
 <h2>Functions with most samples ({{.ShownFuncs}} of {{.AllFuncs}})</h2>
-{{range .Funcs}}<h3 class="mono" title="{{.Mangled}}">{{.Name}}</h3>
+{{range .Funcs}}<h3 class="mono" title="{{.Mangled}}">{{.Name}}{{if .Where}} <span class="where">{{.Where}}</span>{{end}}</h3>
 <p>total {{.Total}}, head {{.Head}}, <span class="{{.Class}}">{{.Class}}</span></p>
 <div class="wide"><table>
 <tr><th>line</th><th>samples</th><th>call targets</th></tr>

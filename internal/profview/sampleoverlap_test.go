@@ -281,7 +281,7 @@ func TestSampleDiff(t *testing.T) {
 		write(t, files["diff"], buf.Bytes())
 		for _, v := range [][2]string{{"A", a}, {"B", b}} {
 			buf.Reset()
-			if err := profmerge.ShowSampleView(&buf, v[1], 22); err != nil {
+			if err := profmerge.ShowSampleView(&buf, v[1], profmerge.SampleViewOptions{LLVM: 22}); err != nil {
 				t.Fatal(err)
 			}
 			write(t, files[v[0]], buf.Bytes())
