@@ -24,11 +24,14 @@ func (s *Symbols) SampleFunc(id sampleprof.FunctionID) Func {
 	return s.fn(SampleGUID(id))
 }
 
-// SampleLine is the absolute source line of location l of function id:
-// LLVM's sample line offsets count from the DISubprogram's line
-// (FunctionSamples::getOffset: DILocation line minus the subprogram's
-// line), which is DW_AT_decl_line. ok is false when s has no start line
-// for the function, or when probe is set (probe ids are not lines).
+// SampleLine is the absolute source line of location l of function id.
+// LLVM's sample line offsets count from the DISubprogram's line, which
+// is DW_AT_decl_line, modulo 2^16 (FunctionSamples::getOffset:
+// (DILocation line - subprogram line) & 0xffff), so a line before the
+// function's start, or line 0 (no source line), wraps around: those
+// come back here as the line itself (0 for line 0). ok is false when s
+// has no start line for the function, or when probe is set (probe ids
+// are not lines).
 func (s *Symbols) SampleLine(id sampleprof.FunctionID, l sampleprof.LineLocation, probe bool) (file string, line int64, ok bool) {
 	if probe {
 		return "", 0, false
@@ -37,7 +40,11 @@ func (s *Symbols) SampleLine(id sampleprof.FunctionID, l sampleprof.LineLocation
 	if fn.Line == 0 {
 		return "", 0, false
 	}
-	return fn.File, int64(fn.Line) + int64(l.Line), true
+	line = int64(fn.Line) + int64(l.Line)
+	if line >= 1<<16 {
+		line -= 1 << 16
+	}
+	return fn.File, line, true
 }
 
 // sampleLoc is how views print location l of function id: the absolute

@@ -49,7 +49,8 @@ var (
 
 // sampleFixtures generates sample profiles with llvm-profgen-22 (and a
 // few with our profgen, named ours-*) from the traces of two runs
-// (different periods and workloads) of real programs: name → path.
+// (different periods and workloads) of real programs: name → path, and
+// "bin:"+name → the profiled binary.
 func sampleFixtures(t *testing.T) map[string]string {
 	t.Helper()
 	llvmProfgen := testenv.Tool(t, "llvm-profgen-22")
@@ -72,7 +73,7 @@ func sampleFixtures(t *testing.T) map[string]string {
 		if b, err := exec.Command(llvmProfgen, args...).CombinedOutput(); err != nil {
 			t.Fatalf("llvm-profgen-22 %q: %v\n%s", args, err, b)
 		}
-		out[name] = path
+		out[name], out["bin:"+name] = path, p.Bin
 	}
 	// ours generates a profile with our profgen (internal/profgen).
 	ours := func(name, prog, trace string, set func(o *profgen.Options)) {
@@ -83,7 +84,7 @@ func sampleFixtures(t *testing.T) map[string]string {
 		if err := profgen.Run(o); err != nil {
 			t.Fatalf("profgen %s: %v", name, err)
 		}
-		out[name] = o.Output
+		out[name], out["bin:"+name] = o.Output, p.Bin
 	}
 	ours("ours-inline-lbr.txt", "inline-clang++-22-nopie", "lbr", func(o *profgen.Options) { o.Format = "text" })
 	ours("ours-cycles-cs-modern.prof", "cycles-clang++-22-nopie", "hybrid-modern", func(o *profgen.Options) { o.CS.GenNestedProfile = false })
