@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,6 +83,10 @@ func symbolizeAll(t *testing.T, bin string) dwarfTruth {
 // ids stay as the profile holds them.
 func TestSampleViewLinesFromBinary(t *testing.T) {
 	fx := sampleFixtures(t)
+	repoSource := map[string]string{}
+	for _, src := range append(slices.Clone(profgenSources), callchainSources...) {
+		repoSource[filepath.Base(src.File)] = src.File
+	}
 	for _, name := range []string{"inline-lbr.txt", "ours-inline-lbr.txt", "calls-lbr.prof", "cycles-cs.txt", "cycles-nested.prof"} {
 		t.Run(name, func(t *testing.T) {
 			bin := fx["bin:"+name]
@@ -93,7 +99,7 @@ func TestSampleViewLinesFromBinary(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checked, lines := 0, 0
+			checked, lines, sources := 0, 0, 0
 			for _, f := range p.Function {
 				want, ok := tr.start[llvmname.Canonical(f.SystemName)]
 				if !ok {
@@ -103,13 +109,12 @@ func TestSampleViewLinesFromBinary(t *testing.T) {
 				if f.StartLine != want || f.Filename != tr.file[llvmname.Canonical(f.SystemName)] {
 					t.Errorf("%s starts at %s:%d, llvm-symbolizer says %s:%d", f.SystemName, f.Filename, f.StartLine, tr.file[llvmname.Canonical(f.SystemName)], want)
 				}
-				if src, err := os.ReadFile(f.Filename); err == nil {
+				// The fixture's source in this repository (the cached
+				// build may come from another checkout).
+				if src, err := os.ReadFile(repoSource[filepath.Base(f.Filename)]); err == nil {
+					sources++
 					text := strings.Split(string(src), "\n")
-					short := f.Name
-					if i := strings.IndexByte(short, '('); i >= 0 {
-						short = short[:i]
-					}
-					short = short[strings.LastIndex(short, ":")+1:]
+					short := baseName(f.Name)
 					if f.StartLine < 1 || int(f.StartLine) > len(text) || !strings.Contains(text[f.StartLine-1], short) {
 						t.Errorf("%s: line %d of %s does not name it", f.Name, f.StartLine, f.Filename)
 					}
@@ -130,10 +135,85 @@ func TestSampleViewLinesFromBinary(t *testing.T) {
 					}
 				}
 			}
-			if checked == 0 || lines == 0 {
-				t.Fatalf("no function checked (%d) or no line (%d)", checked, lines)
+			if checked == 0 || lines == 0 || sources == 0 {
+				t.Fatalf("no function checked (%d), no line (%d) or no source read (%d)", checked, lines, sources)
 			}
-			t.Logf("%d functions, %d sampled lines checked", checked, lines)
+			t.Logf("%d functions (%d with their source), %d sampled lines checked", checked, sources, lines)
+
+			// The HTML report: each function's header names its file and
+			// first line; its rows are lines, not offsets.
+			buf.Reset()
+			if err := profmerge.ShowSampleHTML(&buf, fx[name], profmerge.SampleViewOptions{LLVM: 22, Binary: bin}); err != nil {
+				t.Fatal(err)
+			}
+			html := buf.String()
+			if !strings.Contains(html, "source lines of the profiled binary") {
+				t.Errorf("the report does not say its lines are source lines")
+			}
+			heads := regexp.MustCompile(`<h3 class="mono" title="([^"]*)">[^<]*<span class="where">([^<]*):(\d+)</span>`).FindAllStringSubmatch(html, -1)
+			for _, h := range heads {
+				fn := strings.Trim(h[1], "[]") // a CS context: its leaf
+				fn = fn[strings.LastIndex(fn, " @ ")+1:]
+				fn = strings.TrimPrefix(fn, "@ ")
+				fn = llvmname.Canonical(fn)
+				if want, ok := tr.start[fn]; ok && (strconv.FormatInt(want, 10) != h[3] || tr.file[fn] != h[2]) {
+					t.Errorf("HTML: %s at %s:%s, llvm-symbolizer says %s:%d", fn, h[2], h[3], tr.file[fn], want)
+				}
+			}
+			if len(heads) == 0 {
+				t.Errorf("HTML: no function header names its file and line")
+			}
 		})
 	}
+}
+
+// TestSampleViewProbeIDsStay: a probe-based profile's views keep probe
+// ids with the profiled binary, and say so.
+func TestSampleViewProbeIDsStay(t *testing.T) {
+	fx := sampleFixtures(t)
+	name := "probe-lbr.prof"
+	view := func(bin string) []byte {
+		var buf bytes.Buffer
+		if err := profmerge.ShowSampleView(&buf, fx[name], profmerge.SampleViewOptions{LLVM: 22, Binary: bin}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	plain, withBin := view(""), view(fx["bin:"+name])
+	if !bytes.Equal(plain, withBin) {
+		t.Errorf("the pprof view of a probe-based profile changed with the binary")
+	}
+	var buf bytes.Buffer
+	if err := profmerge.ShowSampleHTML(&buf, fx[name], profmerge.SampleViewOptions{LLVM: 22, Binary: fx["bin:"+name]}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "pseudo-probe ids") {
+		t.Errorf("the HTML report of a probe-based profile does not say its numbers are probe ids")
+	}
+}
+
+// baseName is the unqualified name of a demangled function name:
+// "long (anonymous namespace)::clampv<long>(long, long, long)" → "clampv".
+func baseName(n string) string {
+	// cutGroup drops the bracketed group that ends n (open ... close).
+	cutGroup := func(n string, open, close byte) string {
+		if !strings.HasSuffix(n, string(close)) {
+			return n
+		}
+		depth := 0
+		for i := len(n) - 1; i >= 0; i-- {
+			switch n[i] {
+			case close:
+				depth++
+			case open:
+				if depth--; depth == 0 {
+					return n[:i]
+				}
+			}
+		}
+		return n
+	}
+	n = cutGroup(cutGroup(n, '(', ')'), '<', '>')
+	n = n[strings.LastIndex(n, "::")+1:]
+	return strings.TrimPrefix(n[strings.LastIndex(n, " ")+1:], ":")
 }
