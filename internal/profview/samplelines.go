@@ -83,5 +83,5 @@ func (s *Symbols) sampleLineNote(probe bool) string {
 	case s == nil || s.Binary == "":
 		return "line offsets from the function's first line (DW_AT_decl_line; no --profiled-binary given), .discriminator"
 	}
-	return "source lines of the profiled binary (each function's file and first line at its name), .discriminator; +N is an offset where the binary does not describe the function"
+	return "source lines of the profiled binary (each function's file and first line at its name; 0: no source line), .discriminator; +N is an offset where the binary does not describe the function"
 }

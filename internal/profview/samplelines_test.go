@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/rules-pgo/rules_pgo/internal/demangle"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/profmerge"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
@@ -216,4 +217,48 @@ func baseName(n string) string {
 	n = cutGroup(cutGroup(n, '(', ')'), '<', '>')
 	n = n[strings.LastIndex(n, "::")+1:]
 	return strings.TrimPrefix(n[strings.LastIndex(n, " ")+1:], ":")
+}
+
+// TestSampleDiffLinesFromBinary: `merge diff --sample --profiled-binary`
+// heads each function's lines with its file and DW_AT_decl_line as
+// llvm-symbolizer-22 reads them, and shows lines the line table maps to
+// that function.
+func TestSampleDiffLinesFromBinary(t *testing.T) {
+	fx := sampleFixtures(t)
+	a, b := "inline-lbr.txt", "inline-modern.prof"
+	bin := fx["bin:"+a]
+	if fx["bin:"+b] != bin {
+		t.Fatalf("%s and %s come from different binaries", a, b)
+	}
+	tr := symbolizeAll(t, bin)
+	var buf bytes.Buffer
+	o := profmerge.SampleDiffOptions{Top: 100, Binary: bin}
+	o.LLVM = 22
+	if err := profmerge.DiffSample(&buf, fx[a], fx[b], "text", o); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	if !strings.Contains(text, "lines are source lines of the profiled binary") {
+		t.Errorf("the diff does not say its lines are source lines:\n%s", text)
+	}
+	// Source line of each function: its demangled name → file:line.
+	byName := map[string]string{}
+	for fn, l := range tr.start {
+		byName[demangle.Name(fn)] = tr.file[fn] + ":" + strconv.FormatInt(l, 10)
+	}
+	heads := 0
+	for _, m := range regexp.MustCompile(`(?m)^  (\S.*)  (\S+:\d+)$`).FindAllStringSubmatch(text, -1) {
+		want, ok := byName[m[1]]
+		if !ok {
+			continue
+		}
+		heads++
+		if m[2] != want {
+			t.Errorf("%s at %s, llvm-symbolizer says %s", m[1], m[2], want)
+		}
+	}
+	if heads == 0 {
+		t.Errorf("no function of the diff is headed by its file and line:\n%s", text)
+	}
+	t.Logf("%d function heads checked", heads)
 }
