@@ -85,9 +85,10 @@ func RunShow(c ShowConfig) error {
 		if _, ok := llvmrelease.Lookup(release); !ok {
 			return cli.Usagef("--llvm-version %d: supported are %s", release, llvmrelease.SupportedText())
 		}
-		show = func(w io.Writer) error { return ShowSampleView(w, c.Input, release) }
+		vo := SampleViewOptions{Release: release, Binary: c.Binary, Warnf: warnf}
+		show = func(w io.Writer) error { return ShowSampleView(w, c.Input, vo) }
 		if view == "html" {
-			show = func(w io.Writer) error { return ShowSampleHTML(w, c.Input, release) }
+			show = func(w io.Writer) error { return ShowSampleHTML(w, c.Input, vo) }
 		}
 	} else if view != "text" || len(thresholds) > 0 {
 		if sample {

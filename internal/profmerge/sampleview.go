@@ -20,6 +20,20 @@ type SampleDiffOptions struct {
 	profview.SampleOverlapOptions
 	// Top is how many functions the text diff shows with their lines.
 	Top int
+	// Binary is --profiled-binary (optional): lines are then shown as
+	// its source lines; Warnf hears about its unusable debug sections.
+	Binary string
+	Warnf  func(format string, args ...any)
+}
+
+// SampleViewOptions are the options of `merge show --sample`'s pprof
+// and HTML views.
+type SampleViewOptions struct {
+	Release llvmrelease.Release // the release whose reader is followed
+	// Binary is --profiled-binary (optional): functions get their source
+	// file and lines are absolute; Warnf hears about its debug sections.
+	Binary string
+	Warnf  func(format string, args ...any)
 }
 
 // LoadSample reads the sample profile at path (any encoding) as
@@ -105,7 +119,11 @@ func DiffSample(w io.Writer, pathA, pathB, format string, o SampleDiffOptions) e
 		if err != nil {
 			return err
 		}
-		d, err := profview.SampleDiffProfile(a, b)
+		syms, err := sampleSymbols(o.Binary, o.Warnf, a, b)
+		if err != nil {
+			return err
+		}
+		d, err := profview.SampleDiffProfile(a, b, syms)
 		if err != nil {
 			return err
 		}
@@ -119,17 +137,38 @@ func DiffSample(w io.Writer, pathA, pathB, format string, o SampleDiffOptions) e
 		_, err := io.WriteString(w, zero)
 		return err
 	}
-	return profview.WriteSampleDiff(w, ov, profview.SampleDiffOptions{Top: o.Top})
+	var syms *profview.Symbols
+	if o.Binary != "" {
+		// sampleOverlap read the profiles; their functions are in ov.
+		var ps []*sampleprof.Profile
+		for _, f := range ov.Funcs {
+			p := &sampleprof.Profile{}
+			for _, fs := range []*sampleprof.FunctionSamples{f.Base, f.Test} {
+				if fs != nil {
+					p.Funcs = append(p.Funcs, fs)
+				}
+			}
+			ps = append(ps, p)
+		}
+		if syms, err = sampleSymbols(o.Binary, o.Warnf, ps...); err != nil {
+			return err
+		}
+	}
+	return profview.WriteSampleDiff(w, ov, profview.SampleDiffOptions{Top: o.Top, Symbols: syms, Probe: ov.ProbeBased})
 }
 
 // ShowSampleHTML writes the HTML report of the sample profile at path
 // (profview.WriteSampleHTML).
-func ShowSampleHTML(w io.Writer, path string, release llvmrelease.Release) error {
-	p, err := LoadSample(path, release)
+func ShowSampleHTML(w io.Writer, path string, o SampleViewOptions) error {
+	p, err := LoadSample(path, o.Release)
 	if err != nil {
 		return err
 	}
-	return profview.WriteSampleHTML(w, p, profview.SampleHTMLOptions{Title: filepath.Base(path), Release: release})
+	syms, err := sampleSymbols(o.Binary, o.Warnf, p)
+	if err != nil {
+		return err
+	}
+	return profview.WriteSampleHTML(w, p, profview.SampleHTMLOptions{Title: filepath.Base(path), Release: o.Release, Symbols: syms})
 }
 
 // OverlapConfig is `merge overlap` as its command line gives it.
@@ -185,8 +224,8 @@ func RunOverlap(c OverlapConfig) error {
 
 // runSampleDiff is RunDiff for sample profiles.
 func runSampleDiff(c DiffConfig) error {
-	if len(c.Thresholds) > 0 || c.Binary != "" {
-		return cli.Usagef("--profiled-binary and the -memprof-* options do not apply to sample profiles")
+	if len(c.Thresholds) > 0 {
+		return cli.Usagef("the -memprof-* options do not apply to sample profiles")
 	}
 	if c.Format != "text" && c.Format != "pprof" {
 		return cli.Usagef("--format=%s: sample profiles take text or pprof", c.Format)
@@ -196,5 +235,6 @@ func runSampleDiff(c DiffConfig) error {
 	}
 	o := c.SampleDiff
 	o.Release = c.Release
+	o.Binary, o.Warnf = c.Binary, c.Warnf
 	return writeOutput(c.Output, c.Stdout, func(w io.Writer) error { return DiffSample(w, c.A, c.B, c.Format, o) })
 }

@@ -228,7 +228,7 @@ func LoadMemProf(path, binary string, release llvmrelease.Release, warnf func(fo
 
 // ShowSampleView writes the sample profile at path as a (gzipped) pprof
 // profile.
-func ShowSampleView(w io.Writer, path string, release llvmrelease.Release) error {
+func ShowSampleView(w io.Writer, path string, o SampleViewOptions) error {
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return err
@@ -236,11 +236,15 @@ func ShowSampleView(w io.Writer, path string, release llvmrelease.Release) error
 	if sampleprof.Detect(data) == sampleprof.FormatUnknown {
 		return errors.New(path + ": unrecognized sample profile encoding format")
 	}
-	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{Release: release})
+	p, err := sampleprof.Read(path, data, sampleprof.ReadOptions{Release: o.Release})
 	if err != nil {
 		return err
 	}
-	return profview.SampleProfile(p).Write(w)
+	syms, err := sampleSymbols(o.Binary, o.Warnf, p)
+	if err != nil {
+		return err
+	}
+	return profview.SampleProfileLines(p, syms).Write(w)
 }
 
 // DiffMemory writes what changed between the MemProf profiles at pathA

@@ -1,10 +1,13 @@
 package profmerge
 
 import (
+	"maps"
+
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
+	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
 
 // viewSymbols names the functions the frames of ps use, for the views:
@@ -89,4 +92,38 @@ func binaryFunctions(binary string, warnf func(format string, args ...any), want
 		}
 	}
 	return out, nil
+}
+
+// sampleSymbols gives the sample views the profiled binary's functions
+// that ps name (top-level, context frames, inlinees, by
+// profview.SampleGUID): file and first line, from which the views turn
+// line offsets into source lines. Without a binary the Symbols are empty
+// and say so.
+func sampleSymbols(binary string, warnf func(format string, args ...any), ps ...*sampleprof.Profile) (*profview.Symbols, error) {
+	s := &profview.Symbols{Funcs: map[uint64]profview.Func{}, Binary: binary}
+	if binary == "" {
+		return s, nil
+	}
+	want := map[uint64]bool{}
+	var walk func(fs *sampleprof.FunctionSamples)
+	walk = func(fs *sampleprof.FunctionSamples) {
+		want[profview.SampleGUID(fs.Name)] = true
+		for _, f := range fs.Context {
+			want[profview.SampleGUID(f.Func)] = true
+		}
+		for _, c := range fs.Callsites {
+			walk(c.Callee)
+		}
+	}
+	for _, p := range ps {
+		for _, fs := range p.Funcs {
+			walk(fs)
+		}
+	}
+	funcs, err := binaryFunctions(binary, warnf, want)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(s.Funcs, funcs)
+	return s, nil
 }

@@ -172,25 +172,8 @@ type instrHTMLPage struct {
 	MemSummary  []htmlSumRow
 }
 
-var instrHTMLTemplate = template.Must(template.New("instr").Funcs(template.FuncMap{"sid": SummaryID}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Instrumentation profile{{if .Title}}: {{.Title}}{{end}}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; } h3 { font-size: 1em; margin: 1.2em 0 .3em; }
-table { border-collapse: collapse; margin: .5em 0; }
-th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-code, .mono { font: 12px/1.3 ui-monospace, monospace; }
-.counts { font: 12px/1.3 ui-monospace, monospace; max-width: 70em; overflow-wrap: anywhere; }
-.wide { overflow-x: auto; }
-</style>
-</head>
-<body>
-<h1>Instrumentation profile{{if .Title}}: <code>{{.Title}}</code>{{end}}</h1>
-{{if .Note}}<p id="note">Note: {{.Note}}.</p>{{end}}
+var instrHTMLTemplate = htmlTemplateOf("instr", template.FuncMap{"sid": SummaryID}, `{{define "style"}}.counts { font: 12px/1.3 ui-monospace, monospace; max-width: 70em; overflow-wrap: anywhere; }
+{{end}}{{template "head" (heading "Instrumentation profile" .Title)}}{{if .Note}}<p id="note">Note: {{.Note}}.</p>{{end}}
 <h2>Summary</h2>
 <table id="summary">
 {{range .Summary}}<tr><th>{{.Label}}</th><td class="n" id="{{sid .Label}}">{{.Value}}</td></tr>
@@ -212,6 +195,4 @@ code, .mono { font: 12px/1.3 ui-monospace, monospace; }
 <table id="memprof-summary"><tr><th>hint</th><th>contexts</th><th>bytes</th><th>allocations</th></tr>
 {{range .MemSummary}}<tr><td>{{.Type}}</td><td class="n" id="memprof-{{.Type}}-contexts">{{.Contexts}}</td><td class="n" id="memprof-{{.Type}}-bytes">{{.Bytes}}</td><td class="n" id="memprof-{{.Type}}-allocations">{{.Allocs}}</td></tr>
 {{end}}</table>{{end}}
-</body>
-</html>
-`))
+{{template "foot"}}`)

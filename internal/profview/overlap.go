@@ -73,6 +73,9 @@ type SampleFuncOverlap struct {
 // base and a test profile.
 type SampleOverlap struct {
 	BaseName, TestName string
+	// ProbeBased says both profiles are probe-based (locations are
+	// probe ids, not line offsets).
+	ProbeBased bool
 	// LLVM is the release whose text WriteText prints.
 	Release llvmrelease.Release
 	// Program is the program level; HotFunc and HotBlock the hot
@@ -140,7 +143,7 @@ func ComputeSampleOverlap(base, test *sampleprof.Profile, baseName, testName str
 	if base.CS != test.CS {
 		return nil, errors.New("cannot compare CS profile with non-CS profile")
 	}
-	ov := &SampleOverlap{BaseName: baseName, TestName: testName, Release: o.Release,
+	ov := &SampleOverlap{BaseName: baseName, TestName: testName, Release: o.Release, ProbeBased: base.ProbeBased,
 		BaseHotThreshold: base.ReaderSummary(o.Release).CountThreshold(sampleprof.HotCutoff),
 		TestHotThreshold: test.ReaderSummary(o.Release).CountThreshold(sampleprof.HotCutoff)}
 	p := &ov.Program
@@ -481,39 +484,27 @@ func (ov *SampleOverlap) WriteText(out io.Writer) error {
 		w.WriteString("Function-level details:\n")
 		// formatted_raw_ostream's PadToColumn: to the column, at least
 		// one space.
-		col := 0
-		put := func(s string) { w.WriteString(s); col += len(s) }
-		pad := func(to int) { n := max(to-col, 1); w.WriteString(strings.Repeat(" ", n)); col += n }
 		cols := []int{15, 30, 43, 53, 67, 81, 96, 111}
-		heads := []string{"Base weight", "Test weight", "Similarity", "Overlap", "Base unique", "Test unique", "Base samples", "Test samples", "Function name"}
-		for i, h := range heads {
-			if i > 0 {
-				pad(cols[i-1])
-			}
-			put(h)
-		}
-		w.WriteString("\n")
-		col = 0
-		frac := func(a, b uint64) float64 {
-			if b == 0 {
-				return 0
-			}
-			return ratio(a, b)
-		}
-		for _, i := range ov.Details {
-			f := &ov.Funcs[i]
-			cells := []string{pct(f.BaseWeight, 2), pct(f.TestWeight, 2), pct(f.Similarity, 2),
-				pct(frac(f.OverlapSample, f.UnionSample), 2), pct(frac(f.BaseUniqueSample, f.BaseSample), 2),
-				pct(frac(f.TestUniqueSample, f.TestSample), 2), strconv.FormatUint(f.BaseSample, 10),
-				strconv.FormatUint(f.TestSample, 10), f.Name}
+		row := func(cells ...string) {
+			col := 0
 			for k, c := range cells {
 				if k > 0 {
-					pad(cols[k-1])
+					n := max(cols[k-1]-col, 1)
+					w.WriteString(strings.Repeat(" ", n))
+					col += n
 				}
-				put(c)
+				w.WriteString(c)
+				col += len(c)
 			}
 			w.WriteString("\n")
-			col = 0
+		}
+		row("Base weight", "Test weight", "Similarity", "Overlap", "Base unique", "Test unique", "Base samples", "Test samples", "Function name")
+		for _, i := range ov.Details {
+			f := &ov.Funcs[i]
+			row(pct(f.BaseWeight, 2), pct(f.TestWeight, 2), pct(f.Similarity, 2),
+				pct(fracOf(f.OverlapSample, f.UnionSample), 2), pct(fracOf(f.BaseUniqueSample, f.BaseSample), 2),
+				pct(fracOf(f.TestUniqueSample, f.TestSample), 2), strconv.FormatUint(f.BaseSample, 10),
+				strconv.FormatUint(f.TestSample, 10), f.Name)
 		}
 	}
 	return w.Flush()

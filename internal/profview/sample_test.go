@@ -30,10 +30,10 @@ func TestSamplePprof(t *testing.T) {
 				t.Fatalf("llvm-profdata: %v\n%s", err, b)
 			}
 			var fromText, fromExt bytes.Buffer
-			if err := profmerge.ShowSampleView(&fromText, text, 19); err != nil {
+			if err := profmerge.ShowSampleView(&fromText, text, profmerge.SampleViewOptions{Release: 19}); err != nil {
 				t.Fatal(err)
 			}
-			if err := profmerge.ShowSampleView(&fromExt, ext, 19); err != nil {
+			if err := profmerge.ShowSampleView(&fromExt, ext, profmerge.SampleViewOptions{Release: 19}); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(fromText.Bytes(), fromExt.Bytes()) {

@@ -20,6 +20,11 @@ type SampleDiffOptions struct {
 	// Top is how many functions (largest change first) are listed with
 	// their lines; all functions are listed (default 10).
 	Top int
+	// Symbols, holding the profiled binary's functions (SampleGUID
+	// keys), print lines as source lines; Probe says the profiles are
+	// probe-based (ids are then shown as they are).
+	Symbols *Symbols
+	Probe   bool
 }
 
 // ContextName is a top-level profile's context as people read it: every
@@ -67,13 +72,16 @@ func (ov *SampleOverlap) share(f *SampleFuncOverlap) (a, b float64) {
 // the callsites from the function down) with its counts in A and B.
 type SampleLine struct {
 	Path string // "" for the function's own lines, else "3 foo() > 2.1 bar()"
+	// Func is the function whose line Loc is (the inlinee's for an
+	// inlinee's line): its offsets count from Func's first line.
+	Func sampleprof.FunctionID
 	Loc  sampleprof.LineLocation
 	A, B uint64
 }
 
 // sampleLines returns the lines of a and b (either nil) with their
 // counts, inlinees' lines after the function's, in location order.
-func sampleLines(a, b *sampleprof.FunctionSamples) []SampleLine {
+func sampleLines(a, b *sampleprof.FunctionSamples, loc func(sampleprof.FunctionID, sampleprof.LineLocation) string) []SampleLine {
 	idx := map[string]int{}
 	var out []SampleLine
 	var walk func(fs *sampleprof.FunctionSamples, path string, inB bool)
@@ -84,7 +92,7 @@ func sampleLines(a, b *sampleprof.FunctionSamples) []SampleLine {
 			if !ok {
 				i = len(out)
 				idx[k] = i
-				out = append(out, SampleLine{Path: path, Loc: s.Loc})
+				out = append(out, SampleLine{Path: path, Func: fs.Name, Loc: s.Loc})
 			}
 			if inB {
 				out[i].B += s.Samples
@@ -93,7 +101,7 @@ func sampleLines(a, b *sampleprof.FunctionSamples) []SampleLine {
 			}
 		}
 		for _, c := range fs.Callsites {
-			p := locString(c.Loc) + " " + demangle.Name(c.Callee.Name.String())
+			p := loc(fs.Name, c.Loc) + " " + demangle.Name(c.Callee.Name.String())
 			if path != "" {
 				p = path + " > " + p
 			}
@@ -127,7 +135,7 @@ func WriteSampleDiff(out io.Writer, ov *SampleOverlap, o SampleDiffOptions) erro
 	w := bufio.NewWriter(out)
 	fmt.Fprintf(w, "# Sample profile diff: A = %s, B = %s\n", ov.BaseName, ov.TestName)
 	fmt.Fprintf(w, "# shares are of each profile's total samples, as llvm-profdata overlap --sample normalises them;\n")
-	fmt.Fprintf(w, "# a line's share is of its function's samples; lines are offsets from the function's first line (probe ids if probe-based)\n")
+	fmt.Fprintf(w, "# a line's share is of its function's samples; lines are %s\n", o.Symbols.sampleLineNote(o.Probe))
 	for _, f := range ov.Funcs {
 		if fs := cmp.Or(f.Test, f.Base); fs.Name.IsHash() {
 			fmt.Fprintf(w, "# names are MD5 hashes where a profile holds no function names (a hash never matches a name)\n")
@@ -169,17 +177,25 @@ func WriteSampleDiff(out io.Writer, ov *SampleOverlap, o SampleDiffOptions) erro
 		fmt.Fprintf(w, "  %12d %8s %12d %8s %+9.3f %10s  %s\n", f.BaseSample, pct(a, 3), f.TestSample, pct(b, 3), (b-a)*100, sim, f.funcName())
 	}
 	top := order[:min(o.Top, len(order))]
+	loc := func(id sampleprof.FunctionID, l sampleprof.LineLocation) string {
+		return o.Symbols.sampleLoc(id, l, o.Probe)
+	}
 	fmt.Fprintf(w, "\nLines of the %d functions that changed most (share of the function's samples):\n", len(top))
 	for _, i := range top {
 		f := &ov.Funcs[i]
-		fmt.Fprintf(w, "\n  %s\n", f.funcName())
+		fs := cmp.Or(f.Test, f.Base)
+		if where := o.Symbols.sampleWhere(fs.Name); where != "" {
+			fmt.Fprintf(w, "\n  %s  %s\n", f.funcName(), where)
+		} else {
+			fmt.Fprintf(w, "\n  %s\n", f.funcName())
+		}
 		fmt.Fprintf(w, "    %-12s %12s %8s %12s %8s %9s  %s\n", "line", "A", "A %", "B", "B %", "B-A pp", "in (callsite line, inlined function > ...)")
-		for _, l := range sampleLines(f.Base, f.Test) {
+		for _, l := range sampleLines(f.Base, f.Test, loc) {
 			if l.A == 0 && l.B == 0 {
 				continue
 			}
 			a, b := fracOf(l.A, f.BaseSample), fracOf(l.B, f.TestSample)
-			row := fmt.Sprintf("    %-12s %12d %8s %12d %8s %+9.3f  %s", locString(l.Loc), l.A, pct(a, 3), l.B, pct(b, 3), (b-a)*100, l.Path)
+			row := fmt.Sprintf("    %-12s %12d %8s %12d %8s %+9.3f  %s", loc(l.Func, l.Loc), l.A, pct(a, 3), l.B, pct(b, 3), (b-a)*100, l.Path)
 			w.WriteString(strings.TrimRight(row, " ") + "\n")
 		}
 	}
@@ -199,8 +215,10 @@ func fracOf(a, b uint64) float64 {
 // distribution: what `go tool pprof -normalize -diff_base A B` shows of
 // the two SampleProfile outputs, but in B's units (pprof scales B to
 // A's total instead).
-func SampleDiffProfile(a, b *sampleprof.Profile) (*profile.Profile, error) {
-	pa, pb := SampleProfile(a), SampleProfile(b)
+//
+// syms (nil for none) give source lines as SampleProfileLines does.
+func SampleDiffProfile(a, b *sampleprof.Profile, syms *Symbols) (*profile.Profile, error) {
+	pa, pb := SampleProfileLines(a, syms), SampleProfileLines(b, syms)
 	ta, tb := sampleTotal(pa), sampleTotal(pb)
 	base := pa.Copy()
 	if ta > 0 {

@@ -23,6 +23,10 @@ type SampleHTMLOptions struct {
 	// their bodies (default 30); HotRows caps the hot-function list
 	// (default 500).
 	Top, HotRows int
+	// Symbols, when they hold the profiled binary's functions
+	// (SampleGUID keys), turn line offsets into source lines and give
+	// each function's file and first line; probe ids stay as they are.
+	Symbols *Symbols
 }
 
 // SampleHotList is `llvm-profdata show --sample --hot-func-list`'s
@@ -82,8 +86,7 @@ type sampleHTMLPage struct {
 	HotCut               int
 	Cold                 uint64
 	Funcs                []sampleFuncHTML
-	Flame                []flameRect
-	FlameHeight          int
+	Flame                flameSVG
 	ShownFuncs, AllFuncs int
 	FlameWhat, LineNote  string
 }
@@ -100,10 +103,10 @@ type sampleHotHTML struct {
 }
 
 type sampleFuncHTML struct {
-	Name, Mangled string
-	Total, Head   uint64
-	Class         string
-	Rows          []sampleRowHTML
+	Name, Mangled, Where string
+	Total, Head          uint64
+	Class                string
+	Rows                 []sampleRowHTML
 }
 
 type sampleRowHTML struct {
@@ -169,7 +172,8 @@ func WriteSampleHTML(w io.Writer, p *sampleprof.Profile, o SampleHTMLOptions) er
 		sampleStats(fs, 0, &st)
 		f := sampleFuncHTML{Name: ContextName(fs), Mangled: fs.ContextString(), Total: fs.TotalSamples, Head: fs.HeadSamples,
 			Class: hotness(st.max, hl.Threshold, cold)}
-		bodyRows(&f.Rows, fs, 0, hl.Threshold, cold)
+		f.Where = o.Symbols.sampleWhere(fs.Name)
+		bodyRows(&f.Rows, fs, 0, rowStyle{o.Symbols, p.ProbeBased, hl.Threshold, cold})
 		page.Funcs = append(page.Funcs, f)
 	}
 	page.ShownFuncs = len(page.Funcs)
@@ -177,11 +181,8 @@ func WriteSampleHTML(w io.Writer, p *sampleprof.Profile, o SampleHTMLOptions) er
 	if p.CS {
 		page.FlameWhat = "calling contexts: callers above callees, inlined functions below their callers"
 	}
-	page.Flame, page.FlameHeight = sampleFlame(p, hl.Threshold, cold)
-	page.LineNote = "line offsets from the function's first line, .discriminator"
-	if p.ProbeBased {
-		page.LineNote = "pseudo-probe ids"
-	}
+	page.Flame = sampleFlame(p, o.Symbols, hl.Threshold, cold)
+	page.LineNote = o.Symbols.sampleLineNote(p.ProbeBased)
 	return sampleHTMLTemplate.Execute(w, page)
 }
 
@@ -211,9 +212,17 @@ func sampleKind(p *sampleprof.Profile) string {
 	return strings.Join(k, ", ")
 }
 
+// rowStyle is how bodyRows prints lines and classes.
+type rowStyle struct {
+	syms      *Symbols
+	probe     bool
+	hot, cold uint64
+}
+
 // bodyRows appends the lines of fs and, after each callsite's location,
 // its inlinees (one level deeper), in location order.
-func bodyRows(rows *[]sampleRowHTML, fs *sampleprof.FunctionSamples, depth int, hot, cold uint64) {
+func bodyRows(rows *[]sampleRowHTML, fs *sampleprof.FunctionSamples, depth int, st rowStyle) {
+	hot, cold := st.hot, st.cold
 	bi, ci := 0, 0
 	for bi < len(fs.Body) || ci < len(fs.Callsites) {
 		if ci == len(fs.Callsites) || (bi < len(fs.Body) && fs.Body[bi].Loc.Compare(fs.Callsites[ci].Loc) <= 0) {
@@ -222,15 +231,19 @@ func bodyRows(rows *[]sampleRowHTML, fs *sampleprof.FunctionSamples, depth int, 
 			for _, c := range b.SortedCalls() {
 				calls = append(calls, fmt.Sprintf("%s: %d", demangle.Name(c.Func.String()), c.Count))
 			}
-			*rows = append(*rows, sampleRowHTML{Depth: depth, Loc: locString(b.Loc), Samples: strconv.FormatUint(b.Samples, 10),
+			*rows = append(*rows, sampleRowHTML{Depth: depth, Loc: st.syms.sampleLoc(fs.Name, b.Loc, st.probe), Samples: strconv.FormatUint(b.Samples, 10),
 				Calls: strings.Join(calls, ", "), Class: hotness(b.Samples, hot, cold)})
 			bi++
 			continue
 		}
 		c := fs.Callsites[ci]
-		*rows = append(*rows, sampleRowHTML{Depth: depth, Loc: locString(c.Loc), Samples: strconv.FormatUint(c.Callee.TotalSamples, 10),
-			Inlinee: demangle.Name(c.Callee.Name.String()), Class: "inl"})
-		bodyRows(rows, c.Callee, depth+1, hot, cold)
+		inl := demangle.Name(c.Callee.Name.String())
+		if where := st.syms.sampleWhere(c.Callee.Name); where != "" {
+			inl += " (" + where + ")"
+		}
+		*rows = append(*rows, sampleRowHTML{Depth: depth, Loc: st.syms.sampleLoc(fs.Name, c.Loc, st.probe), Samples: strconv.FormatUint(c.Callee.TotalSamples, 10),
+			Inlinee: inl, Class: "inl"})
+		bodyRows(rows, c.Callee, depth+1, st)
 		ci++
 	}
 }
@@ -241,7 +254,6 @@ type sampleNode struct {
 	self, total  uint64
 	max          uint64
 	children     map[string]*sampleNode
-	keys         []string
 }
 
 func (n *sampleNode) child(key, label, title string) *sampleNode {
@@ -249,14 +261,13 @@ func (n *sampleNode) child(key, label, title string) *sampleNode {
 	if c == nil {
 		c = &sampleNode{label: label, title: title, children: map[string]*sampleNode{}}
 		n.children[key] = c
-		n.keys = append(n.keys, key)
 	}
 	return c
 }
 
 // sampleFlame draws the contexts of p (CS) or its inline trees: a
 // frame's width is the samples of its lines and those below it.
-func sampleFlame(p *sampleprof.Profile, hot, cold uint64) ([]flameRect, int) {
+func sampleFlame(p *sampleprof.Profile, syms *Symbols, hot, cold uint64) flameSVG {
 	root := &sampleNode{label: "all", title: "all", children: map[string]*sampleNode{}}
 	var add func(n *sampleNode, fs *sampleprof.FunctionSamples)
 	add = func(n *sampleNode, fs *sampleprof.FunctionSamples) {
@@ -266,7 +277,7 @@ func sampleFlame(p *sampleprof.Profile, hot, cold uint64) ([]flameRect, int) {
 		}
 		for _, c := range fs.Callsites {
 			name := demangle.Name(c.Callee.Name.String())
-			add(n.child("i"+locString(c.Loc)+"\x00"+c.Callee.Name.String(), name+" (inlined)", name+" inlined at line "+locString(c.Loc)), c.Callee)
+			add(n.child("i"+locString(c.Loc)+"\x00"+c.Callee.Name.String(), name+" (inlined)", name+" inlined at line "+syms.sampleLoc(fs.Name, c.Loc, p.ProbeBased)), c.Callee)
 		}
 	}
 	for _, fs := range p.Sorted() {
@@ -283,7 +294,7 @@ func sampleFlame(p *sampleprof.Profile, hot, cold uint64) ([]flameRect, int) {
 					title += " called at line " + loc
 				}
 				n = n.child("c"+loc+"\x00"+f.Func.String(), name, title)
-				loc = locString(f.Loc)
+				loc = syms.sampleLoc(f.Func, f.Loc, p.ProbeBased)
 			}
 		}
 		add(n, fs)
@@ -291,84 +302,30 @@ func sampleFlame(p *sampleprof.Profile, hot, cold uint64) ([]flameRect, int) {
 	var total func(n *sampleNode) uint64
 	total = func(n *sampleNode) uint64 {
 		n.total = n.self
-		for _, k := range n.keys {
-			n.total += total(n.children[k])
+		for _, c := range n.children {
+			n.total += total(c)
 		}
 		return n.total
 	}
 	total(root)
-	var rects []flameRect
-	depth := 0
-	var walk func(n *sampleNode, x, w float64, d int)
-	walk = func(n *sampleNode, x, w float64, d int) {
-		if w < 0.5 {
-			return
-		}
-		depth = max(depth, d+1)
+	children := func(n *sampleNode) map[string]*sampleNode { return n.children }
+	return layoutFlame(root, func(n *sampleNode) uint64 { return n.total }, children, func(n *sampleNode, d int) flameRect {
 		cls := hotness(n.max, hot, cold)
 		if d == 0 {
 			cls = "all"
 		}
-		rects = append(rects, flameRect{X: x, Y: float64(d * flameRow), W: w, Label: n.label, ShowLabel: w > 40,
-			Title: fmt.Sprintf("%s\n%d samples (%d in its own lines)", n.title, n.total, n.self), Class: cls})
-		keys := slices.Clone(n.keys)
-		slices.Sort(keys)
-		cx := x
-		for _, k := range keys {
-			c := n.children[k]
-			cw := 0.0
-			if n.total > 0 {
-				cw = w * float64(c.total) / float64(n.total)
-			}
-			walk(c, cx, cw, d+1)
-			cx += cw
-		}
-	}
-	walk(root, 0, flameWidth, 0)
-	return rects, depth * flameRow
+		return flameRect{Label: n.label, Title: fmt.Sprintf("%s\n%d samples (%d in its own lines)", n.title, n.total, n.self), Class: cls}
+	})
 }
 
-var sampleHTMLTemplate = template.Must(template.New("sample").Funcs(template.FuncMap{
-	"f1": func(v float64) string { return fmt.Sprintf("%.1f", v) },
-	"w":  func() float64 { return flameWidth },
-	"clip": func(s string, w float64) string {
-		n := int(w / 7)
-		if len(s) <= n {
-			return s
-		}
-		if n < 3 {
-			return ""
-		}
-		return s[:n-2] + ".."
-	},
+var sampleHTMLTemplate = htmlTemplateOf("sample", template.FuncMap{
 	"indent": func(d int) string { return fmt.Sprintf("padding-left: %dem", 1+2*d) },
 	"permille": func(c uint64) string {
 		return strings.TrimRight(strings.TrimRight(strconv.FormatFloat(float64(c)/10000, 'f', 4, 64), "0"), ".")
 	},
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Sample profile report{{if .Title}}: {{.Title}}{{end}}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; } h3 { font-size: 1em; margin: 1.2em 0 .2em; }
-table { border-collapse: collapse; margin: .5em 0; }
-th, td { border: 1px solid #ccc; padding: 2px 8px; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-code, .mono { font: 12px/1.3 ui-monospace, monospace; }
-tr.hot td.n { background: #ffd0c8; } tr.cold td.n { background: #cfe3ff; } tr.warm td.n { background: #f1f1e6; }
+}, `{{define "style"}}tr.hot td.n { background: #ffd0c8; } tr.cold td.n { background: #cfe3ff; } tr.warm td.n { background: #f1f1e6; }
 tr.inl td { background: #f4f4f4; font-style: italic; }
-.hot { background: #ffd0c8; } .cold { background: #cfe3ff; } .warm { background: #f1f1e6; }
-svg rect.cold { fill: #6fa8e6; } svg rect.hot { fill: #e8674f; } svg rect.warm { fill: #e6c36f; }
-svg rect.all { fill: #bbb; } svg rect { stroke: #fff; stroke-width: .5; }
-.wide { overflow-x: auto; } .legend span { padding: 0 .6em; margin-right: .4em; }
-svg text { font: 11px ui-monospace, monospace; pointer-events: none; }
-</style>
-</head>
-<body>
-<h1>Sample profile report{{if .Title}}: <code>{{.Title}}</code>{{end}}</h1>
-<p>Kind: {{.Kind}}. Lines are {{.LineNote}}.</p>
+{{end}}{{template "head" (heading "Sample profile report" .Title)}}<p>Kind: {{.Kind}}. Lines are {{.LineNote}}.</p>
 <h2>Summary</h2>
 <table id="summary">
 {{range .Summary}}<tr><th>{{.Label}}</th><td class="n" id="summary-{{.ID}}">{{.Value}}</td></tr>
@@ -383,24 +340,17 @@ svg text { font: 11px ui-monospace, monospace; pointer-events: none; }
 <h2>Flame graph: {{.FlameWhat}}</h2>
 <p class="legend">Width is samples; colour is the hotness of a frame's largest line count:
 <span class="hot">hot</span><span class="warm">warm</span><span class="cold">cold</span> (hover for the numbers).</p>
-<div class="wide">
-<svg id="flame" xmlns="http://www.w3.org/2000/svg" width="{{w}}" height="{{.FlameHeight}}" viewBox="0 0 {{w}} {{.FlameHeight}}">
-{{range .Flame}}<g><title>{{.Title}}</title><rect class="{{.Class}}" x="{{f1 .X}}" y="{{.Y}}" width="{{f1 .W}}" height="17"></rect>{{if .ShowLabel}}<text x="{{f1 .X}}" dx="3" y="{{.Y}}" dy="13">{{clip .Label .W}}</text>{{end}}</g>
-{{end}}</svg>
-</div>
-<h2>Hot functions (a line of at least {{.Hot.Threshold}} samples)</h2>
+{{template "flame" .Flame}}<h2>Hot functions (a line of at least {{.Hot.Threshold}} samples)</h2>
 <div class="wide"><table id="hot">
 <tr><th>function</th><th>total samples</th><th>% of all</th><th>head samples</th><th>largest line</th></tr>
 {{range .HotRows}}<tr class="{{.Class}}"><td class="mono" title="{{.Mangled}}">{{.Name}}</td><td class="n">{{.Total}}</td><td class="n">{{.TotalPct}}</td><td class="n">{{.Head}}</td><td class="n">{{.Max}}</td></tr>
 {{end}}</table></div>
 {{if .HotCut}}<p>{{.HotCut}} more hot functions not listed.</p>{{end}}
 <h2>Functions with most samples ({{.ShownFuncs}} of {{.AllFuncs}})</h2>
-{{range .Funcs}}<h3 class="mono" title="{{.Mangled}}">{{.Name}}</h3>
+{{range .Funcs}}<h3 class="mono" title="{{.Mangled}}">{{.Name}}{{if .Where}} <span class="where">{{.Where}}</span>{{end}}</h3>
 <p>total {{.Total}}, head {{.Head}}, <span class="{{.Class}}">{{.Class}}</span></p>
 <div class="wide"><table>
 <tr><th>line</th><th>samples</th><th>call targets</th></tr>
 {{range .Rows}}<tr class="{{.Class}}"><td class="mono" style="{{indent .Depth}}">{{.Loc}}</td><td class="n">{{.Samples}}</td><td class="mono">{{if .Inlinee}}inlined: {{.Inlinee}}{{else}}{{.Calls}}{{end}}</td></tr>
 {{end}}</table></div>
-{{end}}</body>
-</html>
-`))
+{{end}}{{template "foot"}}`)

@@ -36,7 +36,7 @@ func TestSampleHTMLInChromium(t *testing.T) {
 	for _, name := range []string{"cycles-cs.txt", "probe-cs-modern.prof", "inline-modern.prof", "calls-lbr.prof"} {
 		path := fx[name]
 		var buf bytes.Buffer
-		if err := profmerge.ShowSampleHTML(&buf, path, 22); err != nil {
+		if err := profmerge.ShowSampleHTML(&buf, path, profmerge.SampleViewOptions{Release: 22}); err != nil {
 			t.Fatal(err)
 		}
 		html := buf.String()

@@ -50,7 +50,8 @@ var (
 
 // sampleFixtures generates sample profiles with llvm-profgen-22 (and a
 // few with our profgen, named ours-*) from the traces of two runs
-// (different periods and workloads) of real programs: name → path.
+// (different periods and workloads) of real programs: name → path, and
+// "bin:"+name → the profiled binary.
 func sampleFixtures(t *testing.T) map[string]string {
 	t.Helper()
 	llvmProfgen := testenv.Tool(t, "llvm-profgen-22")
@@ -73,7 +74,7 @@ func sampleFixtures(t *testing.T) map[string]string {
 		if b, err := exec.Command(llvmProfgen, args...).CombinedOutput(); err != nil {
 			t.Fatalf("llvm-profgen-22 %q: %v\n%s", args, err, b)
 		}
-		out[name] = path
+		out[name], out["bin:"+name] = path, p.Bin
 	}
 	// ours generates a profile with our profgen (internal/profgen).
 	ours := func(name, prog, trace string, set func(o *profgen.Options)) {
@@ -84,7 +85,7 @@ func sampleFixtures(t *testing.T) map[string]string {
 		if err := profgen.Run(o); err != nil {
 			t.Fatalf("profgen %s: %v", name, err)
 		}
-		out[name] = o.Output
+		out[name], out["bin:"+name] = o.Output, p.Bin
 	}
 	ours("ours-inline-lbr.txt", "inline-clang++-22-nopie", "lbr", func(o *profgen.Options) { o.Format = "text" })
 	ours("ours-cycles-cs-modern.prof", "cycles-clang++-22-nopie", "hybrid-modern", func(o *profgen.Options) { o.CS.GenNestedProfile = false })
@@ -282,7 +283,7 @@ func TestSampleDiff(t *testing.T) {
 		write(t, files["diff"], buf.Bytes())
 		for _, v := range [][2]string{{"A", a}, {"B", b}} {
 			buf.Reset()
-			if err := profmerge.ShowSampleView(&buf, v[1], 22); err != nil {
+			if err := profmerge.ShowSampleView(&buf, v[1], profmerge.SampleViewOptions{Release: 22}); err != nil {
 				t.Fatal(err)
 			}
 			write(t, files[v[0]], buf.Bytes())

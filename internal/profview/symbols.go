@@ -75,13 +75,16 @@ func (s *Symbols) LinkageName(guid uint64) string {
 }
 
 // Line returns f's absolute source line and file (the function's first
-// line plus f's offset), ok false when the function's start is unknown.
+// line plus f's offset, modulo 2^32 as the offset was taken), ok false
+// when the function's start is unknown.
 func (s *Symbols) Line(f memprof.Frame) (file string, line int64, ok bool) {
 	fn := s.fn(f.Function)
 	if fn.Line == 0 {
 		return "", 0, false
 	}
-	return fn.File, int64(fn.Line) + int64(f.LineOffset), true
+	// The offset is line - start line in unsigned 32-bit arithmetic
+	// (memprof.Frame), so a line before the start (line 0: none) wraps.
+	return fn.File, int64(fn.Line + f.LineOffset), true
 }
 
 // Position is "file:line:column" (absolute) when the function's start is

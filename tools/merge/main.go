@@ -6,9 +6,9 @@
 //	merge show --memory --hints|--format=pprof|html [-o OUT] [-memprof-*=V]... FILE
 //	merge show --sample [--function NAME] [--topn N] [--json] [--detailed-summary]
 //	           [--show-prof-sym-list] [--show-sec-info-only] FILE
-//	merge show --sample --format=pprof|html [-o OUT] FILE
+//	merge show --sample --format=pprof|html [-o OUT] [--profiled-binary BIN] FILE
 //	merge diff [--format=text|pprof] [-o OUT] [--profiled-binary BIN] [-memprof-*=V]... A B
-//	merge diff [--sample] [--format=text|pprof] [--topn N] [-o OUT] A B
+//	merge diff [--sample] [--format=text|pprof] [--topn N] [-o OUT] [--profiled-binary BIN] A B
 //	merge overlap --sample [--function F] [--value-cutoff N] [--similarity-cutoff N] [-o OUT] A B
 //
 //	merge --sample [--text|--binary|--extbinary] -o OUT [-w W,IN]... IN...
@@ -231,7 +231,10 @@ Views of a MemProf profile (raw with --profiled-binary, indexed or YAML):
                    with --sample: a sample profile's samples and head samples
   --format=html    a self-contained HTML report with a flame graph; with
                    --sample: hot functions (LLVM's cutoffs), function bodies,
-                   a flame graph of the contexts (CS) or inline trees
+                   a flame graph of the contexts (CS) or inline trees;
+                   with --profiled-binary, each function's file and first
+                   line (DW_AT_decl_line) and source lines instead of the
+                   profile's offsets (probe-based profiles keep probe ids)
 Frames show demangled names and source lines (file:line:column) from
 --profiled-binary's DWARF; without it, what the profile holds (and a note).
 
@@ -380,17 +383,20 @@ writes B minus A per function.
 Sample profiles (--sample, or told by content): llvm-profdata overlap
 --sample's numbers, then every function's share of each profile's samples
 (largest change first) and the lines of the --topn functions that changed
-most; --format=pprof writes B minus A scaled to B's total samples.
+most; --format=pprof writes B minus A scaled to B's total samples. With
+--profiled-binary, lines are its source lines (offsets from each function's
+first line without it; probe ids stay probe ids).
 
 Examples:
   merge diff old.profdata new.profdata
   merge diff --profiled-binary app a.memprofraw b.memprofraw
   merge diff --format=pprof -o delta.pb.gz old.profdata new.profdata
   merge diff last-week.profdata today.profdata
-  merge diff --sample last-week.prof today.prof`
+  merge diff --sample last-week.prof today.prof
+  merge diff --sample --profiled-binary app last-week.prof today.prof`
 	fs.BoolFlag(&o.Sample, true, "The profiles are sample profiles (also told by content)", "--sample")
 	fs.IntValue(&o.SampleDiff.Top, "<N>", "Sample: functions shown with their lines (default 10)", "--topn")
-	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones)", "--profiled-binary")
+	fs.StringValue(&o.Binary, "<file>", "Profiled binary (for raw profiles; names functions of indexed ones; source lines of sample profiles)", "--profiled-binary")
 	fs.StringValue(&o.Output, "<file>", "Output file (default stdout; a regular file is replaced atomically)", "--output", "-o")
 	fs.IntValue((*int)(&o.Release), "<N>", fmt.Sprintf("LLVM release whose clang's hints to show (default %d)", llvmrelease.Default), "--llvm-version")
 	fs.BoolFlag(new(bool), true, "The profiles are MemProf profiles (the default unless both are instrumentation or sample profiles)", "--memory")

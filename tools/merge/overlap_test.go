@@ -85,7 +85,7 @@ func TestSampleViewUsage(t *testing.T) {
 		{[]string{"overlap", "--sample", "a"}, "overlap takes exactly two profiles"},
 		{[]string{"overlap", "overlap_test.go", "main.go"}, "two sample profiles (--sample) or two instrumentation profiles"},
 		{[]string{"overlap", "--sample", "--llvm-version", "17", "a", "b"}, "supported are"},
-		{[]string{"diff", "--sample", "--profiled-binary", "x", "a", "b"}, "do not apply to sample profiles"},
+		{[]string{"diff", "--sample", "-memprof-ave-lifetime-cold-threshold=1", "a", "b"}, "do not apply to sample profiles"},
 		{[]string{"diff", "--sample", "--llvm-version", "17", "a", "b"}, "supported are"},
 	} {
 		_, stderr, code := runTool(t, c.args...)
