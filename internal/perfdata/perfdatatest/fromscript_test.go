@@ -56,7 +56,7 @@ func TestFromScript(t *testing.T) {
 	sort.Strings(names)
 	for _, n := range names {
 		t.Run(n, func(t *testing.T) {
-			for _, mode := range []string{"file", "pipe", "zstd"} {
+			for _, mode := range []string{"file", "pipe", "zstd", "nohwidx"} {
 				t.Run(mode, func(t *testing.T) { checkFromScript(t, perf, tr[n], mode) })
 			}
 		})
@@ -70,7 +70,11 @@ func checkFromScript(t *testing.T, perf, trace, mode string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := FromScript(bytes.NewReader(text))
+	from := FromScript
+	if mode == "nohwidx" {
+		from = FromScriptNoHWIndex
+	}
+	f, err := from(bytes.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +197,8 @@ func relativeFrames(b []byte) ([]byte, error) {
 
 // TestWriteFromScript writes the perf.data of a trace for bench/profgen:
 // PERFDATATEST_TRACE names the trace, PERFDATATEST_OUT the perf.data
-// (skipped without them). The generator stays test code.
+// (skipped without them), PERFDATATEST_NO_HW_INDEX=1 leaves hw_idx out
+// (FromScriptNoHWIndex). The generator stays test code.
 func TestWriteFromScript(t *testing.T) {
 	in, out := os.Getenv("PERFDATATEST_TRACE"), os.Getenv("PERFDATATEST_OUT")
 	if in == "" || out == "" {
@@ -204,7 +209,11 @@ func TestWriteFromScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	f, err := FromScript(r)
+	from := FromScript
+	if os.Getenv("PERFDATATEST_NO_HW_INDEX") == "1" {
+		from = FromScriptNoHWIndex
+	}
+	f, err := from(r)
 	if err != nil {
 		t.Fatal(err)
 	}
