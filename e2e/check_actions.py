@@ -17,6 +17,10 @@
   check_actions.py execlog-hits LOG MNEMONIC…           every spawn of these mnemonics was a
                                                         remote cache hit (and there is one)
   check_actions.py execlog-count LOG MNEMONIC N         exactly N spawns of MNEMONIC ran
+  check_actions.py execlog-no-perf LOG MNEMONIC N       exactly N spawns of MNEMONIC ran, each
+                                                        reading a .data trace (--perfdata) with
+                                                        no perf: no PATH in its environment, no
+                                                        perf among its arguments or inputs
 """
 import json
 import sys
@@ -161,6 +165,31 @@ def cmd_execlog_count(path, mnemonic, want):
     print("ok: %d %s spawns ran" % (n, mnemonic))
 
 
+def cmd_execlog_no_perf(path, mnemonic, want):
+    n = 0
+    for s in spawns(path):
+        if s.get("mnemonic") != mnemonic:
+            continue
+        n += 1
+        what = "%s spawn %r" % (mnemonic, s.get("progressMessage"))
+        args = s.get("commandArgs", [])
+        i = args.index("--perfdata") + 1 if "--perfdata" in args else len(args)
+        if i >= len(args) or not args[i].endswith(".data"):
+            die("%s does not read a .data file with --perfdata: %r" % (what, args))
+        if any(a.startswith("--perfdata-via") or a.rsplit("/", 1)[-1] == "perf" for a in args):
+            die("%s runs perf: %r" % (what, args))
+        env = {e.get("name"): e.get("value") for e in s.get("environmentVariables", [])}
+        if "PATH" in env:
+            die("%s has PATH=%s in its environment (a perf could be found there)" % (what, env["PATH"]))
+        inputs = [i["path"] for i in s.get("inputs", [])]
+        if any(i.rsplit("/", 1)[-1] == "perf" for i in inputs):
+            die("%s has a perf among its inputs: %r" % (what, inputs))
+        print("ok: %s: argv[0] %s, environment %r, %d inputs: no perf to run" % (
+            what, args[0], sorted(env), len(inputs)))
+    if n != want:
+        die("%d %s spawns ran, want %d" % (n, mnemonic, want))
+
+
 def main(argv):
     global FLAG, MNEMONIC
     rest = [argv[0]]
@@ -189,6 +218,8 @@ def main(argv):
         cmd_objects(AQuery(f))
     elif cmd == "execlog-count":
         cmd_execlog_count(f, argv[3], int(argv[4]))
+    elif cmd == "execlog-no-perf":
+        cmd_execlog_no_perf(f, argv[3], int(argv[4]))
     elif cmd == "execlog-hits":
         cmd_execlog_hits(f, argv[3:])
     else:

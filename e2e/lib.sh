@@ -144,3 +144,18 @@ pgo_lbr_trace() {
   [ -x "$t" ] || _pgo_die "lbr-trace not found (../shared/tools/lbr-trace or \$RULES_PGO_SHARED/tools; set PGO_LBR_TRACE)"
   echo "$t"
 }
+
+# pgo_perfdata_from_script TRACE OUT: the perf.data perf would have printed TRACE (a perf script
+# text of LBR samples, as lbr-trace writes it) from, written by the tests' generator
+# (internal/perfdata/perfdatatest, test code only: run through its TestWriteFromScript, the
+# test binary built once into $PGO_OUT).
+pgo_perfdata_from_script() {
+  local t=$PGO_OUT/perfdatatest.test
+  if [ ! -x "$t" ] || [ -n "$(cd "$PGO_ROOT" && find internal/perfdata -name '*.go' -newer "$t" | head -1)" ]; then
+    (cd "$PGO_ROOT" && go test -c -o "$t.tmp" ./internal/perfdata/perfdatatest) && mv "$t.tmp" "$t" ||
+      _pgo_die "could not build the perf.data generator (internal/perfdata/perfdatatest)"
+  fi
+  PERFDATATEST_TRACE=$1 PERFDATATEST_OUT=$2 "$t" -test.run '^TestWriteFromScript$' > /dev/null ||
+    _pgo_die "could not write $2 from $1"
+  [ -s "$2" ] || _pgo_die "no perf.data written to $2"
+}

@@ -18,7 +18,14 @@ import (
 // a PERF_RECORD_MMAP2 per mmap line, and a PERF_RECORD_SAMPLE per sample
 // of the process of the mmap line before it, in user mode, one
 // microsecond apart, a PERF_RECORD_FINISHED_ROUND after every thousand.
-func FromScript(r io.Reader) (*File, error) {
+func FromScript(r io.Reader) (*File, error) { return fromScript(r, true) }
+
+// FromScriptNoHWIndex is FromScript without hw_idx in the branch stacks
+// (PERF_SAMPLE_BRANCH_HW_INDEX unset), as perf wrote them before Linux 5.7
+// and as create_llvm_prof 0.19 (Debian's autofdo) reads them.
+func FromScriptNoHWIndex(r io.Reader) (*File, error) { return fromScript(r, false) }
+
+func fromScript(r io.Reader, hwIndex bool) (*File, error) {
 	const (
 		callchain = 1
 		lbr       = 2
@@ -103,7 +110,10 @@ func FromScript(r io.Reader) (*File, error) {
 		Type: 0, Config: 0, SamplePeriod: 100003, SampleType: st,
 		// disabled, inherit, mmap, comm, sample_id_all, mmap2, comm_exec
 		Flags:            1 | 2 | 1<<8 | 1<<9 | perfdata.AttrFlagSampleIDAll | perfdata.AttrFlagMmap2 | 1<<24,
-		BranchSampleType: 1<<3 | perfdata.BranchHWIndex, // PERF_SAMPLE_BRANCH_ANY
+		BranchSampleType: 1 << 3, // PERF_SAMPLE_BRANCH_ANY
+	}
+	if hwIndex {
+		a.BranchSampleType |= perfdata.BranchHWIndex
 	}
 	f := &File{Attrs: []*perfdata.Attr{a}}
 	mi := 0
@@ -118,7 +128,7 @@ func FromScript(r io.Reader) (*File, error) {
 		}
 		s := samples[i]
 		ps := &perfdata.Sample{IP: s.ip, PID: s.pid, TID: s.pid, Time: uint64(1000*i + 500), Period: a.SamplePeriod,
-			Callchain: s.callchain, Branches: s.branches, HasHWIndex: true}
+			Callchain: s.callchain, Branches: s.branches, HasHWIndex: hwIndex}
 		f.Records = append(f.Records, Sample(a, perfdata.MiscUser, ps))
 		if i%1000 == 999 {
 			// perf record ends a round each time it drains the ring

@@ -2,6 +2,7 @@ package perfdatatest
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -56,7 +57,7 @@ func TestFromScript(t *testing.T) {
 	sort.Strings(names)
 	for _, n := range names {
 		t.Run(n, func(t *testing.T) {
-			for _, mode := range []string{"file", "pipe", "zstd"} {
+			for _, mode := range []string{"file", "pipe", "zstd", "nohwidx"} {
 				t.Run(mode, func(t *testing.T) { checkFromScript(t, perf, tr[n], mode) })
 			}
 		})
@@ -70,7 +71,11 @@ func checkFromScript(t *testing.T, perf, trace, mode string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := FromScript(bytes.NewReader(text))
+	from := FromScript
+	if mode == "nohwidx" {
+		from = FromScriptNoHWIndex
+	}
+	f, err := from(bytes.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +198,11 @@ func relativeFrames(b []byte) ([]byte, error) {
 
 // TestWriteFromScript writes the perf.data of a trace for bench/profgen:
 // PERFDATATEST_TRACE names the trace, PERFDATATEST_OUT the perf.data
-// (skipped without them). The generator stays test code.
+// (skipped without them), PERFDATATEST_NO_HW_INDEX=1 leaves hw_idx out
+// (FromScriptNoHWIndex), PERFDATATEST_BUILD_ID (hex) with
+// PERFDATATEST_BUILD_ID_FILE adds that DSO's build id as perf record
+// does, PERFDATATEST_COMM=PID:COMM a PERF_RECORD_COMM first. The
+// generator stays test code.
 func TestWriteFromScript(t *testing.T) {
 	in, out := os.Getenv("PERFDATATEST_TRACE"), os.Getenv("PERFDATATEST_OUT")
 	if in == "" || out == "" {
@@ -204,9 +213,35 @@ func TestWriteFromScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	f, err := FromScript(r)
+	from := FromScript
+	if os.Getenv("PERFDATATEST_NO_HW_INDEX") == "1" {
+		from = FromScriptNoHWIndex
+	}
+	f, err := from(r)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if id, file := os.Getenv("PERFDATATEST_BUILD_ID"), os.Getenv("PERFDATATEST_BUILD_ID_FILE"); id != "" {
+		// What perf record writes at the end (HEADER_BUILD_ID) for
+		// a user-space DSO it saw samples in.
+		b, err := hex.DecodeString(id)
+		if err != nil || file == "" {
+			t.Fatalf("PERFDATATEST_BUILD_ID %q (hex) needs PERFDATATEST_BUILD_ID_FILE (the mmap's file name)", id)
+		}
+		f.BuildIDs = append(f.BuildIDs, perfdata.BuildID{PID: -1, CPUMode: perfdata.MiscUser, BuildID: b, Filename: file})
+	}
+	if c := os.Getenv("PERFDATATEST_COMM"); c != "" {
+		// The PERF_RECORD_COMM (exec) perf record writes before the
+		// process's mmaps: create_llvm_prof 0.19 attributes no sample
+		// to a process without one.
+		pid, comm, ok := strings.Cut(c, ":")
+		n, err := strconv.ParseUint(pid, 10, 32)
+		if !ok || err != nil || comm == "" {
+			t.Fatalf("PERFDATATEST_COMM %q: want PID:COMM", c)
+		}
+		id := perfdata.SampleIDTrailer{PID: uint32(n), TID: uint32(n)}
+		rec := Comm(f.Attrs[0], perfdata.MiscCommExec, perfdata.Comm{PID: uint32(n), TID: uint32(n), Comm: comm}, id)
+		f.Records = append([][]byte{rec}, f.Records...)
 	}
 	if err := os.WriteFile(out, f.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
