@@ -6,11 +6,11 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
@@ -42,7 +42,7 @@ func Show(w io.Writer, path, binary string, release int, warnf func(format strin
 			return err
 		}
 		defer bin.Close()
-		return memprof.ShowRaw(w, raw, bin, memprof.ConvertOptions{LLVMRelease: release})
+		return memprof.ShowRaw(w, raw, bin.Symbolizer(), memprof.ConvertOptions{LLVMRelease: release})
 	case KindIndexed:
 		f, err := instrprof.Read(path, data)
 		if err != nil {
@@ -205,7 +205,7 @@ func LoadMemProf(path, binary string, release int, warnf func(format string, arg
 			return nil, err
 		}
 		defer bin.Close()
-		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{LLVMRelease: release})
+		return memprof.Convert([]*memprof.RawProfile{raw}, bin.Symbolizer(), memprof.ConvertOptions{LLVMRelease: release})
 	case KindIndexed:
 		f, err := instrprof.Read(path, data)
 		if err != nil {
@@ -279,12 +279,12 @@ func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
 
 // openViewBinary opens the profiled binary of a view as the merge does
 // (DWARF only, as llvm-profdata), telling warnf what it cannot use.
-func openViewBinary(binary string, warnf func(format string, args ...any)) (*elfsym.Binary, error) {
-	o := &elfsym.Options{DWARFOnly: true}
+func openViewBinary(binary string, warnf func(format string, args ...any)) (*profbinary.Binary, error) {
+	o := profbinary.Options{DWARFOnly: true}
 	if warnf != nil {
 		o.Warn = func(msg string) { warnf("%s", msg) } // msg names the binary
 	}
-	bin, err := elfsym.Open(binary, o)
+	bin, err := profbinary.Open(binary, o)
 	if err != nil {
 		return nil, fmt.Errorf("profiled binary: %w", err)
 	}
