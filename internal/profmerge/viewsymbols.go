@@ -11,7 +11,8 @@ import (
 // function of its DWARF whose GUID a frame uses (names of functions
 // without DWARF from its symbol table). Without a binary the Symbols say
 // so (Symbols.Note).
-func viewSymbols(binary string, warnf func(format string, args ...any), ps ...*memprof.Profile) (*profview.Symbols, error) {
+func viewSymbols(vb *viewBinary, ps ...*memprof.Profile) (*profview.Symbols, error) {
+	binary := vb.path
 	s := &profview.Symbols{Funcs: map[uint64]profview.Func{}, Binary: binary}
 	want := map[uint64]bool{}
 	for _, p := range ps {
@@ -31,7 +32,7 @@ func viewSymbols(binary string, warnf func(format string, args ...any), ps ...*m
 	if binary == "" {
 		return s, nil
 	}
-	funcs, err := binaryFunctions(binary, warnf, want)
+	funcs, err := binaryFunctions(vb, want)
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +48,11 @@ func viewSymbols(binary string, warnf func(format string, args ...any), ps ...*m
 // binaryFunctions is the one place the views read the profiled binary:
 // for each GUID of want, the function profbinary.FunctionByGUID finds (its
 // linkage name, DW_AT_decl_file and DW_AT_decl_line).
-func binaryFunctions(binary string, warnf func(format string, args ...any), want map[uint64]bool) (map[uint64]profview.Func, error) {
-	bin, err := openViewBinary(binary, warnf)
+func binaryFunctions(vb *viewBinary, want map[uint64]bool) (map[uint64]profview.Func, error) {
+	bin, err := vb.open()
 	if err != nil {
 		return nil, err
 	}
-	defer bin.Close()
 	out := map[uint64]profview.Func{}
 	for g := range want {
 		if f, ok := bin.FunctionByGUID(g); ok {
