@@ -148,6 +148,13 @@ func TestLayering(t *testing.T) {
 	// profbinary sits between elfsym and its users: it imports no
 	// profile format and none of its users.
 	forbid("internal/profbinary", append(formats, "internal/perfscript", "internal/profgen", "internal/symbolizer", "internal/profmerge"), "profbinary is the layer under the trace reader, the generator, the symbolizer and merge")
+	// merge (its views and --profiled-binary) reaches the binary through
+	// profbinary only, never elfsym itself.
+	for _, p := range []string{"internal/profmerge", "tools/merge"} {
+		if slices.Contains(g[p], "internal/elfsym") {
+			t.Errorf("%s imports internal/elfsym: merge opens the profiled binary through internal/profbinary", p)
+		}
+	}
 
 	// One MD5-GUID implementation: llvmname.GUID. No other non-test file
 	// hashes with MD5.

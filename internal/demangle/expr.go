@@ -192,21 +192,28 @@ func (p *parser) parseExpr() int32 {
 	return r
 }
 
+// parseOperands parses the two operand expressions of a binary-like
+// operator and makes n of them (n.a, n.b; no third operand).
+func (p *parser) parseOperands(n node) int32 {
+	a := p.parseExpr()
+	if a < 0 {
+		return -1
+	}
+	b := p.parseExpr()
+	if b < 0 {
+		return -1
+	}
+	n.a, n.b, n.c = a, b, -1
+	return p.mk(n)
+}
+
 func (p *parser) parseExpr1() int32 {
 	global := p.consumeStr("gs")
 	if op, oi := p.parseOperatorEncoding(); op != nil {
 		sym := opStrs[oi].sym
 		switch op.kind {
 		case opBinary:
-			l := p.parseExpr()
-			if l < 0 {
-				return -1
-			}
-			r := p.parseExpr()
-			if r < 0 {
-				return -1
-			}
-			return p.mk(node{k: kBinary, a: l, b: r, c: -1, s: sym, prec: op.prec})
+			return p.parseOperands(node{k: kBinary, s: sym, prec: op.prec})
 		case opPrefix:
 			e := p.parseExpr()
 			if e < 0 {
@@ -227,25 +234,9 @@ func (p *parser) parseExpr1() int32 {
 			}
 			return p.mk(node{k: kPostfix, a: e, b: -1, c: -1, s: sym, prec: op.prec})
 		case opArray:
-			a := p.parseExpr()
-			if a < 0 {
-				return -1
-			}
-			b := p.parseExpr()
-			if b < 0 {
-				return -1
-			}
-			return p.mk(node{k: kArraySub, a: a, b: b, c: -1, prec: op.prec})
+			return p.parseOperands(node{k: kArraySub, prec: op.prec})
 		case opMember:
-			a := p.parseExpr()
-			if a < 0 {
-				return -1
-			}
-			b := p.parseExpr()
-			if b < 0 {
-				return -1
-			}
-			return p.mk(node{k: kMember, a: a, b: b, c: -1, s: sym, prec: op.prec})
+			return p.parseOperands(node{k: kMember, s: sym, prec: op.prec})
 		case opCall:
 			callee := p.parseExpr()
 			if callee < 0 {

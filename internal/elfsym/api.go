@@ -101,6 +101,7 @@ type Options struct {
 //	func (b *Binary) SymbolTable() *SymbolTable       // .symtab or .dynsym, nil if unreadable
 //	func (b *Binary) Subprograms() ([]Subprogram, bool)      // the own units' functions
 //	func (b *Binary) SplitSubprograms() ([]Subprogram, int)  // the split units' functions
+//	func (b *Binary) Functions(yield func(Function) bool)   // every subprogram DIE (one walk with the two above)
 //
 // Symbolize returns ErrUnknownPC (errors.Is) for addresses with no
 // function; callers decide whether that is fatal. It follows LLVM's

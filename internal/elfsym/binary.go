@@ -46,11 +46,25 @@ type unitSpan struct {
 // Open opens the ELF file at path and indexes its debug information: the
 // unit address ranges are read now, line tables and DIE trees on first use.
 func Open(path string, opts *Options) (*Binary, error) {
+	return newBinary(path, opts, func(ignore bool) (*elfImage, error) { return openELF(path, ignore) })
+}
+
+// newFromBytes is Open for an ELF image held in memory (used by fuzzing
+// and tests). Split DWARF and separate debug files are looked up relative
+// to name.
+func newFromBytes(name string, data []byte, opts *Options) (*Binary, error) {
+	return newBinary(name, opts, func(ignore bool) (*elfImage, error) { return parseELF(name, data, ignore) })
+}
+
+// newBinary is Open, OpenFile and newFromBytes once the image is had:
+// load parses it (ignore is Options.IgnoreBadProgramHeaders), then the
+// debug information is indexed.
+func newBinary(path string, opts *Options, load func(ignore bool) (*elfImage, error)) (*Binary, error) {
 	b := &Binary{path: path}
 	if opts != nil {
 		b.opts = *opts
 	}
-	img, err := openELF(path, b.opts.IgnoreBadProgramHeaders)
+	img, err := load(b.opts.IgnoreBadProgramHeaders)
 	if err != nil {
 		return nil, err
 	}
@@ -60,28 +74,6 @@ func Open(path string, opts *Options) (*Binary, error) {
 	}
 	if err := b.init(img.data); err != nil {
 		b.Close()
-		return nil, err
-	}
-	return b, nil
-}
-
-// newFromBytes is Open for an ELF image held in memory (used by fuzzing
-// and tests). Split DWARF and separate debug files are looked up relative
-// to name.
-func newFromBytes(name string, data []byte, opts *Options) (*Binary, error) {
-	b := &Binary{path: name}
-	if opts != nil {
-		b.opts = *opts
-	}
-	img, err := parseELF(name, data, b.opts.IgnoreBadProgramHeaders)
-	if err != nil {
-		return nil, err
-	}
-	b.ef, b.layout = img.ef, img.layout
-	if img.phdrWarning != "" {
-		b.warn("phdrs", img.phdrWarning)
-	}
-	if err := b.init(data); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -102,23 +94,7 @@ type elfImage struct {
 // serves every reader of a run. f stays the caller's to close (the mapping
 // outlives it).
 func OpenFile(path string, f *os.File, opts *Options) (*Binary, error) {
-	b := &Binary{path: path}
-	if opts != nil {
-		b.opts = *opts
-	}
-	img, err := mapELF(path, f, b.opts.IgnoreBadProgramHeaders)
-	if err != nil {
-		return nil, err
-	}
-	b.ef, b.layout, b.closers = img.ef, img.layout, []func() error{img.close}
-	if img.phdrWarning != "" {
-		b.warn("phdrs", img.phdrWarning)
-	}
-	if err := b.init(img.data); err != nil {
-		b.Close()
-		return nil, err
-	}
-	return b, nil
+	return newBinary(path, opts, func(ignore bool) (*elfImage, error) { return mapELF(path, f, ignore) })
 }
 
 // openELF maps (or reads) the file and parses its ELF headers.

@@ -454,10 +454,11 @@ func (u *unit) sizes() sizesKey {
 	return sizesKey{addrSize: u.addrSize, offSize: u.offSize, v2: u.version <= 2}
 }
 
-// skipDIE advances b past the DIE at uint64(b.Off()) without decoding its values.
-// It returns the abbreviation (nil at the end of a sibling list).
-func (u *unit) skipDIE(b *decode.Cursor) (*abbrev, bool) {
-	start := uint64(b.Off())
+// readAbbrev reads the abbreviation code of the DIE at b.Off() and
+// returns its abbreviation: nil, true for code 0 (the end of a sibling
+// list); nil, false when the code cannot be read or is unknown (b fails).
+func (u *unit) readAbbrev(b *decode.Cursor) (*abbrev, bool) {
+	start := b.Off()
 	code := b.Uleb()
 	if b.Err() != nil {
 		return nil, false
@@ -469,6 +470,16 @@ func (u *unit) skipDIE(b *decode.Cursor) (*abbrev, bool) {
 	if !found {
 		b.FailAt(int64(start), decode.ErrMalformed, "unknown abbreviation code %d", code)
 		return nil, false
+	}
+	return a, true
+}
+
+// skipDIE advances b past the DIE at uint64(b.Off()) without decoding its values.
+// It returns the abbreviation (nil at the end of a sibling list).
+func (u *unit) skipDIE(b *decode.Cursor) (*abbrev, bool) {
+	a, ok := u.readAbbrev(b)
+	if a == nil {
+		return nil, ok
 	}
 	k := u.sizes()
 	if u.abbrevs.key == k {
@@ -673,13 +684,8 @@ func (d *die) slot(at uint16) *attrVal {
 // (end of siblings) returns ok == false with no error.
 func (u *unit) readDIE(b *decode.Cursor, d *die) (ok bool) {
 	*d = die{off: uint64(b.Off())}
-	code := b.Uleb()
-	if b.Err() != nil || code == 0 {
-		return false
-	}
-	a, found := u.abbrevs.get(code)
-	if !found {
-		b.FailAt(int64(d.off), decode.ErrMalformed, "unknown abbreviation code %d", code)
+	a, _ := u.readAbbrev(b)
+	if a == nil {
 		return false
 	}
 	d.tag = a.tag
@@ -708,13 +714,8 @@ func (u *unit) readDIE(b *decode.Cursor, d *die) (ok bool) {
 func (u *unit) readRangeAttrs(b *decode.Cursor, d *die) bool {
 	d.off = uint64(b.Off())
 	d.lowPC, d.highPC, d.ranges = attrVal{}, attrVal{}, attrVal{}
-	code := b.Uleb()
-	if b.Err() != nil || code == 0 {
-		return false
-	}
-	a, found := u.abbrevs.get(code)
-	if !found {
-		b.FailAt(int64(d.off), decode.ErrMalformed, "unknown abbreviation code %d", code)
+	a, _ := u.readAbbrev(b)
+	if a == nil {
 		return false
 	}
 	d.tag = a.tag

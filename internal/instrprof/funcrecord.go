@@ -269,6 +269,17 @@ func (p *FuncProfile) warn(r *FuncRecord, msg string) {
 	p.Warnings = append(p.Warnings, MergeWarning{Name: r.Name, Hash: r.Hash, Msg: msg})
 }
 
+// countMulAdd is a counter's x*w + acc as InstrProfRecord's merge and
+// scale compute it: SaturatingMultiplyAdd, then held at maxCount; o says
+// it saturated (a "counter overflow").
+func countMulAdd(x, w, acc uint64) (v uint64, o bool) {
+	v, o = mulAdd(x, w, acc)
+	if v > maxCount {
+		v, o = maxCount, true
+	}
+	return v, o
+}
+
 // mulAdd is SaturatingMultiplyAdd(x, w, acc).
 func mulAdd(x, w, acc uint64) (uint64, bool) {
 	hi, lo := bits.Mul64(x, w)
@@ -285,12 +296,8 @@ func mulAdd(x, w, acc uint64) (uint64, bool) {
 func (p *FuncProfile) scale(d *FuncRecord, w uint64) {
 	over := false
 	for i, c := range d.Counts {
-		v, o := mulAdd(c, w, 0)
-		if v > maxCount {
-			v, o = maxCount, true
-		}
-		d.Counts[i] = v
-		over = over || o
+		v, o := countMulAdd(c, w, 0)
+		d.Counts[i], over = v, over || o
 	}
 	for k := range d.Values {
 		for _, site := range d.Values[k] {
@@ -324,12 +331,8 @@ func (p *FuncProfile) merge(d, r *FuncRecord, w uint64) {
 	}
 	over := false
 	for i, c := range r.Counts {
-		v, o := mulAdd(c, w, d.Counts[i])
-		if v > maxCount {
-			v, o = maxCount, true
-		}
-		d.Counts[i] = v
-		over = over || o
+		v, o := countMulAdd(c, w, d.Counts[i])
+		d.Counts[i], over = v, over || o
 	}
 	if over {
 		p.warn(d, "counter overflow")

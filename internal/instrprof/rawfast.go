@@ -232,8 +232,8 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 		if l.ctrSize == 1 {
 			for j, b := range data[fr.ctr : fr.ctr+len(d.Counts)] {
 				if b == 0 {
-					v, o := mulAdd(1, w, d.Counts[j])
-					d.Counts[j], over = min(v, maxCount), over || o || v > maxCount
+					v, o := countMulAdd(1, w, d.Counts[j])
+					d.Counts[j], over = v, over || o
 				}
 			}
 		} else {
@@ -264,12 +264,8 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 				if c > 1<<56 {
 					large = append(large, c)
 				}
-				v, o := mulAdd(c, w, d.Counts[j])
-				if v > maxCount {
-					v, o = maxCount, true
-				}
-				d.Counts[j] = v
-				over = over || o
+				v, o := countMulAdd(c, w, d.Counts[j])
+				d.Counts[j], over = v, over || o
 			}
 		}
 		if over {

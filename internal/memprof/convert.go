@@ -20,15 +20,18 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
-// Symbolizer is what Convert needs of the profiled binary. *elfsym.Binary
-// implements it.
+// Symbolizer is what Convert needs of the profiled binary, opened by the
+// caller (an *elfsym.Binary implements it; internal/profbinary's
+// Symbolizer gives one): Convert opens no file.
 type Symbolizer interface {
-	// Path names the ELF file. Convert reads its ELF and program headers
-	// there, unless the Symbolizer has them already (Machine and
-	// LoadSegments methods, as *elfsym.Binary has).
+	// Path names the ELF file.
 	Path() string
 	// BuildID is the GNU build id, nil if none.
 	BuildID() []byte
+	// Machine names the ELF machine (EM_X86_64); LoadSegments are the
+	// PT_LOAD program headers in header order.
+	Machine() string
+	LoadSegments() []elfsym.Segment
 	// Symbolize returns the inline chain at a file virtual address,
 	// innermost first, from DWARF only: LLVM symbolizes with
 	// UseSymbolTable=false, so an address no DWARF subprogram covers must
@@ -154,15 +157,10 @@ type textBinary struct {
 
 func checkBinary(bin Symbolizer, release llvmrelease.Release) (*textBinary, error) {
 	name := bin.Path()
-	h, closeELF, err := elfHeaders(bin)
-	if err != nil {
-		return nil, &ConvertError{File: name, Msg: "Not an ELF file", Err: err}
-	}
-	defer closeELF()
-	if m := h.Machine(); m != "EM_X86_64" && m != "EM_386" {
+	if m := bin.Machine(); m != "EM_X86_64" && m != "EM_386" {
 		return nil, &ConvertError{File: name, Msg: fmt.Sprintf("Unsupported target: %v", m)}
 	}
-	loads := h.LoadSegments()
+	loads := bin.LoadSegments()
 	tb := &textBinary{buildID: bin.BuildID()}
 	if !release.MemProfSymbolizesPIE() {
 		// LLVM 16 symbolizes runtime addresses unchanged and rejects PIE.
@@ -185,27 +183,6 @@ func checkBinary(bin Symbolizer, release llvmrelease.Release) (*textBinary, erro
 		return nil, &ConvertError{File: name, Msg: "No build id found in binary " + name}
 	}
 	return tb, nil
-}
-
-// elfHeaders returns the binary's headers: the Symbolizer's own when it
-// has them (an *elfsym.Binary), else the file's read by elfsym
-// (Symbolizers of tests). The returned func releases what elfHeaders
-// opened.
-func elfHeaders(bin Symbolizer) (headers, func(), error) {
-	if h, ok := bin.(headers); ok {
-		return h, func() {}, nil
-	}
-	b, err := elfsym.Open(bin.Path(), &elfsym.Options{NoDWARF: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	return b, func() { b.Close() }, nil
-}
-
-// headers is what Convert checks of the binary (*elfsym.Binary has it).
-type headers interface {
-	Machine() string
-	LoadSegments() []elfsym.Segment
 }
 
 // textSegment is the profiled binary's segment in a raw profile: PCs in

@@ -61,7 +61,10 @@ func TestConvertErrors(t *testing.T) {
 }
 
 // unknownSymbolizer knows no address.
-type unknownSymbolizer struct{ path string }
+type unknownSymbolizer struct {
+	path string
+	elfHeaders
+}
 
 func (u unknownSymbolizer) Path() string    { return u.path }
 func (u unknownSymbolizer) BuildID() []byte { return nil }
@@ -75,11 +78,11 @@ func TestConvertNothingSymbolized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie")}, ConvertOptions{Release: 16})
+	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie"), openHeaders(t, filepath.Join(dir, "app-llvm16-nopie"))}, ConvertOptions{Release: 16})
 	if err == nil || !strings.Contains(err.Error(), "no entries in callstack map after symbolization") || !errors.Is(err, decode.ErrMalformed) {
 		t.Errorf("Convert error = %v, want no entries in callstack map", err)
 	}
-	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie")}, ConvertOptions{Release: 22})
+	_, err = Convert([]*RawProfile{raw}, unknownSymbolizer{filepath.Join(dir, "app-llvm16-nopie"), openHeaders(t, filepath.Join(dir, "app-llvm16-nopie"))}, ConvertOptions{Release: 22})
 	if err == nil || !strings.Contains(err.Error(), "No build id found in binary") {
 		t.Errorf("Convert (22) error = %v, want No build id found", err)
 	}

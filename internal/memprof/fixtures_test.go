@@ -39,6 +39,7 @@ func fixture(t testing.TB, name string) string {
 // which reproduces LLVM's in-process symbolization (spec §2.3). It lets the
 // converter be tested independently of package elfsym.
 type llvmSymbolizer struct {
+	elfHeaders
 	path    string
 	buildID []byte
 	mu      sync.Mutex
@@ -47,10 +48,28 @@ type llvmSymbolizer struct {
 	out     *bufio.Reader
 }
 
+// elfHeaders gives a test Symbolizer the binary's ELF machine and load
+// segments, read by elfsym (no DWARF), as the real Symbolizer has them.
+type elfHeaders struct{ b *elfsym.Binary }
+
+func (h elfHeaders) Machine() string                { return h.b.Machine() }
+func (h elfHeaders) LoadSegments() []elfsym.Segment { return h.b.LoadSegments() }
+
+// openHeaders opens path's ELF headers for a test Symbolizer.
+func openHeaders(t testing.TB, path string) elfHeaders {
+	t.Helper()
+	b, err := elfsym.Open(path, &elfsym.Options{NoDWARF: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return elfHeaders{b}
+}
+
 func newLLVMSymbolizer(t testing.TB, bin string) *llvmSymbolizer {
 	t.Helper()
 	tool := testenv.Tool(t, "llvm-symbolizer-19")
-	s := &llvmSymbolizer{path: bin, buildID: readBuildID(t, bin)}
+	s := &llvmSymbolizer{elfHeaders: openHeaders(t, bin), path: bin, buildID: readBuildID(t, bin)}
 	s.cmd = exec.Command(tool, "--inlining", "--functions=linkage", "--no-demangle", "--output-style=JSON", "--obj="+bin)
 	var err error
 	if s.in, err = s.cmd.StdinPipe(); err != nil {

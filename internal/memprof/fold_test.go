@@ -17,7 +17,10 @@ import (
 // fakeSymbolizer symbolizes any address deterministically: one to three
 // frames over a small pool of functions (so records merge across PCs and
 // inputs); some addresses have no DWARF and some are runtime frames.
-type fakeSymbolizer struct{ path string }
+type fakeSymbolizer struct {
+	path string
+	elfHeaders
+}
 
 func (f fakeSymbolizer) Path() string    { return f.path }
 func (f fakeSymbolizer) BuildID() []byte { return make([]byte, 20) }
@@ -80,7 +83,7 @@ func TestFoldMatchesTreeMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := fakeSymbolizer{exe}
+	bin := fakeSymbolizer{exe, openHeaders(t, exe)}
 	for _, release := range []int{16, 19, 22} {
 		version := map[int]uint64{16: 2, 19: 4, 22: 5}[release]
 		for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 24} {
@@ -139,7 +142,7 @@ func TestPrepareConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bin := fakeSymbolizer{exe}
+	bin := fakeSymbolizer{exe, openHeaders(t, exe)}
 	for _, release := range []int{16, 19, 22} {
 		version := map[int]uint64{16: 2, 19: 4, 22: 5}[release]
 		const n = 9

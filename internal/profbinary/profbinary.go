@@ -82,7 +82,7 @@ type Binary struct {
 	missingDWO int
 
 	guidOnce sync.Once
-	byGUID   map[uint64]int // index into funcs
+	byGUID   map[uint64]guidFunc
 }
 
 // Open opens the binary at path (and opts.DebugBinary), once each.
@@ -240,29 +240,68 @@ func (b *Binary) LocationAt(addr uint64) (Location, bool) {
 	return Location{Name: fr[len(fr)-1].LinkageName, File: fr[0].File, Line: fr[0].Line}, true
 }
 
-// FunctionByGUID returns the function whose name's MD5 GUID (llvmname.GUID)
-// is guid, with its declaration's file and line (ok false if none). The
-// index by GUID is built on the first call.
+// Function is one subprogram DIE of the DWARF (a definition, an abstract
+// instance of an inlined function or a declaration) with its names and
+// declaration's file and line.
+type Function = elfsym.Function
+
+// EachFunction calls yield for every subprogram DIE of the DWARF (of
+// DebugBinary when given; split units included), unit by unit in DIE
+// order, until it returns false (elfsym.Binary.Functions).
+func (b *Binary) EachFunction(yield func(Function) bool) { b.debug.Functions(yield) }
+
+// FunctionByGUID returns the function whose name's MD5 GUID (llvmname.GUID
+// of its canonical linkage name, as MemProf and instrumented profiles hash
+// function names, or of the name as it is) is guid, with its
+// declaration's file and line (ok false if none): an out-of-line
+// definition wins over an abstract instance or a declaration, a DIE with
+// a line over one without. Functions without DWARF are named from the
+// symbol table, without lines. The index is built on the first call from
+// one walk over every subprogram DIE.
 func (b *Binary) FunctionByGUID(guid uint64) (Location, bool) {
-	b.guidOnce.Do(func() {
-		subs, _ := b.Functions()
-		b.byGUID = make(map[uint64]int, len(subs))
-		for i, s := range subs {
-			if _, dup := b.byGUID[llvmname.GUID(s.Name)]; !dup {
-				b.byGUID[llvmname.GUID(s.Name)] = i
+	b.guidOnce.Do(b.indexGUIDs)
+	f, ok := b.byGUID[guid]
+	return f.Location, ok
+}
+
+// guidFunc is a function of the GUID index: hasCode says it is an
+// out-of-line definition.
+type guidFunc struct {
+	Location
+	hasCode bool
+}
+
+func (b *Binary) indexGUIDs() {
+	b.byGUID = map[uint64]guidFunc{}
+	add := func(name string, loc Location, hasCode bool) {
+		if name == "" {
+			return
+		}
+		c := llvmname.Canonical(name)
+		for _, n := range []string{c, name} {
+			g := llvmname.GUID(n)
+			old, seen := b.byGUID[g]
+			if !seen || hasCode && !old.hasCode || old.Line == 0 && loc.Line > 0 {
+				loc.Name = n
+				b.byGUID[g] = guidFunc{loc, hasCode}
+			}
+			if n == c && c != name {
+				continue
+			}
+			break
+		}
+	}
+	b.EachFunction(func(f Function) bool {
+		add(f.LinkageName, Location{File: f.StartFile, Line: f.StartLine}, f.HasCode)
+		return true
+	})
+	if st := b.SymbolTable(); st != nil {
+		for _, sym := range st.Symbols() {
+			if _, ok := b.byGUID[llvmname.GUID(llvmname.Canonical(sym.Name))]; !ok {
+				add(sym.Name, Location{}, false)
 			}
 		}
-	})
-	i, ok := b.byGUID[guid]
-	if !ok {
-		return Location{}, false
 	}
-	s := b.funcs[i]
-	loc := Location{Name: s.Name}
-	if fr, err := b.Frames(s.Ranges[0][0]); err == nil && len(fr) > 0 {
-		loc.File, loc.Line = fr[len(fr)-1].StartFile, fr[len(fr)-1].StartLine
-	}
-	return loc, true
 }
 
 // Decode is the x86 decoder of the binary's code: the length and class of

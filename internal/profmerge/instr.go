@@ -10,11 +10,11 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 )
 
 // The instrumented-profile path: raw .profraw inputs (told by their magic)
@@ -103,7 +103,7 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 	// carry its build id (llvm-profdata does not check this).
 	var buildID []byte // nil: no binary opened
 	if opts.ProfiledBinary != "" {
-		bin, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{DWARFOnly: true})
+		bin, err := profbinary.Open(opts.ProfiledBinary, profbinary.Options{DWARFOnly: true})
 		if err != nil {
 			return fmt.Errorf("profiled binary: %w", err)
 		}

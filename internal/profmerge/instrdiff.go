@@ -131,7 +131,9 @@ func instrSymbols(in *profview.InstrInput, binary string, warnf func(format stri
 	for i := range in.Records {
 		want[profview.InstrGUID(in.Records[i].Name)] = true
 	}
-	funcs, err := binaryFunctions(binary, warnf, want)
+	vb := &viewBinary{path: binary, warnf: warnf}
+	defer vb.Close()
+	funcs, err := binaryFunctions(vb, want)
 	if err != nil {
 		return nil, err
 	}

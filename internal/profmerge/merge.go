@@ -15,12 +15,12 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
-	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/freelist"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 )
 
 // Options configure one merge.
@@ -254,12 +254,12 @@ func runMemProf(opts Options, inputs []*source) error {
 			badAt[otherIdx[k]] = &InputError{Path: l.in.Path, Err: l.err}
 		}
 	}
-	var bin *elfsym.Binary
+	var bin *profbinary.Binary
 	var buildID []byte // the profiled binary's once it is opened (then not nil)
 	if len(rawIdx) > 0 && opts.ProfiledBinary != "" {
 		progress("symbolizing %s", opts.ProfiledBinary)
 		var err error
-		bin, err = elfsym.Open(opts.ProfiledBinary, &elfsym.Options{
+		bin, err = profbinary.Open(opts.ProfiledBinary, profbinary.Options{
 			DebugFileDirectories: opts.DebugFileDirectories,
 			DWARFOnly:            true,                                       // as llvm-profdata: no symbol-table fallback
 			Warn:                 func(msg string) { opts.Warnf("%s", msg) }, // msg names the binary
@@ -456,7 +456,7 @@ func finish(opts Options, out *outputs, buildID []byte) error {
 	}
 	id := buildID
 	if id == nil {
-		b, err := elfsym.Open(opts.ProfiledBinary, &elfsym.Options{DWARFOnly: true})
+		b, err := profbinary.Open(opts.ProfiledBinary, profbinary.Options{DWARFOnly: true})
 		if err != nil {
 			return fmt.Errorf("profiled binary: %w", err)
 		}
@@ -579,7 +579,7 @@ func loadStates(path string, profile []byte, prof *memprof.Profile) (memprof.Par
 // input (+25% peak RSS on bench/memprof) or reading each twice, whereas the
 // restart costs only when an input is bad. A missing --profiled-binary is
 // returned as deferred, to be reported after the failure policy, as before.
-func convertRaw(opts Options, bin *elfsym.Binary, inputs []*source, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Compact, deferred, err error) {
+func convertRaw(opts Options, bin *profbinary.Binary, inputs []*source, rawIdx []int, badAt map[int]error, jobs int, progress func(string, ...any)) (prof *memprof.Compact, deferred, err error) {
 	if len(rawIdx) == 0 {
 		return nil, nil, nil
 	}
@@ -604,7 +604,7 @@ func convertRaw(opts Options, bin *elfsym.Binary, inputs []*source, rawIdx []int
 	for len(cands) > 0 {
 		var conv *memprof.Converter
 		if opts.Failure != FailAny || len(badAt) == 0 {
-			conv, err = memprof.NewConverter(bin, memprof.ConvertOptions{
+			conv, err = memprof.NewConverter(bin.Symbolizer(), memprof.ConvertOptions{
 				Release:       release,
 				NumThreads:    len(cands), // one writer context per input; see Run
 				Workers:       jobs,

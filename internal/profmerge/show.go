@@ -6,12 +6,12 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
+	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
@@ -43,7 +43,7 @@ func Show(w io.Writer, path, binary string, release llvmrelease.Release, warnf f
 			return err
 		}
 		defer bin.Close()
-		return memprof.ShowRaw(w, raw, bin, memprof.ConvertOptions{Release: release})
+		return memprof.ShowRaw(w, raw, bin.Symbolizer(), memprof.ConvertOptions{Release: release})
 	case KindIndexed:
 		f, err := instrprof.Read(path, data)
 		if err != nil {
@@ -161,11 +161,13 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := LoadMemProf(path, o.Binary, o.Release, o.Warnf)
+	vb := &viewBinary{path: o.Binary, warnf: o.Warnf}
+	defer vb.Close()
+	p, err := loadMemProf(path, vb, o.Release)
 	if err != nil {
 		return err
 	}
-	syms, err := viewSymbols(o.Binary, o.Warnf, p)
+	syms, err := viewSymbols(vb, p)
 	if err != nil {
 		return err
 	}
@@ -187,6 +189,15 @@ func ShowMemoryView(w io.Writer, path string, o MemoryShowOptions) error {
 // needed for those; the views name their functions with viewSymbols).
 // warnf as for Show.
 func LoadMemProf(path, binary string, release llvmrelease.Release, warnf func(format string, args ...any)) (*memprof.Profile, error) {
+	vb := &viewBinary{path: binary, warnf: warnf}
+	defer vb.Close()
+	return loadMemProf(path, vb, release)
+}
+
+// loadMemProf is LoadMemProf with the view's binary, opened once for the
+// view (vb.path "" without one).
+func loadMemProf(path string, vb *viewBinary, release llvmrelease.Release) (*memprof.Profile, error) {
+	binary := vb.path
 	data, err := infile.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -201,12 +212,11 @@ func LoadMemProf(path, binary string, release llvmrelease.Release, warnf func(fo
 		if binary == "" {
 			return nil, missingBinaryError([]*memprof.RawProfile{raw})
 		}
-		bin, err := openViewBinary(binary, warnf)
+		bin, err := vb.open()
 		if err != nil {
 			return nil, err
 		}
-		defer bin.Close()
-		return memprof.Convert([]*memprof.RawProfile{raw}, bin, memprof.ConvertOptions{Release: release})
+		return memprof.Convert([]*memprof.RawProfile{raw}, bin.Symbolizer(), memprof.ConvertOptions{Release: release})
 	case KindIndexed:
 		f, err := instrprof.Read(path, data)
 		if err != nil {
@@ -256,16 +266,18 @@ func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
 	if err != nil {
 		return err
 	}
-	pa, err := LoadMemProf(pathA, o.Binary, o.Release, o.Warnf)
+	vb := &viewBinary{path: o.Binary, warnf: o.Warnf}
+	defer vb.Close()
+	pa, err := loadMemProf(pathA, vb, o.Release)
 	if err != nil {
 		return err
 	}
-	pb, err := LoadMemProf(pathB, o.Binary, o.Release, o.Warnf)
+	pb, err := loadMemProf(pathB, vb, o.Release)
 	if err != nil {
 		return err
 	}
 	a, b := profview.Contexts(pa, t), profview.Contexts(pb, t)
-	names, err := viewSymbols(o.Binary, o.Warnf, pa, pb)
+	names, err := viewSymbols(vb, pa, pb)
 	if err != nil {
 		return err
 	}
@@ -282,14 +294,42 @@ func DiffMemory(w io.Writer, pathA, pathB string, o MemoryShowOptions) error {
 	return fmt.Errorf("diff: unknown format %q (text, pprof)", o.Format)
 }
 
+// viewBinary is the profiled binary of a view command (path "" for none),
+// opened on first use and once: the conversion of its raw profiles and the
+// naming of its functions share it.
+type viewBinary struct {
+	path  string
+	warnf func(format string, args ...any)
+	bin   *profbinary.Binary
+	err   error
+	tried bool
+}
+
+// open opens the binary the first time it is called.
+func (v *viewBinary) open() (*profbinary.Binary, error) {
+	if !v.tried {
+		v.tried = true
+		v.bin, v.err = openViewBinary(v.path, v.warnf)
+	}
+	return v.bin, v.err
+}
+
+// Close releases the binary if it was opened.
+func (v *viewBinary) Close() {
+	if v.bin != nil {
+		v.bin.Close()
+		v.bin = nil
+	}
+}
+
 // openViewBinary opens the profiled binary of a view as the merge does
 // (DWARF only, as llvm-profdata), telling warnf what it cannot use.
-func openViewBinary(binary string, warnf func(format string, args ...any)) (*elfsym.Binary, error) {
-	o := &elfsym.Options{DWARFOnly: true}
+func openViewBinary(binary string, warnf func(format string, args ...any)) (*profbinary.Binary, error) {
+	o := profbinary.Options{DWARFOnly: true}
 	if warnf != nil {
 		o.Warn = func(msg string) { warnf("%s", msg) } // msg names the binary
 	}
-	bin, err := elfsym.Open(binary, o)
+	bin, err := profbinary.Open(binary, o)
 	if err != nil {
 		return nil, fmt.Errorf("profiled binary: %w", err)
 	}

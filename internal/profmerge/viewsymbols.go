@@ -3,8 +3,6 @@ package profmerge
 import (
 	"maps"
 
-	"github.com/rules-pgo/rules_pgo/internal/elfsym"
-	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/profview"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
@@ -16,7 +14,8 @@ import (
 // function of its DWARF whose GUID a frame uses (names of functions
 // without DWARF from its symbol table). Without a binary the Symbols say
 // so (Symbols.Note).
-func viewSymbols(binary string, warnf func(format string, args ...any), ps ...*memprof.Profile) (*profview.Symbols, error) {
+func viewSymbols(vb *viewBinary, ps ...*memprof.Profile) (*profview.Symbols, error) {
+	binary := vb.path
 	s := &profview.Symbols{Funcs: map[uint64]profview.Func{}, Binary: binary}
 	want := map[uint64]bool{}
 	for _, p := range ps {
@@ -36,7 +35,7 @@ func viewSymbols(binary string, warnf func(format string, args ...any), ps ...*m
 	if binary == "" {
 		return s, nil
 	}
-	funcs, err := binaryFunctions(binary, warnf, want)
+	funcs, err := binaryFunctions(vb, want)
 	if err != nil {
 		return nil, err
 	}
@@ -50,45 +49,17 @@ func viewSymbols(binary string, warnf func(format string, args ...any), ps ...*m
 }
 
 // binaryFunctions is the one place the views read the profiled binary:
-// for each GUID of want (the MD5 of a canonical linkage name, as MemProf
-// and instrumented profiles hash function names), the function's linkage
-// name and its DW_AT_decl_file and DW_AT_decl_line; an out-of-line
-// definition wins over an abstract instance or a declaration. Functions
-// without DWARF are named from the ELF symbol table, without lines.
-func binaryFunctions(binary string, warnf func(format string, args ...any), want map[uint64]bool) (map[uint64]profview.Func, error) {
-	bin, err := openViewBinary(binary, warnf)
+// for each GUID of want, the function profbinary.FunctionByGUID finds (its
+// linkage name, DW_AT_decl_file and DW_AT_decl_line).
+func binaryFunctions(vb *viewBinary, want map[uint64]bool) (map[uint64]profview.Func, error) {
+	bin, err := vb.open()
 	if err != nil {
 		return nil, err
 	}
-	defer bin.Close()
 	out := map[uint64]profview.Func{}
-	code := map[uint64]bool{}
-	add := func(name string, f profview.Func, hasCode bool) {
-		if name == "" {
-			return
-		}
-		for _, n := range []string{llvmname.Canonical(name), name} {
-			g := llvmname.GUID(n)
-			if !want[g] {
-				continue
-			}
-			old, seen := out[g]
-			if !seen || code[g] != hasCode && hasCode || old.Line == 0 && f.Line > 0 {
-				f.Name = n
-				out[g], code[g] = f, hasCode
-			}
-			return
-		}
-	}
-	bin.Functions(func(f elfsym.Function) bool {
-		add(f.LinkageName, profview.Func{File: f.StartFile, Line: f.StartLine}, f.HasCode)
-		return true
-	})
-	if st, err := elfsym.ReadSymbolTable(bin.ELF()); err == nil {
-		for _, sym := range st.Symbols() {
-			if g := llvmname.GUID(llvmname.Canonical(sym.Name)); want[g] && out[g].Name == "" {
-				add(sym.Name, profview.Func{}, false)
-			}
+	for g := range want {
+		if f, ok := bin.FunctionByGUID(g); ok {
+			out[g] = profview.Func{Name: f.Name, File: f.File, Line: f.Line}
 		}
 	}
 	return out, nil
@@ -120,7 +91,9 @@ func sampleSymbols(binary string, warnf func(format string, args ...any), ps ...
 			walk(fs)
 		}
 	}
-	funcs, err := binaryFunctions(binary, warnf, want)
+	vb := &viewBinary{path: binary, warnf: warnf}
+	defer vb.Close()
+	funcs, err := binaryFunctions(vb, want)
 	if err != nil {
 		return nil, err
 	}

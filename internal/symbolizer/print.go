@@ -337,10 +337,7 @@ func (p *printer) printData(r request, g global) {
 		o.key("Start")
 		o.str("0x" + strconv.FormatUint(g.Start, 16))
 		o.close('}')
-		o.key("ModuleName")
-		o.str(r.module)
-		o.close('}')
-		p.emitJSON(o.b)
+		p.endJSON(o, r)
 		return
 	}
 	p.header(r)
@@ -365,6 +362,15 @@ func (p *printer) printData(r request, g global) {
 	p.footer()
 }
 
+// endJSON ends a request's JSON object with its last key, ModuleName (the
+// keys are in LLVM's sorted order), and emits it.
+func (p *printer) endJSON(o *jsonObj, r request) {
+	o.key("ModuleName")
+	o.str(r.module)
+	o.close('}')
+	p.emitJSON(o.b)
+}
+
 // printFrameLocals answers a FRAME request, which we do not support: it
 // prints what llvm-symbolizer prints when it finds no locals.
 func (p *printer) printFrameLocals(r request) {
@@ -375,10 +381,7 @@ func (p *printer) printFrameLocals(r request) {
 		o.key("Frame")
 		o.open('[')
 		o.close(']')
-		o.key("ModuleName")
-		o.str(r.module)
-		o.close('}')
-		p.emitJSON(o.b)
+		p.endJSON(o, r)
 		return
 	}
 	p.header(r)
