@@ -74,19 +74,7 @@ func ParseEvents(name string, content Content, bin *Binary, opts Options, next f
 			p.hybridEvent(&ev)
 		}
 	}
-	p.prof.Distinct = uint64(len(p.distinct))
-	p.prof.BaseAddress = p.base
-	if n := p.branches.Len(); n > 0 {
-		p.prof.Branches = make(map[Branch]uint64, n)
-		for i, k := range p.branches.keys {
-			p.prof.Branches[k] = p.branches.counts[i]
-		}
-	}
-	p.summarize()
-	if !p.prof.CS {
-		p.finish()
-	}
-	return p.prof, nil
+	return p.done(), nil
 }
 
 // eventError is the error of an event, where the text path names a line.
@@ -187,30 +175,12 @@ func (p *reader) hybridEvent(ev *Event) {
 func (p *reader) stackOf(frames []uint64) bool {
 	p.stack = p.stack[:0]
 	for _, addr := range frames {
-		addr = p.canonical(addr)
-		if !p.bin.IsCode(addr) {
-			if len(p.stack) == 0 {
-				p.numLeafExternalFrame++
-			}
-			if len(p.stack) == 0 || p.stack[len(p.stack)-1] != ExternalAddr {
-				p.stack = append(p.stack, ExternalAddr)
-			}
-			continue
+		if !p.pushFrame(addr) {
+			break
 		}
-		if len(p.stack) > 0 {
-			call := p.bin.callAddrFromFrameAddr(addr)
-			if call == 0 {
-				p.invalidReturnAddrs[addr] = struct{}{}
-				break
-			}
-			addr = call
-		}
-		p.stack = append(p.stack, addr)
 	}
-	if n := len(p.stack); n > 1 && p.stack[n-1] == ExternalAddr {
-		p.stack = p.stack[:n-1]
-	}
-	return len(p.stack) > 0 && !p.bin.prologEpilog[p.stack[0]]
+	p.trimExternalTail()
+	return p.stackUsable()
 }
 
 // ErrEndOfEvents is what an event source returns after its last event.

@@ -308,6 +308,13 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 	if p.s.err != nil {
 		return nil, p.errorf(decode.ErrTruncated, "%v", p.s.err)
 	}
+	return p.done(), nil
+}
+
+// done completes the profile once every event is in (the text's or the
+// decoded perf.data's): the counts of distinct samples and branches, the
+// summary warnings, and, for non-CS profiles, the range counters.
+func (p *reader) done() *Profile {
 	p.prof.Distinct = uint64(len(p.distinct))
 	p.prof.BaseAddress = p.base
 	if n := p.branches.Len(); n > 0 {
@@ -320,7 +327,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 	if !p.prof.CS {
 		p.finish()
 	}
-	return p.prof, nil
+	return p.prof
 }
 
 func (p *reader) warn(format string, args ...any) {
@@ -614,32 +621,56 @@ func (p *reader) extractCallstack() bool {
 			return false
 		}
 		s.advance()
-		addr = p.canonical(addr)
-		if !p.bin.IsCode(addr) {
-			if len(p.stack) == 0 {
-				p.numLeafExternalFrame++
-			}
-			if len(p.stack) == 0 || p.stack[len(p.stack)-1] != ExternalAddr {
-				p.stack = append(p.stack, ExternalAddr)
-			}
-			continue
+		if !p.pushFrame(addr) {
+			break
 		}
-		if len(p.stack) > 0 {
-			call := p.bin.callAddrFromFrameAddr(addr)
-			if call == 0 {
-				p.invalidReturnAddrs[addr] = struct{}{}
-				break
-			}
-			addr = call
-		}
-		p.stack = append(p.stack, addr)
 	}
-	if n := len(p.stack); n > 1 && p.stack[n-1] == ExternalAddr {
-		p.stack = p.stack[:n-1]
-	}
+	p.trimExternalTail()
 	for !s.eof && !bytes.HasPrefix(s.line, []byte(" 0x")) {
 		s.advance()
 	}
+	return p.stackUsable()
+}
+
+// pushFrame appends the frame at addr (leaf first) to p.stack as
+// extractCallstack does: frames outside the binary fold into one
+// ExternalAddr, a return address becomes its call's address. It reports
+// false when the stack ends there (a return address with no call before
+// it).
+func (p *reader) pushFrame(addr uint64) bool {
+	addr = p.canonical(addr)
+	if !p.bin.IsCode(addr) {
+		if len(p.stack) == 0 {
+			p.numLeafExternalFrame++
+		}
+		if len(p.stack) == 0 || p.stack[len(p.stack)-1] != ExternalAddr {
+			p.stack = append(p.stack, ExternalAddr)
+		}
+		return true
+	}
+	if len(p.stack) > 0 {
+		call := p.bin.callAddrFromFrameAddr(addr)
+		if call == 0 {
+			p.invalidReturnAddrs[addr] = struct{}{}
+			return false
+		}
+		addr = call
+	}
+	p.stack = append(p.stack, addr)
+	return true
+}
+
+// trimExternalTail drops the outermost frame of p.stack when it is the
+// external one (and not the only one).
+func (p *reader) trimExternalTail() {
+	if n := len(p.stack); n > 1 && p.stack[n-1] == ExternalAddr {
+		p.stack = p.stack[:n-1]
+	}
+}
+
+// stackUsable: the stack has frames and its leaf is not in a prolog or
+// epilog.
+func (p *reader) stackUsable() bool {
 	return len(p.stack) > 0 && !p.bin.prologEpilog[p.stack[0]]
 }
 
