@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -280,12 +281,12 @@ func BenchmarkEmitLarge(b *testing.B) {
 	for _, o := range largeOptions {
 		for _, mode := range []string{"mem", "stream"} {
 			b.Run(fmt.Sprintf("llvm%d-v%d/%s", o.Release, o.MemProfVersion, mode), func(b *testing.B) {
-				var ix *indexed
+				var ix *memprofidx.Indexed
 				var err error
 				if c := largeCompact(b, int(o.Release)); c != nil {
-					ix, err = indexCompact(c, o.Release)
+					ix, err = memprofidx.IndexCompact(c, o.Release)
 				} else {
-					ix, err = index(largeProfile(b, int(o.Release)), o.Release)
+					ix, err = memprofidx.Index(largeProfile(b, int(o.Release)), o.Release)
 				}
 				if err != nil {
 					b.Fatal(err)

@@ -3,6 +3,7 @@ package instrprof
 import (
 	"io"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -42,7 +43,7 @@ func planForCompact(c *memprof.Compact, opts WriteOptions) (*plan, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ix, err := indexCompact(c, opts.Release)
+	ix, err := memprofidx.IndexCompact(c, opts.Release)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -25,7 +26,7 @@ const maxFuzzInput = 4 << 10
 // compare profiles whose record order may legitimately differ.
 func recordSet(p *memprof.Profile) []string {
 	var b strings.Builder
-	writeRecords(&b, p, HotColdSchema)
+	writeRecords(&b, p, memprofidx.HotColdSchema)
 	s := strings.Split(b.String(), "Record ")
 	slices.Sort(s)
 	return s

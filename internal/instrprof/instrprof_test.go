@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -419,8 +420,8 @@ func TestDerivedOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var w1, w2 strings.Builder
-		writeRecords(&w1, f.Profile, HotColdSchema)
-		writeRecords(&w2, g.Profile, HotColdSchema)
+		writeRecords(&w1, f.Profile, memprofidx.HotColdSchema)
+		writeRecords(&w2, g.Profile, memprofidx.HotColdSchema)
 		// Record order follows the on-disk table, which depends only on
 		// insertion order, so compare as sets of record dumps.
 		a, c := strings.Split(w1.String(), "Record "), strings.Split(w2.String(), "Record ")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -96,10 +97,10 @@ func (f *File) readMemProf(name string, data []byte) error {
 			c.Fail(decode.ErrMalformed, "inconsistent offsets: frames %#x, call stacks %#x, record payload %#x, record table %#x", framesStart, csPayload, recPayload, recTable)
 			return c.Err()
 		}
-		nFrames := (csPayload - framesStart) / frameSize
+		nFrames := (csPayload - framesStart) / memprofidx.FrameSize
 		frames := make([]memprof.Frame, nFrames)
 		for i := range frames {
-			frames[i] = getFrame(data[framesStart+uint64(i)*frameSize:])
+			frames[i] = getFrame(data[framesStart+uint64(i)*memprofidx.FrameSize:])
 		}
 		p.Frames = frames
 		nRadix := (recPayload - csPayload) / 4
@@ -161,7 +162,7 @@ func readFrameTable(name string, data []byte, payload, table uint64) ([]idFrame,
 	}
 	out := make([]idFrame, len(entries))
 	for i, e := range entries {
-		if len(e.key) != 8 || len(e.data) != frameSize {
+		if len(e.key) != 8 || len(e.data) != memprofidx.FrameSize {
 			return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "frame entry must have an 8-byte key and 17-byte data", Err: decode.ErrMalformed}
 		}
 		out[i] = idFrame{binary.LittleEndian.Uint64(e.key), getFrame(e.data)}
@@ -317,7 +318,7 @@ func (f *File) readRecords(name string, data []byte, payload, table uint64, vers
 	if err != nil {
 		return err
 	}
-	mib := schemaSize(f.Schema)
+	mib := memprofidx.SchemaSize(f.Schema)
 	for _, e := range entries {
 		if len(e.key) != 8 {
 			return &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "record key must be 8 bytes", Err: decode.ErrMalformed}

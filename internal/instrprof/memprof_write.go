@@ -2,9 +2,9 @@ package instrprof
 
 import (
 	"encoding/binary"
-	"slices"
 	"sync"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -47,11 +47,11 @@ type fileOffsets struct {
 // layouts, record sizes, V2 call-stack ids, the V3/V4 radix array. emit
 // then writes the file from it, once to size it and once for real.
 type plan struct {
-	ix      *indexed
+	ix      *memprofidx.Indexed
 	opts    WriteOptions
 	version int // MemProf version
 	schema  []memprof.Meta
-	mib     mibWriter
+	mib     memprofidx.MIBWriter
 	records *table
 
 	frameOrder []int32 // V0–V2 frame table order; V3/V4 frame array order
@@ -72,27 +72,28 @@ type plan struct {
 	funcs *funcTable
 }
 
-func newPlan(ix *indexed, opts WriteOptions) *plan {
+func newPlan(ix *memprofidx.Indexed, opts WriteOptions) *plan {
+	ix.Workers = numWorkers()
 	p := &plan{ix: ix, opts: opts, version: opts.MemProfVersion, schema: opts.schema()}
-	p.mib = newMIBWriter(p.schema)
+	p.mib = memprofidx.NewMIBWriter(p.schema)
 	p.emptyTable = newTable(nil, nil)
 	switch p.version {
 	case 0, 1, 2:
 		if p.version == 2 {
-			p.stackIDs = parallelStackIDs(ix)
-			p.stackOrder = ix.stackTableOrder(p.stackIDs)
+			p.stackIDs = memprofidx.ParallelStackIDs(ix)
+			p.stackOrder = ix.StackTableOrder(p.stackIDs)
 			hashes := make([]uint64, len(p.stackOrder))
 			for i, s := range p.stackOrder {
 				hashes[i] = p.stackIDs[s]
 			}
-			p.stacks = newTable(hashes, func(i int) int { return 16 + 8*len(ix.stack(p.stackOrder[i])) })
+			p.stacks = newTable(hashes, func(i int) int { return 16 + 8*len(ix.Stack(p.stackOrder[i])) })
 		}
-		p.frameOrder = ix.frameTableOrder()
+		p.frameOrder = ix.FrameTableOrder()
 		hashes := make([]uint64, len(p.frameOrder))
 		for i, f := range p.frameOrder {
-			hashes[i] = ix.frameIDs[f]
+			hashes[i] = ix.FrameIDs[f]
 		}
-		p.frames = newTable(hashes, func(int) int { return 24 + frameSize })
+		p.frames = newTable(hashes, func(int) int { return 24 + memprofidx.FrameSize })
 	default:
 		// The radix tree is mostly sequential work; meanwhile another
 		// goroutine serializes the MIBs (scattered reads, small output),
@@ -100,7 +101,7 @@ func newPlan(ix *indexed, opts WriteOptions) *plan {
 		side := func() {
 			p.serializeMIBs()
 			if p.version >= 4 {
-				p.summary = ix.summary()
+				p.summary = ix.Summary()
 			}
 			p.layOutRecords()
 		}
@@ -112,8 +113,8 @@ func newPlan(ix *indexed, opts WriteOptions) *plan {
 		}
 		var count []uint32
 		var frameIndex []uint32
-		p.frameOrder, count, frameIndex = radixFrameOrder(ix)
-		p.radix, p.linear = buildRadix(ix, count, frameIndex)
+		p.frameOrder, count, frameIndex = memprofidx.RadixFrameOrder(ix)
+		p.radix, p.linear = memprofidx.BuildRadix(ix, count, frameIndex)
 		wg.Wait()
 		return p
 	}
@@ -122,27 +123,27 @@ func newPlan(ix *indexed, opts WriteOptions) *plan {
 }
 
 func (p *plan) layOutRecords() {
-	hashes := make([]uint64, len(p.ix.records))
-	for i := range p.ix.records {
-		hashes[i] = p.ix.records[i].guid
+	hashes := make([]uint64, len(p.ix.Records))
+	for i := range p.ix.Records {
+		hashes[i] = p.ix.Records[i].GUID
 	}
-	p.records = newTable(hashes, func(i int) int { return 24 + p.dataSize(&p.ix.records[i]) })
+	p.records = newTable(hashes, func(i int) int { return 24 + p.dataSize(&p.ix.Records[i]) })
 }
 
 // serializeMIBs fills mibBytes: record i's alloc site j's MIB is
 // mibBytes[(siteBase[i]+j)*mib.size:][:mib.size].
 func (p *plan) serializeMIBs() {
-	recs := p.ix.records
+	recs := p.ix.Records
 	p.siteBase = make([]int32, len(recs)+1)
 	for i := range recs {
-		p.siteBase[i+1] = p.siteBase[i] + int32(len(recs[i].alloc))
+		p.siteBase[i+1] = p.siteBase[i] + int32(len(recs[i].Alloc))
 	}
-	sz := p.mib.size
+	sz := p.mib.Size
 	p.mibBytes = make([]byte, int(p.siteBase[len(recs)])*sz)
 	for i := range recs {
 		b := p.mibBytes[int(p.siteBase[i])*sz:]
-		for j, a := range recs[i].alloc {
-			p.mib.put(b[j*sz:(j+1)*sz], a.info)
+		for j, a := range recs[i].Alloc {
+			p.mib.Put(b[j*sz:(j+1)*sz], a.Info)
 		}
 	}
 }
@@ -246,11 +247,11 @@ func (p *plan) emitV3V4(o *output) {
 	}
 	p.emitSchema(o)
 	if o.count {
-		o.off += frameSize * len(p.frameOrder)
+		o.off += memprofidx.FrameSize * len(p.frameOrder)
 	} else {
-		b := make([]byte, frameSize*len(p.frameOrder))
+		b := make([]byte, memprofidx.FrameSize*len(p.frameOrder))
 		for i, f := range p.frameOrder {
-			putFrame(b[frameSize*i:], p.ix.frames[f])
+			memprofidx.PutFrame(b[memprofidx.FrameSize*i:], p.ix.Frames[f])
 		}
 		o.write(b)
 	}
@@ -265,19 +266,19 @@ func (p *plan) emitV3V4(o *output) {
 func (p *plan) putFrameEntry(b []byte, i int) {
 	f := p.frameOrder[i]
 	le.PutUint64(b, 8)
-	le.PutUint64(b[8:], frameSize)
-	le.PutUint64(b[16:], p.ix.frameIDs[f])
-	putFrame(b[24:], p.ix.frames[f])
+	le.PutUint64(b[8:], memprofidx.FrameSize)
+	le.PutUint64(b[16:], p.ix.FrameIDs[f])
+	memprofidx.PutFrame(b[24:], p.ix.Frames[f])
 }
 
 // putStackEntry fills a V2 call-stack table entry: data length,
 // CallStackId, frame ids.
 func (p *plan) putStackEntry(b []byte, i int) {
 	s := p.stackOrder[i]
-	fs := p.ix.stack(s)
+	fs := p.ix.Stack(s)
 	le.PutUint64(b, uint64(8*len(fs)))
 	le.PutUint64(b[8:], p.stackIDs[s])
-	putFrameIDs(b[16:], fs, p.ix.frameIDs)
+	putFrameIDs(b[16:], fs, p.ix.FrameIDs)
 }
 
 func putFrameIDs(b []byte, fs []int32, ids []uint64) {
@@ -292,7 +293,7 @@ func putFrameIDs(b []byte, fs []int32, ids []uint64) {
 func (p *plan) stackRefSize(s int32) int {
 	switch p.version {
 	case 0, 1:
-		return 8 + 8*int(p.ix.stackOff[s+1]-p.ix.stackOff[s])
+		return 8 + 8*int(p.ix.StackOff[s+1]-p.ix.StackOff[s])
 	case 2:
 		return 8
 	}
@@ -300,15 +301,15 @@ func (p *plan) stackRefSize(s int32) int {
 }
 
 // dataSize returns the size of record r's data.
-func (p *plan) dataSize(r *idxRecord) int {
-	n := 16 + len(r.alloc)*p.mib.size
-	for _, a := range r.alloc {
-		n += p.stackRefSize(a.stack)
+func (p *plan) dataSize(r *memprofidx.Record) int {
+	n := 16 + len(r.Alloc)*p.mib.Size
+	for _, a := range r.Alloc {
+		n += p.stackRefSize(a.Stack)
 	}
-	for _, c := range r.calls {
-		n += p.stackRefSize(c.stack)
+	for _, c := range r.Calls {
+		n += p.stackRefSize(c.Stack)
 		if p.version >= 4 {
-			n += 8 + 8*len(c.callees)
+			n += 8 + 8*len(c.Callees)
 		}
 	}
 	return n
@@ -317,9 +318,9 @@ func (p *plan) dataSize(r *idxRecord) int {
 func (p *plan) putStackRef(b []byte, s int32) int {
 	switch p.version {
 	case 0, 1:
-		fs := p.ix.stack(s)
+		fs := p.ix.Stack(s)
 		le.PutUint64(b, uint64(len(fs)))
-		putFrameIDs(b[8:], fs, p.ix.frameIDs)
+		putFrameIDs(b[8:], fs, p.ix.FrameIDs)
 		return 8 + 8*len(fs)
 	case 2:
 		le.PutUint64(b, p.stackIDs[s])
@@ -333,17 +334,17 @@ func (p *plan) putStackRef(b []byte, s int32) int {
 // u64 #alloc sites, each {stack, MIB}, and u64 #call sites, each a stack
 // (V4: plus u64 #callee GUIDs and the GUIDs).
 func (p *plan) putRecord(b []byte, i int) {
-	r := &p.ix.records[i]
+	r := &p.ix.Records[i]
 	le.PutUint64(b, 8)
 	le.PutUint64(b[8:], uint64(len(b)-24))
-	le.PutUint64(b[16:], r.guid)
-	le.PutUint64(b[24:], uint64(len(r.alloc)))
+	le.PutUint64(b[16:], r.GUID)
+	le.PutUint64(b[24:], uint64(len(r.Alloc)))
 	n := 32
 	if p.mibBytes != nil { // V3/V4: MIBs serialized in newPlan
-		sz := p.mib.size
+		sz := p.mib.Size
 		mb := p.mibBytes[int(p.siteBase[i])*sz:]
-		for j, a := range r.alloc {
-			n += p.putStackRef(b[n:], a.stack)
+		for j, a := range r.Alloc {
+			n += p.putStackRef(b[n:], a.Stack)
 			copy(b[n:n+sz], mb[j*sz:(j+1)*sz])
 			n += sz
 		}
@@ -359,15 +360,15 @@ func (p *plan) putRecord(b []byte, i int) {
 	var bounds [group + 1]int32
 	var first [group]int32
 	v01 := p.version <= 1
-	for g := 0; g < len(r.alloc) && p.mibBytes == nil; g += group {
-		sites := r.alloc[g:min(g+group, len(r.alloc))]
+	for g := 0; g < len(r.Alloc) && p.mibBytes == nil; g += group {
+		sites := r.Alloc[g:min(g+group, len(r.Alloc))]
 		for j, a := range sites {
-			mibs[j] = *a.info
+			mibs[j] = *a.Info
 		}
 		if v01 {
-			sf := p.ix.stackFrames
+			sf := p.ix.StackFrames
 			for j, a := range sites {
-				lo := p.ix.stackOff[a.stack]
+				lo := p.ix.StackOff[a.Stack]
 				bounds[j] = lo
 				if int(lo) < len(sf) {
 					first[j] = sf[lo] // brings the stack's frames in
@@ -377,28 +378,28 @@ func (p *plan) putRecord(b []byte, i int) {
 		for j, a := range sites {
 			if v01 {
 				lo := bounds[j]
-				fs := p.ix.stackFrames[lo:p.ix.stackOff[a.stack+1]]
+				fs := p.ix.StackFrames[lo:p.ix.StackOff[a.Stack+1]]
 				le.PutUint64(b[n:], uint64(len(fs)))
 				if len(fs) > 0 {
-					le.PutUint64(b[n+8:], p.ix.frameIDs[first[j]])
-					putFrameIDs(b[n+16:], fs[1:], p.ix.frameIDs)
+					le.PutUint64(b[n+8:], p.ix.FrameIDs[first[j]])
+					putFrameIDs(b[n+16:], fs[1:], p.ix.FrameIDs)
 				}
 				n += 8 + 8*len(fs)
 			} else {
-				n += p.putStackRef(b[n:], a.stack)
+				n += p.putStackRef(b[n:], a.Stack)
 			}
-			p.mib.put(b[n:n+p.mib.size], &mibs[j])
-			n += p.mib.size
+			p.mib.Put(b[n:n+p.mib.Size], &mibs[j])
+			n += p.mib.Size
 		}
 	}
-	le.PutUint64(b[n:], uint64(len(r.calls)))
+	le.PutUint64(b[n:], uint64(len(r.Calls)))
 	n += 8
-	for _, c := range r.calls {
-		n += p.putStackRef(b[n:], c.stack)
+	for _, c := range r.Calls {
+		n += p.putStackRef(b[n:], c.Stack)
 		if p.version >= 4 {
-			le.PutUint64(b[n:], uint64(len(c.callees)))
+			le.PutUint64(b[n:], uint64(len(c.Callees)))
 			n += 8
-			for _, g := range c.callees {
+			for _, g := range c.Callees {
 				le.PutUint64(b[n:], g)
 				n += 8
 			}
@@ -408,68 +409,3 @@ func (p *plan) putRecord(b []byte, i int) {
 		panic("instrprof: internal error: record size mismatch")
 	}
 }
-
-// mibWriter serializes MemInfoBlocks as PortableMemInfoBlocks of a schema:
-// its fields in schema order, each at its natural width. The schemas
-// llvm-profdata writes (a full schema, tags 1..n, a prefix of memprof's
-// packed layout, and the hot/cold four) have straight-line encoders; any
-// other schema goes field by field.
-type mibWriter struct {
-	schema []memprof.Meta
-	size   int
-	kind   int
-}
-
-const (
-	mibGeneric = iota
-	mibPrefix  // tags 1..len(schema)
-	mibHotCold // HotColdSchema
-)
-
-func newMIBWriter(schema []memprof.Meta) mibWriter {
-	w := mibWriter{schema: schema, size: schemaSize(schema), kind: mibPrefix}
-	for i, m := range schema {
-		if m != memprof.Meta(i+1) || !m.Valid() {
-			w.kind = mibGeneric
-		}
-	}
-	if slices.Equal(schema, HotColdSchema) {
-		w.kind = mibHotCold
-	}
-	return w
-}
-
-// put fills b (len w.size) with m.
-func (w *mibWriter) put(b []byte, m *memprof.MemInfoBlock) {
-	switch w.kind {
-	case mibHotCold:
-		b = b[:28]
-		le.PutUint32(b, m.AllocCount)
-		le.PutUint64(b[4:], m.TotalSize)
-		le.PutUint64(b[12:], m.TotalLifetime)
-		le.PutUint64(b[20:], m.TotalLifetimeAccessDensity)
-	case mibPrefix:
-		var t [memprof.PackedMIBSize]byte
-		m.PutPacked(&t)
-		clear(t[accessHistogramOff : accessHistogramOff+8]) // see WriteOptions: the pointer LLVM writes is meaningless
-		copy(b, t[:w.size])
-	default:
-		n := 0
-		for _, f := range w.schema {
-			v := m.Field(f)
-			if f == memprof.MetaAccessHistogram {
-				v = 0 // see WriteOptions
-			}
-			if f.Width() == 4 {
-				le.PutUint32(b[n:], uint32(v))
-			} else {
-				le.PutUint64(b[n:], v)
-			}
-			n += f.Width()
-		}
-	}
-}
-
-// accessHistogramOff is where the AccessHistogram pointer lies in a packed
-// MemInfoBlock.
-var accessHistogramOff = memprof.MetaAccessHistogram.PackedOffset()

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/ondiskhash"
@@ -210,7 +211,7 @@ func denseInsertionOrder(release llvmrelease.Release, keys []uint64) []int {
 	hashes := make([]uint64, len(keys))
 	for tries := 0; tries < 4*len(keys)+4; tries++ {
 		hashes = hashes[:0]
-		for _, j := range denseOrder(release, ins) {
+		for _, j := range memprofidx.DenseOrder(release, ins) {
 			hashes = append(hashes, ins[j])
 		}
 		var a, b uint64

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -65,7 +66,7 @@ func (o WriteOptions) schema() []memprof.Meta {
 	if o.MemProfVersion <= 1 || o.FullSchema {
 		return memprof.KnownFields(o.Release)
 	}
-	return HotColdSchema
+	return memprofidx.HotColdSchema
 }
 
 func headerSize(indexVersion int) int {
@@ -121,7 +122,7 @@ func planFor(p *memprof.Profile, opts WriteOptions) (*plan, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	ix, err := index(p, opts.Release)
+	ix, err := memprofidx.Index(p, opts.Release)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -15,8 +16,8 @@ import (
 // WriteYAML writes p as llvm-profdata-22 `show --memory` prints it with the
 // hot/cold schema, preceded by the summary LLVM 22 computes.
 func WriteYAML(w io.Writer, p *memprof.Profile) error {
-	s := Summary(p, 22)
-	return memprof.WriteYAML(w, p, HotColdSchema, &s)
+	s := memprofidx.Summary(p, 22)
+	return memprof.WriteYAML(w, p, memprofidx.HotColdSchema, &s)
 }
 
 // WriteYAML writes the file's MemProf profile as llvm-profdata-22 `show
@@ -25,7 +26,7 @@ func (f *File) WriteYAML(w io.Writer) error {
 	if f.Profile == nil {
 		return fmt.Errorf("instrprof: file has no MemProf section")
 	}
-	s := Summary(f.Profile, 22)
+	s := memprofidx.Summary(f.Profile, 22)
 	if f.MemProfSummary != nil {
 		s = *f.MemProfSummary
 	}

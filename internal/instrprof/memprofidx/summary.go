@@ -1,20 +1,20 @@
-package instrprof
+package memprofidx
 
 import (
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
-func (ix *indexed) summary() memprof.Summary {
+func (ix *Indexed) Summary() memprof.Summary {
 	var s memprof.Summary
-	seen := make([]bool, ix.numStacks())
-	for i := range ix.records {
-		for _, a := range ix.records[i].alloc {
-			if seen[a.stack] {
+	seen := make([]bool, ix.NumStacks())
+	for i := range ix.Records {
+		for _, a := range ix.Records[i].Alloc {
+			if seen[a.Stack] {
 				continue
 			}
-			seen[a.stack] = true
-			s.Add(a.info)
+			seen[a.Stack] = true
+			s.Add(a.Info)
 		}
 	}
 	return s
@@ -23,9 +23,9 @@ func (ix *indexed) summary() memprof.Summary {
 // Summary computes the MemProf summary of p the way MemProfSummaryBuilder
 // does: each distinct allocation call stack counts once.
 func Summary(p *memprof.Profile, release llvmrelease.Release) memprof.Summary {
-	ix, err := index(&memprof.Profile{Records: p.Records}, release)
+	ix, err := Index(&memprof.Profile{Records: p.Records}, release)
 	if err != nil {
 		return memprof.Summary{}
 	}
-	return ix.summary()
+	return ix.Summary()
 }

@@ -1,4 +1,4 @@
-package instrprof
+package memprofidx
 
 import (
 	"encoding/binary"
@@ -24,8 +24,8 @@ func FrameID(release llvmrelease.Release, f memprof.Frame) uint64 {
 		}
 		return r
 	}
-	var b [frameSize]byte
-	putFrame(b[:], f)
+	var b [FrameSize]byte
+	PutFrame(b[:], f)
 	return truncatedBLAKE3(b[:])
 }
 
@@ -34,10 +34,10 @@ func truncatedBLAKE3(b []byte) uint64 {
 	return binary.LittleEndian.Uint64(sum[:8])
 }
 
-// frameSize is the serialized size of a memprof::Frame.
-const frameSize = 17
+// FrameSize is the serialized size of a memprof::Frame.
+const FrameSize = 17
 
-func putFrame(b []byte, f memprof.Frame) {
+func PutFrame(b []byte, f memprof.Frame) {
 	binary.LittleEndian.PutUint64(b[0:], f.Function)
 	binary.LittleEndian.PutUint32(b[8:], f.LineOffset)
 	binary.LittleEndian.PutUint32(b[12:], f.Column)
@@ -58,3 +58,5 @@ type frameKey struct {
 func keyOf(f memprof.Frame) frameKey {
 	return frameKey{f.Function, f.LineOffset, f.Column, f.IsInlineFrame}
 }
+
+var le = binary.LittleEndian

@@ -1,4 +1,4 @@
-package instrprof
+package memprofidx
 
 import (
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
@@ -13,7 +13,7 @@ var HotColdSchema = []memprof.Meta{
 	memprof.MetaTotalLifetimeAccessDensity,
 }
 
-func schemaSize(schema []memprof.Meta) int {
+func SchemaSize(schema []memprof.Meta) int {
 	n := 0
 	for _, m := range schema {
 		n += m.Width()

@@ -1,4 +1,4 @@
-package instrprof
+package memprofidx
 
 import (
 	"fmt"
@@ -12,19 +12,22 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
-// indexed is a Profile with frames and call stacks replaced by dense
+// Indexed is a Profile with frames and call stacks replaced by dense
 // indexes, as LLVM's IndexedMemProfData holds them by id. Frame f (0 ≤ f <
 // len(frames)) is the f-th distinct FrameId in first-insertion order; call
 // stack s is the s-th distinct CallStackId likewise. The writers work on
 // these indexes with plain slices; ids are looked up only when written.
-type indexed struct {
+type Indexed struct {
+	// Workers is how many goroutines the radix tree and call-stack ids
+	// are computed on (the writer's worker count; ≤ 1 is serial).
+	Workers  int
 	release  llvmrelease.Release
-	frames   []memprof.Frame // frame → frame
-	frameIDs []uint64        // frame → FrameId
+	Frames   []memprof.Frame // frame → frame
+	FrameIDs []uint64        // frame → FrameId
 	// Stack s holds frames stackFrames[stackOff[s]:stackOff[s+1]], leaf first.
-	stackOff    []int32
-	stackFrames []int32
-	records     []idxRecord
+	StackOff    []int32
+	StackFrames []int32
+	Records     []Record
 	frameRuns   [][]int32 // per-input frame lists (Profile.FrameRuns)
 	stackRuns   [][]int32 // per-input stack lists (Profile.CallStackRuns)
 
@@ -38,30 +41,30 @@ type indexed struct {
 	slices   []sliceKey
 }
 
-type idxRecord struct {
-	guid  uint64
-	alloc []idxAlloc
-	calls []idxCall
+type Record struct {
+	GUID  uint64
+	Alloc []Alloc
+	Calls []Call
 }
 
-type idxAlloc struct {
-	stack int32
-	info  *memprof.MemInfoBlock
+type Alloc struct {
+	Stack int32
+	Info  *memprof.MemInfoBlock
 }
 
-type idxCall struct {
-	stack   int32
-	callees []uint64
+type Call struct {
+	Stack   int32
+	Callees []uint64
 }
 
-func (ix *indexed) numStacks() int { return len(ix.stackOff) - 1 }
+func (ix *Indexed) NumStacks() int { return len(ix.StackOff) - 1 }
 
 // stack returns the frames of stack s, leaf first.
-func (ix *indexed) stack(s int32) []int32 {
-	return ix.stackFrames[ix.stackOff[s]:ix.stackOff[s+1]]
+func (ix *Indexed) Stack(s int32) []int32 {
+	return ix.StackFrames[ix.StackOff[s]:ix.StackOff[s+1]]
 }
 
-func index(p *memprof.Profile, release llvmrelease.Release) (*indexed, error) {
+func Index(p *memprof.Profile, release llvmrelease.Release) (*Indexed, error) {
 	if p == nil {
 		return nil, fmt.Errorf("instrprof: nil profile")
 	}
@@ -76,11 +79,11 @@ func index(p *memprof.Profile, release llvmrelease.Release) (*indexed, error) {
 			nFrames += len(r.AllocSites[j].CallStack)
 		}
 	}
-	ix := &indexed{
+	ix := &Indexed{
 		release:     release,
 		idFrame:     make(map[uint64]int32),
-		stackOff:    make([]int32, 1, nAlloc+nCall+1),
-		stackFrames: make([]int32, 0, nFrames+nCall),
+		StackOff:    make([]int32, 1, nAlloc+nCall+1),
+		StackFrames: make([]int32, 0, nFrames+nCall),
 	}
 	ix.stackTab.Reserve(nAlloc + nCall)
 	ix.bySlice.Reserve(max(len(p.CallStacks), nAlloc))
@@ -107,23 +110,23 @@ func index(p *memprof.Profile, release llvmrelease.Release) (*indexed, error) {
 	}
 	// Without explicit orders, LLVM's record construction inserts every
 	// allocation stack (in record order) before any call-site stack.
-	ix.records = make([]idxRecord, len(p.Records))
-	allocs := make([]idxAlloc, nAlloc)
-	calls := make([]idxCall, nCall)
+	ix.Records = make([]Record, len(p.Records))
+	allocs := make([]Alloc, nAlloc)
+	calls := make([]Call, nCall)
 	for i, r := range p.Records {
-		ir := &ix.records[i]
-		ir.guid = r.GUID
-		ir.alloc, allocs = allocs[:len(r.AllocSites):len(r.AllocSites)], allocs[len(r.AllocSites):]
+		ir := &ix.Records[i]
+		ir.GUID = r.GUID
+		ir.Alloc, allocs = allocs[:len(r.AllocSites):len(r.AllocSites)], allocs[len(r.AllocSites):]
 		for j := range r.AllocSites {
 			a := &r.AllocSites[j]
-			ir.alloc[j] = idxAlloc{stack: ix.addStack(a.CallStack), info: &a.Info}
+			ir.Alloc[j] = Alloc{Stack: ix.addStack(a.CallStack), Info: &a.Info}
 		}
 	}
 	for i, r := range p.Records {
-		ir := &ix.records[i]
-		ir.calls, calls = calls[:len(r.CallSites):len(r.CallSites)], calls[len(r.CallSites):]
+		ir := &ix.Records[i]
+		ir.Calls, calls = calls[:len(r.CallSites):len(r.CallSites)], calls[len(r.CallSites):]
 		for j, c := range r.CallSites {
-			ir.calls[j] = idxCall{stack: ix.addStack(c.Frames), callees: c.CalleeGUIDs}
+			ir.Calls[j] = Call{Stack: ix.addStack(c.Frames), Callees: c.CalleeGUIDs}
 		}
 	}
 	ix.keyTab, ix.keys = hashtab.Index{}, nil
@@ -133,7 +136,7 @@ func index(p *memprof.Profile, release llvmrelease.Release) (*indexed, error) {
 
 // addFrame returns the frame index of f's FrameId, adding it if new.
 // FrameID (BLAKE3 from LLVM 20) is computed once per distinct frame.
-func (ix *indexed) addFrame(f memprof.Frame) int32 {
+func (ix *Indexed) addFrame(f memprof.Frame) int32 {
 	k := keyOf(f)
 	h := k.hash()
 	p := ix.keyTab.Probe(h)
@@ -147,10 +150,10 @@ func (ix *indexed) addFrame(f memprof.Frame) int32 {
 	id := FrameID(ix.release, f)
 	fr, ok := ix.idFrame[id]
 	if !ok {
-		fr = int32(len(ix.frames))
+		fr = int32(len(ix.Frames))
 		ix.idFrame[id] = fr
-		ix.frames = append(ix.frames, f)
-		ix.frameIDs = append(ix.frameIDs, id)
+		ix.Frames = append(ix.Frames, f)
+		ix.FrameIDs = append(ix.FrameIDs, id)
 	}
 	ix.keyFrame = append(ix.keyFrame, fr)
 	return fr
@@ -162,7 +165,7 @@ func (ix *indexed) addFrame(f memprof.Frame) int32 {
 // Convert hands out one slice per distinct stack and shares it between
 // CallStacks, the runs and every allocation site, so a slice seen before
 // (same first element and length) is resolved without reading its frames.
-func (ix *indexed) addStack(fs []memprof.Frame) int32 {
+func (ix *Indexed) addStack(fs []memprof.Frame) int32 {
 	if len(fs) == 0 {
 		return ix.addStackFrames(fs)
 	}
@@ -190,7 +193,7 @@ type sliceKey struct {
 
 func sliceAddr(fs []memprof.Frame) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(fs))) }
 
-func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
+func (ix *Indexed) addStackFrames(fs []memprof.Frame) int32 {
 	sc := ix.scratch[:0]
 	h := uint64(len(fs))
 	for _, f := range fs {
@@ -202,13 +205,13 @@ func (ix *indexed) addStackFrames(fs []memprof.Frame) int32 {
 	h ^= h >> 32
 	p := ix.stackTab.Probe(h)
 	for p = p.Next(); p.Entry >= 0; p = p.Next() {
-		if slices.Equal(ix.stack(p.Entry), sc) {
+		if slices.Equal(ix.Stack(p.Entry), sc) {
 			return p.Entry
 		}
 	}
 	s := ix.stackTab.Add(h, p)
-	ix.stackFrames = append(ix.stackFrames, sc...)
-	ix.stackOff = append(ix.stackOff, int32(len(ix.stackFrames)))
+	ix.StackFrames = append(ix.StackFrames, sc...)
+	ix.StackOff = append(ix.StackOff, int32(len(ix.StackFrames)))
 	return s
 }
 
@@ -222,13 +225,13 @@ func (k frameKey) hash() uint64 {
 }
 
 // stackIDs returns every stack's CallStackId (V2 only; V3+ need none).
-func (ix *indexed) stackIDs() []uint64 {
-	ids := make([]uint64, ix.numStacks())
+func (ix *Indexed) stackIDs() []uint64 {
+	ids := make([]uint64, ix.NumStacks())
 	var b []byte
 	for s := range ids {
 		b = b[:0]
-		for _, f := range ix.stack(int32(s)) {
-			b = le.AppendUint64(b, ix.frameIDs[f])
+		for _, f := range ix.Stack(int32(s)) {
+			b = le.AppendUint64(b, ix.FrameIDs[f])
 		}
 		ids[s] = truncatedBLAKE3(b)
 	}
@@ -240,17 +243,17 @@ func (ix *indexed) stackIDs() []uint64 {
 // in its iteration order, into the writer's insertion-ordered map (one run
 // per input; Profile.FrameRuns), later inputs adding only new entries; from
 // LLVM 20 the maps are insertion-ordered throughout.
-func (ix *indexed) frameTableOrder() []int32 {
-	return ix.tableOrder(ix.frameIDs, ix.frameRuns)
+func (ix *Indexed) FrameTableOrder() []int32 {
+	return ix.tableOrder(ix.FrameIDs, ix.frameRuns)
 }
 
 // stackTableOrder is frameTableOrder for call stacks; ids are stackIDs.
-func (ix *indexed) stackTableOrder(ids []uint64) []int32 {
+func (ix *Indexed) StackTableOrder(ids []uint64) []int32 {
 	return ix.tableOrder(ids, ix.stackRuns)
 }
 
 // tableOrder returns the entries (indexes into ids) in table order.
-func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
+func (ix *Indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 	out := make([]int32, 0, len(ids))
 	if !ix.release.MemProfDenseMapOrder() {
 		for i := range ids {
@@ -259,7 +262,7 @@ func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 		return out
 	}
 	if len(runs) == 0 {
-		return denseOrder(ix.release, ids)
+		return DenseOrder(ix.release, ids)
 	}
 	seen := make([]bool, len(ids))
 	var keys []uint64
@@ -268,7 +271,7 @@ func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 		for _, e := range run {
 			keys = append(keys, ids[e])
 		}
-		for _, j := range denseOrder(ix.release, keys) {
+		for _, j := range DenseOrder(ix.release, keys) {
 			if e := run[j]; !seen[e] {
 				seen[e] = true
 				out = append(out, e)
@@ -285,11 +288,11 @@ func (ix *indexed) tableOrder(ids []uint64, runs [][]int32) []int32 {
 	return out
 }
 
-// denseOrder returns the iteration order of an llvm::DenseMap<uint64_t, T>
+// DenseOrder returns the iteration order of an llvm::DenseMap<uint64_t, T>
 // of release after inserting keys in turn, as indexes into keys (of each
 // key's first occurrence). LLVM asserts on its two reserved keys (2^64−1,
 // 2^64−2); they cannot occur as hashes in practice and are left out.
-func denseOrder(release llvmrelease.Release, keys []uint64) []int32 {
+func DenseOrder(release llvmrelease.Release, keys []uint64) []int32 {
 	m := densemap.New(release, keys)
 	for i, k := range keys {
 		if k < ^uint64(0)-1 {
@@ -299,40 +302,40 @@ func denseOrder(release llvmrelease.Release, keys []uint64) []int32 {
 	return m.Order()
 }
 
-// indexCompact is index for a profile in dense form. Its frames and call
+// IndexCompact is index for a profile in dense form. Its frames and call
 // stacks are already numbered and distinct; only FrameIds are computed.
 // Two frames with one FrameId (a hash collision, or LLVM 16's id ignoring
 // a field) make the numbering differ from LLVM's, so such a profile takes
 // the general path.
-func indexCompact(c *memprof.Compact, release llvmrelease.Release) (*indexed, error) {
+func IndexCompact(c *memprof.Compact, release llvmrelease.Release) (*Indexed, error) {
 	if c == nil {
 		return nil, fmt.Errorf("instrprof: nil profile")
 	}
 	if len(c.StackOff) == 0 || c.StackOff[0] != 0 {
 		return nil, fmt.Errorf("instrprof: compact profile without call-stack offsets")
 	}
-	ix := &indexed{release: release, idFrame: make(map[uint64]int32, len(c.Frames))}
+	ix := &Indexed{release: release, idFrame: make(map[uint64]int32, len(c.Frames))}
 	for _, f := range c.Frames {
 		ix.addFrame(f)
 	}
-	if len(ix.frames) != len(c.Frames) {
-		return index(c.Profile(), release)
+	if len(ix.Frames) != len(c.Frames) {
+		return Index(c.Profile(), release)
 	}
-	ix.stackOff, ix.stackFrames = c.StackOff, c.StackFrames
+	ix.StackOff, ix.StackFrames = c.StackOff, c.StackFrames
 	ix.frameRuns, ix.stackRuns = c.FrameRuns, c.StackRuns
-	ix.records = make([]idxRecord, len(c.Records))
-	allocs := make([]idxAlloc, len(c.AllocSites))
+	ix.Records = make([]Record, len(c.Records))
+	allocs := make([]Alloc, len(c.AllocSites))
 	for i, a := range c.AllocSites {
-		allocs[i] = idxAlloc{stack: a.Stack, info: a.Info}
+		allocs[i] = Alloc{Stack: a.Stack, Info: a.Info}
 	}
-	calls := make([]idxCall, len(c.CallSites))
+	calls := make([]Call, len(c.CallSites))
 	for i, s := range c.CallSites {
-		calls[i] = idxCall{stack: s}
+		calls[i] = Call{Stack: s}
 	}
 	for i, r := range c.Records {
-		ix.records[i] = idxRecord{guid: r.GUID,
-			alloc: allocs[r.AllocStart:r.AllocEnd:r.AllocEnd],
-			calls: calls[r.CallStart:r.CallEnd:r.CallEnd]}
+		ix.Records[i] = Record{GUID: r.GUID,
+			Alloc: allocs[r.AllocStart:r.AllocEnd:r.AllocEnd],
+			Calls: calls[r.CallStart:r.CallEnd:r.CallEnd]}
 	}
 	ix.keyTab, ix.keys = hashtab.Index{}, nil
 	return ix, nil

@@ -1,4 +1,4 @@
-package instrprof
+package memprofidx
 
 import (
 	"cmp"
@@ -8,8 +8,8 @@ import (
 )
 
 // parallel runs f over [0, n) cut into one contiguous range per worker.
-func parallel(n int, f func(lo, hi int)) {
-	w := numWorkers()
+func parallel(workers, n int, f func(lo, hi int)) {
+	w := max(workers, 1)
 	if w <= 1 || n < 4096 {
 		f(0, n)
 		return
@@ -22,15 +22,15 @@ func parallel(n int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-// parallelStackIDs is indexed.stackIDs on all workers.
-func parallelStackIDs(ix *indexed) []uint64 {
-	ids := make([]uint64, ix.numStacks())
-	parallel(len(ids), func(lo, hi int) {
+// ParallelStackIDs is indexed.stackIDs on all workers.
+func ParallelStackIDs(ix *Indexed) []uint64 {
+	ids := make([]uint64, ix.NumStacks())
+	parallel(ix.Workers, len(ids), func(lo, hi int) {
 		var b []byte
 		for s := lo; s < hi; s++ {
 			b = b[:0]
-			for _, f := range ix.stack(int32(s)) {
-				b = le.AppendUint64(b, ix.frameIDs[f])
+			for _, f := range ix.Stack(int32(s)) {
+				b = le.AppendUint64(b, ix.FrameIDs[f])
 			}
 			ids[s] = truncatedBLAKE3(b)
 		}
@@ -38,20 +38,20 @@ func parallelStackIDs(ix *indexed) []uint64 {
 	return ids
 }
 
-// radixFrameOrder returns the V3/V4 frame array order (most used first,
+// RadixFrameOrder returns the V3/V4 frame array order (most used first,
 // then nearer the leaf, then by FrameId), each frame's use count over all
 // call stacks, and each frame's index in the array.
-func radixFrameOrder(ix *indexed) (order []int32, count, frameIndex []uint32) {
-	nf := len(ix.frames)
-	w := numWorkers()
+func RadixFrameOrder(ix *Indexed) (order []int32, count, frameIndex []uint32) {
+	nf := len(ix.Frames)
+	w := max(ix.Workers, 1)
 	counts := make([][]uint32, w)
 	posSums := make([][]uint64, w)
 	var next int
 	var mu sync.Mutex
-	parallel(ix.numStacks(), func(lo, hi int) {
+	parallel(ix.Workers, ix.NumStacks(), func(lo, hi int) {
 		c, ps := make([]uint32, nf), make([]uint64, nf)
 		for s := lo; s < hi; s++ {
-			for pos, f := range ix.stack(int32(s)) {
+			for pos, f := range ix.Stack(int32(s)) {
 				c[f]++
 				ps[f] += uint64(pos)
 			}
@@ -82,7 +82,7 @@ func radixFrameOrder(ix *indexed) (order []int32, count, frameIndex []uint32) {
 		if c := cmp.Compare(posSum[a], posSum[b]); c != 0 {
 			return c
 		}
-		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
+		return cmp.Compare(ix.FrameIDs[a], ix.FrameIDs[b])
 	})
 	frameIndex = make([]uint32, nf)
 	for i, f := range order {
@@ -91,14 +91,14 @@ func radixFrameOrder(ix *indexed) (order []int32, count, frameIndex []uint32) {
 	return order, count, frameIndex
 }
 
-// buildRadix emulates CallStackRadixTreeBuilder: call stacks sorted
+// BuildRadix emulates CallStackRadixTreeBuilder: call stacks sorted
 // root-first by (frame popularity, FrameId), encoded from the last one with
 // shared root-side prefixes replaced by negative jumps, then reversed. It
 // returns the u32 array and each stack's position in it.
-func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []uint32) {
+func BuildRadix(ix *Indexed, count []uint32, frameIndex []uint32) ([]uint32, []uint32) {
 	// rank orders frames by (popularity, FrameId); a stack's sort key is
 	// its frames' ranks, root first, compared lexicographically.
-	byRank := make([]int32, len(ix.frames))
+	byRank := make([]int32, len(ix.Frames))
 	for i := range byRank {
 		byRank[i] = int32(i)
 	}
@@ -106,18 +106,18 @@ func buildRadix(ix *indexed, count []uint32, frameIndex []uint32) ([]uint32, []u
 		if c := cmp.Compare(count[a], count[b]); c != 0 {
 			return c
 		}
-		return cmp.Compare(ix.frameIDs[a], ix.frameIDs[b])
+		return cmp.Compare(ix.FrameIDs[a], ix.FrameIDs[b])
 	})
-	rank := make([]uint32, len(ix.frames))
+	rank := make([]uint32, len(ix.Frames))
 	for r, f := range byRank {
 		rank[f] = uint32(r)
 	}
 	if stacks, scratch := lsdSortStacks(ix, rank); stacks != nil {
 		// The sort's digit columns hold at least every frame, and frame
 		// indexes fit their 16 bits: encodeRadix reuses them.
-		return encodeRadix(ix, stacks, frameIndex, scratch.cols[:len(ix.stackFrames)], scratch.tmp)
+		return encodeRadix(ix, stacks, frameIndex, scratch.cols[:len(ix.StackFrames)], scratch.tmp)
 	}
-	return encodeRadix(ix, keySortStacks(ix, rank), frameIndex, make([]uint32, len(ix.stackFrames)), nil)
+	return encodeRadix(ix, keySortStacks(ix, rank), frameIndex, make([]uint32, len(ix.StackFrames)), nil)
 }
 
 // lsdScratch is memory lsdSortStacks is done with.
@@ -133,19 +133,19 @@ type lsdScratch struct {
 // digit L of stack s is its L-th frame from the root's rank+1, or 0 past its
 // end. A few very deep stacks would make it quadratic-ish, and ranks must
 // fit 16 bits; other inputs take keySortStacks.
-func lsdSortStacks(ix *indexed, rank []uint32) ([]int32, lsdScratch) {
-	n := ix.numStacks()
+func lsdSortStacks(ix *Indexed, rank []uint32) ([]int32, lsdScratch) {
+	n := ix.NumStacks()
 	depth := 0
 	for s := range n {
-		depth = max(depth, int(ix.stackOff[s+1]-ix.stackOff[s]))
+		depth = max(depth, int(ix.StackOff[s+1]-ix.StackOff[s]))
 	}
-	if len(ix.frames) >= 1<<16 || depth*n > 4*len(ix.stackFrames)+n || n == 0 {
+	if len(ix.Frames) >= 1<<16 || depth*n > 4*len(ix.StackFrames)+n || n == 0 {
 		return nil, lsdScratch{}
 	}
 	cols := make([]uint16, depth*n)
-	parallel(n, func(lo, hi int) {
+	parallel(ix.Workers, n, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
-			fs := ix.stack(int32(s))
+			fs := ix.Stack(int32(s))
 			for l := range fs {
 				cols[l*n+s] = uint16(rank[fs[len(fs)-1-l]] + 1)
 			}
@@ -156,7 +156,7 @@ func lsdSortStacks(ix *indexed, rank []uint32) ([]int32, lsdScratch) {
 		perm[i] = int32(i)
 	}
 	tmp := make([]int32, n)
-	cnt := make([]int32, len(ix.frames)+1)
+	cnt := make([]int32, len(ix.Frames)+1)
 	for l := depth - 1; l >= 0; l-- {
 		col := cols[l*n : (l+1)*n]
 		clear(cnt)
@@ -190,7 +190,7 @@ func lsdSortStacks(ix *indexed, rank []uint32) ([]int32, lsdScratch) {
 // the frames written straight into their reversed places.
 //
 // g (len(ix.stackFrames)) and inv (len(stacks), or nil) are scratch space.
-func encodeRadix[T uint16 | uint32](ix *indexed, stacks []int32, frameIndex []uint32, g []T, inv []int32) ([]uint32, []uint32) {
+func encodeRadix[T uint16 | uint32](ix *Indexed, stacks []int32, frameIndex []uint32, g []T, inv []int32) ([]uint32, []uint32) {
 	n := len(stacks)
 	// Copy the stacks into sorted order as frame indexes, leaf first, so
 	// that the passes below read memory in order: g[goff[k]:goff[k+1]] is
@@ -204,24 +204,24 @@ func encodeRadix[T uint16 | uint32](ix *indexed, stacks []int32, frameIndex []ui
 	}
 	goff := make([]int32, n+1)
 	for s := range n {
-		goff[inv[s]+1] = ix.stackOff[s+1] - ix.stackOff[s]
+		goff[inv[s]+1] = ix.StackOff[s+1] - ix.StackOff[s]
 	}
 	for k := range n {
 		goff[k+1] += goff[k]
 	}
 	g = g[:goff[n]]
-	parallel(n, func(lo, hi int) {
+	parallel(ix.Workers, n, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			k := inv[s]
 			dst := g[goff[k]:goff[k+1]]
-			for i, f := range ix.stack(int32(s))[:len(dst)] {
+			for i, f := range ix.Stack(int32(s))[:len(dst)] {
 				dst[i] = T(frameIndex[f])
 			}
 		}
 	})
 	// common[k]: root-side frames stacks[k] shares with stacks[k+1].
 	common := make([]int32, n)
-	parallel(n-1, func(lo, hi int) {
+	parallel(ix.Workers, n-1, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			a, b := g[goff[k]:goff[k+1]], g[goff[k+1]:goff[k+2]]
 			c := 0
@@ -264,7 +264,7 @@ func encodeRadix[T uint16 | uint32](ix *indexed, stacks []int32, frameIndex []ui
 		p++
 	}
 	// Each stack's own frames, leaf first, end at its reversed start.
-	parallel(n, func(lo, hi int) {
+	parallel(ix.Workers, n, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			own := g[goff[k] : goff[k+1]-common[k]]
 			end := size - int(start[k])
@@ -278,19 +278,19 @@ func encodeRadix[T uint16 | uint32](ix *indexed, stacks []int32, frameIndex []ui
 }
 
 // keySortStacks is sortStacks by comparisons on packed keys.
-func keySortStacks(ix *indexed, rank []uint32) []int32 {
-	keys := make([]uint32, len(ix.stackFrames))
-	for s := range ix.numStacks() {
-		lo, hi := ix.stackOff[s], ix.stackOff[s+1]
+func keySortStacks(ix *Indexed, rank []uint32) []int32 {
+	keys := make([]uint32, len(ix.StackFrames))
+	for s := range ix.NumStacks() {
+		lo, hi := ix.StackOff[s], ix.StackOff[s+1]
 		for i := lo; i < hi; i++ {
-			keys[i] = rank[ix.stackFrames[lo+hi-1-i]]
+			keys[i] = rank[ix.StackFrames[lo+hi-1-i]]
 		}
 	}
-	stacks := make([]int32, ix.numStacks())
+	stacks := make([]int32, ix.NumStacks())
 	for i := range stacks {
 		stacks[i] = int32(i)
 	}
-	ks := &keySorter{keys: keys, off: ix.stackOff, width: max(1, bits.Len(uint(len(ix.frames))))}
+	ks := &keySorter{keys: keys, off: ix.StackOff, width: max(1, bits.Len(uint(len(ix.Frames))))}
 	ks.per = 64 / ks.width
 	ks.sort(stacks, make([]packedKey, len(stacks)), 0)
 	return stacks
