@@ -37,6 +37,8 @@ func truncatedBLAKE3(b []byte) uint64 {
 // FrameSize is the serialized size of a memprof::Frame.
 const FrameSize = 17
 
+// PutFrame writes f's FrameSize bytes to b: Function, LineOffset, Column
+// (little-endian) and IsInlineFrame.
 func PutFrame(b []byte, f memprof.Frame) {
 	binary.LittleEndian.PutUint64(b[0:], f.Function)
 	binary.LittleEndian.PutUint32(b[8:], f.LineOffset)

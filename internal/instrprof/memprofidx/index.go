@@ -41,29 +41,36 @@ type Indexed struct {
 	slices   []sliceKey
 }
 
+// Record is a memprof.Record over the dense indexes: its alloc sites'
+// and call sites' stacks are call-stack indexes of the Indexed.
 type Record struct {
 	GUID  uint64
 	Alloc []Alloc
 	Calls []Call
 }
 
+// Alloc is an allocation site: its call stack's index and its MIB.
 type Alloc struct {
 	Stack int32
 	Info  *memprof.MemInfoBlock
 }
 
+// Call is a call site: its call stack's index and, in V4, its callees.
 type Call struct {
 	Stack   int32
 	Callees []uint64
 }
 
+// NumStacks is the number of distinct call stacks.
 func (ix *Indexed) NumStacks() int { return len(ix.StackOff) - 1 }
 
-// stack returns the frames of stack s, leaf first.
+// Stack returns the frames of stack s, leaf first.
 func (ix *Indexed) Stack(s int32) []int32 {
 	return ix.StackFrames[ix.StackOff[s]:ix.StackOff[s+1]]
 }
 
+// Index interns p's frames and call stacks as release's writer does (its
+// FrameId and CallStackId hashes) and returns p over the dense indexes.
 func Index(p *memprof.Profile, release llvmrelease.Release) (*Indexed, error) {
 	if p == nil {
 		return nil, fmt.Errorf("instrprof: nil profile")
@@ -238,7 +245,7 @@ func (ix *Indexed) stackIDs() []uint64 {
 	return ids
 }
 
-// frameTableOrder is the order in which V0–V2 frame tables receive their
+// FrameTableOrder is the order in which V0–V2 frame tables receive their
 // frames: up to LLVM 19, llvm-profdata copies each input reader's DenseMap,
 // in its iteration order, into the writer's insertion-ordered map (one run
 // per input; Profile.FrameRuns), later inputs adding only new entries; from
@@ -247,7 +254,7 @@ func (ix *Indexed) FrameTableOrder() []int32 {
 	return ix.tableOrder(ix.FrameIDs, ix.frameRuns)
 }
 
-// stackTableOrder is frameTableOrder for call stacks; ids are stackIDs.
+// StackTableOrder is FrameTableOrder for call stacks; ids are stackIDs.
 func (ix *Indexed) StackTableOrder(ids []uint64) []int32 {
 	return ix.tableOrder(ids, ix.stackRuns)
 }

@@ -23,6 +23,7 @@ const (
 	mibHotCold // HotColdSchema
 )
 
+// NewMIBWriter returns the writer of MIBs in schema; each takes Size bytes.
 func NewMIBWriter(schema []memprof.Meta) MIBWriter {
 	w := MIBWriter{schema: schema, Size: SchemaSize(schema), kind: mibPrefix}
 	for i, m := range schema {

@@ -22,7 +22,8 @@ func parallel(workers, n int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-// ParallelStackIDs is indexed.stackIDs on all workers.
+// ParallelStackIDs is ix.stackIDs (each stack's V2 CallStackId) on
+// ix.Workers goroutines.
 func ParallelStackIDs(ix *Indexed) []uint64 {
 	ids := make([]uint64, ix.NumStacks())
 	parallel(ix.Workers, len(ids), func(lo, hi int) {

@@ -13,6 +13,7 @@ var HotColdSchema = []memprof.Meta{
 	memprof.MetaTotalLifetimeAccessDensity,
 }
 
+// SchemaSize is the size of a serialized MIB of schema.
 func SchemaSize(schema []memprof.Meta) int {
 	n := 0
 	for _, m := range schema {

@@ -5,6 +5,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
+// Summary is the MemProf summary of ix (see the function Summary).
 func (ix *Indexed) Summary() memprof.Summary {
 	var s memprof.Summary
 	seen := make([]bool, ix.NumStacks())
