@@ -94,12 +94,12 @@ func deps(g map[string][]string, pkg string) []string {
 // TestLayering: the import rules the layers keep.
 func TestLayering(t *testing.T) {
 	g := graph(t)
-	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/perfscript", "internal/perfdata", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered"} {
+	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/instrprof/memprofidx", "internal/perfscript", "internal/perfdata", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered"} {
 		if _, ok := g[p]; !ok {
 			t.Fatalf("package %s not found: the rules below need updating", p)
 		}
 	}
-	formats := []string{"internal/memprof", "internal/sampleprof", "internal/instrprof"}
+	formats := []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/instrprof/memprofidx"}
 	forbid := func(pkg string, banned []string, why string) {
 		t.Helper()
 		for _, d := range deps(g, pkg) {
@@ -120,7 +120,12 @@ func TestLayering(t *testing.T) {
 			t.Errorf("%s imports internal/perfdata/perfdatatest, the tests' perf.data writer", p)
 		}
 	}
-	forbid("internal/sampleprof", []string{"internal/memprof", "internal/instrprof"}, "sample profiles share nothing with MemProf or instrumented profiles but internal/llvmname")
+	forbid("internal/sampleprof", []string{"internal/memprof", "internal/instrprof", "internal/instrprof/memprofidx"}, "sample profiles share nothing with MemProf or instrumented profiles but internal/llvmname")
+	// memprofidx is MemProf's indexed form (ids, dense index, radix tree,
+	// MIBs): instrprof lays it out in the indexed file and reads it back.
+	// It sits below instrprof and knows neither the file's container
+	// (header, summary, OnDisk hash tables) nor its function records.
+	forbid("internal/instrprof/memprofidx", []string{"internal/instrprof", "internal/instrprof/instrproftest", "internal/ondiskhash", "internal/profmerge"}, "memprofidx is the MemProf layer under instrprof's container and function records")
 	// llvmname (names and their hashes) and stdunordered (libstdc++'s
 	// unordered_map) are LLVM facts every layer may use: they import no
 	// project package but internal/llvmrelease (which imports none).

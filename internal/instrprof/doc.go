@@ -11,6 +11,10 @@
 // (funcwrite.go), alone or beside MemProf data; docs/formats/instrprof.md
 // has the layouts and what was verified.
 //
+// MemProf's indexed form (frame and call-stack ids, the dense index, the
+// V3/V4 radix tree, MIBs in a schema) is internal/instrprof/memprofidx;
+// this package lays it out in the file and reads it back.
+//
 // Memprof-only files have an empty instrumentation function table, an
 // all-zero profile summary, the MemProf section, an empty binary-id
 // section and (index version 12+) an empty vtable-name section. The output

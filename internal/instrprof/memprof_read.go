@@ -100,7 +100,7 @@ func (f *File) readMemProf(name string, data []byte) error {
 		nFrames := (csPayload - framesStart) / memprofidx.FrameSize
 		frames := make([]memprof.Frame, nFrames)
 		for i := range frames {
-			frames[i] = getFrame(data[framesStart+uint64(i)*memprofidx.FrameSize:])
+			frames[i] = memprofidx.GetFrame(data[framesStart+uint64(i)*memprofidx.FrameSize:])
 		}
 		p.Frames = frames
 		nRadix := (recPayload - csPayload) / 4
@@ -111,15 +111,6 @@ func (f *File) readMemProf(name string, data []byte) error {
 		return f.readRecords(name, data, recPayload, recTable, version, recordResolver{linearFrames: frames, radix: radix, radixOff: csPayload, budget: radixFloor + radixExpansion*len(radix)})
 	}
 	return nil
-}
-
-func getFrame(b []byte) memprof.Frame {
-	return memprof.Frame{
-		Function:      binary.LittleEndian.Uint64(b),
-		LineOffset:    binary.LittleEndian.Uint32(b[8:]),
-		Column:        binary.LittleEndian.Uint32(b[12:]),
-		IsInlineFrame: b[16] != 0,
-	}
 }
 
 func readSchema(c *decode.Cursor) []memprof.Meta {
@@ -165,7 +156,7 @@ func readFrameTable(name string, data []byte, payload, table uint64) ([]idFrame,
 		if len(e.key) != 8 || len(e.data) != memprofidx.FrameSize {
 			return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "frame entry must have an 8-byte key and 17-byte data", Err: decode.ErrMalformed}
 		}
-		out[i] = idFrame{binary.LittleEndian.Uint64(e.key), getFrame(e.data)}
+		out[i] = idFrame{binary.LittleEndian.Uint64(e.key), memprofidx.GetFrame(e.data)}
 	}
 	return out, nil
 }
@@ -260,7 +251,7 @@ func (rr *recordResolver) readStack(c *decode.Cursor, version int) []memprof.Fra
 		if fs, ok := rr.decoded[l]; ok {
 			return fs
 		}
-		fs, msg := rr.decodeRadix(l)
+		fs, msg := memprofidx.DecodeRadix(rr.radix, rr.linearFrames, l)
 		if msg == "" && len(fs) > rr.budget {
 			msg = "call stacks expand to more frames than the radix array can plausibly hold"
 		}
@@ -275,41 +266,6 @@ func (rr *recordResolver) readStack(c *decode.Cursor, version int) []memprof.Fra
 		rr.decoded[l] = fs
 		return fs
 	}
-}
-
-// decodeRadix extracts the call stack at position l of the radix array.
-func (rr *recordResolver) decodeRadix(l uint32) ([]memprof.Frame, string) {
-	a := rr.radix
-	if uint64(l) >= uint64(len(a)) {
-		return nil, "beyond the radix array"
-	}
-	n := a[l]
-	if uint64(n) > uint64(len(a)) {
-		return nil, "implausible call stack length"
-	}
-	fs := make([]memprof.Frame, 0, n)
-	p := uint64(l) + 1
-	for range n {
-		if p >= uint64(len(a)) {
-			return nil, "runs off the radix array"
-		}
-		if int32(a[p]) < 0 {
-			p += uint64(-int64(int32(a[p])))
-			if p >= uint64(len(a)) {
-				return nil, "jumps off the radix array"
-			}
-			if int32(a[p]) < 0 {
-				return nil, "jump to a jump"
-			}
-		}
-		idx := a[p]
-		if uint64(idx) >= uint64(len(rr.linearFrames)) {
-			return nil, fmt.Sprintf("frame index %d beyond the frame array (%d frames)", idx, len(rr.linearFrames))
-		}
-		fs = append(fs, rr.linearFrames[idx])
-		p++
-	}
-	return fs, ""
 }
 
 func (f *File) readRecords(name string, data []byte, payload, table uint64, version int, rr recordResolver) error {

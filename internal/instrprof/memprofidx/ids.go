@@ -62,3 +62,13 @@ func keyOf(f memprof.Frame) frameKey {
 }
 
 var le = binary.LittleEndian
+
+// GetFrame reads the frame PutFrame wrote at b (FrameSize bytes).
+func GetFrame(b []byte) memprof.Frame {
+	return memprof.Frame{
+		Function:      binary.LittleEndian.Uint64(b),
+		LineOffset:    binary.LittleEndian.Uint32(b[8:]),
+		Column:        binary.LittleEndian.Uint32(b[12:]),
+		IsInlineFrame: b[16] != 0,
+	}
+}

@@ -2,9 +2,12 @@ package memprofidx
 
 import (
 	"cmp"
+	"fmt"
 	"math/bits"
 	"slices"
 	"sync"
+
+	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
 // parallel runs f over [0, n) cut into one contiguous range per worker.
@@ -356,4 +359,41 @@ func (ks *keySorter) sort(stacks []int32, scratch []packedKey, depth int) {
 		}
 		i = j
 	}
+}
+
+// DecodeRadix extracts the call stack at linear call-stack id l (a
+// position) of the radix array a, whose frame indexes are into frames. On
+// a malformed array it returns what is wrong instead, for the reader to
+// place in its error.
+func DecodeRadix(a []uint32, frames []memprof.Frame, l uint32) ([]memprof.Frame, string) {
+	if uint64(l) >= uint64(len(a)) {
+		return nil, "beyond the radix array"
+	}
+	n := a[l]
+	if uint64(n) > uint64(len(a)) {
+		return nil, "implausible call stack length"
+	}
+	fs := make([]memprof.Frame, 0, n)
+	p := uint64(l) + 1
+	for range n {
+		if p >= uint64(len(a)) {
+			return nil, "runs off the radix array"
+		}
+		if int32(a[p]) < 0 {
+			p += uint64(-int64(int32(a[p])))
+			if p >= uint64(len(a)) {
+				return nil, "jumps off the radix array"
+			}
+			if int32(a[p]) < 0 {
+				return nil, "jump to a jump"
+			}
+		}
+		idx := a[p]
+		if uint64(idx) >= uint64(len(frames)) {
+			return nil, fmt.Sprintf("frame index %d beyond the frame array (%d frames)", idx, len(frames))
+		}
+		fs = append(fs, frames[idx])
+		p++
+	}
+	return fs, ""
 }

@@ -75,3 +75,33 @@ func TestStackSortsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestRadixRoundTrip checks that DecodeRadix reads back every call stack
+// from the radix array BuildRadix writes, at the position it reports.
+func TestRadixRoundTrip(t *testing.T) {
+	for _, rel := range []int{19, 22} {
+		ix, err := Index(stackProfile(5000), llvmrelease.Release(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		order, count, frameIndex := RadixFrameOrder(ix)
+		radix, linear := BuildRadix(ix, count, frameIndex)
+		frames := make([]memprof.Frame, len(order))
+		for i, f := range order {
+			frames[i] = ix.Frames[f]
+		}
+		for s := range ix.NumStacks() {
+			got, msg := DecodeRadix(radix, frames, linear[s])
+			if msg != "" {
+				t.Fatalf("release %d: stack %d: %s", rel, s, msg)
+			}
+			var want []memprof.Frame
+			for _, f := range ix.Stack(int32(s)) {
+				want = append(want, ix.Frames[f])
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("release %d: stack %d decodes to %d frames, want %d", rel, s, len(got), len(want))
+			}
+		}
+	}
+}
