@@ -273,6 +273,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	pl := parsedLine{names: opts.Names.cache()}
 	defer opts.Names.release(pl.names)
 	var frames []Frame // reused: GetContext copies a new context
+	var calls []CallTarget
 	for off := 0; off < len(data); {
 		lineNo++
 		start := off
@@ -354,7 +355,20 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		case lineBody:
 			b := top.BodyAt(pl.loc)
 			slices.SortFunc(pl.targets, func(x, y CallTarget) int { return x.Func.Compare(y.Func) })
-			b.addCalls(pl.targets, 1, &overflow)
+			if k := len(pl.targets); len(b.Calls) == 0 && k > 0 && k <= callChunk/8 {
+				// A body's first targets (distinct: setTarget) are carved
+				// from a shared chunk, capacity capped so that adding
+				// to them reallocates: one allocation per chunk rather
+				// than per body line.
+				if cap(calls)-len(calls) < k {
+					calls = make([]CallTarget, 0, callChunk)
+				}
+				at := len(calls)
+				calls = append(calls, pl.targets...)
+				b.Calls = calls[at:len(calls):len(calls)]
+			} else {
+				b.addCalls(pl.targets, 1, &overflow)
+			}
 			var o bool
 			b.Samples, o = satMulAdd(b.Samples, pl.samples, 1)
 			overflow = overflow || o
@@ -382,6 +396,9 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	p.fromText = true
 	return p, nil
 }
+
+// callChunk is how many call targets the text reader allocates at once.
+const callChunk = 256
 
 // textStack is the reader's stack of the function and inlinees the
 // current line belongs to. A profile whose body is empty when it is pushed
