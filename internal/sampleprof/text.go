@@ -274,6 +274,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	defer opts.Names.release(pl.names)
 	var frames []Frame // reused: GetContext copies a new context
 	var calls []CallTarget
+	var slab []FunctionSamples // inlinees are allocated slabSize at a time
 	for off := 0; off < len(data); {
 		lineNo++
 		start := off
@@ -343,7 +344,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		top := stack.fs[len(stack.fs)-1]
 		switch pl.typ {
 		case lineCallsite:
-			c := top.CalleeAt(pl.loc, pl.names.id(pl.callee))
+			c := top.calleeAt(pl.loc, pl.names.id(pl.callee), &slab)
 			c.addTotal(pl.samples, 1, &overflow)
 			stack.push(c)
 			depthMetadata = 0
@@ -396,6 +397,9 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	p.fromText = true
 	return p, nil
 }
+
+// slabSize is how many inlinee profiles the text reader allocates at once.
+const slabSize = 32
 
 // callChunk is how many call targets the text reader allocates at once.
 const callChunk = 256
