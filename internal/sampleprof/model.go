@@ -546,11 +546,27 @@ func (b *BodySample) addCalls(targets []CallTarget, w uint64, ovf *bool) {
 
 // CalleeAt returns the inlinee profile of callee at loc, creating it.
 func (fs *FunctionSamples) CalleeAt(loc LineLocation, callee FunctionID) *FunctionSamples {
+	return fs.calleeAt(loc, callee, nil)
+}
+
+// calleeAt is CalleeAt; a new inlinee is taken from *slab when slab is
+// not nil (refilled with slabSize profiles when empty).
+func (fs *FunctionSamples) calleeAt(loc LineLocation, callee FunctionID, slab *[]FunctionSamples) *FunctionSamples {
 	i, found := fs.calleeIndex(loc, callee)
 	if found {
 		return fs.Callsites[i].Callee
 	}
-	c := &FunctionSamples{Name: callee}
+	var c *FunctionSamples
+	if slab != nil {
+		if len(*slab) == 0 {
+			*slab = make([]FunctionSamples, slabSize)
+		}
+		c = &(*slab)[0]
+		*slab = (*slab)[1:]
+		c.Name = callee
+	} else {
+		c = &FunctionSamples{Name: callee}
+	}
 	fs.Callsites = slices.Insert(fs.Callsites, i, Callsite{Loc: loc, Callee: c})
 	return c
 }

@@ -103,6 +103,11 @@ func (p *Profile) computeSummary(funcs []*FunctionSamples) *Summary {
 			}
 		}
 	} else {
+		n := 0
+		for _, fs := range funcs {
+			n += countRecords(fs, false)
+		}
+		b.counts = make([]uint64, 0, n)
 		for _, fs := range funcs {
 			b.addRecord(fs, false)
 		}
@@ -110,8 +115,7 @@ func (p *Profile) computeSummary(funcs []*FunctionSamples) *Summary {
 	s := &Summary{TotalCount: b.total, MaxCount: b.max, MaxFunctionCount: b.maxFunc,
 		NumCounts: uint64(b.numCounts), NumFunctions: uint64(b.numFuncs)}
 	// Distinct counts from the largest, each with how often it occurs.
-	counts := b.counts
-	slices.Sort(counts)
+	counts := sortCounts(b.counts)
 	var seen uint32
 	var sum, count uint64
 	next := len(counts) // counts[:next] are left
@@ -131,6 +135,57 @@ func (p *Profile) computeSummary(funcs []*FunctionSamples) *Summary {
 		s.Detailed = append(s.Detailed, SummaryEntry{Cutoff: uint64(cut), MinCount: count, NumCounts: uint64(seen)})
 	}
 	return s
+}
+
+// countRecords is the number of counts addRecord adds for fs.
+func countRecords(fs *FunctionSamples, callsite bool) int {
+	if callsite && fs.Attributes&ContextDuplicatedIntoBase != 0 {
+		return 0
+	}
+	n := len(fs.Body)
+	for _, c := range fs.Callsites {
+		n += countRecords(c.Callee, true)
+	}
+	return n
+}
+
+// sortCounts sorts counts ascending: a least-significant-byte-first radix
+// sort, skipping the bytes every count shares (counts are mostly small),
+// for long slices; it returns the sorted slice (counts or a new one).
+func sortCounts(counts []uint64) []uint64 {
+	if len(counts) < 1024 {
+		slices.Sort(counts)
+		return counts
+	}
+	var or, and uint64 = 0, ^uint64(0)
+	for _, c := range counts {
+		or |= c
+		and &= c
+	}
+	diff := or ^ and // the bits that differ between some counts
+	tmp := make([]uint64, len(counts))
+	src, dst := counts, tmp
+	for shift := uint(0); shift < 64; shift += 8 {
+		if (diff>>shift)&0xff == 0 {
+			continue
+		}
+		var pos [256]int
+		for _, c := range src {
+			pos[(c>>shift)&0xff]++
+		}
+		sum := 0
+		for i, k := range pos {
+			pos[i] = sum
+			sum += k
+		}
+		for _, c := range src {
+			d := (c >> shift) & 0xff
+			dst[pos[d]] = c
+			pos[d]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
 
 // mergeCounts is merge (Merge when top) with weight 1 of what the summary

@@ -261,7 +261,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		data = data[:i] // LLVM's line iterator stops at a NUL
 	}
 	p := &Profile{}
-	var stack []*FunctionSamples
+	var stack textStack
 	var depthMetadata uint
 	var csCount, probeCount int
 	var overflow bool
@@ -273,6 +273,8 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	pl := parsedLine{names: opts.Names.cache()}
 	defer opts.Names.release(pl.names)
 	var frames []Frame // reused: GetContext copies a new context
+	var calls []CallTarget
+	var slab []FunctionSamples // inlinees are allocated slabSize at a time
 	for off := 0; off < len(data); {
 		lineNo++
 		start := off
@@ -302,6 +304,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 				return nil, fail(start, "expected 'mangled_name:NUM:NUM', found %s", excerpt(line))
 			}
 			depthMetadata = 0
+			stack.popTo(0)
 			var fs *FunctionSamples
 			if len(fname) > 0 && fname[0] == '[' {
 				frames = parseContext(fname, pl.names, frames[:0])
@@ -319,10 +322,10 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 			}
 			fs.addTotal(total, 1, &overflow)
 			fs.addHead(head, 1, &overflow)
-			stack = append(stack[:0], fs)
+			stack.push(fs)
 			continue
 		}
-		if len(stack) == 0 {
+		if len(stack.fs) == 0 {
 			return nil, fail(start, "body line before any function header")
 		}
 		if !parseLine(line, rel, &pl) {
@@ -337,15 +340,13 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		if pl.typ != lineMetadata && pl.depth == depthMetadata {
 			return nil, fail(start, "found non-metadata after metadata: %s", excerpt(line))
 		}
-		for uint(len(stack)) > pl.depth {
-			stack = stack[:len(stack)-1]
-		}
-		top := stack[len(stack)-1]
+		stack.popTo(pl.depth)
+		top := stack.fs[len(stack.fs)-1]
 		switch pl.typ {
 		case lineCallsite:
-			c := top.CalleeAt(pl.loc, pl.names.id(pl.callee))
+			c := top.calleeAt(pl.loc, pl.names.id(pl.callee), &slab)
 			c.addTotal(pl.samples, 1, &overflow)
-			stack = append(stack, c)
+			stack.push(c)
 			depthMetadata = 0
 		case lineVTable:
 			site := top.VTablesAt(pl.loc)
@@ -355,7 +356,20 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 		case lineBody:
 			b := top.BodyAt(pl.loc)
 			slices.SortFunc(pl.targets, func(x, y CallTarget) int { return x.Func.Compare(y.Func) })
-			b.addCalls(pl.targets, 1, &overflow)
+			if k := len(pl.targets); len(b.Calls) == 0 && k > 0 && k <= callChunk/8 {
+				// A body's first targets (distinct: setTarget) are carved
+				// from a shared chunk, capacity capped so that adding
+				// to them reallocates: one allocation per chunk rather
+				// than per body line.
+				if cap(calls)-len(calls) < k {
+					calls = make([]CallTarget, 0, callChunk)
+				}
+				at := len(calls)
+				calls = append(calls, pl.targets...)
+				b.Calls = calls[at:len(calls):len(calls)]
+			} else {
+				b.addCalls(pl.targets, 1, &overflow)
+			}
 			var o bool
 			b.Samples, o = satMulAdd(b.Samples, pl.samples, 1)
 			overflow = overflow || o
@@ -373,6 +387,7 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 			depthMetadata = pl.depth
 		}
 	}
+	stack.popTo(0)
 	if overflow {
 		return nil, &decode.Error{Format: format, File: name, Section: "text", Offset: 0,
 			Msg: "counter overflow", Err: decode.ErrMalformed}
@@ -381,6 +396,54 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	p.ProbeBased = probeCount > 0
 	p.fromText = true
 	return p, nil
+}
+
+// slabSize is how many inlinee profiles the text reader allocates at once.
+const slabSize = 32
+
+// callChunk is how many call targets the text reader allocates at once.
+const callChunk = 256
+
+// textStack is the reader's stack of the function and inlinees the
+// current line belongs to. A profile whose body is empty when it is pushed
+// grows its body in a buffer of its depth, reused from function to
+// function, and gets an exact-size copy when it is popped: a body's
+// lines come in any order and one at a time, and growing each body by
+// appending made half of the reader's allocations.
+type textStack struct {
+	fs      []*FunctionSamples
+	scratch []bool         // fs[i].Body is bufs[i]'s
+	bufs    [][]BodySample // one per depth
+}
+
+func (s *textStack) push(fs *FunctionSamples) {
+	d := len(s.fs)
+	s.fs = append(s.fs, fs)
+	if len(s.bufs) <= d {
+		s.bufs = append(s.bufs, nil)
+		s.scratch = append(s.scratch, false)
+	}
+	s.scratch[d] = fs.Body == nil
+	if s.scratch[d] {
+		fs.Body = s.bufs[d][:0]
+	}
+}
+
+// popTo pops the stack down to depth entries.
+func (s *textStack) popTo(depth uint) {
+	for uint(len(s.fs)) > depth {
+		d := len(s.fs) - 1
+		if fs := s.fs[d]; s.scratch[d] {
+			s.bufs[d] = fs.Body
+			if len(fs.Body) == 0 {
+				fs.Body = nil
+			} else {
+				fs.Body = append([]BodySample(nil), fs.Body...)
+			}
+			s.scratch[d] = false
+		}
+		s.fs = s.fs[:d]
+	}
 }
 
 // parseHead is LLVM's ParseHead.
