@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -70,19 +69,7 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	shot := filepath.Join(outDir, "report.png")
 	os.Remove(shot)
-	run := func(args ...string) string {
-		args = append([]string{"--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=" + t.TempDir(),
-			"--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update"}, args...)
-		cmd := exec.Command(chromium, append(args, "file://"+page)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("chromium %q: %v\n%s", args, err, stderr.String())
-		}
-		return string(out)
-	}
+	run := func(args ...string) string { return headless(t, chromium, page, args...) }
 	dom := run("--dump-dom")
 	for _, ty := range profview.AllocTypes {
 		for _, c := range []struct {

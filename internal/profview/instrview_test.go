@@ -156,19 +156,7 @@ func TestInstrHTMLInChromium(t *testing.T) {
 	}
 	shot := filepath.Join(outDir, "instr-report.png")
 	os.Remove(shot)
-	run := func(args ...string) string {
-		args = append([]string{"--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=" + t.TempDir(),
-			"--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND", "--no-first-run",
-			"--disable-background-networking", "--disable-component-update"}, args...)
-		cmd := exec.Command(chromium, append(args, "file://"+file)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("chromium %q: %v\n%s", args, err, stderr.String())
-		}
-		return string(out)
-	}
+	run := func(args ...string) string { return headless(t, chromium, file, args...) }
 	dom := run("--dump-dom")
 	sum := profview.ParseSummary(text.String())
 	numbers := 0

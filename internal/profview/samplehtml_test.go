@@ -3,7 +3,6 @@ package profview_test
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -47,19 +46,7 @@ func TestSampleHTMLInChromium(t *testing.T) {
 		if err := os.WriteFile(page, buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		run := func(args ...string) string {
-			args = append([]string{"--headless", "--disable-gpu", "--no-sandbox", "--user-data-dir=" + t.TempDir(),
-				"--proxy-server=127.0.0.1:9", "--host-resolver-rules=MAP * ~NOTFOUND", "--no-first-run",
-				"--disable-background-networking", "--disable-component-update"}, args...)
-			cmd := exec.Command(chromium, append(args, "file://"+page)...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("chromium %q: %v\n%s", args, err, stderr.String())
-			}
-			return string(out)
-		}
+		run := func(args ...string) string { return headless(t, chromium, page, args...) }
 		dom := run("--dump-dom")
 
 		text := func(rel llvmrelease.Release) string {
