@@ -2,8 +2,7 @@ package main
 
 import (
 	"bytes"
-	"debug/elf"
-	"encoding/binary"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,24 +81,13 @@ func TestCreateLLVMProfHotFunctions(t *testing.T) {
 	}
 }
 
+// buildID is the binary's GNU build id as bytes (elfBuildID's).
 func buildID(t *testing.T, bin string) []byte {
-	f, err := elf.Open(bin)
+	b, err := hex.DecodeString(elfBuildID(t, bin))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	s := f.Section(".note.gnu.build-id")
-	if s == nil {
-		t.Fatalf("%s: no build id", bin)
-	}
-	b, err := s.Data()
-	if err != nil || len(b) < 16 {
-		t.Fatalf("%s: build id note: %v", bin, err)
-	}
-	nameSize := binary.LittleEndian.Uint32(b)
-	descSize := binary.LittleEndian.Uint32(b[4:])
-	off := 12 + (nameSize+3)&^3
-	return b[off : off+descSize]
+	return b
 }
 
 // hotFunctions lists the functions of a text profile whose total is at
