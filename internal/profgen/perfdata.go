@@ -146,27 +146,30 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 		popts.HybridRecord = unwinder.AddRecord
 	}
 	o := perfdata.NewOrdered(r)
-	var rec perfdata.Record
 	// fill reads the next event of the selected processes into ev (its
 	// mmap event into *mm).
 	fill := func(ev *perfscript.Event, mm *perfscript.MMapEvent) error {
 		ev.MMap, ev.BuildID, ev.Stack, ev.Branches = nil, nil, ev.Stack[:0], ev.Branches[:0]
 		for {
-			err := o.Next(&rec)
+			rec, err := o.NextRecord()
 			if err == io.EOF {
 				return perfscript.ErrEndOfEvents
 			}
 			if err != nil {
 				return err
 			}
-			ev.File, ev.Section, ev.Offset = c.Perfdata, "record "+rec.Type.String(), rec.Offset
+			ev.File, ev.Offset = c.Perfdata, rec.Offset
 			switch rec.Type {
 			case perfdata.RecordMmap, perfdata.RecordMmap2:
 				m := &rec.Mmap
 				if !pids[int32(m.PID)] {
 					continue
 				}
-				*mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(&rec), Path: m.Filename}
+				ev.Section = sectionMmap
+				if rec.Type == perfdata.RecordMmap2 {
+					ev.Section = sectionMmap2
+				}
+				*mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(rec), Path: m.Filename}
 				ev.MMap = mm
 				ev.BuildID = append(ev.BuildID[:0:0], m.BuildID...)
 				return nil
@@ -175,6 +178,7 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 				if !pids[int32(s.PID)] || s.Attr.SampleType&perfdata.SampleBranchStack == 0 {
 					continue
 				}
+				ev.Section = sectionSample
 				if content == perfscript.Hybrid {
 					for _, a := range s.Callchain {
 						if a >= perfdata.ContextMax {
@@ -261,6 +265,13 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 	prof, err := perfscript.ParseEvents(c.Perfdata, content, bin, popts, next)
 	return prof, unwinder, err
 }
+
+// The sections errors name, one string each rather than one per event.
+var (
+	sectionMmap   = "record " + perfdata.RecordMmap.String()
+	sectionMmap2  = "record " + perfdata.RecordMmap2.String()
+	sectionSample = "record " + perfdata.RecordSample.String()
+)
 
 // mmapProt is the protection perf script prints of an mmap event: "r-xp"
 // and the like for MMAP2, "x" or "r" (a data mapping) for MMAP.
