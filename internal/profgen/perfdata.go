@@ -273,6 +273,53 @@ var (
 	sectionSample = "record " + perfdata.RecordSample.String()
 )
 
+// perfDataAccess reads a data-access recording from perf.data (what
+// --data-access-perftrace otherwise takes as `perf report -D`'s dump of
+// it): the records of that dump llvm-profgen reads, in perf's order — every
+// process's MMAP2 events and every sample's pid, IP and data address
+// (ADDR; 0 when the event does not sample it, as perf prints it).
+func perfDataAccess(name string, bin *perfscript.Binary, syms *perfscript.DataAccessSymbols, base uint64, popts perfscript.Options) (map[perfscript.DataAccess]uint64, error) {
+	r, err := perfdata.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	o := perfdata.NewOrdered(r)
+	var mm perfscript.MMapEvent
+	return perfscript.ParseDataAccessEvents(bin, syms, base, popts, func(ev *perfscript.DataAccessEvent) error {
+		for {
+			rec, err := o.NextRecord()
+			if err == io.EOF {
+				return perfscript.ErrEndOfEvents
+			}
+			if err != nil {
+				return err
+			}
+			switch rec.Type {
+			case perfdata.RecordMmap2:
+				m := &rec.Mmap
+				if m.Addr == 0 || m.Len == 0 {
+					// perf prints them as "0", which llvm-profgen's
+					// pattern does not take: not an mmap event for it.
+					continue
+				}
+				mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(rec), Path: m.Filename}
+				ev.MMap = &mm
+				ev.File, ev.Section, ev.Offset = name, sectionMmap2, rec.Offset
+				return nil
+			case perfdata.RecordSample:
+				s := &rec.Sample
+				ev.PID, ev.IP, ev.Addr = int32(s.PID), s.IP, s.Addr
+				if s.Attr.SampleType&perfdata.SampleTID == 0 {
+					ev.PID = -1 // perf prints -1/-1: not a sample line for llvm-profgen
+				}
+				ev.File, ev.Section, ev.Offset = name, sectionSample, rec.Offset
+				return nil
+			}
+		}
+	})
+}
+
 // mmapProt is the protection perf script prints of an mmap event: "r-xp"
 // and the like for MMAP2, "x" or "r" (a data mapping) for MMAP.
 func mmapProt(rec *perfdata.Record) string {
