@@ -247,7 +247,7 @@ func (r *Reader) readFileHeader(ra io.ReaderAt, fileSize int64) error {
 	}
 	r.off = int64(data.off)
 	r.end = int64(data.off + data.size)
-	r.src = bufio.NewReaderSize(io.NewSectionReader(ra, int64(data.off), int64(data.size)), int(min(data.size, 1<<16)))
+	r.src = bufio.NewReaderSize(io.NewSectionReader(ra, int64(data.off), int64(data.size)), int(min(data.size, 1<<20)))
 	return nil
 }
 
