@@ -151,10 +151,7 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 	fill := func(ev *perfscript.Event, mm *perfscript.MMapEvent) error {
 		ev.MMap, ev.BuildID, ev.Stack, ev.Branches = nil, nil, ev.Stack[:0], ev.Branches[:0]
 		for {
-			rec, err := o.NextRecord()
-			if err == io.EOF {
-				return perfscript.ErrEndOfEvents
-			}
+			rec, err := nextRecord(o)
 			if err != nil {
 				return err
 			}
@@ -169,7 +166,7 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 				if rec.Type == perfdata.RecordMmap2 {
 					ev.Section = sectionMmap2
 				}
-				*mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(rec), Path: m.Filename}
+				*mm = mmapEvent(rec)
 				ev.MMap = mm
 				ev.BuildID = append(ev.BuildID[:0:0], m.BuildID...)
 				return nil
@@ -288,10 +285,7 @@ func perfDataAccess(name string, bin *perfscript.Binary, syms *perfscript.DataAc
 	var mm perfscript.MMapEvent
 	return perfscript.ParseDataAccessEvents(bin, syms, base, popts, func(ev *perfscript.DataAccessEvent) error {
 		for {
-			rec, err := o.NextRecord()
-			if err == io.EOF {
-				return perfscript.ErrEndOfEvents
-			}
+			rec, err := nextRecord(o)
 			if err != nil {
 				return err
 			}
@@ -303,7 +297,7 @@ func perfDataAccess(name string, bin *perfscript.Binary, syms *perfscript.DataAc
 					// pattern does not take: not an mmap event for it.
 					continue
 				}
-				mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(rec), Path: m.Filename}
+				mm = mmapEvent(rec)
 				ev.MMap = &mm
 				ev.File, ev.Section, ev.Offset = name, sectionMmap2, rec.Offset
 				return nil
@@ -318,6 +312,22 @@ func perfDataAccess(name string, bin *perfscript.Binary, syms *perfscript.DataAc
 			}
 		}
 	})
+}
+
+// nextRecord is the next record in perf's order, ErrEndOfEvents after
+// the last.
+func nextRecord(o *perfdata.Ordered) (*perfdata.Record, error) {
+	rec, err := o.NextRecord()
+	if err == io.EOF {
+		return nil, perfscript.ErrEndOfEvents
+	}
+	return rec, err
+}
+
+// mmapEvent is an mmap record as perf script and perf report -D print it.
+func mmapEvent(rec *perfdata.Record) perfscript.MMapEvent {
+	m := &rec.Mmap
+	return perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(rec), Path: m.Filename}
 }
 
 // mmapProt is the protection perf script prints of an mmap event: "r-xp"
