@@ -42,6 +42,17 @@
 #               llvm-profgen's CS profile: ours is compared with
 #               llvm-profgen --perfscript on the trace instead (printed
 #               as "vs the trace").
+#   data-cl     non-CS from the LBR perf.data, text, also against
+#               create_llvm_prof (Debian's autofdo 0.19, which reads
+#               perf.data itself) where it applies: it reads DWARF 4 only
+#               and the file as perf < 5.7 wrote it (no hw_idx) with the
+#               process's COMM record (bench/README.md). So the workload is
+#               built once more with -gdwarf-4 (its code must be the same
+#               bytes: checked, or the case is skipped), the LBR trace's
+#               mapping renamed to that build, and all three tools read that
+#               file; printed: llvm, ours, then "create_llvm_prof" with
+#               ours/create_llvm_prof ratios and whether its profile is
+#               empty.
 # The LLVM setting that produces flat output:
 #   cs-flat     CS, text, --gen-cs-nested-profile=false (pre-inliner on):
 #               one flat profile per context
@@ -69,7 +80,7 @@ period=${PERIOD:-37}
 jitter=${JITTER:-8}
 samples=${SAMPLES:-1000000}
 scale=${SCALE:-100000}
-cases=${CASES-lbr-text lbr-ext cs-text cs-ext cs-flat cs-raw probe-lbr probe-cs probe-ext big-lbr big-cs data-lbr data-cs}
+cases=${CASES-lbr-text lbr-ext cs-text cs-ext cs-flat cs-raw probe-lbr probe-cs probe-ext big-lbr big-cs data-lbr data-cs data-cl}
 big_samples=${BIG_SAMPLES:-50000}
 llvm=llvm-profgen-22
 # shellcheck source=../lib.sh
@@ -142,9 +153,9 @@ echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores; $reps alternating 
 [ -n "$cases" ] || exit 0
 
 # perf.data of the traces, for the data-* cases.
-todata() { # TRACE OUT
+todata() { # TRACE OUT [ENV...]
   if [ ! -f "$2" ] || [ "$2" -ot "$1" ]; then
-    (cd "$root" && PERFDATATEST_TRACE=$1 PERFDATATEST_OUT=$2.tmp go test -count=1 -run '^TestWriteFromScript$' ./internal/perfdata/perfdatatest/ >/dev/null)
+    (cd "$root" && env "${@:3}" PERFDATATEST_TRACE=$1 PERFDATATEST_OUT=$2.tmp go test -count=1 -run '^TestWriteFromScript$' ./internal/perfdata/perfdatatest/ >/dev/null)
     mv "$2.tmp" "$2"
   fi
 }
@@ -153,6 +164,27 @@ case " $cases " in *" data-"*)
   todata "$lbr" "$tdir/lbr.data"
   todata "$hyb" "$tdir/hybrid.data"
   echo "perf.data: lbr $(du -h "$tdir/lbr.data" | cut -f1), hybrid $(du -h "$tdir/hybrid.data" | cut -f1)" ;;
+esac
+# data-cl: the DWARF 4 build, the trace renamed to it, as create_llvm_prof reads it.
+case " $cases " in *" data-cl "*)
+  command -v create_llvm_prof >/dev/null || { echo "run.sh: create_llvm_prof not found (apt-get install autofdo)" >&2; exit 1; }
+  mkdir -p "$work/dwarf4"
+  d4=$work/dwarf4/workload
+  build "$d4" "-gdwarf-4 -Wl,--build-id"
+  objcopy -O binary --only-section=.text "$bin" "$work/dwarf4/text.5"
+  objcopy -O binary --only-section=.text "$d4" "$work/dwarf4/text.4"
+  if cmp -s "$work/dwarf4/text.5" "$work/dwarf4/text.4"; then
+    if [ ! -f "$tdir/lbr-d4.script" ] || [ "$tdir/lbr-d4.script" -ot "$lbr" ] || [ "$tdir/lbr-d4.script" -ot "$d4" ]; then
+      sed "/^PERF_RECORD_MMAP2 /s| $bin\$| $d4|" "$lbr" > "$tdir/lbr-d4.script.tmp" && mv "$tdir/lbr-d4.script.tmp" "$tdir/lbr-d4.script"
+      rm -f "$tdir/lbr-cl.data"
+    fi
+    todata "$tdir/lbr-d4.script" "$tdir/lbr-cl.data" PERFDATATEST_NO_HW_INDEX=1 PERFDATATEST_COMM=4242:workload \
+      PERFDATATEST_BUILD_ID="$(readelf -n "$d4" | sed -n 's/.*Build ID: //p')" PERFDATATEST_BUILD_ID_FILE="$d4"
+    echo "perf.data for create_llvm_prof: $(du -h "$tdir/lbr-cl.data" | cut -f1) (DWARF 4 build, same code)"
+  else
+    echo "run.sh: data-cl skipped: the -gdwarf-4 build's .text differs from the workload's, the trace does not apply" >&2
+    cases=$(printf '%s\n' $cases | grep -vx data-cl || true)
+  fi ;;
 esac
 
 log=$work/stderr.log
@@ -178,16 +210,20 @@ for c in $cases; do
   big-cs) trace=$bdir/hybrid.script b=$big extra=(--format=extbinary) ;;
   data-lbr) trace=$tdir/lbr.data b=$bin extra=(--format=text) ;;
   data-cs) trace=$tdir/hybrid.data b=$bin extra=(--format=text) ;;
+  data-cl) trace=$tdir/lbr-cl.data b=$d4 extra=(--format=text) ;;
   *) echo "run.sh: unknown case $c" >&2; exit 2 ;;
   esac
   load0=$(cut -d' ' -f1 /proc/loadavg)
   input=--perfscript
   case $c in data-*) input=--perfdata ;; esac
   args=("$input=$trace" --binary="$b" "${extra[@]}")
-  lw=() lr=() lc=() ow=() or=() oc=()
+  lw=() lr=() lc=() ow=() or=() oc=() cw=() cr=() cc=()
   for _ in $(seq "$reps"); do
     rm -f llvm.$c; measure L bash -c 'quiet exec "$@"' _ "$llvm" "${args[@]}" --output=llvm.$c; lw+=("$L_wall") lr+=("$L_rss") lc+=("$L_cpu")
     rm -f ours.$c; measure O bash -c 'quiet exec "$@"' _ "$ours" "${args[@]}" --llvm-version 22 -o ours.$c; ow+=("$O_wall") or+=("$O_rss") oc+=("$O_cpu")
+    if [ "$c" = data-cl ]; then
+      rm -f cl.$c; measure C bash -c 'quiet "$@"; exit 0' _ create_llvm_prof --profile="$trace" --binary="$b" --format=text --out=cl.$c; cw+=("$C_wall") cr+=("$C_rss") cc+=("$C_cpu")
+    fi
   done
   mlw=$(printf '%s\n' "${lw[@]}" | median) mlr=$(printf '%s\n' "${lr[@]}" | median) mlc=$(printf '%s\n' "${lc[@]}" | median)
   mow=$(printf '%s\n' "${ow[@]}" | median) mor=$(printf '%s\n' "${or[@]}" | median) moc=$(printf '%s\n' "${oc[@]}" | median)
@@ -198,4 +234,10 @@ for c in $cases; do
   fi
   printf '%-9s llvm %6.2fs (cpu %6.2fs) %7d KB | ours %6.2fs (cpu %5.2fs) %6d KB | ours/llvm wall %s cpu %s rss %s | load %s-%s | %s\n' \
     "$c" "$mlw" "$mlc" "$mlr" "$mow" "$moc" "$mor" "$(ratio "$mow" "$mlw")" "$(ratio "$moc" "$mlc")" "$(ratio "$mor" "$mlr")" "$load0" "$(cut -d' ' -f1 /proc/loadavg)" "$same"
+  if [ "$c" = data-cl ]; then
+    mcw=$(printf '%s\n' "${cw[@]}" | median) mcr=$(printf '%s\n' "${cr[@]}" | median) mcc=$(printf '%s\n' "${cc[@]}" | median)
+    if [ -s cl.$c ]; then cl="profile of $(grep -c '^[^ ]' cl.$c) functions"; else cl="EMPTY profile"; fi
+    printf '%-9s create_llvm_prof %6.2fs (cpu %6.2fs) %7d KB | ours/create_llvm_prof wall %s cpu %s rss %s | %s\n' \
+      "" "$mcw" "$mcc" "$mcr" "$(ratio "$mow" "$mcw")" "$(ratio "$moc" "$mcc")" "$(ratio "$mor" "$mcr")" "$cl"
+  fi
 done

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # The whole AutoFDO loop with Bazel, end to end (Debian 12, after `bash .ci/install`):
 #   1. build the sample-ready binary     (pgo_instrumented_binary(kind = "sample"))
-#   2. record: run it under `perf record -b` (a CPU with LBR), or under the recorder named by
-#      $PGO_LBR_RECORDER (called `lbr-trace [--mode hybrid] --out FILE -- PROGRAM ARGS`), and
-#      write the perf-script trace to profile/app.perf.script next to a copy of the binary
-#   3. sample_profile: the trace + that binary → app_afdo.afdo (rules_pgo's profgen)
+#   2. record into profile/app.data (perf.data), next to a copy of the binary:
+#      - a CPU with LBR: `perf record -b` writes it;
+#      - otherwise (no PMU, e.g. a VM): the recorder named by $PGO_LBR_RECORDER (called
+#        `lbr-trace [--mode hybrid] --out FILE -- PROGRAM ARGS`) writes the samples as perf
+#        script text, and rules_pgo's test-only perf.data generator (internal/perfdata/
+#        perfdatatest; perf script prints the text back from its files) writes the perf.data
+#        perf would have recorded them into. That file is not perf's own recording.
+#      Either way profile/app.perf.script is the text of the same samples (for llvm-profgen).
+#   3. sample_profile: the perf.data + that binary → app_afdo.afdo (rules_pgo's profgen reads
+#      perf.data itself: no perf in the build)
 #   4. :optimized = :app and its cc_library deps recompiled with -fprofile-sample-use
 #   5. show where the compiler put the functions: .text.hot. / .text.unlikely. sections in the
 #      optimized build's objects, none in the sample-ready (unprofiled) build's
@@ -47,18 +53,19 @@ step "1. build the sample-ready binary"
 pgo_bazel build //:app_sample_ready
 bin=$(pgo_bazel info bazel-bin 2> /dev/null)
 
-step "2. record: ${recorder##*/} → profile/app.perf.script"
+step "2. record: ${recorder##*/} → profile/app.data (perf.data)"
 rm -rf profile && mkdir profile
 cp "$bin/app_sample_ready" profile/app
 chmod u+w profile/app
 if [ "$recorder" = perf ]; then
   echo "recording with perf record -b (this CPU has LBR)"
-  perf record -b -e cycles:u -o profile/perf.data -- ./profile/app "${train_args[@]}" > /dev/null
-  perf script -F ip,brstack --show-mmap-events -i profile/perf.data > profile/app.perf.script
-  rm -f profile/perf.data
+  perf record -b -e cycles:u -o profile/app.data -- ./profile/app "${train_args[@]}" > /dev/null
+  perf script -F ip,brstack --show-mmap-events -i profile/app.data > profile/app.perf.script
 else
   echo "no LBR on this CPU: recording with PGO_LBR_RECORDER=$recorder"
   "$recorder" --out profile/app.perf.script -- ./profile/app "${train_args[@]}" > /dev/null
+  echo "writing its samples as perf.data with rules_pgo's test-only generator (not perf's own recording)"
+  pgo_perfdata_from_script profile/app.perf.script profile/app.data
 fi
 ls -l profile
 

@@ -1,7 +1,7 @@
 package perfdata
 
 import (
-	"container/heap"
+	"cmp"
 	"io"
 	"slices"
 )
@@ -22,14 +22,20 @@ import (
 // Memory is that of two rounds of records (perf record ends a round each
 // time it has drained the ring buffers), as in perf.
 type Ordered struct {
-	r         *Reader
-	q         recHeap
+	r *Reader
+	// q holds the queued records from head on; sorted says q[head:] is
+	// in delivery order (time, then seq). Records come mostly in time
+	// order, so q is sorted only when one came out of it, at a flush.
+	q         []queued
+	head      int
+	sorted    bool
 	ready     []*Record // delivered next, in order
 	seq       uint64
 	nextFlush uint64
 	maxTime   uint64
 	eof       bool
 	free      []*Record
+	last      *Record // returned by NextRecord, free at the next call
 }
 
 // NewOrdered reads r's records in perf's order.
@@ -41,22 +47,11 @@ type queued struct {
 	seq  uint64
 }
 
-type recHeap []queued
-
-func (h recHeap) Len() int { return len(h) }
-func (h recHeap) Less(i, j int) bool {
-	if h[i].time != h[j].time {
-		return h[i].time < h[j].time
+func (a queued) compare(b queued) int {
+	if c := cmp.Compare(a.time, b.time); c != 0 {
+		return c
 	}
-	return h[i].seq < h[j].seq
-}
-func (h recHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *recHeap) Push(x any)   { *h = append(*h, x.(queued)) }
-func (h *recHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	return cmp.Compare(a.seq, b.seq)
 }
 
 // timeOf returns a record's timestamp, if it has one.
@@ -76,10 +71,26 @@ func (r *Reader) timeOf(rec *Record) (uint64, bool) {
 // Next reads the next record in perf's order into rec (a copy that rec
 // owns until the next call); io.EOF at the end.
 func (o *Ordered) Next(rec *Record) error {
+	n, err := o.NextRecord()
+	if err != nil {
+		return err
+	}
+	// Hand the record over, keeping rec's buffers for the queue.
+	*rec, *n = *n, *rec
+	return nil
+}
+
+// NextRecord returns the next record in perf's order, valid until the
+// next call (no copy of it is made); io.EOF at the end.
+func (o *Ordered) NextRecord() (*Record, error) {
+	if o.last != nil {
+		o.free = append(o.free, o.last)
+		o.last = nil
+	}
 	for len(o.ready) == 0 {
 		if o.eof {
-			if o.q.Len() == 0 {
-				return io.EOF
+			if o.head == len(o.q) {
+				return nil, io.EOF
 			}
 			o.flush(^uint64(0))
 			continue
@@ -92,7 +103,7 @@ func (o *Ordered) Next(rec *Record) error {
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if n.Type == RecordFinishedRound {
 			o.flush(o.nextFlush)
@@ -107,19 +118,32 @@ func (o *Ordered) Next(rec *Record) error {
 		}
 		o.maxTime = max(o.maxTime, t)
 		o.seq++
-		heap.Push(&o.q, queued{n, t, o.seq})
+		if k := len(o.q); k == o.head {
+			o.sorted = true
+		} else if t < o.q[k-1].time {
+			o.sorted = false
+		}
+		o.q = append(o.q, queued{n, t, o.seq})
 	}
 	n := o.ready[0]
 	o.ready = o.ready[1:]
-	// Hand the record over, keeping rec's buffers for the queue.
-	*rec, *n = *n, *rec
-	o.free = append(o.free, n)
-	return nil
+	o.last = n
+	return n, nil
 }
 
 func (o *Ordered) flush(limit uint64) {
-	for o.q.Len() > 0 && o.q[0].time <= limit {
-		o.ready = append(o.ready, heap.Pop(&o.q).(queued).rec)
+	if !o.sorted {
+		slices.SortFunc(o.q[o.head:], queued.compare)
+		o.sorted = true
+	}
+	for o.head < len(o.q) && o.q[o.head].time <= limit {
+		o.ready = append(o.ready, o.q[o.head].rec)
+		o.q[o.head] = queued{}
+		o.head++
+	}
+	if o.head == len(o.q) || o.head > len(o.q)/2 {
+		o.q = o.q[:copy(o.q, o.q[o.head:])]
+		o.head = 0
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
@@ -246,7 +247,7 @@ func (r *Reader) readFileHeader(ra io.ReaderAt, fileSize int64) error {
 	}
 	r.off = int64(data.off)
 	r.end = int64(data.off + data.size)
-	r.src = bufio.NewReaderSize(io.NewSectionReader(ra, int64(data.off), int64(data.size)), int(min(data.size, 1<<16)))
+	r.src = bufio.NewReaderSize(io.NewSectionReader(ra, int64(data.off), int64(data.size)), int(min(data.size, 1<<20)))
 	return nil
 }
 
@@ -442,4 +443,15 @@ func parseBuildID(b []byte) BuildID {
 		BuildID:  bytes.Clone(id),
 		Filename: string(name),
 	}
+}
+
+// Sniff reports whether b, a file's first bytes, starts as perf.data does
+// (the magic in either byte order: a byte-swapped file is perf.data this
+// package refuses with its own error).
+func Sniff(b []byte) bool {
+	if len(b) < 8 {
+		return false
+	}
+	m := binary.LittleEndian.Uint64(b)
+	return m == Magic || m == bits.ReverseBytes64(Magic)
 }

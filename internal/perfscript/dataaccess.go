@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,8 +66,7 @@ type nonTextMMap struct{ addr, size, offset uint64 }
 // non-PIE binary). opts.PID filters samples (not mmap events); opts.Warn
 // and opts.MmapEvents are honoured as in Parse.
 func ParseDataAccess(name string, r io.Reader, bin *Binary, syms *DataAccessSymbols, base uint64, opts Options) (map[DataAccess]uint64, error) {
-	counts := map[DataAccess]uint64{}
-	var mmaps []nonTextMMap // sorted by addr
+	d := newDataAccessCounter(bin, syms, base, opts)
 	s := newLineStream(r)
 	for nul := false; !s.eof && !nul; s.advance() {
 		line := s.line
@@ -88,20 +88,10 @@ func ParseDataAccess(name string, r io.Reader, bin *Binary, syms *DataAccessSymb
 				}
 				continue
 			}
-			if opts.MmapEvents != nil {
-				fmt.Fprintf(opts.MmapEvents, "Mmap: Binary %s loaded at %#x: \n", e.Path, e.Address)
-			}
-			if fileName(e.Path) != bin.Name || strings.Contains(e.Prot, "x") {
-				continue
-			}
-			// addMMapNonTextEvent: a mapping must not overlap one seen
-			// before.
-			i := sort.Search(len(mmaps), func(i int) bool { return mmaps[i].addr >= e.Address })
-			if (i < len(mmaps) && mmaps[i].addr < e.Address+e.Size) || (i > 0 && e.Address < mmaps[i-1].addr+mmaps[i-1].size) {
+			if !d.mmap(e) {
 				return nil, &decode.Error{Format: "perfscript", File: name, Section: "data-access trace", Offset: s.off,
 					Msg: fmt.Sprintf("line %d: Non-text mmap event overlaps with existing event at address: %x", s.lineNo, e.Address), Err: decode.ErrMalformed}
 			}
-			mmaps = append(mmaps[:i], append([]nonTextMMap{{e.Address, e.Size, e.Offset}}, mmaps[i:]...)...)
 			continue
 		}
 		m := dataSampleRe.FindSubmatch(line)
@@ -121,13 +111,8 @@ func ParseDataAccess(name string, r io.Reader, bin *Binary, syms *DataAccessSymb
 			return nil, &decode.Error{Format: "perfscript", File: name, Section: "data-access trace", Offset: s.off,
 				Msg: fmt.Sprintf("line %d: Failed to parse data address from perf trace line: %s", s.lineNo, line), Err: decode.ErrMalformed}
 		}
-		sym, ok := syms.syms.Lookup(syms.canonicalData(mmaps, data))
-		if !ok || !strings.HasPrefix(sym.Name, "_ZTV") {
-			continue
-		}
 		ip, _ := parseUint(m[2], 16) // llvm-profgen ignores a bad IP (0)
-		ip = ip - base + bin.PreferredBase()
-		counts[DataAccess{ip, sym.Name}]++
+		d.sample(ip, data)
 	}
 	if s.err != nil {
 		if s.err == errLineTooLong {
@@ -135,7 +120,91 @@ func ParseDataAccess(name string, r io.Reader, bin *Binary, syms *DataAccessSymb
 		}
 		return nil, &decode.Error{Format: "perfscript", File: name, Section: "data-access trace", Offset: s.off, Msg: s.err.Error(), Err: decode.ErrTruncated}
 	}
-	return counts, nil
+	return d.counts, nil
+}
+
+// DataAccessEvent is an event of a data-access recording read from
+// perf.data: an MMAP2 event (MMap), or a sample's process, instruction
+// address and data address.
+type DataAccessEvent struct {
+	MMap     *MMapEvent
+	PID      int32
+	IP, Addr uint64
+	// Where names the event in errors: the file, the record and its
+	// offset.
+	File, Section string
+	Offset        int64
+}
+
+// ParseDataAccessEvents counts the events next returns (ErrEndOfEvents
+// ends them; any other error is returned) as ParseDataAccess counts the
+// lines `perf report -D` prints of the same events: the MMAP2 events
+// (every process's) and the samples (of opts.PID only, when set).
+func ParseDataAccessEvents(bin *Binary, syms *DataAccessSymbols, base uint64, opts Options, next func(*DataAccessEvent) error) (map[DataAccess]uint64, error) {
+	d := newDataAccessCounter(bin, syms, base, opts)
+	var ev DataAccessEvent
+	for {
+		ev.MMap = nil
+		if err := next(&ev); err == ErrEndOfEvents {
+			return d.counts, nil
+		} else if err != nil {
+			return nil, err
+		}
+		if ev.MMap != nil {
+			if !d.mmap(*ev.MMap) {
+				return nil, &decode.Error{Format: "perfdata", File: ev.File, Section: ev.Section, Offset: ev.Offset,
+					Msg: fmt.Sprintf("Non-text mmap event overlaps with existing event at address: %x", ev.MMap.Address), Err: decode.ErrMalformed}
+			}
+			continue
+		}
+		if ev.PID < 0 || (opts.HasPID && ev.PID != opts.PID) {
+			continue // perf prints a pid ≥ 2³¹ negative: not a sample line for llvm-profgen
+		}
+		d.sample(ev.IP, ev.Addr)
+	}
+}
+
+// dataAccessCounter is parseDataAccessPerfTraces' state: the binary's
+// non-text mappings and the counts.
+type dataAccessCounter struct {
+	bin    *Binary
+	syms   *DataAccessSymbols
+	base   uint64
+	opts   Options
+	mmaps  []nonTextMMap // sorted by addr
+	counts map[DataAccess]uint64
+}
+
+func newDataAccessCounter(bin *Binary, syms *DataAccessSymbols, base uint64, opts Options) *dataAccessCounter {
+	return &dataAccessCounter{bin: bin, syms: syms, base: base, opts: opts, counts: map[DataAccess]uint64{}}
+}
+
+// mmap takes an mmap event; it reports false for a non-text mapping of
+// the binary that overlaps one seen before (addMMapNonTextEvent's error).
+func (d *dataAccessCounter) mmap(e MMapEvent) bool {
+	if d.opts.MmapEvents != nil {
+		fmt.Fprintf(d.opts.MmapEvents, "Mmap: Binary %s loaded at %#x: \n", e.Path, e.Address)
+	}
+	if fileName(e.Path) != d.bin.Name || strings.Contains(e.Prot, "x") {
+		return true
+	}
+	i := sort.Search(len(d.mmaps), func(i int) bool { return d.mmaps[i].addr >= e.Address })
+	if (i < len(d.mmaps) && d.mmaps[i].addr < e.Address+e.Size) || (i > 0 && e.Address < d.mmaps[i-1].addr+d.mmaps[i-1].size) {
+		return false
+	}
+	d.mmaps = slices.Insert(d.mmaps, i, nonTextMMap{e.Address, e.Size, e.Offset})
+	return true
+}
+
+// sample counts a load at ip (a runtime address) of data, if data lies in
+// a vtable.
+func (d *dataAccessCounter) sample(ip, data uint64) {
+	sym, ok := d.syms.syms.Lookup(d.syms.canonicalData(d.mmaps, data))
+	if !ok || !strings.HasPrefix(sym.Name, "_ZTV") {
+		return
+	}
+	ip = ip - d.base + d.bin.PreferredBase()
+	d.counts[DataAccess{ip, sym.Name}]++
 }
 
 // canonicalData is CanonicalizeNonTextAddress: the link-time address of a

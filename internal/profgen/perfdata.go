@@ -146,27 +146,27 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 		popts.HybridRecord = unwinder.AddRecord
 	}
 	o := perfdata.NewOrdered(r)
-	var rec perfdata.Record
 	// fill reads the next event of the selected processes into ev (its
 	// mmap event into *mm).
 	fill := func(ev *perfscript.Event, mm *perfscript.MMapEvent) error {
 		ev.MMap, ev.BuildID, ev.Stack, ev.Branches = nil, nil, ev.Stack[:0], ev.Branches[:0]
 		for {
-			err := o.Next(&rec)
-			if err == io.EOF {
-				return perfscript.ErrEndOfEvents
-			}
+			rec, err := nextRecord(o)
 			if err != nil {
 				return err
 			}
-			ev.File, ev.Section, ev.Offset = c.Perfdata, "record "+rec.Type.String(), rec.Offset
+			ev.File, ev.Offset = c.Perfdata, rec.Offset
 			switch rec.Type {
 			case perfdata.RecordMmap, perfdata.RecordMmap2:
 				m := &rec.Mmap
 				if !pids[int32(m.PID)] {
 					continue
 				}
-				*mm = perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(&rec), Path: m.Filename}
+				ev.Section = sectionMmap
+				if rec.Type == perfdata.RecordMmap2 {
+					ev.Section = sectionMmap2
+				}
+				*mm = mmapEvent(rec)
 				ev.MMap = mm
 				ev.BuildID = append(ev.BuildID[:0:0], m.BuildID...)
 				return nil
@@ -175,6 +175,7 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 				if !pids[int32(s.PID)] || s.Attr.SampleType&perfdata.SampleBranchStack == 0 {
 					continue
 				}
+				ev.Section = sectionSample
 				if content == perfscript.Hybrid {
 					for _, a := range s.Callchain {
 						if a >= perfdata.ContextMax {
@@ -260,6 +261,73 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 	}
 	prof, err := perfscript.ParseEvents(c.Perfdata, content, bin, popts, next)
 	return prof, unwinder, err
+}
+
+// The sections errors name, one string each rather than one per event.
+var (
+	sectionMmap   = "record " + perfdata.RecordMmap.String()
+	sectionMmap2  = "record " + perfdata.RecordMmap2.String()
+	sectionSample = "record " + perfdata.RecordSample.String()
+)
+
+// perfDataAccess reads a data-access recording from perf.data (what
+// --data-access-perftrace otherwise takes as `perf report -D`'s dump of
+// it): the records of that dump llvm-profgen reads, in perf's order — every
+// process's MMAP2 events and every sample's pid, IP and data address
+// (ADDR; 0 when the event does not sample it, as perf prints it).
+func perfDataAccess(name string, bin *perfscript.Binary, syms *perfscript.DataAccessSymbols, base uint64, popts perfscript.Options) (map[perfscript.DataAccess]uint64, error) {
+	r, err := perfdata.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	o := perfdata.NewOrdered(r)
+	var mm perfscript.MMapEvent
+	return perfscript.ParseDataAccessEvents(bin, syms, base, popts, func(ev *perfscript.DataAccessEvent) error {
+		for {
+			rec, err := nextRecord(o)
+			if err != nil {
+				return err
+			}
+			switch rec.Type {
+			case perfdata.RecordMmap2:
+				m := &rec.Mmap
+				if m.Addr == 0 || m.Len == 0 {
+					// perf prints them as "0", which llvm-profgen's
+					// pattern does not take: not an mmap event for it.
+					continue
+				}
+				mm = mmapEvent(rec)
+				ev.MMap = &mm
+				ev.File, ev.Section, ev.Offset = name, sectionMmap2, rec.Offset
+				return nil
+			case perfdata.RecordSample:
+				s := &rec.Sample
+				ev.PID, ev.IP, ev.Addr = int32(s.PID), s.IP, s.Addr
+				if s.Attr.SampleType&perfdata.SampleTID == 0 {
+					ev.PID = -1 // perf prints -1/-1: not a sample line for llvm-profgen
+				}
+				ev.File, ev.Section, ev.Offset = name, sectionSample, rec.Offset
+				return nil
+			}
+		}
+	})
+}
+
+// nextRecord is the next record in perf's order, ErrEndOfEvents after
+// the last.
+func nextRecord(o *perfdata.Ordered) (*perfdata.Record, error) {
+	rec, err := o.NextRecord()
+	if err == io.EOF {
+		return nil, perfscript.ErrEndOfEvents
+	}
+	return rec, err
+}
+
+// mmapEvent is an mmap record as perf script and perf report -D print it.
+func mmapEvent(rec *perfdata.Record) perfscript.MMapEvent {
+	m := &rec.Mmap
+	return perfscript.MMapEvent{PID: int32(m.PID), Address: m.Addr, Size: m.Len, Offset: m.PgOff, Prot: mmapProt(rec), Path: m.Filename}
 }
 
 // mmapProt is the protection perf script prints of an mmap event: "r-xp"

@@ -1,6 +1,7 @@
 package profgen
 
 import (
+	"bufio"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
+	"github.com/rules-pgo/rules_pgo/internal/perfdata"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
@@ -380,7 +382,12 @@ func dataAccess(c *Options, bin *perfscript.Binary, prof *perfscript.Profile, po
 	if err != nil {
 		return nil, err
 	}
-	return perfscript.ParseDataAccess(c.DataAccessPerftrace, f, bin, syms, prof.BaseAddress, popts)
+	br := bufio.NewReaderSize(f, 1<<16)
+	if head, _ := br.Peek(8); perfdata.Sniff(head) {
+		// perf.data itself rather than `perf report -D`'s dump of it.
+		return perfDataAccess(c.DataAccessPerftrace, bin, syms, prof.BaseAddress, popts)
+	}
+	return perfscript.ParseDataAccess(c.DataAccessPerftrace, br, bin, syms, prof.BaseAddress, popts)
 }
 
 // parseTrace reads the perf script (--perfscript, or the one perf writes

@@ -151,7 +151,7 @@ func run(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			return nil
 		}})
 	fs.IntValue(&c.Generate.ProfileDensityCutoffHot, "<N>", "Share of the samples, in millionths, whose functions' density is computed (default 990000: 99%)", "--profile-density-cutoff-hot")
-	fs.StringValue(&c.DataAccessPerftrace, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
+	fs.StringValue(&c.DataAccessPerftrace, "<file>", "`perf report -D` dump of a load-sampling event (MEM_INST_RETIRED.ALL_LOADS with data addresses), or that perf.data itself (read natively): vtable type counts for the loads of _ZTV symbols (LLVM 22; text output, or extbinary with --extbinary-write-vtable-type-prof)", "--data-access-perftrace")
 	llvmBool(fs, &c.WriteVTables, nil, true, "Write vtable type counts into extbinary profiles (LLVM 22)", "--extbinary-write-vtable-type-prof")
 	fs.StringValue(&c.Perfdata, "<file>", "perf.data of an LBR recording (perf record -b [-g]), read natively (no perf needed; -z and pipe-mode files too)", "--perfdata", "--pd")
 	fs.BoolFlag(&c.PerfdataViaPerfScript, true, "Read --perfdata by running `perf script` as llvm-profgen does (perf must be on PATH), for comparison", "--perfdata-via-perf-script")
