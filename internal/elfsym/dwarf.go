@@ -150,12 +150,12 @@ type abbrevAttr struct {
 type abbrev struct {
 	tag      uint16
 	children bool
-	attrs    []abbrevAttr
 	// hasRanges: the DIE has DW_AT_low_pc or DW_AT_ranges.
 	hasRanges bool
 	// fixed is the byte size of the attribute values when every form has
 	// a fixed size for the table's sizes key, else -1.
 	fixed int32
+	attrs []abbrevAttr
 	// skip is how to step over the values for the table's sizes key when
 	// some form has a variable size: runs of fixed-size values collapse
 	// into one op each.
