@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"sync"
 
@@ -119,8 +120,9 @@ type dwarfFile struct {
 	sec   sections
 	units []*unit // sorted by offset
 
-	abbrevMu sync.Mutex
-	abbrevs  map[uint64]*abbrevTable
+	abbrevMu         sync.Mutex
+	abbrevs          map[uint64]*abbrevTable
+	abbrevsByContent map[abbrevContent][]*abbrevTable
 
 	// abbrevAdj, for .dwp packages, gives the .debug_abbrev.dwo
 	// contribution of the unit at a .debug_info.dwo offset.
@@ -280,15 +282,39 @@ func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error)
 		return t, nil
 	}
 	t := &abbrevTable{key: key, df: df, off: off}
-	if err := t.scan(); err != nil {
+	end, err := t.scan()
+	if err != nil {
 		return nil, err
 	}
 	if df.abbrevs == nil {
 		df.abbrevs = make(map[uint64]*abbrevTable)
+		df.abbrevsByContent = make(map[abbrevContent][]*abbrevTable)
 	}
+	// The units of a many-unit binary mostly have tables of the same
+	// bytes: they share one decoded table (decoding depends only on the
+	// bytes and the sizes key).
+	body := df.sec.abbrev[off:end]
+	ck := abbrevContent{key: key, hash: maphash.Bytes(abbrevSeed, body), n: len(body)}
+	for _, o := range df.abbrevsByContent[ck] {
+		if bytes.Equal(df.sec.abbrev[o.off:o.off+uint64(len(body))], body) {
+			df.abbrevs[off] = o
+			return o, nil
+		}
+	}
+	df.abbrevsByContent[ck] = append(df.abbrevsByContent[ck], t)
 	df.abbrevs[off] = t
 	return t, nil
 }
+
+// abbrevContent identifies a table by its bytes (hash and length) and
+// sizes key.
+type abbrevContent struct {
+	key  sizesKey
+	hash uint64
+	n    int
+}
+
+var abbrevSeed = maphash.MakeSeed()
 
 // readAbbrevDecl reads one declaration after its code: the tag, the
 // children flag and the attribute specifications, appended to attrs
@@ -346,8 +372,8 @@ func (a *abbrev) finish(key sizesKey, ops []skipOp) []skipOp {
 
 // scan checks the table as decoding it would (the same reads, so the same
 // errors), counts its declarations and attributes and keeps the first
-// declaration when its code is 1.
-func (t *abbrevTable) scan() error {
+// declaration when its code is 1; end is the offset past the table.
+func (t *abbrevTable) scan() (end uint64, err error) {
 	df := t.df
 	b := newCursor(df.file, df.secName(".debug_abbrev"), df.sec.abbrev, t.off, df.order)
 	for b.Err() == nil {
@@ -366,7 +392,7 @@ func (t *abbrevTable) scan() error {
 		t.nAbbr++
 		t.nAttr += n
 	}
-	return b.Err()
+	return uint64(b.Off()), b.Err()
 }
 
 // decode reads the whole table (scan checked it).
