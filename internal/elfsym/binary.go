@@ -567,7 +567,8 @@ func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
 		b.warn(fmt.Sprintf("tree%p", u), st.treeErr.Error())
 	}
 	lt := st.lt
-	var chain []int32
+	var chainBuf [16]int32
+	chain := chainBuf[:0]
 	for i := st.subroutineFor(addr); i >= 0 && len(chain) < len(st.subs); {
 		chain = append(chain, i)
 		if st.subs[i].tag == tagSubprogram {
