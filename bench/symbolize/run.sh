@@ -70,16 +70,19 @@ echo "== $n addresses in .text [0x$taddr, +0x$tsize) of $bin ($((size / 1048576)
 for ((run = 1; run <= runs; run++)); do
   measure o "$ours" --obj="$bin" --output-style="$style" "$inlines" <"$addrs"
   measure l "$llvm" --obj="$bin" --output-style="$style" "$inlines" <"$addrs"
-  echo "run $run: ours ${o_wall}s ${o_rss}KB   llvm ${l_wall}s ${l_rss}KB"
-  ow+=("$o_wall"); orss+=("$o_rss"); lw+=("$l_wall"); lrss+=("$l_rss")
+  echo "run $run: ours ${o_wall}s (cpu ${o_cpu}s) ${o_rss}KB   llvm ${l_wall}s (cpu ${l_cpu}s) ${l_rss}KB"
+  ow+=("$o_wall"); orss+=("$o_rss"); lw+=("$l_wall"); lrss+=("$l_rss"); oc+=("$o_cpu"); lc+=("$l_cpu")
 done
 
 mow=$(printf '%s\n' "${ow[@]}" | median); mlw=$(printf '%s\n' "${lw[@]}" | median)
 mor=$(printf '%s\n' "${orss[@]}" | median); mlr=$(printf '%s\n' "${lrss[@]}" | median)
+moc=$(printf '%s\n' "${oc[@]}" | median); mlc=$(printf '%s\n' "${lc[@]}" | median)
 echo
 printf '%-22s %12s %12s %10s\n' "median" "symbolize" "$llvm" "llvm/ours"
 printf '%-22s %12s %12s %10s\n' "wall (s)" "$mow" "$mlw" "$(ratio "$mlw" "$mow")"
+printf '%-22s %12s %12s %10s\n' "cpu, user+sys (s)" "$moc" "$mlc" "$(ratio "$mlc" "$moc")"
 printf '%-22s %12s %12s %10s\n' "peak RSS (KB)" "$mor" "$mlr" "$(ratio "$mlr" "$mor")"
+echo "ours/llvm: wall $(ratio "$mow" "$mlw"), cpu $(ratio "$moc" "$mlc"), RSS $(ratio "$mor" "$mlr"); load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The two must agree byte for byte; say so if they do not.
 if ! cmp -s <("$ours" --obj="$bin" --output-style="$style" "$inlines" <"$addrs") \

@@ -25,6 +25,8 @@ type Binary struct {
 	opts    Options
 	ef      *elf.File
 	layout  *elfLayout
+	data    []byte  // the file, mapped (or read)
+	patches []patch // debug/elf's rewrites of it (MappedSection)
 	closers []func() error
 
 	buildID []byte
@@ -68,7 +70,7 @@ func newBinary(path string, opts *Options, load func(ignore bool) (*elfImage, er
 	if err != nil {
 		return nil, err
 	}
-	b.ef, b.layout, b.closers = img.ef, img.layout, []func() error{img.close}
+	b.ef, b.layout, b.data, b.patches, b.closers = img.ef, img.layout, img.data, img.patches, []func() error{img.close}
 	if img.phdrWarning != "" {
 		b.warn("phdrs", img.phdrWarning)
 	}
@@ -87,6 +89,8 @@ type elfImage struct {
 	close  func() error
 	// phdrWarning says why the program headers were ignored, if they were.
 	phdrWarning string
+	// patches are the header rewrites debug/elf reads the file with.
+	patches []patch
 }
 
 // OpenFile is Open for a regular file the caller already opened (and
@@ -162,11 +166,12 @@ func parseELF(path string, data []byte, ignoreBadPhdrs bool) (*elfImage, error) 
 		}
 		img.phdrWarning = fmt.Sprintf("%s: ignoring the program headers: %s", path, problem)
 	}
-	ef, err := elf.NewFile(&overlay{data: data, patches: l.sanitize(data, problem != "")})
+	ov := &overlay{data: data, patches: l.sanitize(data, problem != "")}
+	ef, err := elf.NewFile(ov)
 	if err != nil {
 		return nil, newError(path, "ELF header", 0, decode.ErrMalformed, "%v", err)
 	}
-	img.ef = ef
+	img.ef, img.patches = ef, ov.patches
 	return img, nil
 }
 
@@ -462,6 +467,34 @@ type Segment struct {
 	Exec bool
 }
 
+// MappedSection returns the bytes of the section of b.ELF() at index idx
+// as a slice of the file's mapping (valid until Close), without copying:
+// ok is false for a compressed or SHT_NOBITS section or one whose raw
+// header places it outside the file (read those with elf.Section.Data).
+func (b *Binary) MappedSection(idx int) ([]byte, bool) {
+	if b.ef == nil || idx < 0 || idx >= len(b.ef.Sections) {
+		return nil, false
+	}
+	s := b.ef.Sections[idx]
+	if s.Type == elf.SHT_NOBITS || s.Flags&elf.SHF_COMPRESSED != 0 || strings.HasPrefix(s.Name, ".zdebug_") {
+		return nil, false
+	}
+	raw, ok := b.layout.section(b.data, idx)
+	if !ok || raw.flags&elf.SHF_COMPRESSED != 0 || raw.off > uint64(len(b.data)) || raw.size > uint64(len(b.data))-raw.off {
+		return nil, false
+	}
+	if raw.off != s.Offset || raw.size != s.Size {
+		// debug/elf's view was sanitized (headers.go): let it answer.
+		return nil, false
+	}
+	for _, p := range b.patches {
+		if uint64(p.off) < raw.off+raw.size && uint64(p.off)+uint64(len(p.b)) > raw.off {
+			return nil, false // debug/elf reads rewritten bytes there
+		}
+	}
+	return b.data[raw.off : raw.off+raw.size : raw.off+raw.size], true
+}
+
 // LoadSegments returns the PT_LOAD program headers in header order.
 func (b *Binary) LoadSegments() []Segment {
 	var segs []Segment
@@ -534,7 +567,8 @@ func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
 		b.warn(fmt.Sprintf("tree%p", u), st.treeErr.Error())
 	}
 	lt := st.lt
-	var chain []int32
+	var chainBuf [16]int32
+	chain := chainBuf[:0]
 	for i := st.subroutineFor(addr); i >= 0 && len(chain) < len(st.subs); {
 		chain = append(chain, i)
 		if st.subs[i].tag == tagSubprogram {

@@ -190,7 +190,9 @@ func (m *amap) covers(bi, ei int, x uint64) bool {
 // put sets map[e.lo] = e.
 func (m *amap) put(e amEntry) {
 	if len(m.blocks) == 0 {
-		m.blocks = append(m.blocks, append(make([]amEntry, 0, 2*amapBlock), e))
+		// Small first: most units of a many-unit binary have a few
+		// subroutines; append grows the block up to its split.
+		m.blocks = append(m.blocks, append(make([]amEntry, 0, 8), e))
 		return
 	}
 	bi, ei, ok := m.findLE(e.lo)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"sync"
 
@@ -119,8 +120,9 @@ type dwarfFile struct {
 	sec   sections
 	units []*unit // sorted by offset
 
-	abbrevMu sync.Mutex
-	abbrevs  map[uint64]*abbrevTable
+	abbrevMu         sync.Mutex
+	abbrevs          map[uint64]*abbrevTable
+	abbrevsByContent map[abbrevContent][]*abbrevTable
 
 	// abbrevAdj, for .dwp packages, gives the .debug_abbrev.dwo
 	// contribution of the unit at a .debug_info.dwo offset.
@@ -150,12 +152,12 @@ type abbrevAttr struct {
 type abbrev struct {
 	tag      uint16
 	children bool
-	attrs    []abbrevAttr
 	// hasRanges: the DIE has DW_AT_low_pc or DW_AT_ranges.
 	hasRanges bool
 	// fixed is the byte size of the attribute values when every form has
 	// a fixed size for the table's sizes key, else -1.
 	fixed int32
+	attrs []abbrevAttr
 	// skip is how to step over the values for the table's sizes key when
 	// some form has a variable size: runs of fixed-size values collapse
 	// into one op each.
@@ -169,10 +171,10 @@ type skipOp struct {
 	form uint16
 }
 
-// skipOps compiles a's skip program; ok is false when a form is neither
-// fixed-size nor one skipFast knows (the slow path then reports errors).
-func skipOps(a *abbrev, key sizesKey) ([]skipOp, bool) {
-	var ops []skipOp
+// appendSkipOps appends a's skip program to ops; ok is false when a form
+// is neither fixed-size nor one skipFast knows (the slow path then reports
+// errors).
+func appendSkipOps(ops []skipOp, a *abbrev, key sizesKey) ([]skipOp, bool) {
 	var pre uint32
 	for _, aa := range a.attrs {
 		if n := formSize(aa.form, key); n >= 0 {
@@ -183,7 +185,7 @@ func skipOps(a *abbrev, key sizesKey) ([]skipOp, bool) {
 		case formString, formBlock, formExprloc, formBlock1, formBlock2, formBlock4,
 			formSdata, formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx, formGNUAddrIndex, formGNUStrIndex:
 		default:
-			return nil, false
+			return ops, false
 		}
 		ops = append(ops, skipOp{pre: pre, form: aa.form})
 		pre = 0
@@ -194,10 +196,26 @@ func skipOps(a *abbrev, key sizesKey) ([]skipOp, bool) {
 	return ops, true
 }
 
+// abbrevTable is one abbreviation table of .debug_abbrev. Opening a file
+// only checks each table (scanAbbrevs, which allocates nothing) and keeps
+// its first declaration, which is the unit DIE's as compilers write it;
+// the whole table is decoded on the first lookup of another code, into
+// three arrays sized by the check's counts: most units of a many-unit
+// binary are never walked, and those that are cost three allocations.
 type abbrevTable struct {
+	key sizesKey // sizes the fixed values were computed for
+
+	// first is the declaration of code 1 when it comes first.
+	first    abbrev
+	hasFirst bool
+
+	df           *dwarfFile
+	off          uint64
+	nAbbr, nAttr int // counted by the check
+
+	once  sync.Once
 	dense []abbrev          // code-1 indexed when codes are 1..n in order
 	other map[uint64]abbrev // remaining codes
-	key   sizesKey          // sizes the fixed values were computed for
 }
 
 // sizesKey is what fixed attribute sizes depend on.
@@ -240,6 +258,11 @@ func (t *abbrevTable) get(code uint64) (*abbrev, bool) {
 	if t == nil { // the unit's abbreviations could not be read
 		return nil, false
 	}
+	if code == 1 && t.hasFirst {
+		// The same declaration the decoded table has at dense[0].
+		return &t.first, true
+	}
+	t.once.Do(t.decode)
 	if code >= 1 && code <= uint64(len(t.dense)) {
 		return &t.dense[code-1], true
 	}
@@ -250,53 +273,145 @@ func (t *abbrevTable) get(code uint64) (*abbrev, bool) {
 	return &a, true
 }
 
+// abbrevTable returns the table at off, checked (its errors are those of
+// reading it) but decoded only on first use.
 func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error) {
 	df.abbrevMu.Lock()
 	defer df.abbrevMu.Unlock()
 	if t, ok := df.abbrevs[off]; ok {
 		return t, nil
 	}
-	b := newCursor(df.file, df.secName(".debug_abbrev"), df.sec.abbrev, off, df.order)
-	t := &abbrevTable{key: key}
+	t := &abbrevTable{key: key, df: df, off: off}
+	end, err := t.scan()
+	if err != nil {
+		return nil, err
+	}
+	if df.abbrevs == nil {
+		df.abbrevs = make(map[uint64]*abbrevTable)
+		df.abbrevsByContent = make(map[abbrevContent][]*abbrevTable)
+	}
+	// The units of a many-unit binary mostly have tables of the same
+	// bytes: they share one decoded table (decoding depends only on the
+	// bytes and the sizes key).
+	body := df.sec.abbrev[off:end]
+	ck := abbrevContent{key: key, hash: maphash.Bytes(abbrevSeed, body), n: len(body)}
+	for _, o := range df.abbrevsByContent[ck] {
+		if bytes.Equal(df.sec.abbrev[o.off:o.off+uint64(len(body))], body) {
+			df.abbrevs[off] = o
+			return o, nil
+		}
+	}
+	df.abbrevsByContent[ck] = append(df.abbrevsByContent[ck], t)
+	df.abbrevs[off] = t
+	return t, nil
+}
+
+// abbrevContent identifies a table by its bytes (hash and length) and
+// sizes key.
+type abbrevContent struct {
+	key  sizesKey
+	hash uint64
+	n    int
+}
+
+var abbrevSeed = maphash.MakeSeed()
+
+// readAbbrevDecl reads one declaration after its code: the tag, the
+// children flag and the attribute specifications, appended to attrs
+// (when keep) or only counted.
+func readAbbrevDecl(b *decode.Cursor, a *abbrev, attrs []abbrevAttr, keep bool) ([]abbrevAttr, int) {
+	tag := b.Uleb()
+	a.tag = uint16(min(tag, 0xffff))
+	a.children = b.U8() != 0
+	n := 0
+	for b.Err() == nil {
+		at, form := b.Uleb(), b.Uleb()
+		if at == 0 && form == 0 {
+			break
+		}
+		aa := abbrevAttr{attr: uint16(min(at, 0xffff)), form: uint16(min(form, 0xffff))}
+		if form == formImplicitConst {
+			aa.implicit = b.Sleb()
+		}
+		if keep {
+			attrs = append(attrs, aa)
+		}
+		n++
+	}
+	return attrs, n
+}
+
+// finish sets what a's lookups use: hasRanges, the fixed size or the
+// skip program (appended to ops).
+func (a *abbrev) finish(key sizesKey, ops []skipOp) []skipOp {
+	a.fixed = 0
+	for _, aa := range a.attrs {
+		if aa.attr == atLowPC || aa.attr == atRanges {
+			a.hasRanges = true
+		}
+	}
+	for _, aa := range a.attrs {
+		n := formSize(aa.form, key)
+		if n < 0 {
+			a.fixed = -1
+			break
+		}
+		a.fixed += int32(n)
+	}
+	if a.fixed < 0 {
+		start := len(ops)
+		if more, ok := appendSkipOps(ops, a, key); ok && len(more) > start {
+			ops = more
+			a.skip = ops[start:len(ops):len(ops)]
+		} else {
+			ops = ops[:start]
+		}
+	}
+	return ops
+}
+
+// scan checks the table as decoding it would (the same reads, so the same
+// errors), counts its declarations and attributes and keeps the first
+// declaration when its code is 1; end is the offset past the table.
+func (t *abbrevTable) scan() (end uint64, err error) {
+	df := t.df
+	b := newCursor(df.file, df.secName(".debug_abbrev"), df.sec.abbrev, t.off, df.order)
 	for b.Err() == nil {
 		code := b.Uleb()
 		if code == 0 {
 			break
 		}
 		var a abbrev
-		tag := b.Uleb()
-		a.tag = uint16(min(tag, 0xffff))
-		a.children = b.U8() != 0
-		for b.Err() == nil {
-			at, form := b.Uleb(), b.Uleb()
-			if at == 0 && form == 0 {
-				break
-			}
-			aa := abbrevAttr{attr: uint16(min(at, 0xffff)), form: uint16(min(form, 0xffff))}
-			if form == formImplicitConst {
-				aa.implicit = b.Sleb()
-			}
-			a.attrs = append(a.attrs, aa)
+		keep := t.nAbbr == 0 && code == 1
+		var n int
+		a.attrs, n = readAbbrevDecl(&b, &a, nil, keep)
+		if keep && b.Err() == nil {
+			a.finish(t.key, nil)
+			t.first, t.hasFirst = a, true
 		}
-		a.fixed = 0
-		for _, aa := range a.attrs {
-			if aa.attr == atLowPC || aa.attr == atRanges {
-				a.hasRanges = true
-			}
+		t.nAbbr++
+		t.nAttr += n
+	}
+	return uint64(b.Off()), b.Err()
+}
+
+// decode reads the whole table (scan checked it).
+func (t *abbrevTable) decode() {
+	df := t.df
+	b := newCursor(df.file, df.secName(".debug_abbrev"), df.sec.abbrev, t.off, df.order)
+	attrs := make([]abbrevAttr, 0, t.nAttr)
+	ops := make([]skipOp, 0, t.nAttr+t.nAbbr)
+	t.dense = make([]abbrev, 0, t.nAbbr)
+	for b.Err() == nil {
+		code := b.Uleb()
+		if code == 0 {
+			break
 		}
-		for _, aa := range a.attrs {
-			n := formSize(aa.form, key)
-			if n < 0 {
-				a.fixed = -1
-				break
-			}
-			a.fixed += int32(n)
-		}
-		if a.fixed < 0 {
-			if ops, ok := skipOps(&a, key); ok && len(ops) > 0 {
-				a.skip = ops
-			}
-		}
+		var a abbrev
+		start := len(attrs)
+		attrs, _ = readAbbrevDecl(&b, &a, attrs, true)
+		a.attrs = attrs[start:len(attrs):len(attrs)]
+		ops = a.finish(t.key, ops)
 		if code == uint64(len(t.dense))+1 && t.other == nil {
 			t.dense = append(t.dense, a)
 		} else {
@@ -306,14 +421,6 @@ func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error)
 			t.other[code] = a
 		}
 	}
-	if b.Err() != nil {
-		return nil, b.Err()
-	}
-	if df.abbrevs == nil {
-		df.abbrevs = make(map[uint64]*abbrevTable)
-	}
-	df.abbrevs[off] = t
-	return t, nil
 }
 
 // unit is one unit header of .debug_info(.dwo) plus what its unit DIE

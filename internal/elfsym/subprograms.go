@@ -38,7 +38,7 @@ type Subprogram struct {
 // for address lookups. A unit that cannot be read is skipped; Symbolize
 // would report its problem.
 func (b *Binary) Functions(yield func(Function) bool) {
-	b.walkSubprograms(allUnits, func(st *cuState, _ *die, f *Function) bool { return yield(*f) })
+	b.walkSubprograms(allUnits, false, func(st *cuState, _ *die, f *Function) bool { return yield(*f) })
 }
 
 // Subprograms returns the subprograms of the binary's own compile units
@@ -50,7 +50,7 @@ func (b *Binary) Functions(yield func(Function) bool) {
 // without a name or ranges are left out, as are units whose DIE tree
 // cannot be read.
 func (b *Binary) Subprograms() (subs []Subprogram, split bool) {
-	split = b.walkSubprograms(ownUnits, func(st *cuState, d *die, f *Function) bool {
+	split = b.walkSubprograms(ownUnits, true, func(st *cuState, d *die, f *Function) bool {
 		subs = appendSubprogram(subs, st, d, f)
 		return true
 	}).split
@@ -65,7 +65,7 @@ func (b *Binary) Subprograms() (subs []Subprogram, split bool) {
 // loaded for N modules" warning). Subprograms without a name or ranges
 // are left out.
 func (b *Binary) SplitSubprograms() (subs []Subprogram, missing int) {
-	missing = b.walkSubprograms(splitUnits, func(st *cuState, d *die, f *Function) bool {
+	missing = b.walkSubprograms(splitUnits, true, func(st *cuState, d *die, f *Function) bool {
 		subs = appendSubprogram(subs, st, d, f)
 		return true
 	}).missing
@@ -115,7 +115,10 @@ type walkCount struct {
 // of set, unit by unit in DIE order, with its names and decl attributes,
 // until yield returns false. Names are resolved without filling the
 // symbolizer's per-subroutine cache (st.info): most are never asked for.
-func (b *Binary) walkSubprograms(set unitSet, yield func(st *cuState, d *die, f *Function) bool) (c walkCount) {
+// With withCode, DIEs without DW_AT_low_pc or DW_AT_ranges (declarations,
+// abstract instances: no ranges, so no Subprogram) are passed over before
+// their names are resolved.
+func (b *Binary) walkSubprograms(set unitSet, withCode bool, yield func(st *cuState, d *die, f *Function) bool) (c walkCount) {
 	if b.dw == nil || set == ownUnits && b.dw.file != b.path {
 		return c
 	}
@@ -150,7 +153,7 @@ func (b *Binary) walkSubprograms(set unitSet, yield func(st *cuState, d *die, f 
 			c.missing++
 			continue
 		}
-		if !st.eachSubprogram(yield) {
+		if !st.eachSubprogram(withCode, yield) {
 			return c
 		}
 	}
@@ -160,23 +163,30 @@ func (b *Binary) walkSubprograms(set unitSet, yield func(st *cuState, d *die, f 
 // eachSubprogram calls yield for the subprogram DIEs of st's tree (the
 // unit's, or the split unit of a skeleton) in DIE order; false when yield
 // stopped it.
-func (st *cuState) eachSubprogram(yield func(st *cuState, d *die, f *Function) bool) bool {
+func (st *cuState) eachSubprogram(withCode bool, yield func(st *cuState, d *die, f *Function) bool) bool {
+	var d die
+	var n subInfo
+	var f Function
 	for i := range st.subs {
 		s := &st.subs[i]
 		if s.tag != tagSubprogram {
 			continue
 		}
-		d, ok := st.tu.dieAtOwn(s.off)
-		if !ok {
+		var ok bool
+		if d, ok = st.tu.dieAtOwn(s.off); !ok {
+			continue
+		}
+		hasCode := d.lowPC.set || d.ranges.set
+		if withCode && !hasCode {
 			continue
 		}
 		si := st.infos[i].Load()
 		if si == nil {
-			n := st.tu.nameInfo(s.off, &d)
+			n = st.tu.nameInfo(s.off, &d)
 			si = &n
 		}
-		f := Function{Name: si.name, LinkageName: si.linkage, StartFile: si.declFile, StartLine: si.declLine,
-			HasCode: d.lowPC.set || d.ranges.set}
+		f = Function{Name: si.name, LinkageName: si.linkage, StartFile: si.declFile, StartLine: si.declLine,
+			HasCode: hasCode}
 		if !si.hasLinkage || si.linkage == "" {
 			f.LinkageName = si.name
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
+	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/profbinary"
 	"github.com/rules-pgo/rules_pgo/internal/x86inst"
@@ -325,14 +326,32 @@ func NewBinary(pb *profbinary.Binary) (*Binary, error) {
 	}
 	// The functions of the debug file's own units, then of its split
 	// units (loadSymbolsFromDWARFUnit, in DIE order), dropping empty
-	// ranges and ranges below the preferred base.
-	subs, missing := pb.Functions()
-	for _, s := range subs {
-		b.addFunction(s.Name, s.Ranges)
+	// ranges and ranges below the preferred base. They are read from the
+	// DWARF on another goroutine while the text is decoded, which needs
+	// them only at the end (function entries).
+	var subs []elfsym.Subprogram
+	var missing int
+	loaded := make(chan struct{})
+	go func() {
+		defer close(loaded)
+		subs, missing = pb.Functions()
+	}()
+	waited := false
+	functions := func() {
+		if waited {
+			return
+		}
+		waited = true
+		<-loaded
+		for _, s := range subs {
+			b.addFunction(s.Name, s.Ranges)
+		}
+		b.missingDWO = missing
+		sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
 	}
-	b.missingDWO = missing
-	sort.Slice(b.funcs, func(i, j int) bool { return b.funcs[i].Start < b.funcs[j].Start })
-	if err := b.disassemble(); err != nil {
+	err := b.disassemble(functions)
+	functions()
+	if err != nil {
 		return nil, bad(".text", "%v", err)
 	}
 	b.inferPrologEpilog()
@@ -376,14 +395,18 @@ func (b *Binary) addFunction(name string, ranges [][2]uint64) {
 // each .symtab symbol of the section (sorted by address) to the next one,
 // as ProfiledBinary::dissassembleSymbol does. Bytes before the first
 // symbol are not decoded.
-func (b *Binary) disassemble() error {
+//
+// functions loads the DWARF functions; it is called before the symbols
+// mark function entries (setFuncEntry), after the decoding.
+func (b *Binary) disassemble(functions func()) error {
 	secs := b.pb.Sections()
 	syms, err := b.pb.Symbols()
 	if err != nil {
 		return err
 	}
 	bySection := map[int][]uint64{}
-	for _, s := range syms {
+	var entries []int // indexes into syms of the symbols of text sections
+	for i, s := range syms {
 		if s.Section < 0 {
 			continue
 		}
@@ -391,11 +414,17 @@ func (b *Binary) disassemble() error {
 		sec := secs[s.Section]
 		switch {
 		case sec.Exec && sec.Size != 0 && !sec.NoBits:
-			b.setFuncEntry(s.Value, llvmname.Canonical(s.Name))
+			entries = append(entries, i)
 		case s.Name == "__llvm_fs_discriminator__" && sec.ProgBits && sec.Alloc && sec.Size != 0:
 			b.FSDiscriminator = true
 		}
 	}
+	defer func() {
+		functions()
+		for _, i := range entries {
+			b.setFuncEntry(syms[i].Value, llvmname.Canonical(syms[i].Name))
+		}
+	}()
 	var invalid [][2]uint64
 	for i, sec := range secs {
 		if !sec.Exec || sec.Size == 0 || sec.Name == ".plt" || sec.NoBits {

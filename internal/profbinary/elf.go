@@ -25,10 +25,18 @@ type Section struct {
 	Exec, Alloc, NoBits, ProgBits bool
 
 	s *elf.Section
+	b *elfsym.Binary
 }
 
-// Data returns the section's bytes (decompressed), read from the mapping.
-func (s *Section) Data() ([]byte, error) { return s.s.Data() }
+// Data returns the section's bytes (decompressed): a plainly stored
+// section is a slice of the mapping (not to be written to), others are
+// read from it.
+func (s *Section) Data() ([]byte, error) {
+	if d, ok := s.b.MappedSection(s.Index); ok {
+		return d, nil
+	}
+	return s.s.Data()
+}
 
 // Symbol is one entry of the binary's .symtab.
 type Symbol struct {
@@ -51,7 +59,7 @@ func (b *Binary) Sections() []*Section {
 		for i, s := range b.ELF().Sections {
 			b.secs = append(b.secs, &Section{Index: i, Name: s.Name, Addr: s.Addr, Size: s.Size, Offset: s.Offset,
 				Exec: s.Flags&elf.SHF_EXECINSTR != 0, Alloc: s.Flags&elf.SHF_ALLOC != 0,
-				NoBits: s.Type == elf.SHT_NOBITS, ProgBits: s.Type == elf.SHT_PROGBITS, s: s})
+				NoBits: s.Type == elf.SHT_NOBITS, ProgBits: s.Type == elf.SHT_PROGBITS, s: s, b: b.elf})
 		}
 	})
 	return b.secs
