@@ -119,7 +119,7 @@ func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *U
 // perfscript.Options.HybridSample).
 func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, first bool) {
 	if u.cur == nil {
-		u.cur = &sampleBatch{}
+		u.cur = u.newBatch()
 	}
 	b := u.cur
 	b.Buf = perfscript.AppendHybridSample(b.Buf, stack, lbr)
@@ -130,10 +130,18 @@ func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, fi
 // signature of perfscript.Options.HybridRecord).
 func (u *Unwinder) AddRecord(rec []byte, count uint64, first bool) {
 	if u.cur == nil {
-		u.cur = &sampleBatch{}
+		u.cur = u.newBatch()
 	}
 	u.cur.Buf = append(u.cur.Buf, rec...)
 	u.end(count, first)
+}
+
+// newBatch returns an empty batch with room for a full one (the last
+// record may go past batchBytes), so that it does not grow by copies.
+func (u *Unwinder) newBatch() *sampleBatch {
+	b := &sampleBatch{}
+	b.Buf = make([]byte, 0, u.batchBytes+u.batchBytes/8)
+	return b
 }
 
 // end ends the sample just appended to the current batch.
@@ -154,7 +162,7 @@ func (u *Unwinder) send() {
 	b := u.cur
 	u.cur, u.spare = u.spare, nil
 	if u.cur == nil {
-		u.cur = &sampleBatch{}
+		u.cur = u.newBatch()
 	}
 	done := make(chan struct{})
 	u.done = done
