@@ -73,8 +73,10 @@ type Unwinder struct {
 	lbr        []perfscript.Branch
 }
 
-// batchBytes is the size of the encoded samples of a batch.
-const batchBytes = 4 << 20
+// batchBytes is the size of the encoded samples of a batch: 1 MiB, about
+// 1,500 samples of 32 LBR entries (4 MiB batches cost more in page faults
+// of fresh memory than the wider aggregation saved).
+const batchBytes = 1 << 20
 
 // sampleBatch holds samples encoded as Unwinder's keys (stack length,
 // stack, then LBR source/target pairs, little-endian u64s), back to back.
@@ -149,6 +151,14 @@ func (u *Unwinder) AddRecord(rec []byte, count uint64, first bool) {
 	u.end(count, first)
 }
 
+// newBatch returns an empty batch with room for a full one (the last
+// record may go past batchBytes), so that it does not grow by copies.
+func (u *Unwinder) newBatch() *sampleBatch {
+	b := &sampleBatch{}
+	b.Buf = make([]byte, 0, u.batchBytes+u.batchBytes/8)
+	return b
+}
+
 // end ends the sample just appended to the current batch.
 func (u *Unwinder) end(count uint64, first bool) {
 	b := u.cur
@@ -190,10 +200,19 @@ func (u *Unwinder) wait() {
 }
 
 // unwindBatch aggregates a batch's samples and unwinds each distinct one
-// with its summed count.
+// with its summed count. A batch of first occurrences only (nearly every
+// batch of a trace whose samples are distinct) has nothing to aggregate:
+// its samples are unwound as they are, without hashing them again.
 func (u *Unwinder) unwindBatch(b *sampleBatch) error {
-	u.dedup.Reset()
 	u.order, u.counts, u.first = u.order[:0], u.counts[:0], u.first[:0]
+	if !slices.Contains(b.first, false) {
+		for i := range b.Len() {
+			u.order = append(u.order, int32(i))
+		}
+		u.counts, u.first = append(u.counts, b.counts...), append(u.first, b.first...)
+		return u.unwindOrder(b)
+	}
+	u.dedup.Reset()
 	for i := range b.Len() {
 		k := b.At(i)
 		h := maphash.Bytes(dedupSeed, k)
@@ -214,6 +233,11 @@ func (u *Unwinder) unwindBatch(b *sampleBatch) error {
 			u.first = append(u.first, b.first[i])
 		}
 	}
+	return u.unwindOrder(b)
+}
+
+// unwindOrder unwinds the batch's samples u.order with u.counts.
+func (u *Unwinder) unwindOrder(b *sampleBatch) error {
 	for j, i := range u.order {
 		k := b.At(int(i))
 		u.stack, u.lbr = decodeSample(k, u.stack[:0], u.lbr[:0])
@@ -364,7 +388,22 @@ func (f *trieFrame) recordRange(start, end, n uint64) {
 	if start > end {
 		return
 	}
-	f.ranges = append(f.ranges, [3]uint64{start, end, n})
+	f.ranges = addPair(f.ranges, start, end, n)
+}
+
+// addPair adds n to the pair (a, b) of a frame's ranges or branches:
+// to one of the last few entries if it is that pair (a loop's iterations
+// in one LBR stack repeat the same few ranges and branches), else as a
+// new entry. The counters are sums, so this only saves collectFrame's
+// hash-table updates.
+func addPair(l [][3]uint64, a, b, n uint64) [][3]uint64 {
+	for i := len(l) - 1; i >= max(len(l)-4, 0); i-- {
+		if l[i][0] == a && l[i][1] == b {
+			l[i][2] += n
+			return l
+		}
+	}
+	return append(l, [3]uint64{a, b, n})
 }
 
 // unwindState is UnwindState.
@@ -514,11 +553,11 @@ func (u *Unwinder) unwind(key []byte, stack []uint64, lbr []perfscript.Branch, r
 		switch {
 		case br.Target == perfscript.ExternalAddr:
 		case srcExt:
-			root.branches = append(root.branches, [3]uint64{br.Source, br.Target, repeat})
+			root.branches = addPair(root.branches, br.Source, br.Target, repeat)
 		case u.probes:
-			s.leaf.parent.branches = append(s.leaf.parent.branches, [3]uint64{br.Source, br.Target, repeat})
+			s.leaf.parent.branches = addPair(s.leaf.parent.branches, br.Source, br.Target, repeat)
 		default:
-			s.leaf.branches = append(s.leaf.branches, [3]uint64{br.Source, br.Target, repeat})
+			s.leaf.branches = addPair(s.leaf.branches, br.Source, br.Target, repeat)
 		}
 	}
 	if first {
