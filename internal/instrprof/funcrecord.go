@@ -207,6 +207,7 @@ func (p *FuncProfile) Add(r *FuncRecord, w uint64) {
 	if w == 0 {
 		w = 1
 	}
+	p.layout = nil // counts change outside the fast path's bound (rawfast.go)
 	rs := p.records[r.Name]
 	var dst *FuncRecord
 	for _, d := range rs {

@@ -44,6 +44,14 @@ type rawLayout struct {
 	ctrSize  int
 	bmOff    int
 	recs     []fastRec
+	// flat, when set, holds the counters of every record in recs (8-byte
+	// counters), in the counter section's order: each dst.Counts is a
+	// slice of it (homeCounters), so that a raw's counter section is
+	// added with one loop. hi bounds its values from above.
+	flat []uint64
+	hi   uint64
+	// bmRecs are the records with bitmap bytes.
+	bmRecs []int
 	// valueRecs are the records with value data, read at valueOff.
 	valueRecs []int
 	valueOff  int
@@ -91,7 +99,22 @@ func (l *rawLayout) sameFixed(data []byte) bool {
 		return false
 	}
 	recs := data[l.dataOff : l.dataOff+l.numData*l.recSize]
+	if bytes.Equal(recs, l.recData) {
+		return true // the same addresses too (a binary that is not PIE)
+	}
 	p0, p1 := l.ptrWords[0], l.ptrWords[1]
+	if l.recSize == 64 && p0 == 32 && p1 == 40 {
+		// Raw v9 and v10 records: the words at 32 and 40 skipped,
+		// unrolled (the loop below checks each offset).
+		var diff uint64
+		for off := 0; off+64 <= len(recs) && off+64 <= len(l.recData); off += 64 {
+			a, b := recs[off:off+64], l.recData[off:off+64]
+			diff |= le.Uint64(a)^le.Uint64(b) | le.Uint64(a[8:])^le.Uint64(b[8:]) |
+				le.Uint64(a[16:])^le.Uint64(b[16:]) | le.Uint64(a[24:])^le.Uint64(b[24:]) |
+				le.Uint64(a[48:])^le.Uint64(b[48:]) | le.Uint64(a[56:])^le.Uint64(b[56:])
+		}
+		return diff == 0
+	}
 	for off := 0; off < len(recs); off += l.recSize {
 		a, b := recs[off:off+l.recSize], l.recData[off:off+l.recSize]
 		for w := 0; w < l.recSize; w += 8 {
@@ -178,6 +201,9 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		if len(rr.Bitmap) > 0 {
 			fr.bm = l.bmOff + int(le.Uint64(rec[24:])-bmDelta)
 		}
+		if len(rr.Bitmap) > 0 {
+			l.bmRecs = append(l.bmRecs, i)
+		}
 		l.recs = append(l.recs, fr)
 		ctrDelta -= uint64(l.recSize)
 		bmDelta -= uint64(l.recSize)
@@ -189,7 +215,87 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		}
 		l.addrs = l.funcAddrs(data)
 	}
+	if l.ctrSize == 8 {
+		l.homeCounters()
+	}
 	return l
+}
+
+// homeCounters moves the counters of l's records into one array in the
+// counter section's order (l.flat), when the records' counter ranges
+// follow each other without overlap and no two records fold into the
+// same merged record; otherwise l.flat stays nil.
+func (l *rawLayout) homeCounters() {
+	end := l.ctrOff
+	seen := make(map[*FuncRecord]bool, len(l.recs))
+	for _, fr := range l.recs {
+		if fr.ctr < end || seen[fr.dst] {
+			return
+		}
+		seen[fr.dst] = true
+		end = fr.ctr + 8*len(fr.dst.Counts)
+	}
+	flat := make([]uint64, (end-l.ctrOff)/8)
+	for _, fr := range l.recs {
+		at := (fr.ctr - l.ctrOff) / 8
+		n := len(fr.dst.Counts)
+		copy(flat[at:], fr.dst.Counts)
+		fr.dst.Counts = flat[at : at+n : at+n]
+	}
+	l.flat = flat
+	l.hi = maxCounter(flat)
+}
+
+func maxCounter(s []uint64) uint64 {
+	m := uint64(0)
+	for _, v := range s {
+		m = max(m, v)
+	}
+	return m
+}
+
+// maxRawCounter returns the largest of the little-endian counters in b.
+func maxRawCounter(b []byte) uint64 {
+	var m0, m1, m2, m3 uint64
+	for len(b) >= 32 {
+		m0 = max(m0, le.Uint64(b))
+		m1 = max(m1, le.Uint64(b[8:]))
+		m2 = max(m2, le.Uint64(b[16:]))
+		m3 = max(m3, le.Uint64(b[24:]))
+		b = b[32:]
+	}
+	for ; len(b) >= 8; b = b[8:] {
+		m0 = max(m0, le.Uint64(b))
+	}
+	return max(m0, m1, m2, m3)
+}
+
+// addFlat adds the counter section of data at weight w to l.flat when no
+// sum can saturate and no counter is above 2^56 (then no warning or
+// report is due, and nothing is a pseudo count), reporting whether it
+// did.
+func (l *rawLayout) addFlat(data []byte, w uint64) bool {
+	ctr := data[l.ctrOff : l.ctrOff+8*len(l.flat)]
+	m := maxRawCounter(ctr)
+	if m > 1<<56 {
+		return false
+	}
+	mw, o := mulAdd(m, w, l.hi)
+	if o || mw > maxCount {
+		return false
+	}
+	l.hi = mw
+	flat := l.flat[:len(ctr)/8]
+	if w == 1 {
+		for j := range flat {
+			flat[j] += le.Uint64(ctr[8*j:])
+		}
+	} else {
+		for j := range flat {
+			flat[j] += le.Uint64(ctr[8*j:]) * w
+		}
+	}
+	return true
 }
 
 // find returns the record of (name, hash), or nil.
@@ -217,6 +323,20 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 	values, ok := l.readValues(data)
 	if !ok {
 		return nil, false
+	}
+	if l.flat != nil && l.addFlat(data, w) {
+		for _, i := range l.bmRecs {
+			fr := l.recs[i]
+			for j, b := range data[fr.bm : fr.bm+len(fr.dst.Bitmap)] {
+				fr.dst.Bitmap[j] |= b
+			}
+		}
+		p.foldValues(l, values, w)
+		return nil, true
+	}
+	if l.flat != nil {
+		// The record-by-record add below may saturate counters.
+		defer func() { l.hi = maxCounter(l.flat) }()
 	}
 	// Pseudo counts take the record-by-record path.
 	if l.ctrSize == 8 {
@@ -275,12 +395,17 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 			d.Bitmap[j] |= b
 		}
 	}
+	p.foldValues(l, values, w)
+	return large, true
+}
+
+// foldValues merges the value data readValues decoded.
+func (p *FuncProfile) foldValues(l *rawLayout, values []FuncRecord, w uint64) {
 	for j, i := range l.valueRecs {
 		d := l.recs[i].dst
 		p.mergeValues(d, &values[j], w)
 		sortValues(d)
 	}
-	return large, true
 }
 
 // funcAddrs returns the function addresses of data (a raw of layout l),
