@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
@@ -89,8 +90,9 @@ type FuncProfile struct {
 	ReservoirSize, MaxTraceLength uint64
 	// Traces22 samples traces as LLVM 22 does (traces.go); false, as 19.
 	Traces22 bool
-	rng      *mt19937   // the writer's RNG (traces.go)
-	layout   *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	rng      *mt19937                  // the writer's RNG (traces.go)
+	layout   *rawLayout                // the last raw's, for AddRawData (rawfast.go)
+	shared   atomic.Pointer[rawLayout] // layout, for PrepareRaw
 	// LastProfileBinaryIDs is LLVM 16's raw reader: of a file holding
 	// several profiles one after the other (the modules of a program with
 	// shared libraries writing to one LLVM_PROFILE_FILE), only the last
@@ -207,7 +209,9 @@ func (p *FuncProfile) Add(r *FuncRecord, w uint64) {
 	if w == 0 {
 		w = 1
 	}
-	p.layout = nil // counts change outside the fast path's bound (rawfast.go)
+	if p.layout != nil {
+		p.setLayout(nil) // counts change outside the fast path's bound (rawfast.go)
+	}
 	rs := p.records[r.Name]
 	var dst *FuncRecord
 	for _, d := range rs {
@@ -242,7 +246,14 @@ const maxValuesPerSite = 255
 func sortValues(d *FuncRecord) {
 	for k := range d.Values {
 		for s, site := range d.Values[k] {
-			if byCount := func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) }; !slices.IsSortedFunc(site, byCount) {
+			switch {
+			case slices.IsSortedFunc(site, byCount):
+			case slices.IsSortedFunc(site, byValue):
+				// Merged (mergeSite): the stable sort's ties are in
+				// value order, or equal values of equal counts, which
+				// an unstable sort by both leaves as they are.
+				slices.SortFunc(site, byCountValue)
+			default:
 				slices.SortStableFunc(site, byCount) // stable: a sorted site stays as it is
 			}
 			if len(site) > maxValuesPerSite {
@@ -250,6 +261,23 @@ func sortValues(d *FuncRecord) {
 			}
 		}
 	}
+}
+
+// The orders of value data: by count, descending; by value; and by both
+// (ties in the one broken by the other).
+func byCount(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) }
+func byValue(a, b ValueData) int { return cmp.Compare(a.Value, b.Value) }
+func byCountValue(a, b ValueData) int {
+	if c := cmp.Compare(b.Count, a.Count); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Value, b.Value)
+}
+func byValueCount(a, b ValueData) int {
+	if c := cmp.Compare(a.Value, b.Value); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.Count, a.Count)
 }
 
 func cloneRecord(r *FuncRecord) *FuncRecord {
@@ -379,14 +407,28 @@ func pseudoKind(counts []uint64) uint64 {
 // value (stably), values of in found in dst get in's count × w added, the
 // others are inserted as they are (unscaled, as LLVM does).
 func mergeSite(dst, in []ValueData, w uint64) ([]ValueData, bool) {
-	byValue := func(a, b ValueData) int { return cmp.Compare(a.Value, b.Value) }
-	if !slices.IsSortedFunc(dst, byValue) {
+	switch {
+	case slices.IsSortedFunc(dst, byValue):
+	case slices.IsSortedFunc(dst, byCount):
+		// As sortValues left it: the stable sort's ties are in count
+		// order, or equal values of equal counts.
+		slices.SortFunc(dst, byValueCount)
+	default:
 		slices.SortStableFunc(dst, byValue)
 	}
 	if !slices.IsSortedFunc(in, byValue) {
 		in = slices.Clone(in)
 		slices.SortStableFunc(in, byValue)
 	}
+	// The values of in not in dst, and where they go: before dst[at]
+	// (InstrProfValueSiteRecord::merge inserts them one at a time, which
+	// moves dst's tail for each).
+	type insert struct {
+		at int
+		v  ValueData
+	}
+	var buf [16]insert
+	news := buf[:0]
 	over := false
 	i := 0
 	for _, j := range in {
@@ -400,8 +442,20 @@ func mergeSite(dst, in []ValueData, w uint64) ([]ValueData, bool) {
 			i++
 			continue
 		}
-		dst = slices.Insert(dst, i, j)
-		i++
+		news = append(news, insert{i, j})
+	}
+	if len(news) == 0 {
+		return dst, over
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(news))[:n+len(news)]
+	to, from := len(dst)-1, n-1
+	for k := len(news) - 1; k >= 0; k-- {
+		for ; from >= news[k].at; from, to = from-1, to-1 {
+			dst[to] = dst[from]
+		}
+		dst[to] = news[k].v
+		to--
 	}
 	return dst, over
 }

@@ -52,7 +52,11 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		data []byte
 		mf   *mapfile.File // data is mapped (a large file): close it once folded
 		err  error
+		// pre is the fast path's check of a raw, done by the reader
+		// (instrprof.FuncProfile.PrepareRaw) while the fold goes on.
+		pre *instrprof.PreparedRaw
 	}
+	funcs := newFuncs(opts)
 	done := make([]chan result, len(instrIdx))
 	for k := range done {
 		done[k] = make(chan result, 1)
@@ -66,6 +70,7 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 	nextK := 0
 	for range min(jobs, len(instrIdx)) {
 		go func() {
+			var scratch []byte
 			for {
 				window <- struct{}{}
 				next.Lock()
@@ -94,7 +99,11 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 					continue
 				}
 				data, err := s.read(buf)
-				done[k] <- result{data: data, err: err}
+				var pre *instrprof.PreparedRaw
+				if err == nil && s.kind == KindInstrRaw {
+					pre = funcs.PrepareRaw(data, &scratch)
+				}
+				done[k] <- result{data: data, err: err, pre: pre}
 			}
 		}()
 	}
@@ -111,7 +120,6 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		bin.Close()
 	}
 
-	funcs := newFuncs(opts)
 	var rr instrprof.RawReader
 	var bad []error
 	reports := make([]instrReport, len(instrIdx))
@@ -159,7 +167,7 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		// Raws of the binary of the one before take the same-layout fast
 		// path (instrprof.FuncProfile.AddRawData); the others (and files
 		// of no known format: a bad magic) are decoded here.
-		raw, err := funcs.AddRawDataDone(&rr, path, res.data, inputs[i].Weight, release)
+		raw, err := funcs.AddPreparedRaw(&rr, path, res.data, inputs[i].Weight, release, res.pre)
 		if res.mf != nil {
 			res.mf.Close()
 		} else {
