@@ -64,8 +64,14 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 	window := make(chan struct{}, jobs+1)
 	// Buffers of folded raws are read into again (raws do not keep their
 	// data: the fold copies what it keeps), so the inputs cost no garbage
-	// and memory stays at the jobs+1 buffers in flight.
-	free := make(chan []byte, jobs+1)
+	// and memory stays at the jobs+2 buffers in flight (jobs+1 read, one
+	// folded). free holds a token per buffer (nil: none allocated yet, or
+	// not to be reused); a reader waits for one, and every input gives
+	// one back.
+	free := make(chan []byte, jobs+2)
+	for range jobs + 2 {
+		free <- nil
+	}
 	var next sync.Mutex
 	nextK := 0
 	for range min(jobs, len(instrIdx)) {
@@ -81,15 +87,12 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 					<-window
 					return
 				}
-				var buf []byte
-				select {
-				case buf = <-free:
-				default:
-				}
+				buf := <-free
 				s := inputs[instrIdx[k]]
 				if s.size >= mapfile.MinMapped {
 					// Mapped, not copied: a large file costs memory
 					// only for the pages being decoded.
+					free <- buf
 					mf, err := s.load()
 					if err != nil {
 						done[k] <- result{err: err}
@@ -98,7 +101,17 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 					}
 					continue
 				}
+				if need := int(s.size) + 1; cap(buf) < need {
+					// Room for the raws of one binary, whose sizes differ
+					// by their value data: a buffer that is a few bytes
+					// short would be dropped for a new one, its pages
+					// cleared and faulted in again.
+					buf = make([]byte, 0, need+need/8)
+				}
 				data, err := s.read(buf)
+				if err != nil {
+					free <- buf
+				}
 				var pre *instrprof.PreparedRaw
 				if err == nil && s.kind == KindInstrRaw {
 					pre = funcs.PrepareRaw(data, &scratch)
@@ -124,7 +137,15 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 	var bad []error
 	reports := make([]instrReport, len(instrIdx))
 	isInstr := make(map[int]bool, len(instrIdx))
+	// The buffer of the input folded last goes back before the next one
+	// is waited for (a reader may be waiting for it).
+	var give []byte
+	giving := false
 	for k, i := range instrIdx {
+		if giving {
+			free <- give
+			giving = false
+		}
 		isInstr[i] = true
 		res := <-done[k]
 		<-window
@@ -138,6 +159,15 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		if res.err != nil {
 			fail(res.err)
 			continue
+		}
+		if res.mf == nil {
+			// The buffer goes back once the input is folded; an indexed
+			// input's records may keep parts of it: not reused.
+			buf := res.data
+			if inputs[i].kind == KindIndexed {
+				buf = nil
+			}
+			give, giving = buf, true
 		}
 		var release func(off int)
 		if res.mf != nil {
@@ -170,11 +200,6 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		raw, err := funcs.AddPreparedRaw(&rr, path, res.data, inputs[i].Weight, release, res.pre)
 		if res.mf != nil {
 			res.mf.Close()
-		} else {
-			select {
-			case free <- res.data:
-			default:
-			}
 		}
 		if err != nil {
 			fail(err)
