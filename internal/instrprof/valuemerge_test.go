@@ -36,6 +36,32 @@ func refSortSite(site []ValueData) []ValueData {
 	return site[:min(len(site), maxValuesPerSite)]
 }
 
+// TestStableSort: stableSort is slices.SortStableFunc by count
+// (descending) or value, ties many.
+func TestStableSort(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for it := range 2000 {
+		s := make([]ValueData, r.IntN(700))
+		for i := range s {
+			s[i] = ValueData{Value: uint64(r.IntN(1 + it%50)), Count: uint64(r.IntN(1 + it%7))}
+		}
+		for _, byCnt := range []bool{true, false} {
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, func(a, b ValueData) int {
+				if byCnt {
+					return cmp.Compare(b.Count, a.Count)
+				}
+				return cmp.Compare(a.Value, b.Value)
+			})
+			got := slices.Clone(s)
+			stableSort(got, byCnt)
+			if !slices.Equal(got, want) {
+				t.Fatalf("iteration %d, by count %v: got %v, want %v", it, byCnt, got, want)
+			}
+		}
+	}
+}
+
 func TestMergeSiteSame(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	list := func(n, vals, counts int) []ValueData {
@@ -67,4 +93,47 @@ func TestMergeSiteSame(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkMergeSite folds 16 values into a site of 255 (half of them
+// known), as the bench/instr raws do, and re-sorts it; ref: as LLVM words it.
+func BenchmarkMergeSite(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	site := make([]ValueData, 255)
+	for i := range site {
+		site[i] = ValueData{Value: uint64(r.IntN(1 << 20)), Count: uint64(r.IntN(1000))}
+	}
+	site = refSortSite(site)
+	ins := make([][]ValueData, 64)
+	for k := range ins {
+		for j := range 16 {
+			v := uint64(r.IntN(1 << 20))
+			if j%2 == 0 {
+				v = site[r.IntN(len(site))].Value
+			}
+			ins[k] = append(ins[k], ValueData{Value: v, Count: uint64(r.IntN(100))})
+		}
+	}
+	b.Run("ours", func(b *testing.B) {
+		d := &FuncRecord{}
+		d.Values[0] = [][]ValueData{slices.Clone(site)}
+		k := 0
+		c0 := cpuTime()
+		for b.Loop() {
+			d.Values[0][0], _ = mergeSite(d.Values[0][0], ins[k%len(ins)], 1)
+			sortValues(d)
+			k++
+		}
+		b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("ref", func(b *testing.B) {
+		s := slices.Clone(site)
+		k := 0
+		c0 := cpuTime()
+		for b.Loop() {
+			s = refSortSite(refMergeSite(s, ins[k%len(ins)], 1))
+			k++
+		}
+		b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+	})
 }
