@@ -250,7 +250,7 @@ func sortValues(d *FuncRecord) {
 				stableSort(site, true) // stable: a sorted site stays as it is
 			}
 			if len(site) > maxValuesPerSite {
-				d.Values[k][s] = site[:maxValuesPerSite:maxValuesPerSite]
+				d.Values[k][s] = site[:maxValuesPerSite] // its capacity kept: the next merge grows into it
 			}
 		}
 	}
