@@ -38,11 +38,13 @@ import (
 // Bad inputs are reported under the failure policy, counted against all
 // inputs.
 func runInstr(opts Options, inputs []*source, instrIdx []int) error {
-	// The fold is serial and reading a file from the page cache is far
-	// faster than folding it, so by default one goroutine reads ahead
-	// (bench/instr: more readers only add memory, and time on a loaded
-	// machine).
-	jobs := opts.Jobs
+	// The fold is serial (in input order: the result does not depend on
+	// jobs); the readers read and check raws against the fast path's
+	// layout (instrprof.FuncProfile.PrepareRaw), about as much work as the
+	// fold of each, so the fold's goroutine counts as one of the jobs:
+	// jobs-1 readers, at least one (bench/instr: more only add memory,
+	// and CPU time on a loaded machine).
+	jobs := opts.Jobs - 1
 	if jobs <= 0 {
 		jobs = 1
 	}
