@@ -57,17 +57,7 @@ func TestFastPath(t *testing.T) {
 					}
 					slow.AddRaw(sr, w)
 				}
-				opts, _ := Defaults(llvmrelease.Release(rel))
-				var a, b bytes.Buffer
-				if err := WriteFuncs(&a, fast, nil, nil, opts); err != nil {
-					t.Fatal(err)
-				}
-				if err := WriteFuncs(&b, slow, nil, nil, opts); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a.Bytes(), b.Bytes()) {
-					t.Errorf("fast and record-by-record folds differ at %#x", firstDiff(a.Bytes(), b.Bytes()))
-				}
+				sameWrites(t, rel, fast, slow, "fast and record-by-record folds")
 			})
 		}
 	}
@@ -107,15 +97,22 @@ func TestPrepareRawConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	sameWrites(t, rel, ahead, serial, "read-ahead and serial folds")
+}
+
+// sameWrites fails t unless a and b write the same indexed bytes for
+// release rel; what names the two.
+func sameWrites(t *testing.T, rel int, a, b *FuncProfile, what string) {
+	t.Helper()
 	opts, _ := Defaults(llvmrelease.Release(rel))
-	var a, b bytes.Buffer
-	if err := WriteFuncs(&a, serial, nil, nil, opts); err != nil {
+	var x, y bytes.Buffer
+	if err := WriteFuncs(&x, a, nil, nil, opts); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFuncs(&b, ahead, nil, nil, opts); err != nil {
+	if err := WriteFuncs(&y, b, nil, nil, opts); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Errorf("read-ahead and serial folds differ at %#x", firstDiff(a.Bytes(), b.Bytes()))
+	if !bytes.Equal(x.Bytes(), y.Bytes()) {
+		t.Errorf("%s differ at %#x", what, firstDiff(x.Bytes(), y.Bytes()))
 	}
 }
