@@ -155,7 +155,7 @@ func (p *FuncProfile) AddIndexed(f *File, w uint64) {
 		}
 	}
 	p.addTraces(traces, f.TraceStreamSize)
-	p.layout = nil // the next raw takes the record path first
+	p.setLayout(nil) // the next raw takes the record path first
 	for i := range f.Funcs {
 		p.Add(&f.Funcs[i], w)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync/atomic"
 
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
@@ -89,8 +90,9 @@ type FuncProfile struct {
 	ReservoirSize, MaxTraceLength uint64
 	// Traces22 samples traces as LLVM 22 does (traces.go); false, as 19.
 	Traces22 bool
-	rng      *mt19937   // the writer's RNG (traces.go)
-	layout   *rawLayout // the last raw's, for AddRawData (rawfast.go)
+	rng      *mt19937                  // the writer's RNG (traces.go)
+	layout   *rawLayout                // the last raw's, for AddRawData (rawfast.go)
+	shared   atomic.Pointer[rawLayout] // layout, for PrepareRaw
 	// LastProfileBinaryIDs is LLVM 16's raw reader: of a file holding
 	// several profiles one after the other (the modules of a program with
 	// shared libraries writing to one LLVM_PROFILE_FILE), only the last
@@ -207,6 +209,9 @@ func (p *FuncProfile) Add(r *FuncRecord, w uint64) {
 	if w == 0 {
 		w = 1
 	}
+	if p.layout != nil {
+		p.setLayout(nil) // counts change outside the fast path's bound (rawfast.go)
+	}
 	rs := p.records[r.Name]
 	var dst *FuncRecord
 	for _, d := range rs {
@@ -241,13 +246,71 @@ const maxValuesPerSite = 255
 func sortValues(d *FuncRecord) {
 	for k := range d.Values {
 		for s, site := range d.Values[k] {
-			if byCount := func(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) }; !slices.IsSortedFunc(site, byCount) {
-				slices.SortStableFunc(site, byCount) // stable: a sorted site stays as it is
+			if !slices.IsSortedFunc(site, byCount) {
+				stableSort(site, true) // stable: a sorted site stays as it is
 			}
 			if len(site) > maxValuesPerSite {
-				d.Values[k][s] = site[:maxValuesPerSite:maxValuesPerSite]
+				d.Values[k][s] = site[:maxValuesPerSite] // its capacity kept: the next merge grows into it
 			}
 		}
+	}
+}
+
+// The orders of value sites: by count, descending, and by value.
+func byCount(a, b ValueData) int { return cmp.Compare(b.Count, a.Count) }
+func byValue(a, b ValueData) int { return cmp.Compare(a.Value, b.Value) }
+
+// stableSort sorts s stably by count, descending (byCount), or by value:
+// what slices.SortStableFunc does, by merging sorted runs through a
+// buffer rather than rotating them in place (with a comparison function
+// call each), which was most of a value fold's time (bench/instr).
+func stableSort(s []ValueData, byCount bool) {
+	less := func(a, b ValueData) bool {
+		if byCount {
+			return a.Count > b.Count
+		}
+		return a.Value < b.Value
+	}
+	n := len(s)
+	const run = 16
+	for lo := 0; lo < n; lo += run {
+		hi := min(lo+run, n)
+		for i := lo + 1; i < hi; i++ {
+			for j := i; j > lo && less(s[j], s[j-1]); j-- {
+				s[j], s[j-1] = s[j-1], s[j]
+			}
+		}
+	}
+	if n <= run {
+		return
+	}
+	var arr [320]ValueData
+	buf := arr[:]
+	if n > len(buf) {
+		buf = make([]ValueData, n)
+	}
+	src, dst := s, buf[:n]
+	for width := run; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			i, j, k := lo, mid, lo
+			for i < mid && j < hi {
+				if less(src[j], src[i]) {
+					dst[k] = src[j]
+					j++
+				} else {
+					dst[k] = src[i]
+					i++
+				}
+				k++
+			}
+			k += copy(dst[k:], src[i:mid])
+			copy(dst[k:], src[j:hi])
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
 	}
 }
 
@@ -378,14 +441,22 @@ func pseudoKind(counts []uint64) uint64 {
 // value (stably), values of in found in dst get in's count × w added, the
 // others are inserted as they are (unscaled, as LLVM does).
 func mergeSite(dst, in []ValueData, w uint64) ([]ValueData, bool) {
-	byValue := func(a, b ValueData) int { return cmp.Compare(a.Value, b.Value) }
 	if !slices.IsSortedFunc(dst, byValue) {
-		slices.SortStableFunc(dst, byValue)
+		stableSort(dst, false)
 	}
 	if !slices.IsSortedFunc(in, byValue) {
 		in = slices.Clone(in)
-		slices.SortStableFunc(in, byValue)
+		stableSort(in, false)
 	}
+	// The values of in not in dst, and where they go: before dst[at]
+	// (InstrProfValueSiteRecord::merge inserts them one at a time, which
+	// moves dst's tail for each).
+	type insert struct {
+		at int
+		v  ValueData
+	}
+	var buf [16]insert
+	news := buf[:0]
 	over := false
 	i := 0
 	for _, j := range in {
@@ -399,8 +470,20 @@ func mergeSite(dst, in []ValueData, w uint64) ([]ValueData, bool) {
 			i++
 			continue
 		}
-		dst = slices.Insert(dst, i, j)
-		i++
+		news = append(news, insert{i, j})
+	}
+	if len(news) == 0 {
+		return dst, over
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(news))[:n+len(news)]
+	to, from := len(dst)-1, n-1
+	for k := len(news) - 1; k >= 0; k-- {
+		for ; from >= news[k].at; from, to = from-1, to-1 {
+			dst[to] = dst[from]
+		}
+		dst[to] = news[k].v
+		to--
 	}
 	return dst, over
 }

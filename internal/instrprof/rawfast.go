@@ -44,6 +44,15 @@ type rawLayout struct {
 	ctrSize  int
 	bmOff    int
 	recs     []fastRec
+	// flat, when set, holds the counters of every record in recs (8-byte
+	// counters), in the counter section's order: each dst.Counts is a
+	// slice of it (homeCounters), so that a raw's counter section is
+	// added with one loop. hi bounds its values from above.
+	flat    []uint64
+	flatLen int // len(flat), for check
+	hi      uint64
+	// bmRecs are the records with bitmap bytes.
+	bmRecs []int
 	// valueRecs are the records with value data, read at valueOff.
 	valueRecs []int
 	valueOff  int
@@ -91,7 +100,22 @@ func (l *rawLayout) sameFixed(data []byte) bool {
 		return false
 	}
 	recs := data[l.dataOff : l.dataOff+l.numData*l.recSize]
+	if bytes.Equal(recs, l.recData) {
+		return true // the same addresses too (a binary that is not PIE)
+	}
 	p0, p1 := l.ptrWords[0], l.ptrWords[1]
+	if l.recSize == 64 && p0 == 32 && p1 == 40 {
+		// Raw v9 and v10 records: the words at 32 and 40 skipped,
+		// unrolled (the loop below checks each offset).
+		var diff uint64
+		for off := 0; off+64 <= len(recs) && off+64 <= len(l.recData); off += 64 {
+			a, b := recs[off:off+64], l.recData[off:off+64]
+			diff |= le.Uint64(a) ^ le.Uint64(b) | le.Uint64(a[8:]) ^ le.Uint64(b[8:]) |
+				le.Uint64(a[16:]) ^ le.Uint64(b[16:]) | le.Uint64(a[24:]) ^ le.Uint64(b[24:]) |
+				le.Uint64(a[48:]) ^ le.Uint64(b[48:]) | le.Uint64(a[56:]) ^ le.Uint64(b[56:])
+		}
+		return diff == 0
+	}
 	for off := 0; off < len(recs); off += l.recSize {
 		a, b := recs[off:off+l.recSize], l.recData[off:off+l.recSize]
 		for w := 0; w < l.recSize; w += 8 {
@@ -178,6 +202,9 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		if len(rr.Bitmap) > 0 {
 			fr.bm = l.bmOff + int(le.Uint64(rec[24:])-bmDelta)
 		}
+		if len(rr.Bitmap) > 0 {
+			l.bmRecs = append(l.bmRecs, i)
+		}
 		l.recs = append(l.recs, fr)
 		ctrDelta -= uint64(l.recSize)
 		bmDelta -= uint64(l.recSize)
@@ -189,7 +216,87 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		}
 		l.addrs = l.funcAddrs(data)
 	}
+	if l.ctrSize == 8 {
+		l.homeCounters()
+	}
 	return l
+}
+
+// homeCounters moves the counters of l's records into one array in the
+// counter section's order (l.flat), when the records' counter ranges
+// follow each other without overlap and no two records fold into the
+// same merged record; otherwise l.flat stays nil.
+func (l *rawLayout) homeCounters() {
+	end := l.ctrOff
+	seen := make(map[*FuncRecord]bool, len(l.recs))
+	for _, fr := range l.recs {
+		if fr.ctr < end || seen[fr.dst] {
+			return
+		}
+		seen[fr.dst] = true
+		end = fr.ctr + 8*len(fr.dst.Counts)
+	}
+	flat := make([]uint64, (end-l.ctrOff)/8)
+	for _, fr := range l.recs {
+		at := (fr.ctr - l.ctrOff) / 8
+		n := len(fr.dst.Counts)
+		copy(flat[at:], fr.dst.Counts)
+		fr.dst.Counts = flat[at : at+n : at+n]
+	}
+	l.flat, l.flatLen = flat, len(flat)
+	l.hi = maxCounter(flat)
+}
+
+func maxCounter(s []uint64) uint64 {
+	m := uint64(0)
+	for _, v := range s {
+		m = max(m, v)
+	}
+	return m
+}
+
+// maxRawCounter returns the largest of the little-endian counters in b.
+func maxRawCounter(b []byte) uint64 {
+	var m0, m1, m2, m3 uint64
+	for len(b) >= 32 {
+		m0 = max(m0, le.Uint64(b))
+		m1 = max(m1, le.Uint64(b[8:]))
+		m2 = max(m2, le.Uint64(b[16:]))
+		m3 = max(m3, le.Uint64(b[24:]))
+		b = b[32:]
+	}
+	for ; len(b) >= 8; b = b[8:] {
+		m0 = max(m0, le.Uint64(b))
+	}
+	return max(m0, m1, m2, m3)
+}
+
+// addFlat adds the counter section of data, whose largest counter is m,
+// at weight w to l.flat when no
+// sum can saturate and no counter is above 2^56 (then no warning or
+// report is due, and nothing is a pseudo count), reporting whether it
+// did.
+func (l *rawLayout) addFlat(data []byte, m, w uint64) bool {
+	ctr := data[l.ctrOff : l.ctrOff+8*len(l.flat)]
+	if m > 1<<56 {
+		return false
+	}
+	mw, o := mulAdd(m, w, l.hi)
+	if o || mw > maxCount {
+		return false
+	}
+	l.hi = mw
+	flat := l.flat[:len(ctr)/8]
+	if w == 1 {
+		for j := range flat {
+			flat[j] += le.Uint64(ctr[8*j:])
+		}
+	} else {
+		for j := range flat {
+			flat[j] += le.Uint64(ctr[8*j:]) * w
+		}
+	}
+	return true
 }
 
 // find returns the record of (name, hash), or nil.
@@ -202,29 +309,78 @@ func (p *FuncProfile) find(name string, hash uint64) *FuncRecord {
 	return nil
 }
 
-// addFast folds data at weight w if it has the layout l, reporting
-// whether it did; it changes nothing when it does not.
-func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]byte) (large []uint64, ok bool) {
+// PreparedRaw is what the fast path checks of a raw before folding it
+// (FuncProfile.PrepareRaw), found without changing the profile: so that
+// it can be done on another goroutine than the fold.
+type PreparedRaw struct {
+	l      *rawLayout // checked against; nil: no layout then
+	ok     bool       // the raw has layout l
+	values []FuncRecord
+	max    uint64 // its largest counter, when l.flat is set
+}
+
+// check returns what PrepareRaw does for layout l, or nil if data does
+// not have it. It reads only what l does not change after newRawLayout.
+func (l *rawLayout) check(data []byte, scratch *[]byte) *PreparedRaw {
 	if len(data) != l.size && (len(l.valueRecs) == 0 || len(data) < l.valueOff) {
-		return nil, false
+		return nil
 	}
 	if *scratch = l.maskedHeader(data, *scratch); !bytes.Equal(*scratch, l.header) {
-		return nil, false
+		return nil
 	}
 	if !l.sameFixed(data) {
-		return nil, false
+		return nil
 	}
 	values, ok := l.readValues(data)
 	if !ok {
-		return nil, false
+		return nil
+	}
+	pre := &PreparedRaw{l: l, ok: true, values: values}
+	if l.flat != nil {
+		pre.max = maxRawCounter(data[l.ctrOff : l.ctrOff+8*l.flatLen])
 	}
 	// Pseudo counts take the record-by-record path.
-	if l.ctrSize == 8 {
+	if l.ctrSize == 8 && (l.flat == nil || pre.max >= ^uint64(0)-1) {
 		for _, fr := range l.recs {
 			if le.Uint64(data[fr.ctr:]) >= ^uint64(0)-1 {
-				return nil, false
+				return nil
 			}
 		}
+	}
+	return pre
+}
+
+// PrepareRaw checks data (a raw profile's bytes) against the layout of
+// the raws folded last, for AddPreparedRaw. It may run on another
+// goroutine than the one folding: it reads only the layout, which a fold
+// replaces rather than changes; scratch is the caller's buffer.
+func (p *FuncProfile) PrepareRaw(data []byte, scratch *[]byte) *PreparedRaw {
+	l := p.shared.Load()
+	if l == nil {
+		return &PreparedRaw{}
+	}
+	if pre := l.check(data, scratch); pre != nil {
+		return pre
+	}
+	return &PreparedRaw{l: l}
+}
+
+// applyFast folds data, which check found of layout pre.l, at weight w.
+func (p *FuncProfile) applyFast(pre *PreparedRaw, data []byte, w uint64) (large []uint64) {
+	l, values := pre.l, pre.values
+	if l.flat != nil && l.addFlat(data, pre.max, w) {
+		for _, i := range l.bmRecs {
+			fr := l.recs[i]
+			for j, b := range data[fr.bm : fr.bm+len(fr.dst.Bitmap)] {
+				fr.dst.Bitmap[j] |= b
+			}
+		}
+		p.foldValues(l, values, w)
+		return nil
+	}
+	if l.flat != nil {
+		// The record-by-record add below may saturate counters.
+		defer func() { l.hi = maxCounter(l.flat) }()
 	}
 	for _, fr := range l.recs {
 		d := fr.dst
@@ -275,12 +431,17 @@ func (p *FuncProfile) addFast(l *rawLayout, data []byte, w uint64, scratch *[]by
 			d.Bitmap[j] |= b
 		}
 	}
+	p.foldValues(l, values, w)
+	return large
+}
+
+// foldValues merges the value data readValues decoded.
+func (p *FuncProfile) foldValues(l *rawLayout, values []FuncRecord, w uint64) {
 	for j, i := range l.valueRecs {
 		d := l.recs[i].dst
 		p.mergeValues(d, &values[j], w)
 		sortValues(d)
 	}
-	return large, true
 }
 
 // funcAddrs returns the function addresses of data (a raw of layout l),
@@ -369,8 +530,21 @@ func (p *FuncProfile) AddRawDataDone(rr *RawReader, name string, data []byte, w 
 	if w == 0 {
 		w = 1
 	}
+	return p.AddPreparedRaw(rr, name, data, w, done, nil)
+}
+
+// AddPreparedRaw is AddRawDataDone with what PrepareRaw found of data
+// (nil: nothing yet); the result does not depend on it.
+func (p *FuncProfile) AddPreparedRaw(rr *RawReader, name string, data []byte, w uint64, done func(off int), pre *PreparedRaw) (*RawProfile, error) {
+	if w == 0 {
+		w = 1
+	}
 	if l := p.layout; l != nil {
-		if large, ok := p.addFast(l, data, w, &rr.scratch); ok {
+		if pre == nil || pre.l != l {
+			pre = l.check(data, &rr.scratch)
+		}
+		if pre != nil && pre.ok {
+			large := p.applyFast(pre, data, w)
 			c := decode.NewCursor("instrprof", name, "raw header", data, 0)
 			h, _ := readRawHeader(&c)
 			return &RawProfile{Version: h.version32(), Variant: h.version &^ 0xffffffff, LargeCounts: large}, nil
@@ -391,6 +565,14 @@ func (p *FuncProfile) AddRawDataDone(rr *RawReader, name string, data []byte, w 
 		}
 	}
 	p.AddRaw(r, w)
-	p.layout = p.newRawLayout(data, r)
+	p.setLayout(p.newRawLayout(data, r))
 	return r, nil
+}
+
+// setLayout sets the layout of the raws folded last (and PrepareRaw's).
+func (p *FuncProfile) setLayout(l *rawLayout) {
+	if p.layout != l || l == nil {
+		p.layout = l
+		p.shared.Store(l)
+	}
 }

@@ -57,18 +57,62 @@ func TestFastPath(t *testing.T) {
 					}
 					slow.AddRaw(sr, w)
 				}
-				opts, _ := Defaults(llvmrelease.Release(rel))
-				var a, b bytes.Buffer
-				if err := WriteFuncs(&a, fast, nil, nil, opts); err != nil {
-					t.Fatal(err)
-				}
-				if err := WriteFuncs(&b, slow, nil, nil, opts); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a.Bytes(), b.Bytes()) {
-					t.Errorf("fast and record-by-record folds differ at %#x", firstDiff(a.Bytes(), b.Bytes()))
-				}
+				sameWrites(t, rel, fast, slow, "fast and record-by-record folds")
 			})
 		}
+	}
+}
+
+// TestPrepareRawConcurrent: raws checked by PrepareRaw on another
+// goroutine while the ones before are folded (as tools/merge reads ahead)
+// fold to the bytes of AddRawData one after the other; run with -race.
+func TestPrepareRawConcurrent(t *testing.T) {
+	dir := instrproftest.Fixtures(t)
+	rel := instrproftest.Releases[len(instrproftest.Releases)-1]
+	var datas [][]byte
+	for _, prog := range []string{"shapes", "app"} {
+		for _, run := range []string{"3", "10", "50", "3", "10"} {
+			data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s-llvm%d-ir-%s.profraw", prog, rel, run)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			datas = append(datas, data)
+		}
+	}
+	serial, ahead := NewFuncProfile(), NewFuncProfile()
+	var rr, rr2 RawReader
+	pres := make(chan *PreparedRaw, 1)
+	go func() {
+		var scratch []byte
+		for _, d := range datas {
+			pres <- ahead.PrepareRaw(d, &scratch)
+		}
+	}()
+	for k, d := range datas {
+		w := uint64(1 + k%3)
+		if _, err := serial.AddRawData(&rr, "in", d, w); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ahead.AddPreparedRaw(&rr2, "in", d, w, nil, <-pres); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameWrites(t, rel, ahead, serial, "read-ahead and serial folds")
+}
+
+// sameWrites fails t unless a and b write the same indexed bytes for
+// release rel; what names the two.
+func sameWrites(t *testing.T, rel int, a, b *FuncProfile, what string) {
+	t.Helper()
+	opts, _ := Defaults(llvmrelease.Release(rel))
+	var x, y bytes.Buffer
+	if err := WriteFuncs(&x, a, nil, nil, opts); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFuncs(&y, b, nil, nil, opts); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(x.Bytes(), y.Bytes()) {
+		t.Errorf("%s differ at %#x", what, firstDiff(x.Bytes(), y.Bytes()))
 	}
 }

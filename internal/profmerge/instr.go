@@ -38,11 +38,13 @@ import (
 // Bad inputs are reported under the failure policy, counted against all
 // inputs.
 func runInstr(opts Options, inputs []*source, instrIdx []int) error {
-	// The fold is serial and reading a file from the page cache is far
-	// faster than folding it, so by default one goroutine reads ahead
-	// (bench/instr: more readers only add memory, and time on a loaded
-	// machine).
-	jobs := opts.Jobs
+	// The fold is serial (in input order: the result does not depend on
+	// jobs); the readers read and check raws against the fast path's
+	// layout (instrprof.FuncProfile.PrepareRaw), about as much work as the
+	// fold of each, so the fold's goroutine counts as one of the jobs:
+	// jobs-1 readers, at least one (bench/instr: more only add memory,
+	// and CPU time on a loaded machine).
+	jobs := opts.Jobs - 1
 	if jobs <= 0 {
 		jobs = 1
 	}
@@ -52,7 +54,11 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		data []byte
 		mf   *mapfile.File // data is mapped (a large file): close it once folded
 		err  error
+		// pre is the fast path's check of a raw, done by the reader
+		// (instrprof.FuncProfile.PrepareRaw) while the fold goes on.
+		pre *instrprof.PreparedRaw
 	}
+	funcs := newFuncs(opts)
 	done := make([]chan result, len(instrIdx))
 	for k := range done {
 		done[k] = make(chan result, 1)
@@ -60,12 +66,19 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 	window := make(chan struct{}, jobs+1)
 	// Buffers of folded raws are read into again (raws do not keep their
 	// data: the fold copies what it keeps), so the inputs cost no garbage
-	// and memory stays at the jobs+1 buffers in flight.
-	free := make(chan []byte, jobs+1)
+	// and memory stays at the jobs+2 buffers in flight (jobs+1 read, one
+	// folded). free holds a token per buffer (nil: none allocated yet, or
+	// not to be reused); a reader waits for one, and every input gives
+	// one back.
+	free := make(chan []byte, jobs+2)
+	for range jobs + 2 {
+		free <- nil
+	}
 	var next sync.Mutex
 	nextK := 0
 	for range min(jobs, len(instrIdx)) {
 		go func() {
+			var scratch []byte
 			for {
 				window <- struct{}{}
 				next.Lock()
@@ -76,15 +89,12 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 					<-window
 					return
 				}
-				var buf []byte
-				select {
-				case buf = <-free:
-				default:
-				}
+				buf := <-free
 				s := inputs[instrIdx[k]]
 				if s.size >= mapfile.MinMapped {
 					// Mapped, not copied: a large file costs memory
 					// only for the pages being decoded.
+					free <- buf
 					mf, err := s.load()
 					if err != nil {
 						done[k] <- result{err: err}
@@ -93,8 +103,22 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 					}
 					continue
 				}
+				if need := int(s.size) + 1; cap(buf) < need {
+					// Room for the raws of one binary, whose sizes differ
+					// by their value data: a buffer that is a few bytes
+					// short would be dropped for a new one, its pages
+					// cleared and faulted in again.
+					buf = make([]byte, 0, need+need/8)
+				}
 				data, err := s.read(buf)
-				done[k] <- result{data: data, err: err}
+				if err != nil {
+					free <- buf
+				}
+				var pre *instrprof.PreparedRaw
+				if err == nil && s.kind == KindInstrRaw {
+					pre = funcs.PrepareRaw(data, &scratch)
+				}
+				done[k] <- result{data: data, err: err, pre: pre}
 			}
 		}()
 	}
@@ -111,12 +135,19 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		bin.Close()
 	}
 
-	funcs := newFuncs(opts)
 	var rr instrprof.RawReader
 	var bad []error
 	reports := make([]instrReport, len(instrIdx))
 	isInstr := make(map[int]bool, len(instrIdx))
+	// The buffer of the input folded last goes back before the next one
+	// is waited for (a reader may be waiting for it).
+	var give []byte
+	giving := false
 	for k, i := range instrIdx {
+		if giving {
+			free <- give
+			giving = false
+		}
 		isInstr[i] = true
 		res := <-done[k]
 		<-window
@@ -130,6 +161,15 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		if res.err != nil {
 			fail(res.err)
 			continue
+		}
+		if res.mf == nil {
+			// The buffer goes back once the input is folded; an indexed
+			// input's records may keep parts of it: not reused.
+			buf := res.data
+			if inputs[i].kind == KindIndexed {
+				buf = nil
+			}
+			give, giving = buf, true
 		}
 		var release func(off int)
 		if res.mf != nil {
@@ -159,14 +199,9 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 		// Raws of the binary of the one before take the same-layout fast
 		// path (instrprof.FuncProfile.AddRawData); the others (and files
 		// of no known format: a bad magic) are decoded here.
-		raw, err := funcs.AddRawDataDone(&rr, path, res.data, inputs[i].Weight, release)
+		raw, err := funcs.AddPreparedRaw(&rr, path, res.data, inputs[i].Weight, release, res.pre)
 		if res.mf != nil {
 			res.mf.Close()
-		} else {
-			select {
-			case free <- res.data:
-			default:
-			}
 		}
 		if err != nil {
 			fail(err)
