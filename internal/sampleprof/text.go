@@ -401,8 +401,12 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 // slabSize is how many inlinee profiles the text reader allocates at once.
 const slabSize = 32
 
-// callChunk is how many call targets the text reader allocates at once.
-const callChunk = 256
+// callChunk is how many call targets the text reader allocates at once,
+// and bodyChunk how many body samples Merger.AddText does.
+const (
+	callChunk = 256
+	bodyChunk = 256
+)
 
 // textStack is the reader's stack of the function and inlinees the
 // current line belongs to. A profile whose body is empty when it is pushed
@@ -414,6 +418,11 @@ type textStack struct {
 	fs      []*FunctionSamples
 	scratch []bool         // fs[i].Body is bufs[i]'s
 	bufs    [][]BodySample // one per depth
+	// carve: short bodies are carved from chunk (capacity capped, so
+	// that adding to one reallocates), for profiles that are kept (the
+	// merged one): an allocation per chunk rather than per body.
+	carve bool
+	chunk []BodySample
 }
 
 func (s *textStack) push(fs *FunctionSamples) {
@@ -435,8 +444,15 @@ func (s *textStack) popTo(depth uint) {
 		d := len(s.fs) - 1
 		if fs := s.fs[d]; s.scratch[d] {
 			s.bufs[d] = fs.Body
-			if len(fs.Body) == 0 {
+			if n := len(fs.Body); n == 0 {
 				fs.Body = nil
+			} else if s.carve && n <= bodyChunk/8 {
+				if cap(s.chunk)-len(s.chunk) < n {
+					s.chunk = make([]BodySample, 0, bodyChunk)
+				}
+				at := len(s.chunk)
+				s.chunk = append(s.chunk, fs.Body...)
+				fs.Body = s.chunk[at:len(s.chunk):len(s.chunk)]
 			} else {
 				fs.Body = append([]BodySample(nil), fs.Body...)
 			}

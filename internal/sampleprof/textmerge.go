@@ -229,6 +229,7 @@ func (m *Merger) AddText(name string, t *TextLines, w uint64) error {
 		dsts[i] = dst
 	}
 	stack := &m.stack
+	stack.carve = true
 	cur := -1 // the header's function, or -1 while its lines are skipped
 	var ovf bool
 	for k := range t.recs {
