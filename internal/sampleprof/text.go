@@ -278,20 +278,10 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	for off := 0; off < len(data); {
 		lineNo++
 		start := off
-		end := bytes.IndexByte(data[off:], '\n')
-		if end < 0 {
-			end = len(data)
-			off = len(data)
-		} else {
-			end += off
-			off = end + 1
-		}
-		if end-start > maxTextLine {
-			return nil, fail(start, "longer than %d MiB (%d bytes): not a line of a text sample profile", maxTextLine>>20, end-start)
-		}
-		line := sref(data[start:end])
-		if len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
+		line, n, next := textLine(data, off)
+		off = next
+		if n > maxTextLine {
+			return nil, fail(start, "longer than %d MiB (%d bytes): not a line of a text sample profile", maxTextLine>>20, n)
 		}
 		// next is the byte LLVM's Rest[0] reads past an empty Rest.
 		pos := line.findNotFrom(' ', 0)
@@ -396,6 +386,23 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	p.ProbeBased = probeCount > 0
 	p.fromText = true
 	return p, nil
+}
+
+// textLine returns the line at off (without its '\n' and a '\r' before
+// that), its length with the '\r', and where the next line starts.
+func textLine(data []byte, off int) (line sref, n, next int) {
+	end := bytes.IndexByte(data[off:], '\n')
+	if end < 0 {
+		end, next = len(data), len(data)
+	} else {
+		end += off
+		next = end + 1
+	}
+	line = sref(data[off:end])
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	return line, end - off, next
 }
 
 // slabSize is how many inlinee profiles the text reader allocates at once.

@@ -121,20 +121,10 @@ func (t *TextLines) parse(data []byte, rel llvmrelease.Release, names *Names) bo
 	}
 	inFunc := false // a header was read
 	for off := 0; off < len(data); {
-		start := off
-		end := bytes.IndexByte(data[off:], '\n')
-		if end < 0 {
-			end, off = len(data), len(data)
-		} else {
-			end += off
-			off = end + 1
-		}
-		if end-start > maxTextLine {
+		line, n, next := textLine(data, off)
+		off = next
+		if n > maxTextLine {
 			return false
-		}
-		line := sref(data[start:end])
-		if len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
 		}
 		pos := line.findNotFrom(' ', 0)
 		if pos == npos || line[pos] == '#' {
