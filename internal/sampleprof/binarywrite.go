@@ -421,7 +421,9 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 				done := make(chan struct{})
 				go func() {
 					defer close(done)
-					tail, tailOffsets = w2.appendLBR(nil, rest, nil)
+					// Sized up front: growing it would leave its
+					// copies to the collector, on top of the peak.
+					tail, tailOffsets = w2.appendLBR(make([]byte, 0, sizeHint(rest)), rest, nil)
 				}()
 				b, offsets = w.appendLBR(b, funcs, offsets)
 				<-done
@@ -530,7 +532,11 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 }
 
 // sizeHint is about what the binary encodings of p take, a little more.
-func (p *Profile) sizeHint() int {
+func (p *Profile) sizeHint() int { return sizeHint(p.Funcs) }
+
+// sizeHint is about what the binary encodings of funcs take, a little
+// more.
+func sizeHint(funcs []*FunctionSamples) int {
 	var n int
 	var walk func(fs *FunctionSamples)
 	walk = func(fs *FunctionSamples) {
@@ -542,7 +548,7 @@ func (p *Profile) sizeHint() int {
 			walk(c.Callee)
 		}
 	}
-	for _, fs := range p.Funcs {
+	for _, fs := range funcs {
 		n += 32 + 16*len(fs.Context)
 		walk(fs)
 	}
