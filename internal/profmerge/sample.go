@@ -112,6 +112,11 @@ func runSample(opts Options, inputs []*source) error {
 		case l.err != nil:
 			return l.err
 		}
+		if l.t != nil {
+			err := m.AddText(inputs[k].Path, l.t, inputs[k].Weight)
+			l.t.Release()
+			return err
+		}
 		return m.Add(inputs[k].Path, l.p, inputs[k].Weight)
 	})
 	if err != nil {
@@ -198,6 +203,7 @@ func runSample(opts Options, inputs []*source) error {
 // the warnings reading it gave, to be reported when it is folded.
 type sampleLoad struct {
 	p     *sampleprof.Profile
+	t     *sampleprof.TextLines // a plain text profile, for Merger.AddText
 	err   error
 	bad   error
 	warns []string
@@ -218,7 +224,15 @@ func loadSample(opts Options, format string, names *sampleprof.Names, s *source)
 	var l sampleLoad
 	dropped := func(format string, args ...any) { l.warns = append(l.warns, fmt.Sprintf(format, args...)) }
 	var p *sampleprof.Profile
-	if !rel.HasVTableTypeProfiles() && enc == sampleprof.FormatText && bytes.Contains(data, []byte(": vtables ")) {
+	vtables := !rel.HasVTableTypeProfiles() && enc == sampleprof.FormatText && bytes.Contains(data, []byte(": vtables "))
+	if enc == sampleprof.FormatText && !vtables {
+		// Most text inputs are merged line by line, without a profile of
+		// their own; ParseTextMerge leaves the others to Read.
+		if l.t = sampleprof.ParseTextMerge(data, sampleprof.ReadOptions{Release: rel, Names: names}); l.t != nil {
+			return l
+		}
+	}
+	if vtables {
 		// Read as LLVM 22 reads it, for its vtable lines to be
 		// dropped rather than read as inlinees named "vtables" (or
 		// rejected) by the older release's reader.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -277,5 +278,33 @@ func TestTruncatedLastSection(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLBRSplit: a large LBR section, encoded in two halves at once, is
+// what one goroutine writes.
+func TestLBRSplit(t *testing.T) {
+	p := &Profile{}
+	for i := range lbrSplit + 77 {
+		fs := p.Get(Name(fmt.Sprintf("f%d", i)))
+		fs.TotalSamples, fs.HeadSamples = uint64(i%500), uint64(i%7)
+		b := fs.BodyAt(LineLocation{Line: uint32(i % 9)})
+		b.Samples = uint64(i)
+		b.AddCall(Name(fmt.Sprintf("f%d", i/3)), 5)
+		b.AddCall(Name("g"), uint64(i%4))
+		fs.CalleeAt(LineLocation{Line: 3}, Name("inl")).TotalSamples = 9
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	two, err := p.AppendExtBinary(nil, BinaryOptions{Release: 22})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GOMAXPROCS(1)
+	one, err := p.AppendExtBinary(nil, BinaryOptions{Release: 22})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(one, two) {
+		t.Fatalf("the LBR section written in two halves differs from one goroutine's (%d vs %d bytes)", len(two), len(one))
 	}
 }

@@ -3,6 +3,7 @@ package sampleprof
 import (
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -408,11 +409,31 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 		return func(b []byte) []byte {
 			lbrStart = len(b)
 			offsets = offsets[:0]
-			for _, fs := range funcs {
-				offsets = append(offsets, funcOffset{fs, uint64(len(b) - lbrStart)})
-				b = appendUleb(b, fs.HeadSamples)
-				b = w.appendBody(b, fs, true)
+			// A large section is encoded in two halves at once, the second
+			// into a buffer of its own appended after the first.
+			var tail []byte
+			var tailOffsets []funcOffset
+			if len(funcs) >= lbrSplit && runtime.GOMAXPROCS(0) > 1 {
+				half := len(funcs) / 2
+				funcs, rest := funcs[:half], funcs[half:]
+				w2 := w
+				w2.calls = nil
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					// Sized up front: growing it would leave its
+					// copies to the collector, on top of the peak.
+					tail, tailOffsets = w2.appendLBR(make([]byte, 0, sizeHint(rest)), rest, nil)
+				}()
+				b, offsets = w.appendLBR(b, funcs, offsets)
+				<-done
+				base := uint64(len(b) - lbrStart)
+				for _, e := range tailOffsets {
+					offsets = append(offsets, funcOffset{e.fs, base + e.off})
+				}
+				return append(b, tail...)
 			}
+			b, offsets = w.appendLBR(b, funcs, offsets)
 			return b
 		}
 	}
@@ -511,7 +532,11 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 }
 
 // sizeHint is about what the binary encodings of p take, a little more.
-func (p *Profile) sizeHint() int {
+func (p *Profile) sizeHint() int { return sizeHint(p.Funcs) }
+
+// sizeHint is about what the binary encodings of funcs take, a little
+// more.
+func sizeHint(funcs []*FunctionSamples) int {
 	var n int
 	var walk func(fs *FunctionSamples)
 	walk = func(fs *FunctionSamples) {
@@ -523,11 +548,27 @@ func (p *Profile) sizeHint() int {
 			walk(c.Callee)
 		}
 	}
-	for _, fs := range p.Funcs {
+	for _, fs := range funcs {
 		n += 32 + 16*len(fs.Context)
 		walk(fs)
 	}
 	return n + 1024
+}
+
+// lbrSplit is how many functions an LBR section has at least for
+// AppendExtBinary to encode it in two halves at once.
+const lbrSplit = 2048
+
+// appendLBR appends the records of funcs to b, and their offsets from
+// where b was to offsets.
+func (w *binWriter) appendLBR(b []byte, funcs []*FunctionSamples, offsets []funcOffset) ([]byte, []funcOffset) {
+	start := len(b)
+	for _, fs := range funcs {
+		offsets = append(offsets, funcOffset{fs, uint64(len(b) - start)})
+		b = appendUleb(b, fs.HeadSamples)
+		b = w.appendBody(b, fs, true)
+	}
+	return b, offsets
 }
 
 type funcOffset struct {

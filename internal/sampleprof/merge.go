@@ -96,6 +96,12 @@ type Merger struct {
 	ctxNext  []int32
 	syms     map[string]bool
 	md5s     map[string]uint64 // MD5Hash of the names seen
+
+	// AddText's: inlinees and call targets are allocated a chunk at a
+	// time; the stack of the line's profiles.
+	slab  []FunctionSamples
+	calls []CallTarget
+	stack textStack
 }
 
 // md5 is f.MD5(), remembered.
@@ -122,6 +128,15 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 	if w == 0 {
 		w = 1
 	}
+	if err := m.begin(name, p); err != nil {
+		return err
+	}
+	return m.add(name, p, w, m.Release.OrDefault())
+}
+
+// begin checks that p may join what was merged before and takes its
+// flags.
+func (m *Merger) begin(name string, p *Profile) error {
 	if m.begun {
 		if p.ProbeBased != m.out.ProbeBased {
 			return fmt.Errorf("%s: cannot merge probe-based profile with non-probe-based profile", name)
@@ -142,7 +157,11 @@ func (m *Merger) Add(name string, p *Profile, w uint64) error {
 	}
 	m.out.FS = m.out.FS || p.FS
 	m.out.merged = true
-	llvm := m.Release.OrDefault()
+	return nil
+}
+
+// add merges the profiles of p, read from the file name, with weight w.
+func (m *Merger) add(name string, p *Profile, w uint64, llvm llvmrelease.Release) error {
 	byMD5 := !p.CS && llvm.SampleMapHashesMD5()
 	// The input's profiles, in its reader map's order.
 	order := stdMapPass(p.Funcs, func(fs *FunctionSamples) uint64 { return contextHash(fs, llvm, m.md5) })

@@ -15,13 +15,24 @@ type mergeInput struct {
 	w    uint64
 }
 
-// mergeFiles merges files as tools/merge does: read, fold, drop.
+// mergeFiles merges files as tools/merge does: read, fold, drop (plain
+// text profiles line by line).
 func mergeFiles(t *testing.T, rel int, ins []mergeInput) (*Profile, error) {
 	m := Merger{Release: llvmrelease.Release(rel)}
 	for _, in := range ins {
 		data, err := os.ReadFile(in.file)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if Detect(data) == FormatText {
+			if tl := ParseTextMerge(data, ReadOptions{Release: llvmrelease.Release(rel)}); tl != nil {
+				err := m.AddText(in.file, tl, in.w)
+				tl.Release()
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
 		}
 		p, err := Read(in.file, data, ReadOptions{Release: llvmrelease.Release(rel)})
 		if err != nil {

@@ -278,20 +278,10 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	for off := 0; off < len(data); {
 		lineNo++
 		start := off
-		end := bytes.IndexByte(data[off:], '\n')
-		if end < 0 {
-			end = len(data)
-			off = len(data)
-		} else {
-			end += off
-			off = end + 1
-		}
-		if end-start > maxTextLine {
-			return nil, fail(start, "longer than %d MiB (%d bytes): not a line of a text sample profile", maxTextLine>>20, end-start)
-		}
-		line := sref(data[start:end])
-		if len(line) > 0 && line[len(line)-1] == '\r' {
-			line = line[:len(line)-1]
+		line, n, next := textLine(data, off)
+		off = next
+		if n > maxTextLine {
+			return nil, fail(start, "longer than %d MiB (%d bytes): not a line of a text sample profile", maxTextLine>>20, n)
 		}
 		// next is the byte LLVM's Rest[0] reads past an empty Rest.
 		pos := line.findNotFrom(' ', 0)
@@ -398,11 +388,32 @@ func ReadText(name string, data []byte, opts ReadOptions) (*Profile, error) {
 	return p, nil
 }
 
+// textLine returns the line at off (without its '\n' and a '\r' before
+// that), its length with the '\r', and where the next line starts.
+func textLine(data []byte, off int) (line sref, n, next int) {
+	end := bytes.IndexByte(data[off:], '\n')
+	if end < 0 {
+		end, next = len(data), len(data)
+	} else {
+		end += off
+		next = end + 1
+	}
+	line = sref(data[off:end])
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	return line, end - off, next
+}
+
 // slabSize is how many inlinee profiles the text reader allocates at once.
 const slabSize = 32
 
-// callChunk is how many call targets the text reader allocates at once.
-const callChunk = 256
+// callChunk is how many call targets the text reader allocates at once,
+// and bodyChunk how many body samples Merger.AddText does.
+const (
+	callChunk = 256
+	bodyChunk = 256
+)
 
 // textStack is the reader's stack of the function and inlinees the
 // current line belongs to. A profile whose body is empty when it is pushed
@@ -414,6 +425,11 @@ type textStack struct {
 	fs      []*FunctionSamples
 	scratch []bool         // fs[i].Body is bufs[i]'s
 	bufs    [][]BodySample // one per depth
+	// carve: short bodies are carved from chunk (capacity capped, so
+	// that adding to one reallocates), for profiles that are kept (the
+	// merged one): an allocation per chunk rather than per body.
+	carve bool
+	chunk []BodySample
 }
 
 func (s *textStack) push(fs *FunctionSamples) {
@@ -435,8 +451,15 @@ func (s *textStack) popTo(depth uint) {
 		d := len(s.fs) - 1
 		if fs := s.fs[d]; s.scratch[d] {
 			s.bufs[d] = fs.Body
-			if len(fs.Body) == 0 {
+			if n := len(fs.Body); n == 0 {
 				fs.Body = nil
+			} else if s.carve && n <= bodyChunk/8 {
+				if cap(s.chunk)-len(s.chunk) < n {
+					s.chunk = make([]BodySample, 0, bodyChunk)
+				}
+				at := len(s.chunk)
+				s.chunk = append(s.chunk, fs.Body...)
+				fs.Body = s.chunk[at:len(s.chunk):len(s.chunk)]
 			} else {
 				fs.Body = append([]BodySample(nil), fs.Body...)
 			}
