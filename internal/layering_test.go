@@ -94,7 +94,7 @@ func deps(g map[string][]string, pkg string) []string {
 // TestLayering: the import rules the layers keep.
 func TestLayering(t *testing.T) {
 	g := graph(t)
-	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/instrprof/memprofidx", "internal/perfscript", "internal/perfdata", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered"} {
+	for _, p := range []string{"internal/memprof", "internal/sampleprof", "internal/instrprof", "internal/instrprof/memprofidx", "internal/instrprof/container", "internal/perfscript", "internal/perfdata", "internal/pseudoprobe", "internal/llvmname", "internal/stdunordered"} {
 		if _, ok := g[p]; !ok {
 			t.Fatalf("package %s not found: the rules below need updating", p)
 		}
@@ -121,11 +121,17 @@ func TestLayering(t *testing.T) {
 		}
 	}
 	forbid("internal/sampleprof", []string{"internal/memprof", "internal/instrprof", "internal/instrprof/memprofidx"}, "sample profiles share nothing with MemProf or instrumented profiles but internal/llvmname")
+	// container is the IndexedInstrProf container (the writer's output,
+	// OnDiskChainedHashTable sections written and read back, section
+	// offsets): it knows no section's contents, neither MemProf nor
+	// function records.
+	forbid("internal/instrprof/container", []string{"internal/memprof", "internal/instrprof", "internal/instrprof/memprofidx", "internal/instrprof/instrproftest", "internal/profmerge"}, "container is the layer under instrprof's function records and memprofidx's MemProf section")
 	// memprofidx is MemProf's indexed form (ids, dense index, radix tree,
-	// MIBs): instrprof lays it out in the indexed file and reads it back.
-	// It sits below instrprof and knows neither the file's container
-	// (header, summary, OnDisk hash tables) nor its function records.
-	forbid("internal/instrprof/memprofidx", []string{"internal/instrprof", "internal/instrprof/instrproftest", "internal/ondiskhash", "internal/profmerge"}, "memprofidx is the MemProf layer under instrprof's container and function records")
+	// MIBs) and its section of the indexed file, laid out and read back in
+	// the container's terms: instrprof places the section in the file. It
+	// sits below instrprof and knows neither its header nor its function
+	// records.
+	forbid("internal/instrprof/memprofidx", []string{"internal/instrprof", "internal/instrprof/instrproftest", "internal/profmerge"}, "memprofidx is the MemProf layer under instrprof's header and function records")
 	// llvmname (names and their hashes) and stdunordered (libstdc++'s
 	// unordered_map) are LLVM facts every layer may use: they import no
 	// project package but internal/llvmrelease (which imports none).

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/container"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
@@ -297,10 +298,10 @@ func BenchmarkEmitLarge(b *testing.B) {
 				for b.Loop() {
 					pl := newPlan(ix, o)
 					if mode == "mem" {
-						n = int64(len(marshalWith(pl.emit)))
+						n = int64(len(container.MarshalWith(pl.emit)))
 					} else {
 						var cw countWriter
-						if err := streamWith(&cw, pl.emit); err != nil {
+						if err := container.StreamWith(&cw, pl.emit); err != nil {
 							b.Fatal(err)
 						}
 						n = int64(cw)
@@ -326,12 +327,12 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // a profile large enough to be cut into many chunks and batches.
 func TestWorkersSameBytes(t *testing.T) {
 	p := syntheticProfile(20000, 4000, 12)
-	defer func(n int) { forceWorkers = n }(forceWorkers)
+	defer func(n int) { container.ForceWorkers = n }(container.ForceWorkers)
 	for _, o := range largeOptions {
 		name := fmt.Sprintf("llvm%d-v%d", o.Release, o.MemProfVersion)
 		var want []byte
 		for _, w := range []int{1, 2, 3, 8} {
-			forceWorkers = w
+			container.ForceWorkers = w
 			got, err := marshal(p, o)
 			if err != nil {
 				t.Fatal(err)
@@ -342,7 +343,7 @@ func TestWorkersSameBytes(t *testing.T) {
 			}
 			if want == nil {
 				want = got
-				if len(want) < 4*batchSize && o.MemProfVersion == 0 {
+				if len(want) < 4*container.BatchSize && o.MemProfVersion == 0 {
 					t.Errorf("%s: %d bytes, too few to exercise batching", name, len(want))
 				}
 			}

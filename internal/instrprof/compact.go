@@ -3,6 +3,7 @@ package instrprof
 import (
 	"io"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/container"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -17,7 +18,7 @@ func WriteCompactFile(name string, c *memprof.Compact, opts WriteOptions) error 
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(name, 0o644, func(w io.Writer) error { return streamWith(w, pl.emit) })
+	return container.WriteFileAtomic(name, 0o644, func(w io.Writer) error { return container.StreamWith(w, pl.emit) })
 }
 
 // WriteCompact is WriteCompactFile to a writer.
@@ -26,7 +27,7 @@ func WriteCompact(w io.Writer, c *memprof.Compact, opts WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	return streamWith(w, pl.emit)
+	return container.StreamWith(w, pl.emit)
 }
 
 // marshalCompact is marshal for a profile in dense form: the same bytes as
@@ -36,7 +37,7 @@ func marshalCompact(c *memprof.Compact, opts WriteOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalWith(pl.emit), nil
+	return container.MarshalWith(pl.emit), nil
 }
 
 func planForCompact(c *memprof.Compact, opts WriteOptions) (*plan, error) {

@@ -1,7 +1,7 @@
 // Package instrprof reads and writes LLVM's indexed profile container
 // (IndexedInstrProf, the ".profdata" file llvm-profdata writes) with a MemProf
 // section in any of the on-disk versions V0–V4. The YAML MemProf text form
-// of LLVM 20+ is memprof's (memprof.ReadYAML, memprof.WriteYAML); WriteYAML
+// of LLVM 20+ is memprof's (memprof.ReadYAML, memprof.WriteYAML); File.WriteYAML
 // here prints an indexed file's MemProf data in it as llvm-profdata show does.
 //
 // It also reads raw instrumentation profiles (.profraw, raw versions 8–10:
@@ -12,8 +12,11 @@
 // has the layouts and what was verified.
 //
 // MemProf's indexed form (frame and call-stack ids, the dense index, the
-// V3/V4 radix tree, MIBs in a schema) is internal/instrprof/memprofidx;
-// this package lays it out in the file and reads it back.
+// V3/V4 radix tree, MIBs in a schema) and its section, laid out and read
+// back, are internal/instrprof/memprofidx; the container under both (the
+// writer's output, the OnDisk hash tables) is internal/instrprof/container.
+// This package writes the header, summary and function records around
+// them and places the MemProf section in the file.
 //
 // Memprof-only files have an empty instrumentation function table, an
 // all-zero profile summary, the MemProf section, an empty binary-id

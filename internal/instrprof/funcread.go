@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/container"
 )
 
 // Reading the function records of an indexed profile
@@ -31,14 +32,14 @@ func ReadFuncs(name string, data []byte) (*File, error) {
 		return nil, err
 	}
 	v := f.Header.IndexVersion()
-	entries, err := readTable(name, data, "function table", f.funcPayload, f.Header.HashOffset, true)
+	entries, err := container.ReadTable(name, data, "function table", f.funcPayload, f.Header.HashOffset, true)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
-		start := e.off + 24 + len(e.key)
-		c := decode.NewCursor("instrprof", name, "function record", data[:start+len(e.data)], start)
-		if err := readFuncEntry(&c, string(e.key), v, &f.Funcs); err != nil {
+		start := e.Off + 24 + len(e.Key)
+		c := decode.NewCursor("instrprof", name, "function record", data[:start+len(e.Data)], start)
+		if err := readFuncEntry(&c, string(e.Key), v, &f.Funcs); err != nil {
 			return nil, err
 		}
 	}

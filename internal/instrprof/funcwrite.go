@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/container"
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -27,7 +28,7 @@ type funcTable struct {
 	variant    uint64
 	names      []string
 	recs       [][]*FuncRecord // per name, in writing order
-	table      *table
+	table      *container.Table
 	summary    [6]uint64 // IndexedInstrProf::Summary fields
 	entries    []SummaryEntry
 	csSummary  *[6]uint64 // with the CS variant only
@@ -80,7 +81,7 @@ func newFuncTable(f *FuncProfile, opts WriteOptions) (*funcTable, error) {
 	for i, n := range ft.names {
 		hashes[i] = llvmname.GUID(n)
 	}
-	ft.table = newTable(hashes, func(i int) int { return 16 + len(ft.names[i]) + ft.dataSize(i) })
+	ft.table = container.NewTable(hashes, func(i int) int { return 16 + len(ft.names[i]) + ft.dataSize(i) })
 	return ft, nil
 }
 
@@ -197,13 +198,13 @@ func (ft *funcTable) putValueData(b []byte, r *FuncRecord) int {
 }
 
 // emitSummary writes the summary and, for a CS profile, the CS summary.
-func (ft *funcTable) emitSummary(o *output) {
+func (ft *funcTable) emitSummary(o *container.Output) {
 	put := func(fields []uint64, entries []SummaryEntry) {
-		o.u64(uint64(len(fields)))
-		o.u64(uint64(len(entries)))
-		o.u64s(fields)
+		o.U64(uint64(len(fields)))
+		o.U64(uint64(len(entries)))
+		o.U64s(fields)
 		for _, e := range entries {
-			o.u64s([]uint64{e.Cutoff, e.MinCount, e.NumCounts})
+			o.U64s([]uint64{e.Cutoff, e.MinCount, e.NumCounts})
 		}
 	}
 	put(ft.summary[:], ft.entries)
@@ -212,28 +213,28 @@ func (ft *funcTable) emitSummary(o *output) {
 	}
 }
 
-func (ft *funcTable) emitBinaryIDs(o *output) {
+func (ft *funcTable) emitBinaryIDs(o *container.Output) {
 	total := 0
 	for _, id := range ft.binaryIDs {
 		total += 8 + int(alignTo8(uint64(len(id))))
 	}
-	o.u64(uint64(total))
+	o.U64(uint64(total))
 	for _, id := range ft.binaryIDs {
-		o.u64(uint64(len(id)))
-		o.write(id)
-		o.pad8()
+		o.U64(uint64(len(id)))
+		o.Write(id)
+		o.Pad8()
 	}
 }
 
 // emitTraces writes the temporal profile traces: u64 #traces, u64 stream
 // size, then per trace u64 weight, u64 #functions, the NameRefs.
-func (ft *funcTable) emitTraces(o *output) {
-	o.u64(uint64(len(ft.traces)))
-	o.u64(ft.streamSize)
+func (ft *funcTable) emitTraces(o *container.Output) {
+	o.U64(uint64(len(ft.traces)))
+	o.U64(ft.streamSize)
 	for _, t := range ft.traces {
-		o.u64(t.Weight)
-		o.u64(uint64(len(t.NameRefs)))
-		o.u64s(t.NameRefs)
+		o.U64(t.Weight)
+		o.U64(uint64(len(t.NameRefs)))
+		o.U64s(t.NameRefs)
 	}
 }
 
@@ -312,7 +313,7 @@ func WriteFuncsFile(name string, f *FuncProfile, mem *memprof.Profile, compact *
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(name, 0o644, func(w io.Writer) error { return streamWith(w, pl.emit) })
+	return container.WriteFileAtomic(name, 0o644, func(w io.Writer) error { return container.StreamWith(w, pl.emit) })
 }
 
 // WriteFuncs is WriteFuncsFile to a writer.
@@ -321,7 +322,7 @@ func WriteFuncs(w io.Writer, f *FuncProfile, mem *memprof.Profile, compact *memp
 	if err != nil {
 		return err
 	}
-	return streamWith(w, pl.emit)
+	return container.StreamWith(w, pl.emit)
 }
 
 func planForFuncs(f *FuncProfile, mem *memprof.Profile, compact *memprof.Compact, opts WriteOptions) (*plan, error) {

@@ -294,7 +294,7 @@ func TestYAMLToIndexed(t *testing.T) {
 	// The default WriteYAML of the parsed profile is what LLVM prints.
 	want, _ := os.ReadFile("testdata/yamlin.llvm22.v4.yaml")
 	var buf bytes.Buffer
-	if err := WriteYAML(&buf, p); err != nil {
+	if err := memprofidx.WriteYAML(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	// LLVM prints records in on-disk order; ours keeps document order.
@@ -303,7 +303,7 @@ func TestYAMLToIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf.Reset()
-	if err := WriteYAML(&buf, f.Profile); err != nil {
+	if err := memprofidx.WriteYAML(&buf, f.Profile); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(buf.Bytes(), want) {
@@ -437,7 +437,7 @@ func TestDerivedOrder(t *testing.T) {
 // prints "---\n{}\n..." for it) and reads back empty.
 func TestEmptyProfile(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteYAML(&buf, &memprof.Profile{}); err != nil {
+	if err := memprofidx.WriteYAML(&buf, &memprof.Profile{}); err != nil {
 		t.Fatal(err)
 	}
 	if want := "---\n{}\n...\n"; !strings.HasSuffix(buf.String(), want) {

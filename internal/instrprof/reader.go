@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/container"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
@@ -316,9 +317,13 @@ func Read(name string, data []byte) (*File, error) {
 		return nil, err
 	}
 	if v >= 8 && h.HasMemProf() {
-		if err := f.readMemProf(name, data); err != nil {
+		d, err := memprofidx.ReadSection(name, data, h.MemProfOffset)
+		if err != nil {
 			return nil, err
 		}
+		f.MemProfVersion, f.Schema, f.MemProfSummary = d.Version, d.Schema, d.Summary
+		f.DataAccessProfOffset, f.Profile = d.DataAccessProfOffset, d.Profile
+		f.frameKeys, f.stackKeys = d.FrameKeys, d.StackKeys
 	}
 	if v >= 9 && h.BinaryIdOffset != 0 {
 		c.Section = "binary ids"
@@ -382,7 +387,7 @@ func readSummary(c *decode.Cursor) ProfileSummary {
 func readFunctionTable(name string, data []byte, tableOff uint64) (uint64, error) {
 	c := decode.NewCursor("instrprof", name, "function table", data, 0)
 	c.Seek(tableOff)
-	nb, ne := tableHeader(&c)
+	nb, ne := container.TableHeader(&c)
 	if c.Err() != nil {
 		return 0, c.Err()
 	}
@@ -394,96 +399,4 @@ func readFunctionTable(name string, data []byte, tableOff uint64) (uint64, error
 		}
 	}
 	return ne, c.Err()
-}
-
-// tableHeader reads NumBuckets and NumEntries of an on-disk hash table and
-// checks that the bucket array fits.
-func tableHeader(c *decode.Cursor) (numBuckets, numEntries uint64) {
-	at := c.Off()
-	numBuckets = c.U64()
-	numEntries = c.U64()
-	if c.Err() != nil {
-		return 0, 0
-	}
-	if numBuckets == 0 || numBuckets&(numBuckets-1) != 0 {
-		c.FailAt(int64(at), decode.ErrMalformed, "bucket count %d is not a power of two", numBuckets)
-		return 0, 0
-	}
-	if numBuckets > uint64(c.Remaining()/8) {
-		c.FailAt(int64(at), decode.ErrTruncated, "truncated bucket array (need %d buckets, have room for %d)", numBuckets, c.Remaining()/8)
-		return 0, 0
-	}
-	return numBuckets, numEntries
-}
-
-// odEntry is one decoded hash-table item.
-type odEntry struct {
-	off  int // absolute offset of the item's hash
-	hash uint64
-	key  []byte
-	data []byte
-}
-
-// readTable decodes every item of the on-disk hash table whose bucket array
-// is at tableOff, in bucket order. Items must lie in [payload, tableOff).
-// keyLen says whether the trait writes a key length (the call-stack table
-// writes only the data length and an 8-byte key).
-func readTable(name string, data []byte, section string, payload, tableOff uint64, keyLen bool) ([]odEntry, error) {
-	c := decode.NewCursor("instrprof", name, section, data, 0)
-	c.Seek(tableOff)
-	nb, ne := tableHeader(&c)
-	if c.Err() != nil {
-		return nil, c.Err()
-	}
-	if payload > tableOff {
-		c.Fail(decode.ErrMalformed, "payload offset %#x is after the table at %#x", payload, tableOff)
-		return nil, c.Err()
-	}
-	// Each item needs at least 2+8+8+8 bytes of payload.
-	if ne > (tableOff-payload)/18 {
-		c.FailAt(int64(c.Off()-8), decode.ErrMalformed, "entry count %d does not fit in a %d-byte payload", ne, tableOff-payload)
-		return nil, c.Err()
-	}
-	entries := make([]odEntry, 0, ne)
-	p := decode.NewCursor("instrprof", name, section, data[:tableOff], 0)
-	for range nb {
-		at := c.Off()
-		o := c.U64()
-		if c.Err() != nil {
-			return nil, c.Err()
-		}
-		if o == 0 {
-			continue
-		}
-		if o < payload || o >= tableOff {
-			c.FailAt(int64(at), decode.ErrMalformed, "bucket offset %#x outside the payload [%#x, %#x)", o, payload, tableOff)
-			return nil, c.Err()
-		}
-		p.Seek(o)
-		n := p.U16()
-		for range n {
-			e := odEntry{off: p.Off()}
-			e.hash = p.U64()
-			kl := uint64(8)
-			if keyLen {
-				kl = p.U64()
-			}
-			dl := p.U64()
-			e.key = p.Bytes(kl)
-			e.data = p.Bytes(dl)
-			if p.Err() != nil {
-				return nil, p.Err()
-			}
-			if uint64(len(entries)) >= ne {
-				p.FailAt(int64(e.off), decode.ErrMalformed, "more items than the table's entry count %d", ne)
-				return nil, p.Err()
-			}
-			entries = append(entries, e)
-		}
-	}
-	if uint64(len(entries)) != ne {
-		c.Fail(decode.ErrMalformed, "table holds %d items, header says %d", len(entries), ne)
-		return nil, c.Err()
-	}
-	return entries, nil
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/container"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
@@ -68,7 +69,7 @@ func FuzzWriteShapes(f *testing.F) {
 		f.Add([]byte{byte(i), 5, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 6, 4, 3, 2, 1, 0, 7, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	}
 	f.Add([]byte{7, 11, 3, 8, 1, 4, 250, 7, 2, 11, 3, 8, 1, 4, 250, 7, 2, 11, 3, 8, 1, 4, 250, 7, 2})
-	defer func(w, b, c int) { forceWorkers, batchSize, chunkMin = w, b, c }(forceWorkers, batchSize, chunkMin)
+	defer func(w, b, c int) { container.ForceWorkers, container.BatchSize, container.ChunkMin = w, b, c }(container.ForceWorkers, container.BatchSize, container.ChunkMin)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return
@@ -76,12 +77,12 @@ func FuzzWriteShapes(f *testing.F) {
 		o := shapeOptions[int(data[0])%len(shapeOptions)]
 		p := shapeProfile(data[1:])
 		name := fmt.Sprintf("llvm%d-v%d", o.Release, o.MemProfVersion)
-		forceWorkers, batchSize, chunkMin = 1, 256<<10, 64<<10
+		container.ForceWorkers, container.BatchSize, container.ChunkMin = 1, 256<<10, 64<<10
 		want, err := marshal(p, o)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		forceWorkers, batchSize, chunkMin = 3, 40, 16
+		container.ForceWorkers, container.BatchSize, container.ChunkMin = 3, 40, 16
 		got, err := marshal(p, o)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

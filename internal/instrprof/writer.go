@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/container"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
@@ -95,7 +96,7 @@ func Write(w io.Writer, p *memprof.Profile, opts WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	return streamWith(w, pl.emit)
+	return container.StreamWith(w, pl.emit)
 }
 
 // WriteFile writes p to name atomically: a temporary file in the same
@@ -106,7 +107,7 @@ func WriteFile(name string, p *memprof.Profile, opts WriteOptions) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(name, 0o644, func(w io.Writer) error { return streamWith(w, pl.emit) })
+	return container.WriteFileAtomic(name, 0o644, func(w io.Writer) error { return container.StreamWith(w, pl.emit) })
 }
 
 // marshal returns the bytes Write would write.
@@ -115,7 +116,7 @@ func marshal(p *memprof.Profile, opts WriteOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return marshalWith(pl.emit), nil
+	return container.MarshalWith(pl.emit), nil
 }
 
 func planFor(p *memprof.Profile, opts WriteOptions) (*plan, error) {
@@ -128,3 +129,8 @@ func planFor(p *memprof.Profile, opts WriteOptions) (*plan, error) {
 	}
 	return newPlan(ix, opts), nil
 }
+
+// EmptyFile is a new, empty file (what atomicfile hands its fill
+// functions): given one, the writers write it by position, batches
+// straight from the workers that filled them (container.EmptyFile).
+type EmptyFile = container.EmptyFile

@@ -1,5 +1,7 @@
 package memprof
 
+import "fmt"
+
 // Compact is the dense form of a converted profile, as the converter
 // builds it and the indexed writers consume it: frames and call stacks
 // are numbered, and records refer to call stacks by number. It carries
@@ -20,35 +22,41 @@ type Compact struct {
 	Records    []CompactRecord
 	AllocSites []CompactAlloc
 	CallSites  []int32
+	// Callees, when not nil, holds call site i's callee GUIDs at i
+	// (MemProf V4 and YAML; conversion produces none): CalleesOf.
+	Callees [][]uint64
 	// FrameRuns and StackRuns are Profile.FrameRuns and CallStackRuns as
 	// frame and call-stack numbers.
 	FrameRuns   [][]int32
 	StackRuns   [][]int32
 	SymbolNames map[uint64]string
-	// First is, when allocation contexts were merged, the state of each
-	// call stack's first block (PartialState; indexed by stack number,
-	// zero for stacks without alloc sites): what a partial profile's
-	// sidecar holds.
+	// First is, when allocation contexts were merged (or a partial
+	// profile's sidecar read: SetStates), the state of each call stack's
+	// first block (PartialState; indexed by stack number, zero for stacks
+	// without alloc sites): what a partial profile's sidecar holds.
 	First []PartialState
 }
 
-// States returns the partial states of c's allocation contexts by
-// StackKey; c.First must be set.
-func (c *Compact) States() PartialStates {
-	out := PartialStates{}
-	var fs []Frame
-	for _, a := range c.AllocSites {
-		fs = fs[:0]
-		for _, f := range c.Stack(a.Stack) {
-			fs = append(fs, c.Frames[f])
+// SetStates sets c.First from the states of a partial profile's sidecar
+// (by StackKey). It fails if one of c's allocation contexts has none.
+func (c *Compact) SetStates(st PartialStates) error {
+	first := make([]PartialState, c.NumStacks())
+	done := make([]bool, len(first))
+	for _, r := range c.Records {
+		for _, a := range c.AllocSites[r.AllocStart:r.AllocEnd] {
+			if done[a.Stack] {
+				continue
+			}
+			done[a.Stack] = true
+			s, ok := st[StackKey(c.StackFrameList(a.Stack))]
+			if !ok {
+				return fmt.Errorf("no entry for an allocation context of function %#x", r.GUID)
+			}
+			first[a.Stack] = s
 		}
-		var st PartialState
-		if int(a.Stack) < len(c.First) {
-			st = c.First[a.Stack]
-		}
-		out[StackKey(fs)] = st
 	}
-	return out
+	c.First = first
+	return nil
 }
 
 // CompactRecord is the MemProf record of one function.
@@ -70,7 +78,8 @@ func (c *Compact) NumStacks() int { return len(c.StackOff) - 1 }
 // Stack returns the frame numbers of call stack s, leaf first.
 func (c *Compact) Stack(s int32) []int32 { return c.StackFrames[c.StackOff[s]:c.StackOff[s+1]] }
 
-// Profile expands c. Call stacks become []Frame slices shared by every
+// Profile expands c (a view for YAML, show and tests; merging and
+// writing work on c itself). Call stacks become []Frame slices shared by every
 // site that uses them; MemInfoBlocks are copied.
 func (c *Compact) Profile() *Profile {
 	all := make([]Frame, len(c.StackFrames))
@@ -91,7 +100,7 @@ func (c *Compact) Profile() *Profile {
 		allocs[i] = AllocationInfo{CallStack: stacks[a.Stack], Info: *a.Info}
 	}
 	for i, s := range c.CallSites {
-		calls[i] = CallSite{Frames: stacks[s]}
+		calls[i] = CallSite{Frames: stacks[s], CalleeGUIDs: c.CalleesOf(i)}
 	}
 	for i, r := range c.Records {
 		rec := &recs[i]

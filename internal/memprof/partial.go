@@ -98,7 +98,12 @@ const (
 // the profile is written after it).
 func SetPartialProfile(side []byte, profile []byte) {
 	sum := sha256.Sum256(profile)
-	copy(side[16:partialHeader], sum[:])
+	SetPartialSum(side, sum[:])
+}
+
+// SetPartialSum is SetPartialProfile given the profile's SHA-256.
+func SetPartialSum(side []byte, sum []byte) {
+	copy(side[16:partialHeader], sum)
 }
 
 // PartialStates maps StackKey to the state of that context.
@@ -107,25 +112,39 @@ type PartialStates map[uint64]PartialState
 // EncodePartialStates encodes the states of the contexts of p, looked up
 // by call stack with state (which is called once per distinct stack).
 func EncodePartialStates(p *Profile, state func(stack []Frame) PartialState) ([]byte, error) {
+	c := Intern(p)
+	c.First = make([]PartialState, c.NumStacks())
+	for _, a := range c.AllocSites {
+		c.First[a.Stack] = state(c.StackFrameList(a.Stack))
+	}
+	return c.EncodePartialStates()
+}
+
+// EncodePartialStates encodes the states of c's contexts: c.First (zero
+// states if it is nil).
+func (c *Compact) EncodePartialStates() ([]byte, error) {
 	type entry struct {
 		key uint64
 		st  PartialState
 	}
-	seen := map[uint64]string{}
+	done := make([]bool, c.NumStacks())
+	seen := map[uint64]bool{}
 	var es []entry
-	for _, r := range p.Records {
-		for _, a := range r.AllocSites {
-			k := StackKey(a.CallStack)
-			id := fmt.Sprint(a.CallStack)
-			if prev, ok := seen[k]; ok {
-				if prev != id {
-					return nil, fmt.Errorf("two call stacks share the partial-state key %#x", k)
-				}
-				continue
-			}
-			seen[k] = id
-			es = append(es, entry{k, state(a.CallStack)})
+	for _, a := range c.AllocSites {
+		if done[a.Stack] {
+			continue
 		}
+		done[a.Stack] = true
+		k := StackKey(c.StackFrameList(a.Stack))
+		if seen[k] { // the stacks of a Compact are distinct
+			return nil, fmt.Errorf("two call stacks share the partial-state key %#x", k)
+		}
+		seen[k] = true
+		var st PartialState
+		if int(a.Stack) < len(c.First) {
+			st = c.First[a.Stack]
+		}
+		es = append(es, entry{k, st})
 	}
 	slices.SortFunc(es, func(a, b entry) int {
 		if a.key < b.key {

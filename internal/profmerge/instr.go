@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -253,17 +252,14 @@ func runInstr(opts Options, inputs []*source, instrIdx []int) error {
 	}
 	out := &outputs{}
 	defer out.discard()
-	p, err := out.begin(opts.Output, func(f *os.File) error {
-		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, funcs, nil, nil, opts.Write)
-	})
-	if err != nil {
-		return outputError(opts.Output, err)
-	}
+	var side []byte
 	if opts.PartialStateOutput != "" { // no MemProf data: no contexts
-		side, _ := memprof.EncodePartialStates(&memprof.Profile{}, nil)
-		if err := writeState(opts, out, p, side); err != nil {
-			return err
-		}
+		side, _ = memprof.Intern(&memprof.Profile{}).EncodePartialStates()
+	}
+	if err := writeWithState(opts, out, side, func(w io.Writer) error {
+		return instrprof.WriteFuncs(w, funcs, nil, nil, opts.Write)
+	}); err != nil {
+		return err
 	}
 	if err := finish(opts, out, buildID); err != nil {
 		return err
@@ -359,20 +355,13 @@ func instrInputs(inputs []*source) []int {
 	return idx
 }
 
-// writeCompact and writeProfile write the MemProf data into f, a new
-// empty file, with the function records of opts.funcs if there are any.
-func writeCompact(opts Options, f *os.File, c *memprof.Compact) error {
+// writeCompact writes the MemProf data to w (a new empty file, or a
+// stream), with the function records of opts.funcs if there are any.
+func writeCompact(opts Options, w io.Writer, c *memprof.Compact) error {
 	if opts.funcs != nil {
-		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, opts.funcs, nil, c, opts.Write)
+		return instrprof.WriteFuncs(w, opts.funcs, nil, c, opts.Write)
 	}
-	return instrprof.WriteCompact(instrprof.EmptyFile{File: f}, c, opts.Write)
-}
-
-func writeProfile(opts Options, f *os.File, p *memprof.Profile) error {
-	if opts.funcs != nil {
-		return instrprof.WriteFuncs(instrprof.EmptyFile{File: f}, opts.funcs, p, nil, opts.Write)
-	}
-	return instrprof.Write(instrprof.EmptyFile{File: f}, p, opts.Write)
+	return instrprof.WriteCompact(w, c, opts.Write)
 }
 
 // ShowInstr writes what `llvm-profdata show` of release o.Release

@@ -97,10 +97,8 @@ type loaded struct {
 	in   Input
 	kind Kind
 	raw  *memprof.RawProfile
-	prof *memprof.Profile // YAML or indexed input
-	// states are the partial states of prof (Input.State), or nil.
-	states memprof.PartialStates
-	err    error
+	prof *memprof.Compact // YAML or indexed input; First set from its partial state (Input.State)
+	err  error
 	// prep is raw prepared for the converter (then raw is nil), or
 	// prepErr why it could not be: a conversion error, fatal in any mode.
 	prep    *memprof.Prepared
@@ -298,17 +296,15 @@ func runMemProf(opts Options, inputs []*source) error {
 			opts.Warnf("%s: weight %d ignored: weights do not apply to MemProf data", in.Path, in.Weight)
 		}
 	}
-	var profs []*memprof.Profile
-	var states []memprof.PartialStates
+	var profs []*memprof.Compact
 	for _, l := range others {
 		if l.err == nil {
 			profs = append(profs, l.prof)
-			states = append(states, l.states)
 		}
 	}
 	out := &outputs{}
 	defer out.discard()
-	if err := write(opts, out, rawProf, profs, states, progress); err != nil {
+	if err := write(opts, out, rawProf, profs, progress); err != nil {
 		return err
 	}
 	if err := finish(opts, out, buildID); err != nil {
@@ -358,73 +354,57 @@ func (o *outputs) discard() {
 }
 
 // write writes the merged profile: the converted raw inputs (rawProf, nil
-// if none) and the YAML and indexed ones (profs).
-func write(opts Options, out *outputs, rawProf *memprof.Compact, profs []*memprof.Profile, states []memprof.PartialStates, progress func(string, ...any)) error {
-	if rawProf != nil && len(profs) == 0 {
-		// Raw inputs only: the converter's dense form goes to the writer
-		// as it is.
-		var side []byte
-		if opts.PartialStateOutput != "" {
-			st := rawProf.States()
-			var err error
-			if side, err = memprof.EncodePartialStates(rawProf.Profile(), func(s []memprof.Frame) memprof.PartialState { return st[memprof.StackKey(s)] }); err != nil {
-				return err
+// if none) and the YAML and indexed ones (profs), all in dense form.
+func write(opts Options, out *outputs, rawProf *memprof.Compact, profs []*memprof.Compact, progress func(string, ...any)) error {
+	merged := rawProf
+	if rawProf == nil || len(profs) > 0 {
+		if rawProf != nil {
+			if !opts.MergeContexts {
+				rawProf.First = nil // appended contexts: no partial merge
 			}
+			profs = append([]*memprof.Compact{rawProf}, profs...)
 		}
-		progress("writing %s", opts.Output)
-		p, err := out.begin(opts.Output, func(f *os.File) error { return writeCompact(opts, f, rawProf) })
-		if err != nil {
-			return outputError(opts.Output, err)
+		merged = memprof.Merge(profs, opts.MergeContexts, opts.PartialStateOutput != "")
+		if rawProf != nil {
+			// The conversion's scratch (raw inputs, the Converter's
+			// indexes, the symbolizer) is garbage now, but the heap goal
+			// still counts it: collecting before the writer allocates its
+			// index keeps the peak near the profile plus the index.
+			runtime.GC()
 		}
-		return writeState(opts, out, p, side)
 	}
-	if rawProf != nil {
-		var st memprof.PartialStates
-		if opts.MergeContexts {
-			st = rawProf.States()
-		}
-		profs = append([]*memprof.Profile{rawProf.Profile()}, profs...)
-		states = append([]memprof.PartialStates{st}, states...)
-	}
-	merged, first := mergeProfiles(profs, states, opts.MergeContexts, opts.PartialStateOutput != "")
+	// With raw inputs only, the converter's dense form goes to the
+	// writer as it is, its First the partial states.
 	var side []byte
 	if opts.PartialStateOutput != "" {
 		var err error
-		if side, err = memprof.EncodePartialStates(merged, first); err != nil {
+		if side, err = merged.EncodePartialStates(); err != nil {
 			return err
 		}
 	}
-	if rawProf != nil {
-		// The conversion's scratch (raw inputs, the Converter's indexes,
-		// the alloc-site chunks Profile just laid out, the symbolizer) is
-		// garbage now, but the heap goal still counts it: collecting before
-		// the writer allocates its index keeps the peak near the profile
-		// plus the index (bench/README.md: ~15% less RSS, ~0.1 s CPU).
-		runtime.GC()
-	}
 	progress("writing %s", opts.Output)
-	p, err := out.begin(opts.Output, func(f *os.File) error { return writeProfile(opts, f, merged) })
+	return writeWithState(opts, out, side, func(w io.Writer) error { return writeCompact(opts, w, merged) })
+}
+
+// writeWithState begins the output, written by fill, and its partial-state
+// sidecar (opts.PartialStateOutput, encoded in side) with the SHA-256 of
+// the bytes fill writes, hashed as they are written. Without a sidecar
+// fill gets the empty file itself (written by position, in parallel).
+func writeWithState(opts Options, out *outputs, side []byte, fill func(w io.Writer) error) error {
+	h := sha256.New()
+	_, err := out.begin(opts.Output, func(f *os.File) error {
+		if opts.PartialStateOutput == "" {
+			return fill(instrprof.EmptyFile{File: f})
+		}
+		return fill(io.MultiWriter(f, h))
+	})
 	if err != nil {
 		return outputError(opts.Output, err)
 	}
-	return writeState(opts, out, p, side)
-}
-
-// writeState begins the partial-state sidecar (opts.PartialStateOutput)
-// of the profile begun (profile), with the profile's SHA-256.
-func writeState(opts Options, out *outputs, profile *atomicfile.Pending, side []byte) error {
 	if opts.PartialStateOutput == "" {
 		return nil
 	}
-	r, err := profile.Bytes()
-	if err != nil {
-		return err
-	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return outputError(opts.Output, err)
-	}
-	memprof.SetPartialProfile(side, data)
+	memprof.SetPartialSum(side, h.Sum(nil))
 	_, err = out.begin(opts.PartialStateOutput, func(f *os.File) error {
 		_, err := f.Write(side)
 		return err
@@ -514,7 +494,10 @@ func load(s *source) loaded {
 	case KindMemProfRaw:
 		l.raw, l.err = memprof.ReadRaw(s.Path, data)
 	case KindMemProfYAML:
-		l.prof, l.err = memprof.ReadYAML(s.Path, data)
+		var p *memprof.Profile
+		if p, l.err = memprof.ReadYAML(s.Path, data); l.err == nil {
+			l.prof = memprof.Intern(p)
+		}
 	case KindIndexed:
 		var f *instrprof.File
 		f, l.err = instrprof.Read(s.Path, data)
@@ -522,7 +505,7 @@ func load(s *source) loaded {
 			if f.MemProfVersion < 0 {
 				l.err = errors.New("indexed profile has no MemProf data (merging instrumentation profiles is not supported yet)")
 			} else {
-				l.prof = f.Profile
+				l.prof = memprof.Intern(f.Profile)
 			}
 		}
 	case KindInstrRaw:
@@ -531,36 +514,32 @@ func load(s *source) loaded {
 		l.err = errors.New("unrecognized profile format: not a raw MemProf profile, an indexed profile or a YAML MemProf profile")
 	}
 	if l.err == nil && s.State != "" {
-		l.states, l.err = loadStates(s.State, data, l.prof)
+		l.err = loadStates(s.State, data, l.prof)
 	}
 	return l
 }
 
-// loadStates reads the partial-state sidecar of prof and checks that it
-// has the state of every allocation context of prof.
-func loadStates(path string, profile []byte, prof *memprof.Profile) (memprof.PartialStates, error) {
+// loadStates reads the partial-state sidecar of prof into prof.First,
+// checking that it has the state of every allocation context of prof.
+func loadStates(path string, profile []byte, prof *memprof.Compact) error {
 	if prof == nil {
-		return nil, errors.New("a partial state is for an indexed or YAML MemProf profile")
+		return errors.New("a partial state is for an indexed or YAML MemProf profile")
 	}
 	data, err := infile.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	st, sum, err := memprof.DecodePartialStates(path, data)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if sum != sha256.Sum256(profile) {
-		return nil, fmt.Errorf("partial state %s belongs to another profile (it records the SHA-256 of the partial profile written with it)", path)
+		return fmt.Errorf("partial state %s belongs to another profile (it records the SHA-256 of the partial profile written with it)", path)
 	}
-	for _, r := range prof.Records {
-		for _, a := range r.AllocSites {
-			if _, ok := st[memprof.StackKey(a.CallStack)]; !ok {
-				return nil, fmt.Errorf("partial state %s has no entry for an allocation context of function %#x: not the state of this profile", path, r.GUID)
-			}
-		}
+	if err := prof.SetStates(st); err != nil {
+		return fmt.Errorf("partial state %s has %w: not the state of this profile", path, err)
 	}
-	return st, nil
+	return nil
 }
 
 // convertRaw converts the raw inputs inputs[rawIdx[...]] into one profile
@@ -747,93 +726,4 @@ func missingBinaryError(raws []*memprof.RawProfile) error {
 		}
 	}
 	return fmt.Errorf("raw MemProf profiles need --profiled-binary: the binary with one of the build ids %s", strings.Join(ids, ", "))
-}
-
-// mergeProfiles combines converted, YAML and indexed MemProf profiles:
-// records with the same GUID are merged by appending alloc sites (as LLVM's
-// IndexedMemProfRecord::merge does) and call sites not already present;
-// records keep first-seen order. With contexts, an alloc site whose call
-// stack the record has already is merged into it (MemInfoBlock.Merge, or
-// MergePartial for a profile with partial states: states[i], nil if
-// none) instead. One profile without states is returned unchanged unless
-// first is wanted. With first, the states of the result (its first
-// blocks', by call stack) are returned too.
-func mergeProfiles(ps []*memprof.Profile, states []memprof.PartialStates, contexts, wantFirst bool) (*memprof.Profile, func([]memprof.Frame) memprof.PartialState) {
-	if len(ps) == 1 && states[0] == nil && !wantFirst {
-		return ps[0], nil
-	}
-	out := &memprof.Profile{}
-	byGUID := map[uint64]*memprof.Record{}
-	sites := map[*memprof.Record]map[string]int{} // call stack -> alloc site index
-	first := map[string]memprof.PartialState{}    // call stack -> its first block's state
-	for i, p := range ps {
-		for _, r := range p.Records {
-			m, ok := byGUID[r.GUID]
-			if !ok {
-				m = &memprof.Record{GUID: r.GUID}
-				byGUID[r.GUID] = m
-				out.Records = append(out.Records, m)
-				sites[m] = map[string]int{}
-			}
-			for _, a := range r.AllocSites {
-				if !contexts {
-					m.AllocSites = append(m.AllocSites, a)
-					continue
-				}
-				key := framesKey(a.CallStack)
-				st, partial := memprof.FirstState(&a.Info), false
-				if states[i] != nil {
-					st, partial = states[i][memprof.StackKey(a.CallStack)], true // load checked it is there
-				}
-				if _, ok := first[key]; !ok {
-					first[key] = st
-				}
-				if j, ok := sites[m][key]; ok {
-					if partial {
-						m.AllocSites[j].Info.MergePartial(&a.Info, st)
-					} else {
-						m.AllocSites[j].Info.Merge(&a.Info)
-					}
-					continue
-				}
-				sites[m][key] = len(m.AllocSites)
-				a.Info.Histogram = slices.Clone(a.Info.Histogram) // Merge adds into it
-				m.AllocSites = append(m.AllocSites, a)
-			}
-			for _, cs := range r.CallSites {
-				if !hasCallSite(m.CallSites, cs) {
-					m.CallSites = append(m.CallSites, cs)
-				}
-			}
-		}
-	}
-	return out, func(stack []memprof.Frame) memprof.PartialState { return first[framesKey(stack)] }
-}
-
-func hasCallSite(list []memprof.CallSite, cs memprof.CallSite) bool {
-	key := callSiteKey(cs)
-	for _, c := range list {
-		if callSiteKey(c) == key {
-			return true
-		}
-	}
-	return false
-}
-
-func callSiteKey(cs memprof.CallSite) string {
-	var b strings.Builder
-	b.WriteString(framesKey(cs.Frames))
-	for _, g := range cs.CalleeGUIDs {
-		fmt.Fprintf(&b, "%x,", g)
-	}
-	return b.String()
-}
-
-// framesKey is a call stack as a map key.
-func framesKey(frames []memprof.Frame) string {
-	var b strings.Builder
-	for _, f := range frames {
-		fmt.Fprintf(&b, "%x:%d:%d:%t;", f.Function, f.LineOffset, f.Column, f.IsInlineFrame)
-	}
-	return b.String()
 }

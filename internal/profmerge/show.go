@@ -8,6 +8,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/mapfile"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
@@ -58,7 +59,7 @@ func Show(w io.Writer, path, binary string, release llvmrelease.Release, warnf f
 		if err != nil {
 			return err
 		}
-		return instrprof.WriteYAML(w, p)
+		return memprofidx.WriteYAML(w, p)
 	}
 	if len(data) == 0 {
 		return errors.New(path + ": empty raw profile file") // llvm-profdata show's words

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rules-pgo/rules_pgo/internal/elfsym"
 	"github.com/rules-pgo/rules_pgo/internal/instrprof"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 	"github.com/rules-pgo/rules_pgo/internal/memprof/memproftest"
 )
@@ -142,7 +143,7 @@ func TestRawAndYAMLInputs(t *testing.T) {
 	}
 	rawOnly := run(filepath.Join(tmp, "raw.profdata"), raws...)
 	var y bytes.Buffer
-	if err := instrprof.WriteYAML(&y, rawOnly); err != nil {
+	if err := memprofidx.WriteYAML(&y, rawOnly); err != nil {
 		t.Fatal(err)
 	}
 	yamlPath := filepath.Join(tmp, "extra.yaml")

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"unsafe"
 
 	"github.com/rules-pgo/rules_pgo/internal/densemap"
 	"github.com/rules-pgo/rules_pgo/internal/hashtab"
@@ -36,9 +35,6 @@ type Indexed struct {
 	keyFrame []int32          // key index → frame
 	idFrame  map[uint64]int32 // FrameId → frame
 	stackTab hashtab.Index    // stack s is entry s, hashed by its frame indexes
-	scratch  []int32
-	bySlice  hashtab.Index // entry i is slices[i], hashed by its address
-	slices   []sliceKey
 }
 
 // Record is a memprof.Record over the dense indexes: its alloc sites'
@@ -69,76 +65,18 @@ func (ix *Indexed) Stack(s int32) []int32 {
 	return ix.StackFrames[ix.StackOff[s]:ix.StackOff[s+1]]
 }
 
-// Index interns p's frames and call stacks as release's writer does (its
-// FrameId and CallStackId hashes) and returns p over the dense indexes.
+// Index interns p's frames and call stacks (memprof.Intern) and indexes
+// them as release's writer does (IndexCompact).
 func Index(p *memprof.Profile, release llvmrelease.Release) (*Indexed, error) {
 	if p == nil {
 		return nil, fmt.Errorf("instrprof: nil profile")
 	}
-	nAlloc, nCall, nFrames := 0, 0, 0
 	for i, r := range p.Records {
 		if r == nil {
 			return nil, fmt.Errorf("instrprof: record %d is nil", i)
 		}
-		nAlloc += len(r.AllocSites)
-		nCall += len(r.CallSites)
-		for j := range r.AllocSites {
-			nFrames += len(r.AllocSites[j].CallStack)
-		}
 	}
-	ix := &Indexed{
-		release:     release,
-		idFrame:     make(map[uint64]int32),
-		StackOff:    make([]int32, 1, nAlloc+nCall+1),
-		StackFrames: make([]int32, 0, nFrames+nCall),
-	}
-	ix.stackTab.Reserve(nAlloc + nCall)
-	ix.bySlice.Reserve(max(len(p.CallStacks), nAlloc))
-	ix.slices = make([]sliceKey, 0, max(len(p.CallStacks), nAlloc))
-	for _, f := range p.Frames {
-		ix.addFrame(f)
-	}
-	for _, s := range p.CallStacks {
-		ix.addStack(s)
-	}
-	for _, run := range p.FrameRuns {
-		r := make([]int32, len(run))
-		for i, f := range run {
-			r[i] = ix.addFrame(f)
-		}
-		ix.frameRuns = append(ix.frameRuns, r)
-	}
-	for _, run := range p.CallStackRuns {
-		r := make([]int32, len(run))
-		for i, s := range run {
-			r[i] = ix.addStack(s)
-		}
-		ix.stackRuns = append(ix.stackRuns, r)
-	}
-	// Without explicit orders, LLVM's record construction inserts every
-	// allocation stack (in record order) before any call-site stack.
-	ix.Records = make([]Record, len(p.Records))
-	allocs := make([]Alloc, nAlloc)
-	calls := make([]Call, nCall)
-	for i, r := range p.Records {
-		ir := &ix.Records[i]
-		ir.GUID = r.GUID
-		ir.Alloc, allocs = allocs[:len(r.AllocSites):len(r.AllocSites)], allocs[len(r.AllocSites):]
-		for j := range r.AllocSites {
-			a := &r.AllocSites[j]
-			ir.Alloc[j] = Alloc{Stack: ix.addStack(a.CallStack), Info: &a.Info}
-		}
-	}
-	for i, r := range p.Records {
-		ir := &ix.Records[i]
-		ir.Calls, calls = calls[:len(r.CallSites):len(r.CallSites)], calls[len(r.CallSites):]
-		for j, c := range r.CallSites {
-			ir.Calls[j] = Call{Stack: ix.addStack(c.Frames), Callees: c.CalleeGUIDs}
-		}
-	}
-	ix.keyTab, ix.keys = hashtab.Index{}, nil
-	ix.stackTab, ix.scratch, ix.bySlice, ix.slices = hashtab.Index{}, nil, hashtab.Index{}, nil
-	return ix, nil
+	return IndexCompact(memprof.Intern(p), release)
 }
 
 // addFrame returns the frame index of f's FrameId, adding it if new.
@@ -166,49 +104,14 @@ func (ix *Indexed) addFrame(f memprof.Frame) int32 {
 	return fr
 }
 
-// addStack returns the stack index of fs, adding it if new. Stacks are
-// equal when their FrameIds are, so comparing frame indexes is enough.
-//
-// Convert hands out one slice per distinct stack and shares it between
-// CallStacks, the runs and every allocation site, so a slice seen before
-// (same first element and length) is resolved without reading its frames.
-func (ix *Indexed) addStack(fs []memprof.Frame) int32 {
-	if len(fs) == 0 {
-		return ix.addStackFrames(fs)
-	}
-	addr, n := sliceAddr(fs), int32(len(fs))
-	p := ix.bySlice.Probe(uint64(addr))
-	for p = p.Next(); p.Entry >= 0; p = p.Next() {
-		if e := ix.slices[p.Entry]; e.addr == addr && e.n == n {
-			return e.stack
-		}
-	}
-	s := ix.addStackFrames(fs)
-	ix.bySlice.Add(uint64(addr), p)
-	ix.slices = append(ix.slices, sliceKey{addr: addr, n: n, stack: s})
-	return s
-}
-
-// sliceKey is a stack slice, by the address of its first frame and its
-// length, and its stack. The address is stored as an integer: the profile
-// keeps the slices alive while it is indexed, and the array stays noscan.
-type sliceKey struct {
-	addr  uintptr
-	n     int32
-	stack int32
-}
-
-func sliceAddr(fs []memprof.Frame) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(fs))) }
-
-func (ix *Indexed) addStackFrames(fs []memprof.Frame) int32 {
-	sc := ix.scratch[:0]
-	h := uint64(len(fs))
-	for _, f := range fs {
-		fr := ix.addFrame(f)
-		sc = append(sc, fr)
+// addStackFrames returns the stack index of the frame indexes sc, adding
+// it if new. Stacks are equal when their FrameIds are, so comparing frame
+// indexes is enough.
+func (ix *Indexed) addStackFrames(sc []int32) int32 {
+	h := uint64(len(sc))
+	for _, fr := range sc {
 		h = (h ^ uint64(fr)) * 0x9e3779b97f4a7c15
 	}
-	ix.scratch = sc
 	h ^= h >> 32
 	p := ix.stackTab.Probe(h)
 	for p = p.Next(); p.Entry >= 0; p = p.Next() {
@@ -309,11 +212,12 @@ func DenseOrder(release llvmrelease.Release, keys []uint64) []int32 {
 	return m.Order()
 }
 
-// IndexCompact is index for a profile in dense form. Its frames and call
-// stacks are already numbered and distinct; only FrameIds are computed.
+// IndexCompact indexes a profile in dense form as release's writer does
+// (its FrameId and CallStackId hashes). Its frames and call stacks are
+// already numbered and distinct, so usually only FrameIds are computed.
 // Two frames with one FrameId (a hash collision, or LLVM 16's id ignoring
-// a field) make the numbering differ from LLVM's, so such a profile takes
-// the general path.
+// a field) are one frame to LLVM: the frames are then renumbered by
+// FrameId and the call stacks that become equal merged, in c's order.
 func IndexCompact(c *memprof.Compact, release llvmrelease.Release) (*Indexed, error) {
 	if c == nil {
 		return nil, fmt.Errorf("instrprof: nil profile")
@@ -322,28 +226,61 @@ func IndexCompact(c *memprof.Compact, release llvmrelease.Release) (*Indexed, er
 		return nil, fmt.Errorf("instrprof: compact profile without call-stack offsets")
 	}
 	ix := &Indexed{release: release, idFrame: make(map[uint64]int32, len(c.Frames))}
-	for _, f := range c.Frames {
-		ix.addFrame(f)
+	frameMap := make([]int32, len(c.Frames))
+	for i, f := range c.Frames {
+		frameMap[i] = ix.addFrame(f)
 	}
-	if len(ix.Frames) != len(c.Frames) {
-		return Index(c.Profile(), release)
+	ix.keyTab, ix.keys, ix.keyFrame = hashtab.Index{}, nil, nil
+	var stackMap []int32 // nil: stacks keep their numbers
+	if len(ix.Frames) == len(c.Frames) {
+		ix.StackOff, ix.StackFrames = c.StackOff, c.StackFrames
+		ix.frameRuns, ix.stackRuns = c.FrameRuns, c.StackRuns
+	} else {
+		ix.StackOff = make([]int32, 1, len(c.StackOff))
+		ix.StackFrames = make([]int32, 0, len(c.StackFrames))
+		ix.stackTab.Reserve(c.NumStacks())
+		stackMap = make([]int32, c.NumStacks())
+		var sc []int32
+		for s := range stackMap {
+			sc = sc[:0]
+			for _, f := range c.Stack(int32(s)) {
+				sc = append(sc, frameMap[f])
+			}
+			stackMap[s] = ix.addStackFrames(sc)
+		}
+		ix.stackTab = hashtab.Index{}
+		remap := func(runs [][]int32, m []int32) [][]int32 {
+			var out [][]int32
+			for _, run := range runs {
+				r := make([]int32, len(run))
+				for i, e := range run {
+					r[i] = m[e]
+				}
+				out = append(out, r)
+			}
+			return out
+		}
+		ix.frameRuns, ix.stackRuns = remap(c.FrameRuns, frameMap), remap(c.StackRuns, stackMap)
 	}
-	ix.StackOff, ix.StackFrames = c.StackOff, c.StackFrames
-	ix.frameRuns, ix.stackRuns = c.FrameRuns, c.StackRuns
+	stack := func(s int32) int32 {
+		if stackMap != nil {
+			return stackMap[s]
+		}
+		return s
+	}
 	ix.Records = make([]Record, len(c.Records))
 	allocs := make([]Alloc, len(c.AllocSites))
 	for i, a := range c.AllocSites {
-		allocs[i] = Alloc{Stack: a.Stack, Info: a.Info}
+		allocs[i] = Alloc{Stack: stack(a.Stack), Info: a.Info}
 	}
 	calls := make([]Call, len(c.CallSites))
 	for i, s := range c.CallSites {
-		calls[i] = Call{Stack: s}
+		calls[i] = Call{Stack: stack(s), Callees: c.CalleesOf(i)}
 	}
 	for i, r := range c.Records {
 		ix.Records[i] = Record{GUID: r.GUID,
 			Alloc: allocs[r.AllocStart:r.AllocEnd:r.AllocEnd],
 			Calls: calls[r.CallStart:r.CallEnd:r.CallEnd]}
 	}
-	ix.keyTab, ix.keys = hashtab.Index{}, nil
 	return ix, nil
 }

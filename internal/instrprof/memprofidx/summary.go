@@ -1,6 +1,8 @@
 package memprofidx
 
 import (
+	"io"
+
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
@@ -29,4 +31,11 @@ func Summary(p *memprof.Profile, release llvmrelease.Release) memprof.Summary {
 		return memprof.Summary{}
 	}
 	return ix.Summary()
+}
+
+// WriteYAML writes p as llvm-profdata-22 `show --memory` prints it with the
+// hot/cold schema, preceded by the summary LLVM 22 computes.
+func WriteYAML(w io.Writer, p *memprof.Profile) error {
+	s := Summary(p, 22)
+	return memprof.WriteYAML(w, p, HotColdSchema, &s)
 }

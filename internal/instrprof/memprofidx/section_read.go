@@ -1,19 +1,42 @@
-package instrprof
+package memprofidx
 
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/rules-pgo/rules_pgo/internal/instrprof/container"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
-	"github.com/rules-pgo/rules_pgo/internal/instrprof/memprofidx"
 	"github.com/rules-pgo/rules_pgo/internal/memprof"
 )
 
-// readMemProf decodes the MemProf section at Header.MemProfOffset.
-func (f *File) readMemProf(name string, data []byte) error {
+// Decoded is a MemProf section read back (ReadSection).
+type Decoded struct {
+	Version int // MemProf version
+	Schema  []memprof.Meta
+	Summary *memprof.Summary // V4 only
+	// DataAccessProfOffset is the V4 data-access profile offset (0 = none).
+	DataAccessProfOffset uint64
+	// Profile holds the records in on-disk (bucket) order with their
+	// frames resolved. Frames is the frame table/array order and, for V2,
+	// CallStacks the call-stack table order.
+	Profile *memprof.Profile
+	// FrameKeys and StackKeys are the V0–V2 table keys, parallel to
+	// Profile.Frames and CallStacks.
+	FrameKeys, StackKeys []uint64
+}
+
+// ReadSection decodes the MemProf section at off of the indexed profile
+// data (file name, for errors). On error the Decoded holds what was read
+// before it.
+func ReadSection(name string, data []byte, off uint64) (*Decoded, error) {
+	f := &Decoded{}
+	return f, f.read(name, data, off)
+}
+
+func (f *Decoded) read(name string, data []byte, off uint64) error {
 	cur := decode.NewCursor("instrprof", name, "memprof header", data, 0)
 	c := &cur
-	c.Seek(f.Header.MemProfOffset)
+	c.Seek(off)
 	start := c.Off()
 	first := c.U64()
 	if c.Err() != nil {
@@ -29,7 +52,7 @@ func (f *File) readMemProf(name string, data []byte) error {
 		c.FailAt(int64(start), decode.ErrUnsupportedVersion, "MemProf version %d not supported; requires version between 0 and 4, inclusive", first)
 		return c.Err()
 	}
-	f.MemProfVersion = version
+	f.Version = version
 	p := &memprof.Profile{}
 	f.Profile = p
 	switch version {
@@ -56,7 +79,7 @@ func (f *File) readMemProf(name string, data []byte) error {
 		for _, fr := range frames {
 			byID[fr.id] = fr.f
 			p.Frames = append(p.Frames, fr.f)
-			f.frameKeys = append(f.frameKeys, fr.id)
+			f.FrameKeys = append(f.FrameKeys, fr.id)
 		}
 		var stacks map[uint64][]memprof.Frame
 		if version == 2 {
@@ -84,7 +107,7 @@ func (f *File) readMemProf(name string, data []byte) error {
 			if c.Err() == nil {
 				c.Bytes(8 * uint64(nf-6))
 			}
-			f.MemProfSummary = &memprof.Summary{NumContexts: v[0], NumColdContexts: v[1], NumHotContexts: v[2],
+			f.Summary = &memprof.Summary{NumContexts: v[0], NumColdContexts: v[1], NumHotContexts: v[2],
 				MaxColdTotalSize: v[3], MaxWarmTotalSize: v[4], MaxHotTotalSize: v[5]}
 		}
 		f.Schema = readSchema(c)
@@ -97,10 +120,10 @@ func (f *File) readMemProf(name string, data []byte) error {
 			c.Fail(decode.ErrMalformed, "inconsistent offsets: frames %#x, call stacks %#x, record payload %#x, record table %#x", framesStart, csPayload, recPayload, recTable)
 			return c.Err()
 		}
-		nFrames := (csPayload - framesStart) / memprofidx.FrameSize
+		nFrames := (csPayload - framesStart) / FrameSize
 		frames := make([]memprof.Frame, nFrames)
 		for i := range frames {
-			frames[i] = memprofidx.GetFrame(data[framesStart+uint64(i)*memprofidx.FrameSize:])
+			frames[i] = GetFrame(data[framesStart+uint64(i)*FrameSize:])
 		}
 		p.Frames = frames
 		nRadix := (recPayload - csPayload) / 4
@@ -147,44 +170,44 @@ type idFrame struct {
 
 func readFrameTable(name string, data []byte, payload, table uint64) ([]idFrame, error) {
 	const sec = "memprof frame table"
-	entries, err := readTable(name, data, sec, payload, table, true)
+	entries, err := container.ReadTable(name, data, sec, payload, table, true)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]idFrame, len(entries))
 	for i, e := range entries {
-		if len(e.key) != 8 || len(e.data) != memprofidx.FrameSize {
-			return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "frame entry must have an 8-byte key and 17-byte data", Err: decode.ErrMalformed}
+		if len(e.Key) != 8 || len(e.Data) != FrameSize {
+			return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.Off), Msg: "frame entry must have an 8-byte key and 17-byte data", Err: decode.ErrMalformed}
 		}
-		out[i] = idFrame{binary.LittleEndian.Uint64(e.key), memprofidx.GetFrame(e.data)}
+		out[i] = idFrame{binary.LittleEndian.Uint64(e.Key), GetFrame(e.Data)}
 	}
 	return out, nil
 }
 
-func (f *File) readStackTable(name string, data []byte, payload, table uint64, frames map[uint64]memprof.Frame) (map[uint64][]memprof.Frame, error) {
+func (f *Decoded) readStackTable(name string, data []byte, payload, table uint64, frames map[uint64]memprof.Frame) (map[uint64][]memprof.Frame, error) {
 	const sec = "memprof call stack table"
-	entries, err := readTable(name, data, sec, payload, table, false)
+	entries, err := container.ReadTable(name, data, sec, payload, table, false)
 	if err != nil {
 		return nil, err
 	}
 	stacks := make(map[uint64][]memprof.Frame, len(entries))
 	for _, e := range entries {
-		if len(e.data)%8 != 0 {
-			return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "call stack data length is not a multiple of 8", Err: decode.ErrMalformed}
+		if len(e.Data)%8 != 0 {
+			return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.Off), Msg: "call stack data length is not a multiple of 8", Err: decode.ErrMalformed}
 		}
-		fs := make([]memprof.Frame, len(e.data)/8)
+		fs := make([]memprof.Frame, len(e.Data)/8)
 		for i := range fs {
-			id := binary.LittleEndian.Uint64(e.data[8*i:])
+			id := binary.LittleEndian.Uint64(e.Data[8*i:])
 			fr, ok := frames[id]
 			if !ok {
-				return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: fmt.Sprintf("unknown frame id %#x", id), Err: decode.ErrMalformed}
+				return nil, &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.Off), Msg: fmt.Sprintf("unknown frame id %#x", id), Err: decode.ErrMalformed}
 			}
 			fs[i] = fr
 		}
-		key := binary.LittleEndian.Uint64(e.key)
+		key := binary.LittleEndian.Uint64(e.Key)
 		stacks[key] = fs
 		f.Profile.CallStacks = append(f.Profile.CallStacks, fs)
-		f.stackKeys = append(f.stackKeys, key)
+		f.StackKeys = append(f.StackKeys, key)
 	}
 	return stacks, nil
 }
@@ -251,7 +274,7 @@ func (rr *recordResolver) readStack(c *decode.Cursor, version int) []memprof.Fra
 		if fs, ok := rr.decoded[l]; ok {
 			return fs
 		}
-		fs, msg := memprofidx.DecodeRadix(rr.radix, rr.linearFrames, l)
+		fs, msg := DecodeRadix(rr.radix, rr.linearFrames, l)
 		if msg == "" && len(fs) > rr.budget {
 			msg = "call stacks expand to more frames than the radix array can plausibly hold"
 		}
@@ -268,21 +291,21 @@ func (rr *recordResolver) readStack(c *decode.Cursor, version int) []memprof.Fra
 	}
 }
 
-func (f *File) readRecords(name string, data []byte, payload, table uint64, version int, rr recordResolver) error {
+func (f *Decoded) readRecords(name string, data []byte, payload, table uint64, version int, rr recordResolver) error {
 	const sec = "memprof record table"
-	entries, err := readTable(name, data, sec, payload, table, true)
+	entries, err := container.ReadTable(name, data, sec, payload, table, true)
 	if err != nil {
 		return err
 	}
-	mib := memprofidx.SchemaSize(f.Schema)
+	mib := SchemaSize(f.Schema)
 	for _, e := range entries {
-		if len(e.key) != 8 {
-			return &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.off), Msg: "record key must be 8 bytes", Err: decode.ErrMalformed}
+		if len(e.Key) != 8 {
+			return &decode.Error{Format: "instrprof", File: name, Section: sec, Offset: int64(e.Off), Msg: "record key must be 8 bytes", Err: decode.ErrMalformed}
 		}
-		dataOff := e.off + len(e.key) + 24
-		cur := decode.NewCursor("instrprof", name, sec, data[:dataOff+len(e.data)], dataOff)
+		dataOff := e.Off + len(e.Key) + 24
+		cur := decode.NewCursor("instrprof", name, sec, data[:dataOff+len(e.Data)], dataOff)
 		c := &cur
-		r := &memprof.Record{GUID: binary.LittleEndian.Uint64(e.key)}
+		r := &memprof.Record{GUID: binary.LittleEndian.Uint64(e.Key)}
 		refMin := 8
 		switch version {
 		case 2:

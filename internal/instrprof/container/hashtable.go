@@ -1,4 +1,4 @@
-package instrprof
+package container
 
 import "github.com/rules-pgo/rules_pgo/internal/ondiskhash"
 
@@ -11,16 +11,16 @@ import "github.com/rules-pgo/rules_pgo/internal/ondiskhash"
 // count and then, per item, the u64 hash and the body; the bucket array
 // (u64 NumBuckets, u64 NumEntries, u64 offset per bucket, 0 if empty)
 // follows at the next multiple of 8.
-type table struct {
+type Table struct {
 	layout ondiskhash.Layout
 	hashes []uint64
 	sizes  []int    // per on-disk position: bucket count (first item only), hash, body
 	heads  []uint16 // per on-disk position: the bucket's item count if first in it, else 0
 }
 
-// newTable lays out items with the given hashes and body sizes.
-func newTable(hashes []uint64, bodySize func(i int) int) *table {
-	t := &table{layout: ondiskhash.New(hashes), hashes: hashes}
+// NewTable lays out items with the given hashes and body sizes.
+func NewTable(hashes []uint64, bodySize func(i int) int) *Table {
+	t := &Table{layout: ondiskhash.New(hashes), hashes: hashes}
 	t.sizes = make([]int, len(hashes))
 	t.heads = make([]uint16, len(hashes))
 	for b := range t.layout.NumBuckets() {
@@ -39,9 +39,9 @@ func newTable(hashes []uint64, bodySize func(i int) int) *table {
 // table writes t, and the offset of its bucket array at at (see
 // output.at); put(b, i) fills item i's body b, possibly on several
 // goroutines at once.
-func (o *output) table(t *table, put func(b []byte, i int), at *uint64) {
+func (o *Output) Table(t *Table, put func(b []byte, i int), at *uint64) {
 	start := o.off
-	o.items(t.sizes, func(b []byte, k int) {
+	o.Items(t.sizes, func(b []byte, k int) {
 		if n := t.heads[k]; n != 0 {
 			le.PutUint16(b, n)
 			b = b[2:]
@@ -50,11 +50,11 @@ func (o *output) table(t *table, put func(b []byte, i int), at *uint64) {
 		le.PutUint64(b, t.hashes[i])
 		put(b[8:], int(i))
 	})
-	o.pad8()
-	o.at(at)
+	o.Pad8()
+	o.At(at)
 	nb := t.layout.NumBuckets()
-	o.u64(uint64(nb))
-	o.u64(uint64(len(t.hashes)))
+	o.U64(uint64(nb))
+	o.U64(uint64(len(t.hashes)))
 	if o.count {
 		o.off += 8 * nb
 		return
@@ -71,5 +71,5 @@ func (o *output) table(t *table, put func(b []byte, i int), at *uint64) {
 			pos += n
 		}
 	}
-	o.u64s(offsets)
+	o.U64s(offsets)
 }

@@ -1,4 +1,4 @@
-package instrprof
+package container
 
 import (
 	"encoding/binary"
@@ -13,16 +13,18 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 )
 
+var le = binary.LittleEndian
+
 var nativeLittleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
-// output receives an indexed profile front to back. The writers run twice
+// Output receives an indexed profile front to back. The writers run twice
 // over the same plan: a sizing pass (count set) that only advances off and
 // records every offset the file refers to (mark), then a writing pass that
 // either fills buf, allocated once at the size the first pass found, or
 // streams to w through a small staging buffer, so a large file is never
 // held in memory. Bulk payloads (record bodies, call-stack table entries)
 // go through items, which fills them on all workers.
-type output struct {
+type Output struct {
 	off   int  // absolute offset of the next byte
 	count bool // sizing pass
 	buf   []byte
@@ -39,18 +41,18 @@ const stageSize = 256 << 10 // staging buffer for small writes when streaming
 
 // Variables so that tests can cut small profiles into many pieces.
 var (
-	batchSize = 256 << 10 // bytes of items filled per batch when streaming
-	chunkMin  = 64 << 10  // smallest share of items worth handing to a worker
+	BatchSize = 256 << 10 // bytes of items filled per batch when streaming
+	ChunkMin  = 64 << 10  // smallest share of items worth handing to a worker
 )
 
-// forceWorkers, if positive, replaces GOMAXPROCS as the number of
+// ForceWorkers, if positive, replaces GOMAXPROCS as the number of
 // goroutines the writer uses; tests set it to check that the serial and
 // parallel paths write the same bytes.
-var forceWorkers = 0
+var ForceWorkers = 0
 
-func numWorkers() int {
-	if forceWorkers > 0 {
-		return forceWorkers
+func NumWorkers() int {
+	if ForceWorkers > 0 {
+		return ForceWorkers
 	}
 	return max(runtime.GOMAXPROCS(0), 1)
 }
@@ -59,7 +61,7 @@ func numWorkers() int {
 // writing pass, checks that it is the stored one: both passes provably lay
 // out the same file, and offsets that the file records before the place
 // they point to (headers) are read from *p in the writing pass.
-func (o *output) at(p *uint64) {
+func (o *Output) At(p *uint64) {
 	if o.count {
 		*p = uint64(o.off)
 	} else if *p != uint64(o.off) {
@@ -67,7 +69,7 @@ func (o *output) at(p *uint64) {
 	}
 }
 
-func (o *output) write(p []byte) {
+func (o *Output) Write(p []byte) {
 	switch {
 	case o.count:
 	case o.buf != nil:
@@ -86,7 +88,7 @@ func (o *output) write(p []byte) {
 }
 
 // flush writes the staging buffer out (streaming only).
-func (o *output) flush() {
+func (o *Output) flush() {
 	if len(o.stage) > 0 {
 		o.writeRaw(o.stage, o.off-len(o.stage))
 		o.stage = o.stage[:0]
@@ -96,7 +98,7 @@ func (o *output) flush() {
 // writeRaw writes p, the file's bytes at off. Through o.w the calls come
 // in file order; through o.pw they may come in any order and from several
 // goroutines at once.
-func (o *output) writeRaw(p []byte, off int) {
+func (o *Output) writeRaw(p []byte, off int) {
 	if o.pw == nil {
 		if o.err == nil {
 			_, o.err = o.w.Write(p)
@@ -112,31 +114,31 @@ func (o *output) writeRaw(p []byte, off int) {
 	}
 }
 
-func (o *output) u64(v uint64) {
+func (o *Output) U64(v uint64) {
 	var b [8]byte
 	le.PutUint64(b[:], v)
-	o.write(b[:])
+	o.Write(b[:])
 }
 
-func (o *output) u32(v uint32) {
+func (o *Output) U32(v uint32) {
 	var b [4]byte
 	le.PutUint32(b[:], v)
-	o.write(b[:])
+	o.Write(b[:])
 }
 
-func (o *output) zeros(n int) {
+func (o *Output) Zeros(n int) {
 	var z [64]byte
 	for n > 0 {
 		k := min(n, len(z))
-		o.write(z[:k])
+		o.Write(z[:k])
 		n -= k
 	}
 }
 
-func (o *output) pad8() { o.zeros((8 - o.off%8) % 8) }
+func (o *Output) Pad8() { o.Zeros((8 - o.off%8) % 8) }
 
 // u64s writes vs as little-endian u64s.
-func (o *output) u64s(vs []uint64) {
+func (o *Output) U64s(vs []uint64) {
 	if o.count {
 		o.off += 8 * len(vs)
 		return
@@ -147,20 +149,20 @@ func (o *output) u64s(vs []uint64) {
 		for i, v := range vs[:n] {
 			le.PutUint64(b[8*i:], v)
 		}
-		o.write(b[:8*n])
+		o.Write(b[:8*n])
 		vs = vs[n:]
 	}
 }
 
 // u32s writes vs as little-endian u32s.
-func (o *output) u32s(vs []uint32) {
+func (o *Output) U32s(vs []uint32) {
 	if o.count {
 		o.off += 4 * len(vs)
 		return
 	}
 	if nativeLittleEndian && len(vs) > 0 {
 		// The in-memory form is the file's: write it as it is.
-		o.write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vs))), 4*len(vs)))
+		o.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(vs))), 4*len(vs)))
 		return
 	}
 	var b [4096]byte
@@ -169,7 +171,7 @@ func (o *output) u32s(vs []uint32) {
 		for i, v := range vs[:n] {
 			le.PutUint32(b[4*i:], v)
 		}
-		o.write(b[:4*n])
+		o.Write(b[:4*n])
 		vs = vs[n:]
 	}
 }
@@ -177,7 +179,7 @@ func (o *output) u32s(vs []uint32) {
 // items writes len(sizes) consecutive items; put(b, k) fills item k, and
 // len(b) == sizes[k]. put may run on several goroutines at once, each item
 // exactly once.
-func (o *output) items(sizes []int, put func(b []byte, k int)) {
+func (o *Output) Items(sizes []int, put func(b []byte, k int)) {
 	total := 0
 	for _, s := range sizes {
 		total += s
@@ -225,11 +227,11 @@ func fillSpan(dst []byte, sizes []int, s span, put func(b []byte, k int)) {
 
 // fillItems fills dst with the items, sharing them among workers.
 func fillItems(dst []byte, sizes []int, put func(b []byte, k int), workers int) {
-	if workers <= 1 || len(dst) < 2*chunkMin {
+	if workers <= 1 || len(dst) < 2*ChunkMin {
 		fillSpan(dst, sizes, span{0, len(sizes), len(dst)}, put)
 		return
 	}
-	ss := spans(sizes, max(chunkMin, len(dst)/(8*workers)))
+	ss := spans(sizes, max(ChunkMin, len(dst)/(8*workers)))
 	starts := make([]int, len(ss))
 	pos := 0
 	for i, s := range ss {
@@ -255,8 +257,8 @@ func fillItems(dst []byte, sizes []int, put func(b []byte, k int), workers int) 
 // streamItems fills the items batch by batch on the workers. Through o.pw
 // each worker writes its own batches where they belong; otherwise the
 // batches are written in order, and at most two per worker are in memory.
-func (o *output) streamItems(sizes []int, put func(b []byte, k int)) {
-	ss := spans(sizes, batchSize)
+func (o *Output) streamItems(sizes []int, put func(b []byte, k int)) {
+	ss := spans(sizes, BatchSize)
 	starts := make([]int, len(ss))
 	pos := o.off
 	for i, s := range ss {
@@ -329,11 +331,11 @@ func (o *output) streamItems(sizes []int, put func(b []byte, k int)) {
 	wg.Wait()
 }
 
-// marshalWith runs emit twice, sizing then writing, and returns the bytes.
-func marshalWith(emit func(o *output)) []byte {
-	sz := &output{count: true, workers: numWorkers()}
+// MarshalWith runs emit twice, sizing then writing, and returns the bytes.
+func MarshalWith(emit func(o *Output)) []byte {
+	sz := &Output{count: true, workers: NumWorkers()}
 	emit(sz)
-	o := &output{buf: make([]byte, sz.off), workers: sz.workers}
+	o := &Output{buf: make([]byte, sz.off), workers: sz.workers}
 	emit(o)
 	if o.off != sz.off {
 		panic(fmt.Sprintf("instrprof: internal error: wrote %d bytes, sized %d", o.off, sz.off))
@@ -341,13 +343,13 @@ func marshalWith(emit func(o *output)) []byte {
 	return o.buf
 }
 
-// streamWith runs emit twice, sizing then writing to w. The temporary file
-// of writeFileAtomic is written by position, batches straight from the
+// StreamWith runs emit twice, sizing then writing to w. The temporary file
+// of WriteFileAtomic is written by position, batches straight from the
 // workers that filled them.
-func streamWith(w io.Writer, emit func(o *output)) error {
-	sz := &output{count: true, workers: numWorkers()}
+func StreamWith(w io.Writer, emit func(o *Output)) error {
+	sz := &Output{count: true, workers: NumWorkers()}
 	emit(sz)
-	o := &output{w: w, stage: make([]byte, 0, stageSize), workers: sz.workers}
+	o := &Output{w: w, stage: make([]byte, 0, stageSize), workers: sz.workers}
 	if t, ok := w.(EmptyFile); ok {
 		o.pw = t.File
 	}
@@ -364,9 +366,21 @@ func streamWith(w io.Writer, emit func(o *output)) error {
 // write it by position, batches straight from the workers that filled them.
 type EmptyFile struct{ *os.File }
 
-// writeFileAtomic streams a file to name through atomicfile.Create: a
+// WriteFileAtomic streams a file to name through atomicfile.Create: a
 // temporary file in the same directory, renamed over name once complete.
 // On error name is untouched and the temporary file removed.
-func writeFileAtomic(name string, perm os.FileMode, fill func(w io.Writer) error) error {
+func WriteFileAtomic(name string, perm os.FileMode, fill func(w io.Writer) error) error {
 	return atomicfile.Create(name, perm, func(f *os.File) error { return fill(EmptyFile{f}) })
+}
+
+// Sizing reports whether this is the sizing pass, in which nothing is
+// written and bulk writers only Skip.
+func (o *Output) Sizing() bool { return o.count }
+
+// Skip advances over n bytes in the sizing pass.
+func (o *Output) Skip(n int) {
+	if !o.count {
+		panic("container: Skip outside the sizing pass")
+	}
+	o.off += n
 }
