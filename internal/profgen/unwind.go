@@ -151,14 +151,6 @@ func (u *Unwinder) AddRecord(rec []byte, count uint64, first bool) {
 	u.end(count, first)
 }
 
-// newBatch returns an empty batch with room for a full one (the last
-// record may go past batchBytes), so that it does not grow by copies.
-func (u *Unwinder) newBatch() *sampleBatch {
-	b := &sampleBatch{}
-	b.Buf = make([]byte, 0, u.batchBytes+u.batchBytes/8)
-	return b
-}
-
 // end ends the sample just appended to the current batch.
 func (u *Unwinder) end(count uint64, first bool) {
 	b := u.cur
