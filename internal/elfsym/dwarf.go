@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sort"
 	"sync"
 
@@ -123,6 +124,10 @@ type dwarfFile struct {
 	abbrevMu         sync.Mutex
 	abbrevs          map[uint64]*abbrevTable
 	abbrevsByContent map[abbrevContent][]*abbrevTable
+	// abbrevRecent are the last distinct tables matched or added, most
+	// recent first: a table whose bytes start with one of theirs is that
+	// table, found with a byte compare instead of a scan.
+	abbrevRecent []*abbrevTable
 
 	// abbrevAdj, for .dwp packages, gives the .debug_abbrev.dwo
 	// contribution of the unit at a .debug_info.dwo offset.
@@ -211,7 +216,8 @@ type abbrevTable struct {
 
 	df           *dwarfFile
 	off          uint64
-	nAbbr, nAttr int // counted by the check
+	size         uint64 // bytes, up to and including the ending 0 code
+	nAbbr, nAttr int    // counted by the check
 
 	once  sync.Once
 	dense []abbrev          // code-1 indexed when codes are 1..n in order
@@ -281,11 +287,16 @@ func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error)
 	if t, ok := df.abbrevs[off]; ok {
 		return t, nil
 	}
+	if o := df.recentAbbrevs(off, key); o != nil {
+		df.abbrevs[off] = o
+		return o, nil
+	}
 	t := &abbrevTable{key: key, df: df, off: off}
 	end, err := t.scan()
 	if err != nil {
 		return nil, err
 	}
+	t.size = end - off
 	if df.abbrevs == nil {
 		df.abbrevs = make(map[uint64]*abbrevTable)
 		df.abbrevsByContent = make(map[abbrevContent][]*abbrevTable)
@@ -298,12 +309,55 @@ func (df *dwarfFile) abbrevTable(off uint64, key sizesKey) (*abbrevTable, error)
 	for _, o := range df.abbrevsByContent[ck] {
 		if bytes.Equal(df.sec.abbrev[o.off:o.off+uint64(len(body))], body) {
 			df.abbrevs[off] = o
+			df.useAbbrevs(o)
 			return o, nil
 		}
 	}
 	df.abbrevsByContent[ck] = append(df.abbrevsByContent[ck], t)
 	df.abbrevs[off] = t
+	df.useAbbrevs(t)
 	return t, nil
+}
+
+// recentAbbrevs returns the recently used table whose bytes the table at
+// off starts with (under the same sizes key), or nil. A table ends at its
+// first 0 code, so the same bytes up to there are the same table: its scan
+// would read them the same way, without error, and stop at the same place.
+// Many-unit binaries have a handful of distinct tables (two for the 600
+// units of bench/symbolize/units.sh), whose scans were most of opening one.
+// Called with abbrevMu held.
+func (df *dwarfFile) recentAbbrevs(off uint64, key sizesKey) *abbrevTable {
+	sec := df.sec.abbrev
+	if off > uint64(len(sec)) {
+		return nil
+	}
+	rest := sec[off:]
+	for _, o := range df.abbrevRecent {
+		if o.key == key && o.size <= uint64(len(rest)) && bytes.Equal(rest[:o.size], sec[o.off:o.off+o.size]) {
+			df.useAbbrevs(o)
+			return o
+		}
+	}
+	return nil
+}
+
+// useAbbrevs moves t to the front of abbrevRecent (at most 4 kept).
+// Called with abbrevMu held.
+func (df *dwarfFile) useAbbrevs(t *abbrevTable) {
+	r := df.abbrevRecent
+	if len(r) > 0 && r[0] == t {
+		return
+	}
+	i := slices.Index(r, t)
+	if i < 0 {
+		if len(r) < 4 {
+			r = append(r, nil)
+		}
+		i = len(r) - 1
+	}
+	copy(r[1:i+1], r[:i])
+	r[0] = t
+	df.abbrevRecent = r
 }
 
 // abbrevContent identifies a table by its bytes (hash and length) and
