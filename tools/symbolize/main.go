@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
@@ -43,7 +44,7 @@ func main() {
 		// The heap is mostly decoded DWARF kept for the whole run; collecting
 		// half as often saves ~10% of CPU for ~10% more peak RSS (still well
 		// under llvm-symbolizer's on bench/symbolize).
-		debug.SetGCPercent(200)
+		startHeap(16<<20, 200)
 	}
 	cli.Main("symbolize", run)
 }
@@ -73,3 +74,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	return symbolizer.Run(&c.opts, c.addrs, stdin, stdout, stderr)
 }
+
+// startHeap sets the GC percent to gcPercent, except that the first
+// collection waits for a heap of about first bytes (the runtime's first
+// goal is 4 MiB times GOGC/100): a short run, whose heap is the DWARF of
+// the units it needed (bench/symbolize UNITS=600: about 12 MiB), then
+// never collects, and a long one starts collecting a little later. As
+// cmd/compile's AdjustStartingHeap, but with one step.
+func startHeap(first uint64, gcPercent int) {
+	debug.SetGCPercent(max(gcPercent, int(first*100/(4<<20))))
+	runtime.AddCleanup(new(sentinel), func(p int) { debug.SetGCPercent(p) }, gcPercent)
+}
+
+// sentinel is unreachable from the start: its cleanup runs after the
+// first collection.
+type sentinel struct{ _ *int }
