@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rules-pgo/rules_pgo/internal/cli"
 )
@@ -196,7 +197,17 @@ func requestString(b []byte) string {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
 		b = b[:i]
 	}
-	return strings.Map(dropCRLF, string(b))
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	// strings.Map also turns invalid UTF-8 into U+FFFD: only a plain
+	// ASCII line without '\r' or '\n' (every address line) skips it.
+	for _, c := range b {
+		if c >= utf8.RuneSelf || c == '\r' || c == '\n' {
+			return strings.Map(dropCRLF, string(b))
+		}
+	}
+	return string(b)
 }
 
 // runStdin answers stdin request by request (readRequest): memory stays
