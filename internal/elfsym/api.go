@@ -97,6 +97,7 @@ type Options struct {
 //	func (b *Binary) RequireBuildID() ([]byte, error) // ErrNoBuildID
 //	func (b *Binary) RequireDWARF() error             // ErrNoDWARF
 //	func (b *Binary) Symbolize(addr uint64) ([]Frame, error) // file vaddr
+//	func (b *Binary) SymbolizeInto(buf []Frame, addr uint64) ([]Frame, error) // into buf's memory
 //	func (b *Binary) Prefetch(addrs []uint64)         // decode their units in parallel
 //	func (b *Binary) SymbolTable() *SymbolTable       // .symtab or .dynsym, nil if unreadable
 //	func (b *Binary) Subprograms() ([]Subprogram, bool)      // the own units' functions

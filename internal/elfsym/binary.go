@@ -546,6 +546,13 @@ func (b *Binary) RequireBuildID() ([]byte, error) {
 // Symbolize returns the inline chain for the file virtual address addr,
 // innermost frame first. See Frame for what each field holds.
 func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
+	return b.SymbolizeInto(nil, addr)
+}
+
+// SymbolizeInto is Symbolize reusing buf's memory for the frames of an
+// inline chain (the result then aliases buf): a caller that is done with
+// the frames before its next lookup allocates nothing per address.
+func (b *Binary) SymbolizeInto(buf []Frame, addr uint64) ([]Frame, error) {
 	if b.dw == nil {
 		if b.opts.DWARFOnly {
 			return nil, ErrUnknownPC
@@ -592,7 +599,8 @@ func (b *Binary) Symbolize(addr uint64) ([]Frame, error) {
 		}
 		return []Frame{f}, nil
 	}
-	frames := make([]Frame, len(chain))
+	frames := slices.Grow(buf[:0], len(chain))[:len(chain)]
+	clear(frames)
 	var caller *subInfo
 	for i, si := range chain {
 		fi := st.info(si, u)

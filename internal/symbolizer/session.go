@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -61,6 +62,10 @@ type session struct {
 	// errw receives this session's messages (per-batch buffers keep them
 	// in input order); the shared reporter writes to the real stderr.
 	rep *cli.Reporter
+	// fbuf and lbuf hold the last answer's frames (frames): each answer
+	// is printed before the next request is read.
+	fbuf []elfsym.Frame
+	lbuf []lineInfo
 }
 
 func newSession(c *Options, out *bufio.Writer, rep *cli.Reporter) *session {
@@ -368,7 +373,10 @@ func (s *session) handle(in string) {
 // the symbol-table override and demangling. An unknown address yields one
 // unknown frame.
 func (s *session) frames(m *module, addr uint64) []lineInfo {
-	fr, err := m.bin.Symbolize(addr)
+	fr, err := m.bin.SymbolizeInto(s.fbuf, addr)
+	if fr != nil {
+		s.fbuf = fr[:0]
+	}
 	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) {
 		// One per binary: a broken unit tends to fail every lookup.
 		s.sharedWarnOnce("dwarf"+m.name, infile.Message(m.name, err))
@@ -376,10 +384,11 @@ func (s *session) frames(m *module, addr uint64) []lineInfo {
 	if len(fr) == 0 {
 		return []lineInfo{unknownLine()}
 	}
-	out := make([]lineInfo, len(fr))
+	out := slices.Grow(s.lbuf[:0], len(fr))[:len(fr)]
 	for i := range fr {
 		out[i] = s.convert(&fr[i])
 	}
+	s.lbuf = out[:0]
 	return out
 }
 
