@@ -77,6 +77,11 @@ type Options struct {
 	// callers that need the segments (load addresses) leave it unset and
 	// get an error.
 	IgnoreBadProgramHeaders bool
+	// SymbolTableEarly starts reading the symbol table on another
+	// goroutine as soon as the headers are parsed, while the debug
+	// information is indexed, for a caller that will need it (symbolize
+	// applies it to every answer).
+	SymbolTableEarly bool
 	// NoDWARF loads the headers, the build id and the symbol table only:
 	// no debug information is looked for or indexed (Symbolize answers
 	// from the symbol table, or ErrUnknownPC with DWARFOnly). For a

@@ -74,6 +74,10 @@ func newBinary(path string, opts *Options, load func(ignore bool) (*elfImage, er
 	if img.phdrWarning != "" {
 		b.warn("phdrs", img.phdrWarning)
 	}
+	if b.opts.SymbolTableEarly {
+		// Close waits for it (symsOnce).
+		go b.symtab()
+	}
 	if err := b.init(img.data); err != nil {
 		b.Close()
 		return nil, err

@@ -46,9 +46,11 @@ type Options struct {
 	// NoDWARF: the debug information is neither looked for nor indexed
 	// (a run that needs the headers and symbols only).
 	NoDWARF bool
-	// DebugFileDirectories and IgnoreBadProgramHeaders are elfsym's.
+	// DebugFileDirectories, IgnoreBadProgramHeaders and SymbolTableEarly
+	// are elfsym's.
 	DebugFileDirectories    []string
 	IgnoreBadProgramHeaders bool
+	SymbolTableEarly        bool
 	// Check, if set, vets the first bytes of each file (the binary, the
 	// debug binary) before it is parsed: the caller's words for a file
 	// that is not an object file. head holds up to 64 bytes.
@@ -89,7 +91,8 @@ type Binary struct {
 func Open(path string, opts Options) (*Binary, error) {
 	b := &Binary{path: path, opts: opts}
 	eo := elfsym.Options{DWARFOnly: opts.DWARFOnly, DWPFile: opts.DWP, Warn: opts.Warn, NoDWARF: opts.NoDWARF || opts.DebugBinary != "",
-		DebugFileDirectories: opts.DebugFileDirectories, IgnoreBadProgramHeaders: opts.IgnoreBadProgramHeaders}
+		DebugFileDirectories: opts.DebugFileDirectories, IgnoreBadProgramHeaders: opts.IgnoreBadProgramHeaders,
+		SymbolTableEarly: opts.SymbolTableEarly}
 	if opts.DebugBinary != "" {
 		eo.Warn = nil
 	}

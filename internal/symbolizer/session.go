@@ -164,6 +164,7 @@ func (m *module) open(s *session) error {
 		DebugFileDirectories:    s.c.DebugFileDirectories,
 		Warn:                    func(msg string) { s.sharedWarnOnce(m.name+msg, msg) },
 		IgnoreBadProgramHeaders: true,
+		SymbolTableEarly:        true,
 		Check: func(_ string, head []byte) error {
 			if len(head) < 4 || string(head[:4]) != "\x7fELF" {
 				return errNotObject
