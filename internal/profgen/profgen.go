@@ -135,10 +135,23 @@ type generator struct {
 type symbols struct {
 	sym   Symbolizer
 	cache map[uint64][]frame
+	// into is sym's SymbolizeInto when it has one (elfsym.Binary), which
+	// decodes into buf: the frames are copied out at once.
+	into func([]elfsym.Frame, uint64) ([]elfsym.Frame, error)
+	buf  []elfsym.Frame
+	// slab is where the cached stacks are cut from: one allocation for
+	// many addresses (a stack is cached for the whole run anyway).
+	slab []frame
 }
 
 func newSymbols(sym Symbolizer) *symbols {
-	return &symbols{sym: sym, cache: map[uint64][]frame{}}
+	g := &symbols{sym: sym, cache: map[uint64][]frame{}}
+	if si, ok := sym.(interface {
+		SymbolizeInto([]elfsym.Frame, uint64) ([]elfsym.Frame, error)
+	}); ok {
+		g.into = si.SymbolizeInto
+	}
+	return g
 }
 
 // Generate builds the non-CS line-number profile of a trace's counters.
@@ -182,17 +195,37 @@ func (g *symbols) stack(addr uint64) ([]frame, error) {
 	if s, ok := g.cache[addr]; ok {
 		return s, nil
 	}
-	frames, err := g.sym.Symbolize(addr)
+	var frames []elfsym.Frame
+	var err error
+	if g.into != nil {
+		frames, err = g.into(g.buf, addr)
+		if frames != nil {
+			g.buf = frames[:0]
+		}
+	} else {
+		frames, err = g.sym.Symbolize(addr)
+	}
 	if err != nil && !errors.Is(err, elfsym.ErrUnknownPC) {
 		return nil, err
 	}
-	var s []frame
+	n := 0
 	for i := len(frames) - 1; i >= 0; i-- {
-		f := &frames[i]
-		if f.LinkageName == "" || f.LinkageName == "<invalid>" {
+		if f := &frames[i]; f.LinkageName == "" || f.LinkageName == "<invalid>" {
 			break
 		}
-		s = append(s, frame{name: f.LinkageName, line: (f.Line - f.StartLine) & 0xffff, disc: f.Discriminator})
+		n++
+	}
+	var s []frame
+	if n > 0 {
+		if len(g.slab) < n {
+			g.slab = make([]frame, max(n, 1024))
+		}
+		// Capacity n: a caller appending to a stack copies it.
+		s, g.slab = g.slab[:0:n], g.slab[n:]
+		for i := len(frames) - 1; len(s) < n; i-- {
+			f := &frames[i]
+			s = append(s, frame{name: f.LinkageName, line: (f.Line - f.StartLine) & 0xffff, disc: f.Discriminator})
+		}
 	}
 	g.cache[addr] = s
 	return s, nil
