@@ -229,6 +229,14 @@ const (
 // a symbol name with an offset.
 func (s *session) parseCommand(in string) (cmd command, r request, err error) {
 	r.module = s.c.Obj
+	if r.module != "" && alnum(in) {
+		// A bare number (nearly every line of a bulk request): no prefix,
+		// no file, nothing to trim or cut, as below.
+		if v, ok := cli.ParseUint(in); ok {
+			r.addr, r.hasAddr = v, true
+			return cmd, r, nil
+		}
+	}
 	switch {
 	case strings.HasPrefix(in, "CODE "):
 		in = in[5:]
@@ -305,6 +313,16 @@ func (s *session) parseCommand(in string) (cmd command, r request, err error) {
 		}
 	}
 	return cmd, r, nil
+}
+
+// alnum reports whether in is not empty and only ASCII letters and digits.
+func alnum(in string) bool {
+	for i := 0; i < len(in); i++ {
+		if c := in[i] | 0x20; (c < 'a' || c > 'z') && (in[i] < '0' || in[i] > '9') {
+			return false
+		}
+	}
+	return in != ""
 }
 
 // spaceDelimitedWord returns the first word of in (skipping leading
