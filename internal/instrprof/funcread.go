@@ -90,7 +90,7 @@ func readFuncEntry(c *decode.Cursor, name string, version int, out *[]FuncRecord
 		if version > 2 {
 			// Values are stored mapped (name hashes, vtable hashes).
 			id := func(x uint64) uint64 { return x }
-			if err := readValueData(c, &r, id, id); err != nil {
+			if err := readValueData(c, &r, NumValueKinds, id, id); err != nil {
 				return err
 			}
 		}

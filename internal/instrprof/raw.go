@@ -552,7 +552,7 @@ func (p *RawProfile) readOne(rr *RawReader, name string, data []byte, off int, f
 	vc.SetBigEndian(c.BigEndian())
 	for _, pv := range withValues {
 		r := &p.Records[pv.rec]
-		if err := readValueData(&vc, r, lookup, vtableRef); err != nil {
+		if err := readValueData(&vc, r, o.numKinds, lookup, vtableRef); err != nil {
 			return 0, err
 		}
 	}
@@ -592,7 +592,13 @@ func sizeString(overflow bool, n uint64) string {
 //	u32 TotalSize, u32 NumValueKinds, then per kind a ValueProfRecord:
 //	u32 Kind, u32 NumValueSites, u8 SiteCountArray[NumValueSites], pad to
 //	8 (counting from Kind), then {u64 Value, u64 Count} per value.
-func readValueData(vc *decode.Cursor, r *FuncRecord, lookup, vtableRef func(uint64) uint64) error {
+//
+// numKinds is how many value kinds the file's version has (2 before
+// version 10, whose records gained vtable targets). LLVM 19 and later
+// accept a vtable-target record in an older file; no compiler-rt writes
+// one, it could not be written back in that version, and LLVM 16 rejects
+// it, so it is an error here.
+func readValueData(vc *decode.Cursor, r *FuncRecord, numKinds int, lookup, vtableRef func(uint64) uint64) error {
 	at := vc.Off()
 	total := vc.U32()
 	kinds := vc.U32()
@@ -617,6 +623,9 @@ func readValueData(vc *decode.Cursor, r *FuncRecord, lookup, vtableRef func(uint
 		nsites := sub.U32()
 		if sub.Err() == nil && kind >= NumValueKinds {
 			return sub.Errorf(int64(kat), decode.ErrMalformed, "%s: value kind %d is invalid", r.Name, kind)
+		}
+		if sub.Err() == nil && kind >= uint32(numKinds) {
+			return sub.Errorf(int64(kat), decode.ErrMalformed, "%s: value kind %d (vtable targets) is not in this version's raw profiles, which have %d kinds", r.Name, kind, numKinds)
 		}
 		counts := sub.Bytes(uint64(nsites))
 		sub.Skip(min(pad8(uint64(8+nsites)), uint64(sub.Remaining())))

@@ -13,7 +13,8 @@ import (
 // targets' way to build raw profiles in memory. Every record gets its
 // NameRef as function pointer, so indirect-call values that are NameRefs of
 // records (or 0) decode as they were. With VariantTemporalProf, the
-// functions of p.Trace get timestamps 1, 2, ... in trace order.
+// functions of p.Trace get timestamps 1, 2, ... in trace order (a
+// function's nth entry stamps its nth record).
 func encodeRaw(p *RawProfile, version int) []byte {
 	var b []byte
 	u64 := func(v uint64) { b = binary.LittleEndian.AppendUint64(b, v) }
@@ -27,11 +28,19 @@ func encodeRaw(p *RawProfile, version int) []byte {
 	}
 	byte1 := p.Variant&VariantByteCoverage != 0
 	temporal := p.Variant&VariantTemporalProf != 0
-	stamp := map[uint64]uint64{}
+	// Each trace entry stamps one record of its function, records in
+	// order: so that two records of one name come back as they were.
+	stamps := map[uint64][]uint64{}
 	for i, ref := range p.Trace {
-		if _, ok := stamp[ref]; !ok {
-			stamp[ref] = uint64(i + 1)
+		stamps[ref] = append(stamps[ref], uint64(i+1))
+	}
+	stamp := func(ref uint64) uint64 {
+		q := stamps[ref]
+		if len(q) == 0 {
+			return 0
 		}
+		stamps[ref] = q[1:]
+		return q[0]
 	}
 	// Counters and bitmaps, record by record.
 	var ctrs, bitmap []byte
@@ -40,7 +49,7 @@ func encodeRaw(p *RawProfile, version int) []byte {
 	for i, r := range p.Records {
 		ctrOff[i] = uint64(len(ctrs))
 		if temporal {
-			ctrs = binary.LittleEndian.AppendUint64(ctrs, stamp[llvmname.GUID(r.Name)])
+			ctrs = binary.LittleEndian.AppendUint64(ctrs, stamp(llvmname.GUID(r.Name)))
 		}
 		for _, c := range r.Counts {
 			switch {

@@ -42,6 +42,7 @@ type rawLayout struct {
 	namesEnd int
 	ctrOff   int
 	ctrSize  int
+	numKinds int
 	bmOff    int
 	recs     []fastRec
 	// flat, when set, holds the counters of every record in recs (8-byte
@@ -147,7 +148,7 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 		size: len(data), masked: []int{h.namesDeltaAt}, hdrSize: int(o.binIDs),
 		dataOff: int(o.dataOff), numData: int(h.numData), recSize: int(o.recSize),
 		namesOff: int(o.namesOff), namesEnd: int(o.namesOff + h.namesSize),
-		ctrOff: int(o.ctrOff), ctrSize: int(o.ctrSize), bmOff: int(o.bitmapOff),
+		ctrOff: int(o.ctrOff), ctrSize: int(o.ctrSize), numKinds: o.numKinds, bmOff: int(o.bitmapOff),
 		valueOff: int(o.valueOff),
 	}
 	if h.version32() >= 9 && h.numBitmapBytes == 0 {
@@ -224,13 +225,14 @@ func (p *FuncProfile) newRawLayout(data []byte, r *RawProfile) *rawLayout {
 
 // homeCounters moves the counters of l's records into one array in the
 // counter section's order (l.flat), when the records' counter ranges
-// follow each other without overlap and no two records fold into the
-// same merged record; otherwise l.flat stays nil.
+// follow each other without overlap, each starts a whole number of
+// counters into the section (LLVM reads unaligned ones too) and no two
+// records fold into the same merged record; otherwise l.flat stays nil.
 func (l *rawLayout) homeCounters() {
 	end := l.ctrOff
 	seen := make(map[*FuncRecord]bool, len(l.recs))
 	for _, fr := range l.recs {
-		if fr.ctr < end || seen[fr.dst] {
+		if fr.ctr < end || (fr.ctr-l.ctrOff)%8 != 0 || seen[fr.dst] {
 			return
 		}
 		seen[fr.dst] = true
@@ -499,7 +501,7 @@ func (l *rawLayout) readValues(data []byte) ([]FuncRecord, bool) {
 	for j, i := range l.valueRecs {
 		d := l.recs[i].dst
 		out[j] = FuncRecord{Name: d.Name, Hash: d.Hash}
-		if err := readValueData(&vc, &out[j], lookup, none); err != nil {
+		if err := readValueData(&vc, &out[j], l.numKinds, lookup, none); err != nil {
 			return nil, false
 		}
 	}
