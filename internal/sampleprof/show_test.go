@@ -21,16 +21,19 @@ import (
 func llvmShow(t *testing.T, rel int, in string, args ...string) (string, bool) {
 	t.Helper()
 	tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", rel))
-	cmd := exec.Command(tool, append(append([]string{"show", "--sample"}, args...), in)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			t.Fatalf("%s: %v %s", tool, err, stderr.Bytes())
+	out, ok := llvmRun(t, rel, "show", in, args, func() ([]byte, bool) {
+		cmd := exec.Command(tool, append(append([]string{"show", "--sample"}, args...), in)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			if _, ok := err.(*exec.ExitError); !ok {
+				t.Fatalf("%s: %v %s", tool, err, stderr.Bytes())
+			}
+			return nil, false
 		}
-		return "", false
-	}
-	return stdout.String(), true
+		return stdout.Bytes(), true
+	})
+	return string(out), ok
 }
 
 // readerDiffers lists LLVM-written inputs that our reader does not read as

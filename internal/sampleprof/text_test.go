@@ -2,6 +2,7 @@ package sampleprof
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
@@ -25,19 +27,65 @@ var releases = llvmrelease.Majors()
 func llvmMerge(t *testing.T, rel int, in string, args ...string) ([]byte, bool) {
 	t.Helper()
 	tool := testenv.Tool(t, fmt.Sprintf("llvm-profdata-%d", rel))
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := exec.Command(tool, append(append([]string{"merge", "--sample"}, args...), "-o", out, in)...)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
-			t.Fatalf("%s: %v %s", tool, err, msg)
+	return llvmRun(t, rel, "merge", in, args, func() ([]byte, bool) {
+		out := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command(tool, append(append([]string{"merge", "--sample"}, args...), "-o", out, in)...)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			if _, ok := err.(*exec.ExitError); !ok {
+				t.Fatalf("%s: %v %s", tool, err, msg)
+			}
+			return nil, false
 		}
-		return nil, false
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, true
+	})
+}
+
+// llvmRuns remembers what llvm-profdata answered, by release, command,
+// options and the input's name and contents: the tests ask some of the
+// same questions (the text corpus as extbinary, MD5 extbinary and raw
+// binary, asked for by TestShowConformance after TestExtBinaryConformance,
+// TestRawBinaryConformance and TestLLVMWrittenInputs: 254 of about 4,200
+// runs), and each run costs about 0.1 s of CPU starting libLLVM whatever
+// its input. LLVM's answers are deterministic. Only runs whose options name no
+// file are remembered (an option's file could change under the same path).
+var llvmRuns = struct {
+	sync.Mutex
+	m map[string]llvmAnswer
+}{m: map[string]llvmAnswer{}}
+
+type llvmAnswer struct {
+	out []byte
+	ok  bool
+}
+
+// llvmRun returns run's answer, or the remembered one for the same
+// question.
+func llvmRun(t *testing.T, rel int, cmd, in string, args []string, run func() ([]byte, bool)) ([]byte, bool) {
+	t.Helper()
+	data, err := os.ReadFile(in)
+	if err != nil || slices.ContainsFunc(args, func(a string) bool { return !strings.HasPrefix(a, "--") || strings.ContainsRune(a, '/') }) {
+		return run()
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
+	h := sha256.New()
+	for _, s := range append([]string{fmt.Sprint(rel), cmd, filepath.Base(in), string(data)}, args...) {
+		fmt.Fprintf(h, "%d:%s", len(s), s)
 	}
-	return b, true
+	key := string(h.Sum(nil))
+	llvmRuns.Lock()
+	a, found := llvmRuns.m[key]
+	llvmRuns.Unlock()
+	if found {
+		return bytes.Clone(a.out), a.ok
+	}
+	out, ok := run()
+	llvmRuns.Lock()
+	llvmRuns.m[key] = llvmAnswer{bytes.Clone(out), ok}
+	llvmRuns.Unlock()
+	return out, ok
 }
 
 // corpus returns the hand-written text cases and generated ones, as files.

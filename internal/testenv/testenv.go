@@ -147,6 +147,21 @@ func buildCached(name string, build func(dir string) error) result {
 		return result{err: err}
 	}
 	dir := filepath.Join(root, name)
+	if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+		return result{dir: dir}
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".locks"), 0o755); err != nil {
+		return result{err: err}
+	}
+	// One builder per fixture across processes: the packages of a `go
+	// test ./...` run in parallel and share fixtures (perfscript-traces:
+	// internal/perfscript and internal/perfdata/perfdatatest), which an
+	// empty cache (CI's fresh clone) would otherwise build in both. The
+	// loser of the lock then finds the directory below. Without the lock
+	// (an error taking it) both build and the later rename yields.
+	if unlock, err := lockFile(filepath.Join(root, ".locks", name)); err == nil {
+		defer unlock()
+	}
 	// A symbolic link there is another test process building it at its
 	// final path (Script.AtFinalPath): wait for the real directory rather
 	// than take the half-built one; a link left by a killed build is
@@ -164,9 +179,6 @@ func buildCached(name string, build func(dir string) error) result {
 			break
 		}
 		time.Sleep(500 * time.Millisecond)
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return result{err: err}
 	}
 	tmp, err := os.MkdirTemp(root, name+".tmp-")
 	if err != nil {

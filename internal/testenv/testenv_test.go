@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestCached(t *testing.T) {
@@ -38,5 +39,37 @@ func TestCached(t *testing.T) {
 	root, _ := CacheRoot()
 	if m, _ := filepath.Glob(filepath.Join(root, "bad*")); len(m) != 0 {
 		t.Errorf("a failed build left %v", m)
+	}
+}
+
+// TestCachedWaitsForOtherBuilder: while another process holds a fixture's
+// lock (building it), Cached waits and then takes what it built.
+func TestCachedWaitsForOtherBuilder(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("RULES_PGO_TEST_CACHE", root)
+	name := "other-0123456789abcdef"
+	if err := os.MkdirAll(filepath.Join(root, ".locks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockFile(filepath.Join(root, ".locks", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan result)
+	built := false
+	go func() {
+		done <- buildCached(name, func(dir string) error { built = true; return nil })
+	}()
+	select {
+	case r := <-done:
+		t.Fatalf("buildCached returned %+v while the lock was held", r)
+	case <-time.After(200 * time.Millisecond):
+	}
+	if err := os.Mkdir(filepath.Join(root, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if r := <-done; r.err != nil || r.dir != filepath.Join(root, name) || built {
+		t.Errorf("after the other builder: %+v, built again %v; want its directory", r, built)
 	}
 }
