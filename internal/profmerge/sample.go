@@ -211,8 +211,9 @@ type sampleLoad struct {
 	warns []string
 }
 
-// readBufs are the read buffers of inputs parsed into TextLines (which
-// keep nothing of them), for the next inputs to be read into: reading
+// readBufs are the read buffers of text inputs parsed (into TextLines
+// or a profile, which keep nothing of them), for the next inputs to be
+// read into: reading
 // each into a new one made a sixth of the merge's allocations. Safe for
 // concurrent use.
 type readBufs struct {
@@ -283,6 +284,9 @@ func loadSample(opts Options, format string, names *sampleprof.Names, bufs *read
 	}
 	if so.DropSymbolList {
 		p.SymbolList = nil
+	}
+	if enc == sampleprof.FormatText {
+		bufs.put(data) // the text reader copies what it keeps (names interned)
 	}
 	l.p = p
 	return l
