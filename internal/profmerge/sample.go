@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
@@ -99,7 +100,8 @@ func runSample(opts Options, inputs []*source) error {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	err := inOrder(len(inputs), jobs, func(k int) sampleLoad { return loadSample(opts, format, names, inputs[k]) }, func(k int, l sampleLoad) error {
+	bufs := &readBufs{}
+	err := inOrder(len(inputs), jobs, func(k int) sampleLoad { return loadSample(opts, format, names, bufs, inputs[k]) }, func(k int, l sampleLoad) error {
 		for _, w := range l.warns {
 			opts.Warnf("%s", w)
 		}
@@ -209,11 +211,38 @@ type sampleLoad struct {
 	warns []string
 }
 
+// readBufs are the read buffers of text inputs parsed (into TextLines
+// or a profile, which keep nothing of them), for the next inputs to be
+// read into: reading
+// each into a new one made a sixth of the merge's allocations. Safe for
+// concurrent use.
+type readBufs struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+func (r *readBufs) get() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if k := len(r.free); k > 0 {
+		b := r.free[k-1]
+		r.free = r.free[:k-1]
+		return b
+	}
+	return nil
+}
+
+func (r *readBufs) put(b []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.free = append(r.free, b[:0])
+}
+
 // loadSample reads and decodes one input as runSample folds it.
-func loadSample(opts Options, format string, names *sampleprof.Names, s *source) sampleLoad {
+func loadSample(opts Options, format string, names *sampleprof.Names, bufs *readBufs, s *source) sampleLoad {
 	rel, so := opts.Write.Release, opts.Sample
 	in := s.Input
-	data, err := s.read(nil)
+	data, err := s.read(bufs.get())
 	if err != nil {
 		return sampleLoad{err: &InputError{Path: in.Path, Err: err}}
 	}
@@ -229,6 +258,7 @@ func loadSample(opts Options, format string, names *sampleprof.Names, s *source)
 		// Most text inputs are merged line by line, without a profile of
 		// their own; ParseTextMerge leaves the others to Read.
 		if l.t = sampleprof.ParseTextMerge(data, sampleprof.ReadOptions{Release: rel, Names: names}); l.t != nil {
+			bufs.put(data)
 			return l
 		}
 	}
@@ -254,6 +284,9 @@ func loadSample(opts Options, format string, names *sampleprof.Names, s *source)
 	}
 	if so.DropSymbolList {
 		p.SymbolList = nil
+	}
+	if enc == sampleprof.FormatText {
+		bufs.put(data) // the text reader copies what it keeps (names interned)
 	}
 	l.p = p
 	return l

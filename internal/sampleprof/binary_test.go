@@ -294,17 +294,44 @@ func TestLBRSplit(t *testing.T) {
 		b.AddCall(Name("g"), uint64(i%4))
 		fs.CalleeAt(LineLocation{Line: 3}, Name("inl")).TotalSamples = 9
 	}
+	checkLBRSplit(t, p)
+	// The second half is encoded into the end of the buffer's room; the
+	// first half's names take more than the size hint counts for them,
+	// so that the first half outgrows its part of the room (and is
+	// reallocated).
+	long := &Profile{}
+	for i := range lbrSplit + 77 {
+		name := fmt.Sprintf("f%d", i)
+		if i < lbrSplit/2 {
+			name += strings.Repeat("x", 3000)
+		}
+		fs := long.Get(Name(name))
+		fs.TotalSamples = uint64(lbrSplit + 100 - i)
+		fs.BodyAt(LineLocation{Line: 1}).Samples = 3
+	}
+	checkLBRSplit(t, long)
+}
+
+// checkLBRSplit checks that AppendExtBinary writes the same bytes on one
+// goroutine as on two, after a prefix or not, compressed or not.
+func checkLBRSplit(t *testing.T, p *Profile) {
+	t.Helper()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	two, err := p.AppendExtBinary(nil, BinaryOptions{Release: 22})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtime.GOMAXPROCS(1)
-	one, err := p.AppendExtBinary(nil, BinaryOptions{Release: 22})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(one, two) {
-		t.Fatalf("the LBR section written in two halves differs from one goroutine's (%d vs %d bytes)", len(two), len(one))
+	for _, o := range []BinaryOptions{{Release: 22}, {Release: 22, CompressAll: true}, {Release: 22, SplitLayout: true}} {
+		for _, prefix := range [][]byte{nil, []byte("prefix")} {
+			runtime.GOMAXPROCS(2)
+			two, err := p.AppendExtBinary(slices.Clip(prefix), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runtime.GOMAXPROCS(1)
+			one, err := p.AppendExtBinary(slices.Clip(prefix), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(one, two) {
+				t.Fatalf("%+v, prefix %q: the LBR section written in two halves differs from one goroutine's (%d vs %d bytes)", o, prefix, len(two), len(one))
+			}
+		}
 	}
 }

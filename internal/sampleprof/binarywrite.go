@@ -410,7 +410,9 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 			lbrStart = len(b)
 			offsets = offsets[:0]
 			// A large section is encoded in two halves at once, the second
-			// into a buffer of its own appended after the first.
+			// into the end of b's room (AppendExtBinary sized b for the
+			// whole profile), moved down after the first once both are
+			// done; into a buffer of its own if b has no room for it.
 			var tail []byte
 			var tailOffsets []funcOffset
 			if len(funcs) >= lbrSplit && runtime.GOMAXPROCS(0) > 1 {
@@ -418,20 +420,37 @@ func (p *Profile) AppendExtBinary(b []byte, o BinaryOptions) ([]byte, error) {
 				funcs, rest := funcs[:half], funcs[half:]
 				w2 := w
 				w2.calls = nil
+				// Sized up front: growing it would leave its copies to
+				// the collector, on top of the peak.
+				need := sizeHint(rest)
+				var region []byte
+				head := b
+				if room := cap(b) - len(b); room >= need {
+					// The first half's appends stop below the region
+					// (past it they reallocate: slower, still right).
+					region = b[len(b):cap(b)][room-need : room-need]
+					head = b[: len(b) : cap(b)-need]
+				} else {
+					region = make([]byte, 0, need)
+				}
 				done := make(chan struct{})
 				go func() {
 					defer close(done)
-					// Sized up front: growing it would leave its
-					// copies to the collector, on top of the peak.
-					tail, tailOffsets = w2.appendLBR(make([]byte, 0, sizeHint(rest)), rest, nil)
+					tail, tailOffsets = w2.appendLBR(region, rest, nil)
 				}()
-				b, offsets = w.appendLBR(b, funcs, offsets)
+				head, offsets = w.appendLBR(head, funcs, offsets)
 				<-done
-				base := uint64(len(b) - lbrStart)
+				base := uint64(len(head) - lbrStart)
 				for _, e := range tailOffsets {
 					offsets = append(offsets, funcOffset{e.fs, base + e.off})
 				}
-				return append(b, tail...)
+				if len(head) > 0 && len(b) > 0 && cap(head) < cap(b) && &head[:cap(head)][cap(head)-1] == &b[:cap(b)][cap(head)-1] {
+					// The first half stayed in b: append to b itself,
+					// whose room holds the second (an overlapping copy
+					// down, which append does as memmove).
+					return append(b[:len(head)], tail...)
+				}
+				return append(head, tail...)
 			}
 			b, offsets = w.appendLBR(b, funcs, offsets)
 			return b

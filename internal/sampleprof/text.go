@@ -146,6 +146,7 @@ type Names struct {
 	mu     sync.Mutex
 	m      map[string]string
 	caches []*nameCache // idle caches of reads done
+	lines  []*TextLines // released by Merger.AddText's callers
 }
 
 // cache returns a nameCache for one read: one a finished read left (its

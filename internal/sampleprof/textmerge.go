@@ -3,7 +3,6 @@ package sampleprof
 import (
 	"bytes"
 	"slices"
-	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/llvmname"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
@@ -32,6 +31,7 @@ type TextLines struct {
 	order []int32
 	md5s  []uint64 // funcs' MD5s (LLVM 19+)
 	index map[string]int32
+	owner *Names // whose free list Release returns t to
 }
 
 type textRecKind uint8
@@ -54,17 +54,45 @@ type textRec struct {
 	t0, t1 int32
 }
 
-var textLinesPool = sync.Pool{New: func() any { return &TextLines{index: map[string]int32{}} }}
-
-// Release gives t's memory back for the next ParseTextMerge; t must not be
-// used afterwards.
+// Release gives t's memory back for the next ParseTextMerge with the same
+// Names; t must not be used afterwards.
 func (t *TextLines) Release() {
+	n := t.owner
+	if n == nil {
+		return
+	}
 	clear(t.recs)
 	clear(t.calls)
 	clear(t.funcs)
 	clear(t.index)
-	*t = TextLines{recs: t.recs[:0], calls: t.calls[:0], funcs: t.funcs[:0], order: t.order[:0], md5s: t.md5s[:0], index: t.index}
-	textLinesPool.Put(t)
+	*t = TextLines{recs: t.recs[:0], calls: t.calls[:0], funcs: t.funcs[:0], order: t.order[:0], md5s: t.md5s[:0], index: t.index, owner: n}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if len(n.lines) < maxFreeLines {
+		n.lines = append(n.lines, t)
+	}
+}
+
+// maxFreeLines is how many released TextLines a Names keeps: a merge has
+// one per input in flight.
+const maxFreeLines = 8
+
+// newTextLines returns TextLines a parse with n released, or new ones.
+// The free list is n's rather than a sync.Pool's, which every collection
+// empties: the merged profile's growth collects often, and the lines of
+// each input were allocated anew (a seventh of bench/sample's
+// allocations).
+func newTextLines(n *Names) *TextLines {
+	if n != nil {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if k := len(n.lines); k > 0 {
+			t := n.lines[k-1]
+			n.lines = n.lines[:k-1]
+			return t
+		}
+	}
+	return &TextLines{index: map[string]int32{}, owner: n}
 }
 
 // ParseTextMerge parses a text profile for Merger.AddText, or returns nil
@@ -78,7 +106,7 @@ func ParseTextMerge(data []byte, opts ReadOptions) *TextLines {
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		data = data[:i]
 	}
-	t := textLinesPool.Get().(*TextLines)
+	t := newTextLines(opts.Names)
 	ok := t.parse(data, rel, opts.Names)
 	if !ok {
 		t.Release()
