@@ -143,7 +143,7 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 	var unwinder *Unwinder
 	if !c.IgnoreStackSamples {
 		unwinder = NewUnwinder(bin, sym, c.Context)
-		popts.HybridRecord = unwinder.AddRecord
+		popts.HybridRecord, popts.DeferRepeats = unwinder.AddRecord, true
 	}
 	o := perfdata.NewOrdered(r)
 	// fill reads the next event of the selected processes into ev (its
