@@ -51,9 +51,6 @@ func ParseEvents(name string, content Content, bin *Binary, opts Options, next f
 	p.seed, p.seed2 = maphash.MakeSeed(), maphash.MakeSeed()
 	if opts.ShowDetailedWarning {
 		p.order = newSampleOrder()
-	} else if p.prof.CS && opts.DeferRepeats {
-		p.repeats = newRepeatCache()
-		defer p.dropRepeats()
 	}
 	var ev Event
 	for {
@@ -77,7 +74,6 @@ func ParseEvents(name string, content Content, bin *Binary, opts Options, next f
 			p.hybridEvent(&ev)
 		}
 	}
-	p.flushRepeats()
 	return p.done(), nil
 }
 
@@ -161,15 +157,6 @@ func (p *reader) hybridEvent(ev *Event) {
 		return
 	}
 	p.warnIfMissingMMap()
-	var k [2]uint64
-	keyed := false
-	if c := p.repeats; c != nil && c.active() {
-		c.raw = branchBytes(c.raw[:0], ev.Branches)
-		k, keyed = c.key(p.base, p.loadedByMMap, p.stack, c.raw), true
-		if c.hit(k, 1) {
-			return
-		}
-	}
 	if p.canonicalLBR(ev.Branches) {
 		if !p.opts.IgnoreStackSamples {
 			p.stack[0] = p.lbr[0].Target
@@ -177,9 +164,6 @@ func (p *reader) hybridEvent(ev *Event) {
 			first := p.noteDistinct()
 			p.countFallThrough(1)
 			p.hybridSample(p.stack, p.lbr, p.key, 1, first)
-			if keyed {
-				p.insertRepeat(k, p.key)
-			}
 			return
 		}
 		p.stack = p.stack[:0]

@@ -67,7 +67,9 @@ type Options struct {
 	// one sample (first false): for hooks whose result is a sum over the
 	// samples and their counts, as the unwinder's counters are
 	// (repeats.go). The first occurrences, the distinct count and the
-	// warnings are as without it. Off with ShowDetailedWarning.
+	// warnings are as without it. Parse only (not ParseEvents, whose
+	// decoded samples gained nothing measurable), off with
+	// ShowDetailedWarning.
 	DeferRepeats bool
 	// BuildID, if not nil, is the binary's GNU build id: an mmap event of
 	// the binary that names another one (perf record --buildid-mmap) is

@@ -2,43 +2,45 @@ package perfscript
 
 import (
 	"encoding/binary"
+	"hash/crc32"
 	"hash/maphash"
 )
 
-// Repeated hybrid samples (Options.DeferRepeats). A hybrid trace repeats
-// many of its samples: a hot loop gives the same call stack and LBR
-// entries again and again (73,606 distinct among the 200,000 samples of
-// bench/profgen's probe trace, half of them repeats of one of the 16,384
-// most recent distinct ones). llvm-profgen parses every sample and then
-// aggregates the trace by (stack, LBR) before it unwinds; here a repeat of
-// a recently seen sample is recognized from its input alone, before its
-// LBR line is parsed: a 128-bit hash of the sample as read (the stack's
-// canonical addresses, the LBR line's bytes or the decoded branches, the
-// base address and whether an mmap event set it). A recognized repeat
-// only adds its count to the entry of its first occurrence; the entry
-// delivers the added counts as one sample (first false) when it is evicted
-// or the trace ends: its fall-through pairs counted once with the summed
-// count, one call of the hybrid hook instead of one per repeat. The
-// counters and the unwinder's sums are the same, and everything that
+// Repeated hybrid samples (Options.DeferRepeats; the parallel text path
+// only). A hybrid trace repeats many of its samples: a hot loop gives the
+// same call stack and LBR entries again and again (73,606 distinct LBR
+// lines among the 200,000 samples of bench/profgen's probe trace; 78,000
+// samples are repeats of one of the 16,384 entries here). llvm-profgen
+// parses every sample and then aggregates the trace by (stack, LBR)
+// before it unwinds; here a repeat of a recently seen sample is
+// recognized from its input alone, before its LBR line is parsed, by a
+// hash of the sample as read (the stack's canonical addresses, the base
+// address and whether an mmap event set it: 128 bits of maphash; the LBR
+// line's bytes: 64 bits of maphash plus CRC-32C and length). A recognized
+// repeat only adds its count to the entry of its first occurrence; the
+// entry delivers the added counts as one sample (first false) when it is
+// evicted or the trace ends: its fall-through pairs counted once with the
+// summed count, one call of the hybrid hook instead of one per repeat.
+// The counters and the unwinder's sums are the same, and everything that
 // depends on the order of samples (the distinct set, the first
 // occurrences, the warnings) sees the first occurrence in its place as
-// before, since an entry is made only once its sample was finished. The
-// hash is the distinct set's kind of key (a collision of 128-bit keys
-// among a cache's few thousand entries is not a practical concern).
+// before, since an entry is made only once its sample was finished (the
+// first occurrence was delivered). A collision of such keys among a
+// cache's entries is not a practical concern (the distinct set relies on
+// 128-bit hashes the same way).
 //
 // The cache is 2-way set-associative with least-recently-used
-// replacement, repeatSets sets; each entry keeps its sample's encoding
-// (about 600 bytes for 32 LBR entries): ~10 MB for the whole cache,
-// allocated as entries are made. Without repeats it only costs the hash
-// of each sample and the copy of its encoding; a cache that finds almost
-// nothing pauses (repeatWindow, repeatPause).
+// replacement, repeatSets sets; each entry keeps its sample's encoding in
+// a slot of repeatSlot bytes of a huge-page mapping (hugeAlloc), taken in
+// order as entries are made: up to 16 MiB. Without repeats it costs the
+// hash of each sample and the copy of its encoding; a cache that finds
+// almost nothing pauses (repeatWindow, repeatPause).
 type repeatCache struct {
-	seeds   [4]maphash.Seed
+	seeds   [3]maphash.Seed
 	entries []repeatEntry // set i is entries 2i (the newer) and 2i+1
 	arena   []byte        // the entries' samples, encoded, repeatSlot bytes each
 	slots   int32         // slots of arena in use (taken in order: a short trace touches little)
 	buf     []byte        // scratch: the stack's bytes to hash
-	raw     []byte        // scratch: a decoded sample's branches
 
 	// Pausing: lookups and hits in the current window, samples left to
 	// skip.
@@ -97,20 +99,16 @@ func (c *repeatCache) key(base uint64, loaded bool, stack []uint64, raw []byte) 
 		b = binary.LittleEndian.AppendUint64(b, a)
 	}
 	c.buf = b
+	// raw, the long part, is hashed once with maphash and once with the
+	// CRC-32C (SSE 4.2, 2-3 times maphash's speed) and its length: 96
+	// bits for raw, 128 for the rest.
 	return [2]uint64{
 		maphash.Bytes(c.seeds[0], b) + maphash.Bytes(c.seeds[1], raw),
-		maphash.Bytes(c.seeds[2], b) + maphash.Bytes(c.seeds[3], raw),
+		maphash.Bytes(c.seeds[2], b) + (uint64(crc32.Checksum(raw, castagnoli))<<32 | uint64(uint32(len(raw)))),
 	}
 }
 
-// branchBytes appends the decoded branches of a sample, for key.
-func branchBytes(buf []byte, branches []Branch) []byte {
-	for _, e := range branches {
-		buf = binary.LittleEndian.AppendUint64(buf, e.Source)
-		buf = binary.LittleEndian.AppendUint64(buf, e.Target)
-	}
-	return buf
-}
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (c *repeatCache) set(k [2]uint64) int { return int(k[0]&(repeatSets-1)) * 2 }
 

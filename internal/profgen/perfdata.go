@@ -143,7 +143,7 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 	var unwinder *Unwinder
 	if !c.IgnoreStackSamples {
 		unwinder = NewUnwinder(bin, sym, c.Context)
-		popts.HybridRecord, popts.DeferRepeats = unwinder.AddRecord, true
+		popts.HybridRecord = unwinder.AddRecord
 	}
 	o := perfdata.NewOrdered(r)
 	// fill reads the next event of the selected processes into ev (its
