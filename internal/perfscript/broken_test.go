@@ -3,6 +3,7 @@ package perfscript
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -263,6 +264,55 @@ func compareHybridParallel(t *testing.T, bin, trace string) {
 			if got := read(true, batch, record); got != want {
 				t.Errorf("parallel hybrid parse (batches of %d bytes, HybridRecord %v) differs from the sequential one:\n%s\nwant:\n%s", batch, record, firstDiff(got, want), firstDiff(want, got))
 			}
+		}
+	}
+	compareDeferRepeats(t, bin, trace)
+}
+
+// compareDeferRepeats reads a hybrid trace through HybridRecord with and
+// without Options.DeferRepeats (in parallel, with the default batches and
+// one sample per batch, so that repeats are found): the same first
+// occurrences in the same order, the same total count of each sample,
+// the same warnings, errors and counts.
+func compareDeferRepeats(t *testing.T, bin, trace string) {
+	t.Helper()
+	read := func(deferRepeats bool, batch int) (string, int) {
+		defer func(n int) { lbrBatchBytes = n }(lbrBatchBytes)
+		lbrBatchBytes = batch
+		var b strings.Builder
+		totals := map[string]uint64{}
+		calls := 0
+		b2, f := openTrace(t, bin, trace)
+		opts := Options{
+			Warn: func(m string) { fmt.Fprintf(&b, "warning: %s\n", m) },
+			HybridRecord: func(rec []byte, count uint64, first bool) {
+				calls++
+				totals[string(rec)] += count
+				if first {
+					fmt.Fprintf(&b, "first %x\n", rec)
+				}
+			},
+			DeferRepeats: deferRepeats,
+		}
+		p, err := Parse(trace, f, b2, opts)
+		if err != nil {
+			fmt.Fprintf(&b, "error: %v\n", err)
+		} else {
+			fmt.Fprintf(&b, "samples %d distinct %d base %#x\n", p.Samples, p.Distinct, p.BaseAddress)
+		}
+		for _, k := range slices.Sorted(maps.Keys(totals)) {
+			fmt.Fprintf(&b, "%x %d\n", k, totals[k])
+		}
+		return b.String(), calls
+	}
+	want, wantCalls := read(false, lbrBatchBytes)
+	for _, batch := range []int{lbrBatchBytes, 1} {
+		got, calls := read(true, batch)
+		if got != want {
+			t.Errorf("DeferRepeats (batches of %d bytes) differs:\n%s\nwant:\n%s", batch, firstDiff(got, want), firstDiff(want, got))
+		}
+		if testing.Verbose() {
+			t.Logf("DeferRepeats, batches of %d bytes: %d calls of HybridRecord, %d without", batch, calls, wantCalls)
 		}
 	}
 }

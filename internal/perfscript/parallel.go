@@ -258,6 +258,9 @@ type hybridBatch struct {
 	lbrBatch
 	stacks    []uint64 // the samples' stacks back to back
 	stackEnds []int
+	// The samples' repeat-cache keys, where keyed (repeats.go).
+	rkeys [][2]uint64
+	keyed []bool
 
 	// Set by the worker, per sample.
 	ok        []bool // fastLBR read the line
@@ -329,8 +332,9 @@ func (p *reader) startHybrid() {
 }
 
 // queueHybrid queues the sample whose stack is in p.stack and whose LBR
-// line is the current one, and advances.
-func (p *reader) queueHybrid(count uint64) {
+// line is the current one (its repeat-cache key k, if keyed), and
+// advances.
+func (p *reader) queueHybrid(count uint64, k [2]uint64, keyed bool) {
 	h, s := p.hyb, p.s
 	if h.cur == nil {
 		if n := len(h.free); n > 0 {
@@ -338,6 +342,7 @@ func (p *reader) queueHybrid(count uint64) {
 			b := h.cur
 			b.Reset()
 			b.counts, b.lines, b.stacks, b.stackEnds = b.counts[:0], b.lines[:0], b.stacks[:0], b.stackEnds[:0]
+			b.rkeys, b.keyed = b.rkeys[:0], b.keyed[:0]
 		} else {
 			h.cur = &hybridBatch{}
 		}
@@ -350,6 +355,7 @@ func (p *reader) queueHybrid(count uint64) {
 	b.lines = append(b.lines, s.lineNo)
 	b.stacks = append(b.stacks, p.stack...)
 	b.stackEnds = append(b.stackEnds, len(b.stacks))
+	b.rkeys, b.keyed = append(b.rkeys, k), append(b.keyed, keyed)
 	s.advance()
 	if len(b.Buf) >= lbrBatchBytes {
 		p.sendHybrid()
@@ -390,6 +396,7 @@ func (p *reader) stopHybrid() {
 		return
 	}
 	p.drainHybrid()
+	p.flushRepeats()
 	close(h.in)
 	for i := range h.workers {
 		w := &h.workers[i].fallThrough
@@ -426,6 +433,9 @@ func (p *reader) finishHybrid() {
 		p.noteOrder(stack, lbr)
 		first := p.insertDistinct(k)
 		p.hybridSample(stack, lbr, rec, b.counts[i], first)
+		if b.keyed[i] && b.ok[i] {
+			p.insertRepeat(b.rkeys[i], rec)
+		}
 	}
 	p.base, p.loadedByMMap = base, loaded
 	h.free = append(h.free, b)

@@ -62,6 +62,15 @@ type Options struct {
 	// encoding at hand: it hashes it for the distinct count). rec is reused
 	// after the call returns.
 	HybridRecord func(rec []byte, count uint64, first bool)
+	// DeferRepeats lets the parser hold back the repeats of a recently
+	// seen hybrid sample and deliver them later, their counts summed, as
+	// one sample (first false): for hooks whose result is a sum over the
+	// samples and their counts, as the unwinder's counters are
+	// (repeats.go). The first occurrences, the distinct count and the
+	// warnings are as without it. Parse only (not ParseEvents, whose
+	// decoded samples gained nothing measurable), off with
+	// ShowDetailedWarning.
+	DeferRepeats bool
 	// BuildID, if not nil, is the binary's GNU build id: an mmap event of
 	// the binary that names another one (perf record --buildid-mmap) is
 	// an ErrBuildIDMismatch error (see checkBuildID; llvm-profgen does not
@@ -235,7 +244,8 @@ type reader struct {
 	key                  []byte       // noteDistinct's encoding of a sample
 	order                *sampleOrder // with ShowDetailedWarning (detailwarn.go)
 
-	hyb *hybridPipe // the parallel hybrid parse (parallel.go)
+	hyb     *hybridPipe  // the parallel hybrid parse (parallel.go)
+	repeats *repeatCache // with Options.DeferRepeats (repeats.go)
 
 	// scratch
 	recs  [][]byte
@@ -286,6 +296,9 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		}
 	}
 	if p.prof.CS && hybridParallel {
+		if opts.DeferRepeats && !opts.ShowDetailedWarning {
+			p.repeats = newRepeatCache()
+		}
 		p.startHybrid()
 		defer p.stopHybrid()
 	}
@@ -439,7 +452,16 @@ func (p *reader) parseHybridSample(count uint64) error {
 		return p.errorf(decode.ErrMalformed, "'Hybrid perf sample is corrupted, No LBR sample line")
 	}
 	if p.hyb != nil {
-		p.queueHybrid(count)
+		var k [2]uint64
+		keyed := false
+		if c := p.repeats; c != nil && c.active() {
+			k, keyed = c.key(p.base, p.loadedByMMap, p.stack, s.line), true
+			if c.hit(k, count) {
+				s.advance()
+				return nil
+			}
+		}
+		p.queueHybrid(count, k, keyed)
 		return nil
 	}
 	p.warnIfMissingMMap()

@@ -419,7 +419,7 @@ func parseTrace(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, buildID 
 	var unwinder *Unwinder
 	if !c.IgnoreStackSamples {
 		unwinder = NewUnwinder(bin, sym, c.Context)
-		popts.HybridRecord = unwinder.AddRecord
+		popts.HybridRecord, popts.DeferRepeats = unwinder.AddRecord, true
 	}
 	prof, err := perfscript.Parse(c.Perfscript, f, bin, popts)
 	return prof, unwinder, err

@@ -232,7 +232,7 @@ func (u *Unwinder) unwindBatch(b *sampleBatch) error {
 func (u *Unwinder) unwindOrder(b *sampleBatch) error {
 	for j, i := range u.order {
 		k := b.At(int(i))
-		u.stack, u.lbr = decodeSample(k, u.stack[:0], u.lbr[:0])
+		u.stack, u.lbr = perfscript.DecodeHybridSample(k, u.stack[:0], u.lbr[:0])
 		if err := u.unwind(k, u.stack, u.lbr, u.counts[j], u.first[j]); err != nil {
 			return err
 		}
@@ -467,23 +467,6 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 		summary(st.mismatchedProEpi, st.totalBranches, "of branches'source is a call instruction but doesn't match call frame stack, likely due to frame in prolog/epilog.")
 	}
 	return cs, nil
-}
-
-func decodeSample(b []byte, stack []uint64, lbr []perfscript.Branch) ([]uint64, []perfscript.Branch) {
-	u64 := func() uint64 {
-		v := binary.LittleEndian.Uint64(b)
-		b = b[8:]
-		return v
-	}
-	n := int(u64())
-	for range n {
-		stack = append(stack, u64())
-	}
-	for len(b) > 0 {
-		s := u64()
-		lbr = append(lbr, perfscript.Branch{Source: s, Target: u64()})
-	}
-	return stack, lbr
 }
 
 // unwind is VirtualUnwinder::unwind for one distinct sample (its encoding
