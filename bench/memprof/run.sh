@@ -23,7 +23,7 @@ mkdir -p "$work"
 (cd "$root" && go build -o "$work/bin/" ./tools/merge)
 mapfile -t raws < <(cd "$work" && ls raw/*.memprofraw | LC_ALL=C sort)
 cd "$work"
-echo "inputs: ${#raws[@]} raw profiles, $(du -shc "${raws[@]}" | tail -1 | cut -f1)"
+echo "inputs: ${#raws[@]} raw profiles, $(du -shc "${raws[@]}" | tail -1 | cut -f1); $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $reps alternating runs, medians"
 
 # Each run writes to a path that does not exist, as in a Bazel action (Bazel
 # deletes an action's outputs before running it): replacing the previous
@@ -54,7 +54,18 @@ run_pair "LLVM 19, default (V0)" llvm19.profdata ours19.profdata \
 run_pair "LLVM 22, default (V3)" llvm22.profdata ours22.profdata \
   llvm-profdata-22 merge --num-threads=${#raws[@]} --profiled-binary workload -o llvm22.profdata "${raws[@]}" -- \
   bin/merge --memprof-merge-contexts=false --profiled-binary workload --llvm-version 22 -o ours22.profdata "${raws[@]}"
+# llvm-profdata-19 as users run it: its default thread count (min(cores,
+# (inputs+1)/2) writer contexts). LLVM 19 keeps every input at any count
+# (LLVM 22 keeps one input per context: see scale.sh), so the content is
+# ours appended, in another order; the bytes depend on the machine's cores.
+run_pair "LLVM 19, llvm at -j default" llvm19d.profdata ours19.profdata \
+  llvm-profdata-19 merge --profiled-binary workload -o llvm19d.profdata "${raws[@]}" -- \
+  bin/merge --memprof-merge-contexts=false --profiled-binary workload --llvm-version 19 -o ours19.profdata "${raws[@]}"
+if [ "$(stat -c %s llvm19d.profdata)" = "$(stat -c %s ours19.profdata)" ]; then
+  echo "LLVM 19 at its default threads: output of the same size as ours (same records, another order)"
+else echo "LLVM 19 at its default threads: output size differs from ours"; fi
 for v in 19 22; do
   if cmp -s "llvm$v.profdata" "ours$v.profdata"; then echo "LLVM $v: outputs byte-identical"
   else echo "LLVM $v: OUTPUTS DIFFER"; fi
 done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -798,6 +798,9 @@ func (c *Converter) fold(p *Prepared, full bool) {
 
 	// Records in first-touch order: alloc sites per MIB, then call sites.
 	var csRun []int32
+	if runs {
+		csRun = make([]int32, 0, len(p.mibs)+len(p.callPCs))
+	}
 	for i := range p.mibs {
 		key := p.keys[p.keyOff[i]:p.keyOff[i+1]]
 		s := c.stack(key, p.hashes[i], cur, &csRun)
@@ -821,7 +824,7 @@ func (c *Converter) fold(p *Prepared, full bool) {
 				ri = c.recordIndex(f.Function, cur)
 				c.frameRec[fid] = ri + 1
 			}
-			c.allocs = append(c.allocs, allocRef{rec: ri, stack: s, info: info})
+			c.allocs = append(grow2(c.allocs, 1), allocRef{rec: ri, stack: s, info: info})
 			c.recAlloc[ri]++
 			if !f.IsInlineFrame {
 				break
@@ -884,14 +887,27 @@ func (c *Converter) stack(key []int32, h uint64, cur int32, run *[]int32) int32 
 		}
 	}
 	s := c.stackTab.Add(h, p)
-	c.stackFrames = append(c.stackFrames, key...)
-	c.stackOff = append(c.stackOff, int32(len(c.stackFrames)))
-	c.stackStamp = append(c.stackStamp, 0)
+	c.stackFrames = append(grow2(c.stackFrames, len(key)), key...)
+	c.stackOff = append(grow2(c.stackOff, 1), int32(len(c.stackFrames)))
+	c.stackStamp = append(grow2(c.stackStamp, 1), 0)
 	if c.merge {
 		c.stackMIB = append(c.stackMIB, nil)
 	}
 	c.note(s, cur, run)
 	return s
+}
+
+// grow2 returns s with room for n more elements, doubling its capacity
+// when it must grow: append grows large slices by a quarter, and for the
+// merged state's arrays (tens of MB when contexts are appended) each
+// growth is a copy and fresh pages to fault in.
+func grow2[T any](s []T, n int) []T {
+	if len(s)+n <= cap(s) {
+		return s
+	}
+	t := make([]T, len(s), max(2*cap(s), len(s)+n, 64))
+	copy(t, s)
+	return t
 }
 
 // note records that input cur uses stack s: it joins cur's run on first
