@@ -106,6 +106,10 @@ func ReadFile(name string) ([]byte, error) {
 // It reads with pread: f's offset does not move, so a file classified by
 // its head can be read whole afterwards, as often as needed, without being
 // opened again.
+//
+// A buffer that must grow gets an eighth more room than this file needs:
+// a caller recycling one buffer over inputs of similar sizes then
+// allocates it about once.
 func ReadWhole(f *os.File, buf []byte) ([]byte, error) {
 	var size int
 	if st, err := f.Stat(); err == nil && st.Size() < 1<<40 {
@@ -113,7 +117,7 @@ func ReadWhole(f *os.File, buf []byte) ([]byte, error) {
 	}
 	// One byte more than the size tells a file that grew.
 	if cap(buf) < size+1 {
-		buf = make([]byte, 0, size+1)
+		buf = make([]byte, 0, size+1+size/8)
 	}
 	data := buf[:0]
 	for {
