@@ -8,10 +8,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/atomicfile"
 	"github.com/rules-pgo/rules_pgo/internal/cli"
+	"github.com/rules-pgo/rules_pgo/internal/freelist"
 	"github.com/rules-pgo/rules_pgo/internal/infile"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
@@ -213,36 +213,15 @@ type sampleLoad struct {
 
 // readBufs are the read buffers of text inputs parsed (into TextLines
 // or a profile, which keep nothing of them), for the next inputs to be
-// read into: reading
-// each into a new one made a sixth of the merge's allocations. Safe for
-// concurrent use.
-type readBufs struct {
-	mu   sync.Mutex
-	free [][]byte
-}
-
-func (r *readBufs) get() []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if k := len(r.free); k > 0 {
-		b := r.free[k-1]
-		r.free = r.free[:k-1]
-		return b
-	}
-	return nil
-}
-
-func (r *readBufs) put(b []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.free = append(r.free, b[:0])
-}
+// read into: reading each into a new one made a sixth of the merge's
+// allocations.
+type readBufs = freelist.List[[]byte]
 
 // loadSample reads and decodes one input as runSample folds it.
 func loadSample(opts Options, format string, names *sampleprof.Names, bufs *readBufs, s *source) sampleLoad {
 	rel, so := opts.Write.Release, opts.Sample
 	in := s.Input
-	data, err := s.read(bufs.get())
+	data, err := s.read(bufs.Get())
 	if err != nil {
 		return sampleLoad{err: &InputError{Path: in.Path, Err: err}}
 	}
@@ -258,7 +237,7 @@ func loadSample(opts Options, format string, names *sampleprof.Names, bufs *read
 		// Most text inputs are merged line by line, without a profile of
 		// their own; ParseTextMerge leaves the others to Read.
 		if l.t = sampleprof.ParseTextMerge(data, sampleprof.ReadOptions{Release: rel, Names: names}); l.t != nil {
-			bufs.put(data)
+			bufs.Put(data[:0])
 			return l
 		}
 	}
@@ -286,7 +265,7 @@ func loadSample(opts Options, format string, names *sampleprof.Names, bufs *read
 		p.SymbolList = nil
 	}
 	if enc == sampleprof.FormatText {
-		bufs.put(data) // the text reader copies what it keeps (names interned)
+		bufs.Put(data[:0]) // the text reader copies what it keeps (names interned)
 	}
 	l.p = p
 	return l
