@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rules-pgo/rules_pgo/internal/decode"
+	"github.com/rules-pgo/rules_pgo/internal/freelist"
 	"github.com/rules-pgo/rules_pgo/internal/llvmrelease"
 )
 
@@ -145,8 +146,8 @@ type ReadOptions struct {
 type Names struct {
 	mu     sync.Mutex
 	m      map[string]string
-	caches []*nameCache // idle caches of reads done
-	lines  []*TextLines // released by Merger.AddText's callers
+	caches freelist.List[*nameCache] // idle caches of reads done
+	lines  freelist.List[*TextLines] // released by Merger.AddText's callers (8 kept: one per input in flight)
 }
 
 // cache returns a nameCache for one read: one a finished read left (its
@@ -155,11 +156,7 @@ func (n *Names) cache() *nameCache {
 	if n == nil {
 		return &nameCache{}
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if k := len(n.caches); k > 0 {
-		c := n.caches[k-1]
-		n.caches = n.caches[:k-1]
+	if c := n.caches.Get(); c != nil {
 		return c
 	}
 	return &nameCache{shared: n}
@@ -169,9 +166,7 @@ func (n *Names) release(c *nameCache) {
 	if n == nil {
 		return
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	n.caches = append(n.caches, c)
+	n.caches.Put(c)
 }
 
 func (n *Names) intern(b []byte) string {

@@ -66,16 +66,8 @@ func (t *TextLines) Release() {
 	clear(t.funcs)
 	clear(t.index)
 	*t = TextLines{recs: t.recs[:0], calls: t.calls[:0], funcs: t.funcs[:0], order: t.order[:0], md5s: t.md5s[:0], index: t.index, owner: n}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if len(n.lines) < maxFreeLines {
-		n.lines = append(n.lines, t)
-	}
+	n.lines.Put(t)
 }
-
-// maxFreeLines is how many released TextLines a Names keeps: a merge has
-// one per input in flight.
-const maxFreeLines = 8
 
 // newTextLines returns TextLines a parse with n released, or new ones.
 // The free list is n's rather than a sync.Pool's, which every collection
@@ -84,11 +76,7 @@ const maxFreeLines = 8
 // allocations).
 func newTextLines(n *Names) *TextLines {
 	if n != nil {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		if k := len(n.lines); k > 0 {
-			t := n.lines[k-1]
-			n.lines = n.lines[:k-1]
+		if t := n.lines.Get(); t != nil {
 			return t
 		}
 	}
