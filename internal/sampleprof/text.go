@@ -146,7 +146,7 @@ type ReadOptions struct {
 type Names struct {
 	mu     sync.Mutex
 	m      map[string]string
-	caches freelist.List[*nameCache] // idle caches of reads done
+	caches freelist.List[*nameCache] // idle caches of reads done (8 kept: more reads in flight make new ones)
 	lines  freelist.List[*TextLines] // released by Merger.AddText's callers (8 kept: one per input in flight)
 }
 
