@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"hash/maphash"
+
+	"github.com/rules-pgo/rules_pgo/internal/hugemem"
 )
 
 // Repeated hybrid samples (Options.DeferRepeats; the parallel text path
@@ -31,7 +33,7 @@ import (
 //
 // The cache is 2-way set-associative with least-recently-used
 // replacement, repeatSets sets; each entry keeps its sample's encoding in
-// a slot of repeatSlot bytes of a huge-page mapping (hugeAlloc), taken in
+// a slot of repeatSlot bytes of a huge-page mapping (hugemem.Bytes), taken in
 // order as entries are made: up to 16 MiB. Without repeats it costs the
 // hash of each sample and the copy of its encoding; a cache that finds
 // almost nothing pauses (repeatWindow, repeatPause).
@@ -68,7 +70,7 @@ const (
 )
 
 func newRepeatCache() *repeatCache {
-	c := &repeatCache{entries: make([]repeatEntry, 2*repeatSets), arena: hugeAlloc(2 * repeatSets * repeatSlot)}
+	c := &repeatCache{entries: make([]repeatEntry, 2*repeatSets), arena: hugemem.Bytes(2 * repeatSets * repeatSlot)}
 	for i := range c.seeds {
 		c.seeds[i] = maphash.MakeSeed()
 	}
@@ -190,7 +192,7 @@ func (p *reader) flushRepeats() {
 // dropRepeats gives the cache's memory back (also after an error).
 func (p *reader) dropRepeats() {
 	if c := p.repeats; c != nil {
-		hugeFree(c.arena)
+		hugemem.Free(c.arena)
 		p.repeats = nil
 	}
 }

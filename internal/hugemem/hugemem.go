@@ -1,0 +1,115 @@
+// Package hugemem allocates large arrays of pointer-free values outside
+// the Go heap, in transparent huge pages where the kernel gives them
+// (mmap plus madvise(MADV_HUGEPAGE); THP is "madvise" on Debian's
+// kernels). Why by hand: on the VMs the benchmarks run on, the first touch
+// of a fresh 4 KiB page costs a page fault of ~15 µs, and the Go runtime
+// never asks for huge pages for its heap; touching 2 MiB of a huge page
+// costs one fault. The tools' largest arrays (read buffers, the MemProf
+// fold's merged arrays, perfscript's repeat cache) are filled once and
+// given back at the end of a phase, which is what this package is for.
+//
+// Memory from Make is not scanned by the garbage collector, so T must hold
+// no pointers (Make panics otherwise: a programming error, never an
+// input's). It is given back by Free, explicitly: a slice must not be used
+// after it is freed. Requests below MinBytes, and any request the kernel
+// refuses, come from the Go heap; Free leaves those to the collector.
+package hugemem
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// MinBytes is the smallest request served by a mapping: below it a huge
+// page would be mostly empty and the heap is as good.
+const MinBytes = 1 << 20
+
+const madvHugepage = 14 // MADV_HUGEPAGE
+
+var (
+	mu     sync.Mutex
+	mapped = map[uintptr][]byte{} // start of each live mapping → the mapping
+)
+
+// Make returns a zeroed []T of length and capacity n. T must hold no
+// pointers.
+func Make[T any](n int) []T {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	if !pointerFree(reflect.TypeFor[T]()) {
+		panic(fmt.Sprintf("hugemem.Make: %v holds pointers", reflect.TypeFor[T]()))
+	}
+	if n < 0 {
+		panic("hugemem.Make: negative length")
+	}
+	if size == 0 || n > (1<<62)/size || n*size < MinBytes {
+		return make([]T, n)
+	}
+	b, err := syscall.Mmap(-1, 0, n*size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return make([]T, n)
+	}
+	_ = syscall.Madvise(b, madvHugepage)
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	mu.Lock()
+	mapped[uintptr(p)] = b
+	mu.Unlock()
+	return unsafe.Slice((*T)(p), n)
+}
+
+// Bytes is Make[byte].
+func Bytes(n int) []byte { return Make[byte](n) }
+
+// Free gives back the memory of s, a slice Make returned (any length, the
+// same first element). Slices from the heap are left to the collector.
+// Nothing may use s, or a slice of it, afterwards.
+func Free[T any](s []T) {
+	if cap(s) == 0 {
+		return
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	mu.Lock()
+	b, ok := mapped[p]
+	delete(mapped, p)
+	mu.Unlock()
+	if ok {
+		_ = syscall.Munmap(b)
+	}
+}
+
+// Grow returns s with room for at least need more elements: s itself
+// when it has the room, else a new array from Make, twice as large at
+// least, holding s's elements; s is freed then.
+func Grow[T any](s []T, need int) []T {
+	if cap(s)-len(s) >= need {
+		return s
+	}
+	c := max(2*cap(s), len(s)+need)
+	t := Make[T](c)[:len(s)]
+	copy(t, s)
+	Free(s)
+	return t
+}
+
+// pointerFree reports whether values of t hold no pointers.
+func pointerFree(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return t.Len() == 0 || pointerFree(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !pointerFree(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false // pointers, strings, slices, maps, interfaces, channels, funcs, unsafe.Pointer
+}

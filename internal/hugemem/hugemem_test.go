@@ -1,0 +1,71 @@
+package hugemem
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestMakeFree(t *testing.T) {
+	type rec struct {
+		A uint64
+		B [3]uint32
+	}
+	for _, n := range []int{0, 1, 1000, MinBytes/16 + 1, 3 * MinBytes / 16} {
+		s := Make[rec](n)
+		if len(s) != n || cap(s) != n {
+			t.Fatalf("Make(%d): len %d cap %d", n, len(s), cap(s))
+		}
+		for i := range s {
+			if s[i] != (rec{}) {
+				t.Fatalf("Make(%d)[%d] not zero", n, i)
+			}
+			s[i].A = uint64(i)
+		}
+		Free(s)
+	}
+	mu.Lock()
+	left := len(mapped)
+	mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d mappings left after Free", left)
+	}
+}
+
+func TestGrow(t *testing.T) {
+	var s []uint32
+	for i := range 1 << 20 {
+		s = Grow(s, 1)
+		s = append(s, uint32(i))
+	}
+	for i, v := range s {
+		if v != uint32(i) {
+			t.Fatalf("s[%d] = %d", i, v)
+		}
+	}
+	Free(s)
+}
+
+func TestPointersRefused(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("Make[*int] did not panic")
+		}
+	}()
+	_ = Make[*int](MinBytes)
+}
+
+func TestPointerFree(t *testing.T) {
+	type ok struct {
+		A int
+		B [2]float64
+	}
+	type bad struct {
+		A int
+		S string
+	}
+	if !pointerFree(reflectType[ok]()) || pointerFree(reflectType[bad]()) || pointerFree(reflectType[[]int]()) {
+		t.Error("pointerFree is wrong")
+	}
+}
+
+func reflectType[T any]() reflect.Type { return reflect.TypeFor[T]() }
