@@ -19,6 +19,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/rules-pgo/rules_pgo/internal/hugemem"
 )
 
 // Exit codes shared by all tools.
@@ -496,9 +498,14 @@ func Message(err error) string {
 	return err.Error()
 }
 
+// primeHeap is how much of the heap the tools ask huge pages for
+// (hugemem.PrimeHeap): address space only, until touched.
+const primeHeap = 1 << 30
+
 // Main runs a tool's run function and exits with its code. Errors are
 // printed as "tool: error: ..."; usage errors add a hint to run --help.
 func Main(tool string, run func(args []string, stdin io.Reader, stdout, stderr io.Writer) error) {
+	hugemem.PrimeHeap(primeHeap)
 	stop := startProfiling(tool)
 	err := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -7,6 +7,9 @@
 // costs one fault. The tools' largest arrays (read buffers, the MemProf
 // fold's merged arrays, perfscript's repeat cache) are filled once and
 // given back at the end of a phase, which is what this package is for.
+// PrimeHeap does the same for the Go heap itself: the tools call it first
+// thing (internal/cli.Main), so that their small objects are faulted in
+// huge pages too.
 //
 // Memory from Make is not scanned by the garbage collector, so T must hold
 // no pointers (Make panics otherwise: a programming error, never an

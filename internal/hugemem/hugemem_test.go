@@ -69,3 +69,20 @@ func TestPointerFree(t *testing.T) {
 }
 
 func reflectType[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// TestPrimeHeap: priming leaves the heap usable (what it saves, page
+// faults, is measured by the benches, not here).
+func TestPrimeHeap(t *testing.T) {
+	PrimeHeap(64 << 20)
+	var keep [][]byte
+	for range 1000 {
+		keep = append(keep, make([]byte, 4096))
+	}
+	for _, b := range keep {
+		if b[0] != 0 || b[4095] != 0 {
+			t.Fatal("fresh heap memory not zero after PrimeHeap")
+		}
+	}
+	t.Setenv("RULES_PGO_HUGEPAGES", "0")
+	PrimeHeap(64 << 20)
+}
