@@ -25,16 +25,31 @@ import (
 // touched, and the runtime's scavenger gives back free pages with
 // MADV_DONTNEED, which keeps the mark.
 //
-// Nothing is done when GODEBUG has disablethp=1 (the runtime's switch for
-// "no huge pages in my heap"), when RULES_PGO_HUGEPAGES=0, or when the
-// address space is limited (RLIMIT_AS): a failed allocation there would
-// end the program. Call it once, first thing in main.
+// The mapping is charged to the kernel's overcommit accounting, and a
+// refused allocation would end the program, so nothing is done when the
+// address space is limited (RLIMIT_AS) or overcommit is strict
+// (vm.overcommit_memory=2), and n is cut to a quarter of the machine's
+// memory (the heuristic mode refuses single mappings near its size).
+// Nothing is done either when GODEBUG has disablethp=1 (the runtime's
+// switch for "no huge pages in my heap") or RULES_PGO_HUGEPAGES=0. Call it
+// once, first thing in main.
 func PrimeHeap(n int) {
 	if n <= 0 || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") || os.Getenv("RULES_PGO_HUGEPAGES") == "0" {
 		return
 	}
 	var lim syscall.Rlimit
 	if syscall.Getrlimit(syscall.RLIMIT_AS, &lim) != nil || lim.Cur != ^uint64(0) {
+		return
+	}
+	if mode, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || strings.TrimSpace(string(mode)) == "2" {
+		return
+	}
+	var si syscall.Sysinfo_t
+	if syscall.Sysinfo(&si) != nil {
+		return
+	}
+	n = int(min(uint64(n), uint64(si.Totalram)*uint64(si.Unit)/4))
+	if n < hugePage {
 		return
 	}
 	b := make([]byte, n)
