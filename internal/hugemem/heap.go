@@ -62,4 +62,3 @@ func PrimeHeap(n int) {
 	runtime.GC()
 }
 
-const hugePage = 2 << 20

@@ -30,16 +30,30 @@ import (
 // page would be mostly empty and the heap is as good.
 const MinBytes = 1 << 20
 
+// hugePage is the size of a transparent huge page (x86-64, arm64 with 4
+// KiB pages). Mappings start at a multiple of it and span whole huge
+// pages: the kernel backs only the aligned 2 MiB extents of a mapping with
+// huge pages, and mmap aligns only lengths that are multiples of 2 MiB
+// (since Linux 6.7; not at all before), so an unaligned 4.5 MiB mapping
+// would hold one huge page and 2.5 MiB of 4 KiB pages.
+const hugePage = 2 << 20
+
 const madvHugepage = 14 // MADV_HUGEPAGE
 
 var (
 	mu     sync.Mutex
-	mapped = map[uintptr][]byte{} // start of each live mapping → the mapping
+	mapped = map[uintptr][]byte{} // start of each live array → its mapping
 )
 
 // Make returns a zeroed []T of length and capacity n. T must hold no
 // pointers.
 func Make[T any](n int) []T {
+	s := makeCap[T](n)
+	return s[:n:n]
+}
+
+// makeCap is Make with the capacity of the whole huge pages (at least n).
+func makeCap[T any](n int) []T {
 	var zero T
 	size := int(unsafe.Sizeof(zero))
 	if !pointerFree(reflect.TypeFor[T]()) {
@@ -48,19 +62,24 @@ func Make[T any](n int) []T {
 	if n < 0 {
 		panic("hugemem.Make: negative length")
 	}
-	if size == 0 || n > (1<<62)/size || n*size < MinBytes {
+	if size == 0 || n > (1<<50)/size || n*size < MinBytes {
 		return make([]T, n)
 	}
-	b, err := syscall.Mmap(-1, 0, n*size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	length := (n*size + hugePage - 1) &^ (hugePage - 1)
+	// A huge page more than needed, to start the array at a multiple of
+	// hugePage; the unaligned head and tail are never touched.
+	b, err := syscall.Mmap(-1, 0, length+hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return make([]T, n)
 	}
-	_ = syscall.Madvise(b, madvHugepage)
-	p := unsafe.Pointer(unsafe.SliceData(b))
+	head := int(-uintptr(unsafe.Pointer(unsafe.SliceData(b))) & (hugePage - 1))
+	a := b[head : head+length]
+	_ = syscall.Madvise(a, madvHugepage)
+	p := unsafe.Pointer(unsafe.SliceData(a))
 	mu.Lock()
 	mapped[uintptr(p)] = b
 	mu.Unlock()
-	return unsafe.Slice((*T)(p), n)
+	return unsafe.Slice((*T)(p), length/size)
 }
 
 // Bytes is Make[byte].
@@ -85,13 +104,14 @@ func Free[T any](s []T) {
 
 // Grow returns s with room for at least need more elements: s itself
 // when it has the room, else a new array from Make, twice as large at
-// least, holding s's elements; s is freed then.
+// least (and as large as its whole huge pages), holding s's elements; s
+// is freed then.
 func Grow[T any](s []T, need int) []T {
 	if cap(s)-len(s) >= need {
 		return s
 	}
 	c := max(2*cap(s), len(s)+need)
-	t := Make[T](c)[:len(s)]
+	t := makeCap[T](c)[:len(s)]
 	copy(t, s)
 	Free(s)
 	return t

@@ -3,6 +3,7 @@ package hugemem
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 func TestMakeFree(t *testing.T) {
@@ -85,4 +86,23 @@ func TestPrimeHeap(t *testing.T) {
 	}
 	t.Setenv("RULES_PGO_HUGEPAGES", "0")
 	PrimeHeap(64 << 20)
+}
+
+func TestAligned(t *testing.T) {
+	s := Make[byte](MinBytes + 12345)
+	mu.Lock()
+	_, ok := mapped[uintptr(unsafe.Pointer(unsafe.SliceData(s)))]
+	mu.Unlock()
+	if !ok {
+		t.Skip("the kernel refused the mapping")
+	}
+	if p := uintptr(unsafe.Pointer(unsafe.SliceData(s))); p%hugePage != 0 {
+		t.Errorf("mapping at %#x, not a multiple of %#x", p, hugePage)
+	}
+	s[len(s)-1] = 1
+	g := Grow(s, 1)
+	if cap(g)%hugePage != 0 || g[len(g)-1] != 1 {
+		t.Errorf("Grow: cap %d, last %d", cap(g), g[len(g)-1])
+	}
+	Free(g)
 }
