@@ -45,11 +45,10 @@ type Record struct {
 	Calls []Call
 }
 
-// Alloc is an allocation site: its call stack's index and its MIB.
-type Alloc struct {
-	Stack int32
-	Info  *memprof.MemInfoBlock
-}
+// Alloc is an allocation site: its call stack's index and its MIB. It
+// is memprof.CompactAlloc, so that an Indexed whose stacks keep their
+// numbers shares the Compact's alloc sites instead of copying them.
+type Alloc = memprof.CompactAlloc
 
 // Call is a call site: its call stack's index and, in V4, its callees.
 type Call struct {
@@ -269,9 +268,12 @@ func IndexCompact(c *memprof.Compact, release llvmrelease.Release) (*Indexed, er
 		return s
 	}
 	ix.Records = make([]Record, len(c.Records))
-	allocs := make([]Alloc, len(c.AllocSites))
-	for i, a := range c.AllocSites {
-		allocs[i] = Alloc{Stack: stack(a.Stack), Info: a.Info}
+	allocs := c.AllocSites // read only
+	if stackMap != nil {
+		allocs = make([]Alloc, len(c.AllocSites))
+		for i, a := range c.AllocSites {
+			allocs[i] = Alloc{Stack: stackMap[a.Stack], Info: a.Info}
+		}
 	}
 	calls := make([]Call, len(c.CallSites))
 	for i, s := range c.CallSites {
