@@ -489,6 +489,15 @@ func (sc *prepScratch) collectMIBs(in *RawProfile, mibStack []int32, p *Prepared
 	if pb := prepBufPool.Get(); pb != nil {
 		p.keyOff, p.mibs, p.hashes, p.keys = pb.keyOff[:0], pb.mibs[:0], pb.hashes[:0], pb.keys[:0]
 	}
+	// Sized up front (a fold keeps mibs: they are fresh for each input).
+	npc := 0
+	for _, j := range mibStack {
+		npc += int(spans[j].n)
+	}
+	p.keys = slices.Grow(p.keys, npc)
+	p.keyOff = slices.Grow(p.keyOff, len(in.MIBs)+1)
+	p.hashes = slices.Grow(p.hashes, len(in.MIBs))
+	p.mibs = slices.Grow(p.mibs, len(in.MIBs))
 	p.keyOff = append(p.keyOff, 0)
 	// one[k] is address k's only frame id, -1 when it is discarded, -2
 	// when it has inline frames (then lids[k] holds them): the loop below
