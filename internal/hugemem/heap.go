@@ -61,4 +61,3 @@ func PrimeHeap(n int) {
 	}
 	runtime.GC()
 }
-
