@@ -27,6 +27,9 @@ import (
 // page would be mostly empty and the heap is as good.
 const MinBytes = 1 << 20
 
+// HugePage is the size of a transparent huge page on x86-64.
+const HugePage = 2 << 20
+
 const madvHugepage = 14 // MADV_HUGEPAGE
 
 var (
@@ -37,10 +40,12 @@ var (
 // Make returns a zeroed []T of length and capacity n. T must hold no
 // pointers.
 func Make[T any](n int) []T {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	if !pointerFree(reflect.TypeFor[T]()) {
-		panic(fmt.Sprintf("hugemem.Make: %v holds pointers", reflect.TypeFor[T]()))
+	// The size from reflect, not from a variable of type T: a large T
+	// (an array or a struct of arrays) would be a heap allocation.
+	t := reflect.TypeFor[T]()
+	size := int(t.Size())
+	if !pointerFree(t) {
+		panic(fmt.Sprintf("hugemem.Make: %v holds pointers", t))
 	}
 	if n < 0 {
 		panic("hugemem.Make: negative length")
@@ -48,7 +53,12 @@ func Make[T any](n int) []T {
 	if size == 0 || n > (1<<62)/size || n*size < MinBytes {
 		return make([]T, n)
 	}
-	b, err := syscall.Mmap(-1, 0, n*size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	// The mapping is a whole number of huge pages: recent kernels align
+	// such anonymous mappings (and only such: a 1 MiB or 3 MiB one is
+	// not, on the benchmarks' Linux 6.18) to 2 MiB, so that all of it can
+	// be huge pages; the tail beyond n elements costs nothing untouched.
+	m := (n*size + HugePage - 1) &^ (HugePage - 1)
+	b, err := syscall.Mmap(-1, 0, m, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return make([]T, n)
 	}
