@@ -239,7 +239,7 @@ type reader struct {
 	invalidReturnAddrs   map[uint64]struct{}
 	fallThrough          BranchCounts // warnInvalidRange's ranges
 	branches             BranchCounts // the branch counter, moved to prof at the end
-	distinct             map[[2]uint64]struct{}
+	distinct             hashSet
 	seed, seed2          maphash.Seed
 	key                  []byte       // noteDistinct's encoding of a sample
 	order                *sampleOrder // with ShowDetailedWarning (detailwarn.go)
@@ -283,10 +283,10 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		base:               bin.PreferredBase(),
 		prof:               &Profile{Content: content, Counter: *newCounter(), CS: content == Hybrid && !opts.IgnoreStackSamples},
 		invalidReturnAddrs: map[uint64]struct{}{},
-		distinct:           map[[2]uint64]struct{}{},
 		seed:               maphash.MakeSeed(),
 		seed2:              maphash.MakeSeed(),
 	}
+	defer p.distinct.free()
 	if opts.ShowDetailedWarning {
 		p.order = newSampleOrder()
 	}
@@ -328,7 +328,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 // decoded perf.data's): the counts of distinct samples and branches, the
 // summary warnings, and, for non-CS profiles, the range counters.
 func (p *reader) done() *Profile {
-	p.prof.Distinct = uint64(len(p.distinct))
+	p.prof.Distinct = uint64(p.distinct.len())
 	p.prof.BaseAddress = p.base
 	if n := p.branches.Len(); n > 0 {
 		p.prof.Branches = make(map[Branch]uint64, n)
@@ -773,11 +773,7 @@ func (p *reader) hybridSample(stack []uint64, lbr []Branch, rec []byte, count ui
 // insertDistinct adds a sample's hash to the distinct set and reports
 // whether it is new.
 func (p *reader) insertDistinct(k [2]uint64) bool {
-	if _, ok := p.distinct[k]; ok {
-		return false
-	}
-	p.distinct[k] = struct{}{}
-	return true
+	return p.distinct.insert(k)
 }
 
 // finish takes the range counter out of the fall-through pairs.
