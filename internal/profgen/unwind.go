@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/hashtab"
+	"github.com/rules-pgo/rules_pgo/internal/hugemem"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 )
 
@@ -47,6 +49,7 @@ type Unwinder struct {
 	// The pipeline: Add fills cur; done is closed when the batch in
 	// flight is unwound, which then becomes spare; err is the first error.
 	cur, spare *sampleBatch
+	mem        *batchMem // the batches' buffers
 	done       chan struct{}
 	err        error
 	batchBytes int // batchBytes, or less in tests
@@ -111,8 +114,23 @@ var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxUnsymbolizedC
 
 // NewUnwinder returns an unwinder for the binary and its symbolizer.
 func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *Unwinder {
-	return &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{}, batchBytes: batchBytes, probes: bin.PseudoProbes,
-		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}}
+	u := &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{}, batchBytes: batchBytes, probes: bin.PseudoProbes,
+		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}, mem: &batchMem{}}
+	// Unwind gives the buffers back; an unwinder dropped before (a parse
+	// error) gives them back when it is collected.
+	runtime.AddCleanup(u, (*batchMem).free, u.mem)
+	return u
+}
+
+// batchMem holds the batches' buffers, from hugemem: each is filled once
+// per batch, and fresh heap memory for them cost a page fault per 4 KiB.
+type batchMem struct{ bufs [][]byte }
+
+func (m *batchMem) free() {
+	for _, b := range m.bufs {
+		hugemem.Free(b)
+	}
+	m.bufs = nil
 }
 
 // Add takes one hybrid sample (the signature of
@@ -130,11 +148,12 @@ func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, fi
 // grown by append instead, its buffer is copied about twenty times on the
 // way and the fresh pages faulted in each time (a sixth of the CPU time of
 // a CS profile from perf.data, and stops the garbage collector cannot
-// preempt).
+// preempt). The buffer is a huge page (hugemem): one fault instead of
+// 256.
 func (u *Unwinder) newBatch() *sampleBatch {
-	b := &sampleBatch{}
-	b.Buf = make([]byte, 0, u.batchBytes+maxSampleBytes)
-	return b
+	buf := hugemem.Bytes(u.batchBytes + maxSampleBytes)
+	u.mem.bufs = append(u.mem.bufs, buf)
+	return &sampleBatch{Records: perfscript.Records{Buf: buf[:0]}}
 }
 
 // maxSampleBytes is the encoding of a large sample (127 frames, 32 LBR
@@ -427,8 +446,9 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 	u.wait()
 	if u.err == nil && u.cur != nil && u.cur.Len() > 0 {
 		u.err = u.unwindBatch(u.cur)
-		u.cur = nil
 	}
+	u.cur, u.spare = nil, nil
+	u.mem.free()
 	if u.err != nil {
 		return nil, u.err
 	}
