@@ -3,6 +3,8 @@ package perfscript
 import (
 	"hash/maphash"
 	"runtime"
+
+	"github.com/rules-pgo/rules_pgo/internal/hugemem"
 )
 
 // The LBR-only parse runs on every core: this goroutine walks the lines
@@ -20,7 +22,9 @@ import (
 // batches in flight stay in memory already touched: at 1 MiB the fresh
 // pages of growing batches (page faults, 13,000 in a probe CS run of
 // 200,000 hybrid samples) cost a fifth of the run's CPU.
-var lbrBatchBytes = 256 << 10
+var lbrBatchBytes = batchBytes
+
+const batchBytes = 256 << 10
 
 type lbrBatch struct {
 	Records
@@ -320,11 +324,29 @@ type hybridPipe struct {
 	pending []*hybridBatch // sent, in order
 	free    []*hybridBatch
 	cur     *hybridBatch
+	// The large buffers of the batches, one hybridMem each, from a
+	// huge-page mapping (hugemem): filled again for every batch, and as
+	// fresh heap memory (grown by append) they were ~1,500 page faults of
+	// ~15 µs on the benchmarks' VMs. used are taken; a batch beyond them
+	// grows on the heap.
+	mem  []hybridMem
+	used int
+}
+
+// hybridMem is room for a batch of batchBytes of lines: the lines, their
+// samples' encodings and their LBR entries (a line of 32 entries is ~1,100
+// bytes; its encoding ~600, its entries 512). A batch that needs more
+// grows on the heap.
+type hybridMem struct {
+	lines   [batchBytes + 4<<10]byte
+	enc     [batchBytes]byte
+	entries [batchBytes / 32]Branch
 }
 
 func (p *reader) startHybrid() {
 	nw := max(runtime.GOMAXPROCS(0), 1)
-	h := &hybridPipe{workers: make([]hybridWorker, nw), in: make(chan *hybridBatch, nw)}
+	// At most 2*nw batches are pending, one is filled, one may be free.
+	h := &hybridPipe{workers: make([]hybridWorker, nw), in: make(chan *hybridBatch, nw), mem: hugemem.Make[hybridMem](2*nw + 2)}
 	for i := range h.workers {
 		go h.workers[i].run(p, h.in)
 	}
@@ -345,6 +367,11 @@ func (p *reader) queueHybrid(count uint64, k [2]uint64, keyed bool) {
 			b.rkeys, b.keyed = b.rkeys[:0], b.keyed[:0]
 		} else {
 			h.cur = &hybridBatch{}
+			if h.used < len(h.mem) {
+				m := &h.mem[h.used]
+				h.used++
+				h.cur.Buf, h.cur.enc.Buf, h.cur.entries = m.lines[:0], m.enc[:0], m.entries[:0]
+			}
 		}
 		h.cur.base, h.cur.loaded = p.base, p.loadedByMMap
 	}
@@ -398,6 +425,10 @@ func (p *reader) stopHybrid() {
 	p.drainHybrid()
 	p.flushRepeats()
 	close(h.in)
+	// No batch is in a worker's hands now; none is used again.
+	h.free, h.cur = nil, nil
+	hugemem.Free(h.mem)
+	h.mem = nil
 	for i := range h.workers {
 		w := &h.workers[i].fallThrough
 		for j, k := range w.keys {

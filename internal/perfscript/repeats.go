@@ -39,6 +39,7 @@ import (
 // almost nothing pauses (repeatWindow, repeatPause).
 type repeatCache struct {
 	seeds   [3]maphash.Seed
+	mem     []repeatMem   // one: entries and arena
 	entries []repeatEntry // set i is entries 2i (the newer) and 2i+1
 	arena   []byte        // the entries' samples, encoded, repeatSlot bytes each
 	slots   int32         // slots of arena in use (taken in order: a short trace touches little)
@@ -69,8 +70,19 @@ const (
 	repeatPause  = 16
 )
 
+// repeatMem is the cache's memory, in one huge-page mapping (hugemem).
+type repeatMem struct {
+	entries [2 * repeatSets]repeatEntry
+	arena   [2 * repeatSets * repeatSlot]byte
+}
+
 func newRepeatCache() *repeatCache {
-	c := &repeatCache{entries: make([]repeatEntry, 2*repeatSets), arena: hugemem.Bytes(2 * repeatSets * repeatSlot)}
+	m := hugemem.Make[repeatMem](1)
+	c := &repeatCache{mem: m, entries: m[0].entries[:], arena: m[0].arena[:]}
+	// Written before the first lookup reads them: a read of fresh memory
+	// maps the zero page, and the write after it faults again, page by
+	// page (see hashtab's package doc, "Touch").
+	clear(c.entries)
 	for i := range c.seeds {
 		c.seeds[i] = maphash.MakeSeed()
 	}
@@ -192,7 +204,7 @@ func (p *reader) flushRepeats() {
 // dropRepeats gives the cache's memory back (also after an error).
 func (p *reader) dropRepeats() {
 	if c := p.repeats; c != nil {
-		hugemem.Free(c.arena)
+		hugemem.Free(c.mem)
 		p.repeats = nil
 	}
 }
