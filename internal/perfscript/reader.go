@@ -600,7 +600,11 @@ func fastLBR(line []byte, bin *Binary, base uint64, lbr []Branch) ([]Branch, boo
 
 // hexField parses "0x" and 1–16 hex digits at line[i:], ending at a '/',
 // a ' ' or the end; it returns the value and the index after the digits.
-// (A SWAR version, eight bytes at a time, was slower.)
+// The first eight digits are looked up at once (eight independent table
+// loads, checked together) when there are eight: a quarter faster than
+// the loop alone on the trace's 10-digit addresses, where the loop's
+// v<<4|d is one long chain. (A SWAR version, eight bytes converted in a
+// register, was slower; so was a second step of two digits.)
 func hexField(line []byte, i int) (uint64, int, bool) {
 	if i+2 >= len(line) || line[i] != '0' || line[i+1] != 'x' {
 		return 0, i, false
@@ -608,6 +612,16 @@ func hexField(line []byte, i int) (uint64, int, bool) {
 	i += 2
 	start := i
 	var v uint64
+	if i+8 <= len(line) {
+		s := line[i : i+8 : i+8]
+		d0, d1, d2, d3 := hexDigits[s[0]], hexDigits[s[1]], hexDigits[s[2]], hexDigits[s[3]]
+		d4, d5, d6, d7 := hexDigits[s[4]], hexDigits[s[5]], hexDigits[s[6]], hexDigits[s[7]]
+		if (d0|d1|d2|d3|d4|d5|d6|d7)&0xf0 == 0 {
+			v = uint64(d0)<<28 | uint64(d1)<<24 | uint64(d2)<<20 | uint64(d3)<<16 |
+				uint64(d4)<<12 | uint64(d5)<<8 | uint64(d6)<<4 | uint64(d7)
+			i += 8
+		}
+	}
 	for ; i < len(line); i++ {
 		d := hexDigits[line[i]]
 		if d > 15 {
