@@ -613,12 +613,8 @@ func hexField(line []byte, i int) (uint64, int, bool) {
 	start := i
 	var v uint64
 	if i+8 <= len(line) {
-		s := line[i : i+8 : i+8]
-		d0, d1, d2, d3 := hexDigits[s[0]], hexDigits[s[1]], hexDigits[s[2]], hexDigits[s[3]]
-		d4, d5, d6, d7 := hexDigits[s[4]], hexDigits[s[5]], hexDigits[s[6]], hexDigits[s[7]]
-		if (d0|d1|d2|d3|d4|d5|d6|d7)&0xf0 == 0 {
-			v = uint64(d0)<<28 | uint64(d1)<<24 | uint64(d2)<<20 | uint64(d3)<<16 |
-				uint64(d4)<<12 | uint64(d5)<<8 | uint64(d6)<<4 | uint64(d7)
+		var ok bool
+		if v, ok = hex8(line[i:]); ok {
 			i += 8
 		}
 	}
