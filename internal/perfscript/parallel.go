@@ -465,7 +465,7 @@ func (p *reader) finishHybrid() {
 		first := p.insertDistinct(k)
 		p.hybridSample(stack, lbr, rec, b.counts[i], first)
 		if b.keyed[i] && b.ok[i] {
-			p.insertRepeat(b.rkeys[i], rec)
+			p.insertRepeat(b.rkeys[i], stack, lbr)
 		}
 	}
 	p.base, p.loadedByMMap = base, loaded

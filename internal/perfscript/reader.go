@@ -297,7 +297,7 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 	}
 	if p.prof.CS && hybridParallel {
 		if opts.DeferRepeats && !opts.ShowDetailedWarning {
-			p.repeats = newRepeatCache()
+			p.repeats = newRepeatCache(bin.codeLo)
 		}
 		p.startHybrid()
 		defer p.stopHybrid()
