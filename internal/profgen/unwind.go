@@ -513,8 +513,12 @@ func (u *Unwinder) unwind(key []byte, stack []uint64, lbr []perfscript.Branch, r
 		}
 		br := lbr[s.i]
 		srcExt := br.Source == perfscript.ExternalAddr
+		var isCall, isReturn bool
+		if !s.invalid {
+			isCall, isReturn = bin.CallOrReturn(br.Source)
+		}
 		switch {
-		case !s.invalid && (bin.IsCall(br.Source) || srcExt && bin.CallAddrFromFrameAddr(br.Target) == 0):
+		case !s.invalid && (isCall || srcExt && bin.CallAddrFromFrameAddr(br.Target) == 0):
 			// unwindCall
 			parent := s.leaf.parent
 			if parent == root || parent.addr != br.Source {
@@ -530,7 +534,7 @@ func (u *Unwinder) unwind(key []byte, stack []uint64, lbr []perfscript.Branch, r
 				s.leaf = parent
 			}
 			s.ip = br.Source
-		case !s.invalid && (bin.IsReturn(br.Source) || srcExt):
+		case !s.invalid && (isReturn || srcExt):
 			// unwindReturn (an external source here returns to after a call)
 			s.switchTo(bin.CallAddrFromFrameAddr(br.Target))
 			s.leaf = s.arena.child(s.leaf, br.Source)
