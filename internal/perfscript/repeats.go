@@ -11,8 +11,8 @@ import (
 // Repeated hybrid samples (Options.DeferRepeats; the parallel text path
 // only). A hybrid trace repeats many of its samples: a hot loop gives the
 // same call stack and LBR entries again and again (73,606 distinct LBR
-// lines among the 200,000 samples of bench/profgen's probe trace; 104,000
-// samples are repeats of one of the 32,768 entries here). llvm-profgen
+// lines among the 200,000 samples of bench/profgen's probe trace; 111,000
+// samples are repeats of one of the 65,536 entries here). llvm-profgen
 // parses every sample and then aggregates the trace by (stack, LBR)
 // before it unwinds; here a repeat of a recently seen sample is
 // recognized from its input alone, before its LBR line is parsed, by a
@@ -37,10 +37,10 @@ import (
 // (addresses as 32-bit offsets from the binary's first code byte; a
 // sample that does not fit is not cached), taken in order as entries are
 // made; keys, entries and slots are one huge-page mapping (hugemem.Make)
-// of up to 16.5 MiB. On bench/profgen's probe trace 4 ways of 8,192 sets
-// (32,768 entries) find 105,000 repeats where 2 ways of 8,192 sets of
-// full encodings (16,384 entries, 1 KiB each: the same memory) found
-// 84,000. Without repeats the cache costs the hash of each sample and
+// of up to 26 MiB. On bench/profgen's probe trace 4 ways of 16,384 sets
+// (65,536 entries) find 111,000 repeats, 4 ways of 8,192 sets 104,000,
+// and 2 ways of 8,192 sets of full encodings (16,384 entries of 1 KiB)
+// found 84,000. Without repeats the cache costs the hash of each sample and
 // the copy of its addresses; a cache that finds almost nothing pauses
 // (repeatWindow, repeatPause).
 type repeatCache struct {
@@ -68,11 +68,11 @@ type repeatEntry struct {
 
 // repeatSlot is the room for one sample: its stack's length (a byte),
 // the stack and the LBR entries' sources and targets (4 bytes each): a
-// stack of up to 63 frames with 32 LBR entries.
-const repeatSlot = 512
+// stack of up to 31 frames with 32 LBR entries.
+const repeatSlot = 384
 
 const (
-	repeatSets = 8192
+	repeatSets = 16384
 	repeatWays = 4
 	// A window of repeatWindow lookups with fewer than repeatWindow/64
 	// hits pauses the cache for repeatPause windows' worth of samples.
