@@ -738,15 +738,27 @@ func (u *Unwinder) instContext(i int) (int32, error) {
 }
 
 // collectPath is the address stack of collect, with the stackNode of each
-// prefix (nodes[k] for the first k addresses).
+// prefix (nodes[k] for the first k addresses). Popped entries stay in the
+// arrays: addrs[len(addrs):hi], with their nodes, continue the current
+// prefix as an earlier walk (of this sample or the ones before: every
+// walk starts at the same root) had it, so that pushing the same address
+// again takes its node without a lookup (consecutive samples share most
+// of their stacks).
 type collectPath struct {
 	addrs []uint64
 	nodes []*stackNode
+	hi    int
 }
 
 func (p *collectPath) push(addr uint64) {
+	d := len(p.addrs)
+	if d < p.hi && p.addrs[:p.hi][d] == addr {
+		p.addrs, p.nodes = p.addrs[:d+1], p.nodes[:d+2]
+		return
+	}
 	p.addrs = append(p.addrs, addr)
-	p.nodes = append(p.nodes, p.nodes[len(p.nodes)-1].child(addr))
+	p.nodes = append(p.nodes, p.nodes[d].child(addr))
+	p.hi = d + 1
 }
 
 // collector walks one sample's trie.
