@@ -2,6 +2,7 @@ package perfscript
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 )
 
@@ -46,6 +47,41 @@ func TestHexField(t *testing.T) {
 						t.Fatalf("%q at %d: got %#x %d %v, want %#x %d %v", line, i, v2, j2, ok2, v1, j1, ok1)
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestFastLBRCached reads LBR lines through one cache of remembered
+// entries, at two bases, and compares every result with fastLBR's:
+// entries repeated within and across lines, in slots shared by other
+// texts, and lines the fast path declines.
+func TestFastLBRCached(t *testing.T) {
+	bin := &Binary{PreferredTextSegmentAddresses: []uint64{0x1000}, codeLo: 0x1000, codeBits: make([]uint64, 64)}
+	for a := uint64(0x1000); a < 0x1000+64*64; a += 3 {
+		i := a - bin.codeLo
+		bin.codeBits[i>>6] |= 1 << (i & 63)
+	}
+	entries := []string{"0x1003/0x1006/P/-/-/0", "0x1009/0x2000000/M/-/-/12", "0x7fff0000/0x100c/P/-/-/0",
+		"0x7fff0000/0x7fff0004/P/-/-/0", "0x1003/0x1006/M/-/-/0", "0x1003/0x1006", "0x1003/0x1006/P/-/-/0/x/y/z/long/flags/beyond/46",
+		"0x1003//P", "0x1003/0xg/P", "0x10030000000000000001/0x1/P", "0xABC/0x1006/P/-/-/3"}
+	var c lbrCache
+	r := uint64(1)
+	for n := range 3000 {
+		var b bytes.Buffer
+		for k := range 1 + n%33 {
+			r = r*6364136223846793005 + 1442695040888963407
+			if k > 0 {
+				b.WriteString("  ")
+			}
+			b.WriteString(entries[r>>33%uint64(len(entries))])
+		}
+		line := b.Bytes()
+		for _, base := range []uint64{0x1000, 0x5000} {
+			want, wantOK := fastLBR(line, bin, base, nil)
+			got, gotOK := fastLBRCached(line, bin, base, nil, &c)
+			if gotOK != wantOK || wantOK && !slices.Equal(got, want) {
+				t.Fatalf("%q at base %#x: got %x %v, want %x %v", line, base, got, gotOK, want, wantOK)
 			}
 		}
 	}

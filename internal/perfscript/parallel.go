@@ -68,14 +68,16 @@ func (r *Records) Reset() { r.Buf, r.ends = r.Buf[:0], r.ends[:0] }
 type lbrWorker struct {
 	fallThrough, branches BranchCounts
 	lbr                   []Branch
+	cache                 *lbrCache
 }
 
 func (w *lbrWorker) run(bin *Binary, in <-chan *lbrBatch) {
+	w.cache = new(lbrCache)
 	for b := range in {
 		b.odd, b.firstKept = b.odd[:0], -1
 		for i := range b.Len() {
 			var ok bool
-			w.lbr, ok = fastLBR(b.At(i), bin, b.base, w.lbr[:0])
+			w.lbr, ok = fastLBRCached(b.At(i), bin, b.base, w.lbr[:0], w.cache)
 			if !ok {
 				b.odd = append(b.odd, i)
 				continue
@@ -286,16 +288,18 @@ func prevEnd(ends []int, i int) int {
 
 type hybridWorker struct {
 	fallThrough BranchCounts
+	cache       *lbrCache
 }
 
 func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
+	w.cache = new(lbrCache)
 	for b := range in {
 		b.ok, b.entries, b.entryEnds, b.hashes = b.ok[:0], b.entries[:0], b.entryEnds[:0], b.hashes[:0]
 		b.enc.Reset()
 		for i := range b.Len() {
 			start := len(b.entries)
 			var ok bool
-			if b.entries, ok = fastLBR(b.At(i), p.bin, b.base, b.entries); !ok {
+			if b.entries, ok = fastLBRCached(b.At(i), p.bin, b.base, b.entries, w.cache); !ok {
 				b.entries = b.entries[:start]
 			}
 			b.ok = append(b.ok, ok)
