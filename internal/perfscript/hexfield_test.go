@@ -86,3 +86,23 @@ func TestFastLBRCached(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameCache compares frameCache.parse with parseUint(ltrim(line), 16)
+// on stack lines that repeat, share a slot, are too short or long to be
+// remembered, or are not addresses.
+func TestFrameCache(t *testing.T) {
+	lines := []string{"\t      40028159b0", "\t      40028159b1", "      40028159b0", "\t40028159b0", "\t      40028159b0 ",
+		"\t      4002815zb0", "\t      ", "\t 1", "12345678", "\t      400281bf0e (/work/workload)", "\tffffffffffffffffff",
+		"\t      0x40028159b0", "\v\f\r   abcdefABCDEF"}
+	var c frameCache
+	r := uint64(7)
+	for range 5000 {
+		r = r*6364136223846793005 + 1442695040888963407
+		line := []byte(lines[r>>33%uint64(len(lines))])
+		wantAddr, wantOK := parseUint(ltrim(line), 16)
+		addr, ok := c.parse(line)
+		if addr != wantAddr || ok != wantOK {
+			t.Fatalf("%q: got %#x %v, want %#x %v", line, addr, ok, wantAddr, wantOK)
+		}
+	}
+}

@@ -247,6 +247,8 @@ type reader struct {
 	hyb     *hybridPipe  // the parallel hybrid parse (parallel.go)
 	repeats *repeatCache // with Options.DeferRepeats (repeats.go)
 
+	frames frameCache // extractCallstack's parsed stack lines
+
 	// scratch
 	recs  [][]byte
 	lbr   []Branch
@@ -718,7 +720,7 @@ func (p *reader) extractCallstack() bool {
 	s := p.s
 	p.stack = p.stack[:0]
 	for !s.eof && !bytes.HasPrefix(s.line, []byte(" 0x")) {
-		addr, ok := parseUint(ltrim(s.line), 16)
+		addr, ok := p.frames.parse(s.line)
 		if !ok {
 			s.advance()
 			return false
@@ -733,6 +735,42 @@ func (p *reader) extractCallstack() bool {
 		s.advance()
 	}
 	return p.stackUsable()
+}
+
+// frameCache remembers parsed stack lines (parseUint(ltrim(line), 16)
+// of a line as perf prints it, up to 24 bytes): a trace's stacks repeat
+// the same few return addresses. Direct-mapped by the line's last eight
+// bytes (its address's last digits) and length.
+type frameCache struct {
+	entries *[frameCacheSize]frameCacheEntry
+}
+
+const frameCacheBits = 10
+const frameCacheSize = 1 << frameCacheBits
+
+type frameCacheEntry struct {
+	line [24]byte // n bytes; n is 0 while unused
+	n    uint8
+	ok   bool
+	addr uint64
+}
+
+func (c *frameCache) parse(line []byte) (uint64, bool) {
+	n := len(line)
+	if n < 8 || n > 24 {
+		return parseUint(ltrim(line), 16)
+	}
+	if c.entries == nil {
+		c.entries = new([frameCacheSize]frameCacheEntry)
+	}
+	h := (binary.LittleEndian.Uint64(line[n-8:]) ^ uint64(n)) * 0x9e3779b97f4a7c15
+	e := &c.entries[h>>(64-frameCacheBits)]
+	if int(e.n) == n && string(e.line[:n]) == string(line) {
+		return e.addr, e.ok
+	}
+	addr, ok := parseUint(ltrim(line), 16)
+	e.n, e.addr, e.ok = uint8(copy(e.line[:], line)), addr, ok
+	return addr, ok
 }
 
 // pushFrame appends the frame at addr (leaf first) to p.stack as
