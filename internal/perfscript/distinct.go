@@ -20,7 +20,7 @@ type hashSet struct {
 // minHashSetSlots is the first allocation: small traces stay on the
 // heap, up to maxHeapHashSetSlots (64 KiB).
 const (
-	minHashSetSlots     = 1 << 10
+	minHashSetSlots     = 1 << 6
 	maxHeapHashSetSlots = 1 << 12
 )
 

@@ -72,7 +72,6 @@ type lbrWorker struct {
 }
 
 func (w *lbrWorker) run(bin *Binary, in <-chan *lbrBatch) {
-	w.cache = new(lbrCache)
 	for b := range in {
 		b.odd, b.firstKept = b.odd[:0], -1
 		for i := range b.Len() {
@@ -99,6 +98,11 @@ func (w *lbrWorker) run(bin *Binary, in <-chan *lbrBatch) {
 					w.branches.Add(e, count)
 				}
 			}
+		}
+		// The cache from the second batch on: a short trace (a fuzzer's
+		// input) does not pay for it.
+		if w.cache == nil {
+			w.cache = new(lbrCache)
 		}
 		close(b.done)
 	}
@@ -292,7 +296,6 @@ type hybridWorker struct {
 }
 
 func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
-	w.cache = new(lbrCache)
 	for b := range in {
 		b.ok, b.entries, b.entryEnds, b.hashes = b.ok[:0], b.entries[:0], b.entryEnds[:0], b.hashes[:0]
 		b.enc.Reset()
@@ -317,6 +320,9 @@ func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
 			b.enc.End()
 			b.hashes = append(b.hashes, h)
 		}
+		if w.cache == nil {
+			w.cache = new(lbrCache) // from the second batch on, as lbrWorker's
+		}
 		close(b.done)
 	}
 }
@@ -333,8 +339,9 @@ type hybridPipe struct {
 	// fresh heap memory (grown by append) they were ~1,500 page faults of
 	// ~15 µs on the benchmarks' VMs. used are taken; a batch beyond them
 	// grows on the heap.
-	mem  []hybridMem
-	used int
+	mem        []hybridMem
+	used       int
+	nmem, made int // batches mem is for; batches made
 }
 
 // hybridMem is room for a batch of batchBytes of lines: the lines, their
@@ -350,7 +357,7 @@ type hybridMem struct {
 func (p *reader) startHybrid() {
 	nw := max(runtime.GOMAXPROCS(0), 1)
 	// At most 2*nw batches are pending, one is filled, one may be free.
-	h := &hybridPipe{workers: make([]hybridWorker, nw), in: make(chan *hybridBatch, nw), mem: hugemem.Make[hybridMem](2*nw + 2)}
+	h := &hybridPipe{workers: make([]hybridWorker, nw), in: make(chan *hybridBatch, nw), nmem: 2*nw + 2}
 	for i := range h.workers {
 		go h.workers[i].run(p, h.in)
 	}
@@ -371,6 +378,11 @@ func (p *reader) queueHybrid(count uint64, k [2]uint64, keyed bool) {
 			b.rkeys, b.keyed = b.rkeys[:0], b.keyed[:0]
 		} else {
 			h.cur = &hybridBatch{}
+			if h.made++; h.made > 1 && h.mem == nil {
+				// From the second batch on (a short trace, a fuzzer's
+				// input, does not map it).
+				h.mem = hugemem.Make[hybridMem](h.nmem)
+			}
 			if h.used < len(h.mem) {
 				m := &h.mem[h.used]
 				h.used++

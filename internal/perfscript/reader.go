@@ -743,6 +743,7 @@ func (p *reader) extractCallstack() bool {
 // bytes (its address's last digits) and length.
 type frameCache struct {
 	entries *[frameCacheSize]frameCacheEntry
+	lines   int
 }
 
 const frameCacheBits = 10
@@ -761,6 +762,11 @@ func (c *frameCache) parse(line []byte) (uint64, bool) {
 		return parseUint(ltrim(line), 16)
 	}
 	if c.entries == nil {
+		// Made after the first frameCacheSize lines: a short trace (a
+		// fuzzer's input) does not pay for it.
+		if c.lines++; c.lines < frameCacheSize {
+			return parseUint(ltrim(line), 16)
+		}
 		c.entries = new([frameCacheSize]frameCacheEntry)
 	}
 	h := (binary.LittleEndian.Uint64(line[n-8:]) ^ uint64(n)) * 0x9e3779b97f4a7c15
