@@ -79,7 +79,7 @@ type Unwinder struct {
 // batchBytes is the size of the encoded samples of a batch: 1 MiB, about
 // 1,500 samples of 32 LBR entries (4 MiB batches cost more in page faults
 // of fresh memory than the wider aggregation saved).
-const batchBytes = 1 << 20
+const batchBytes = 1<<20 - maxSampleBytes // a buffer of 1 MiB: two fill one huge page
 
 // sampleBatch holds samples encoded as Unwinder's keys (stack length,
 // stack, then LBR source/target pairs, little-endian u64s), back to back.
@@ -124,13 +124,16 @@ func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *U
 
 // batchMem holds the batches' buffers, from hugemem: each is filled once
 // per batch, and fresh heap memory for them cost a page fault per 4 KiB.
-type batchMem struct{ bufs [][]byte }
+type batchMem struct {
+	bufs [][]byte // mappings
+	next []byte   // the second batch's half of the mapping, until taken
+}
 
 func (m *batchMem) free() {
 	for _, b := range m.bufs {
 		hugemem.Free(b)
 	}
-	m.bufs = nil
+	m.bufs, m.next = nil, nil
 }
 
 // Add takes one hybrid sample (the signature of
@@ -148,11 +151,22 @@ func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, fi
 // grown by append instead, its buffer is copied about twenty times on the
 // way and the fresh pages faulted in each time (a sixth of the CPU time of
 // a CS profile from perf.data, and stops the garbage collector cannot
-// preempt). The buffer is a huge page (hugemem): one fault instead of
-// 256.
+// preempt). The two batches' buffers are one huge page (hugemem): one
+// fault instead of 512, and a huge page is resident whole.
 func (u *Unwinder) newBatch() *sampleBatch {
-	buf := hugemem.Bytes(u.batchBytes + maxSampleBytes)
-	u.mem.bufs = append(u.mem.bufs, buf)
+	n := u.batchBytes + maxSampleBytes
+	var buf []byte
+	switch {
+	case u.mem.next != nil:
+		buf, u.mem.next = u.mem.next, nil
+	case 2*n >= hugemem.MinBytes && len(u.mem.bufs) == 0:
+		// Both batches in one mapping: a huge page is resident whole.
+		m := hugemem.Bytes(2 * n)
+		u.mem.bufs = append(u.mem.bufs, m)
+		buf, u.mem.next = m[:n:n], m[n:2*n:2*n]
+	default:
+		buf = make([]byte, 0, n)
+	}
 	return &sampleBatch{Records: perfscript.Records{Buf: buf[:0]}}
 }
 
