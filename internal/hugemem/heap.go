@@ -49,13 +49,13 @@ func PrimeHeap(n int) {
 		return
 	}
 	n = int(min(uint64(n), uint64(si.Totalram)*uint64(si.Unit)/4))
-	if n < hugePage {
+	if n < HugePage {
 		return
 	}
 	b := make([]byte, n)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	start := (p + hugePage - 1) &^ (hugePage - 1)
-	end := (p + uintptr(n)) &^ (hugePage - 1)
+	start := (p + HugePage - 1) &^ (HugePage - 1)
+	end := (p + uintptr(n)) &^ (HugePage - 1)
 	if end > start {
 		_ = syscall.Madvise(b[start-p:end-p], madvHugepage)
 	}

@@ -30,13 +30,13 @@ import (
 // page would be mostly empty and the heap is as good.
 const MinBytes = 1 << 20
 
-// hugePage is the size of a transparent huge page (x86-64, arm64 with 4
+// HugePage is the size of a transparent huge page (x86-64, arm64 with 4
 // KiB pages). Mappings start at a multiple of it and span whole huge
 // pages: the kernel backs only the aligned 2 MiB extents of a mapping with
 // huge pages, and mmap aligns only lengths that are multiples of 2 MiB
 // (since Linux 6.7; not at all before), so an unaligned 4.5 MiB mapping
 // would hold one huge page and 2.5 MiB of 4 KiB pages.
-const hugePage = 2 << 20
+const HugePage = 2 << 20
 
 const madvHugepage = 14 // MADV_HUGEPAGE
 
@@ -54,10 +54,12 @@ func Make[T any](n int) []T {
 
 // makeCap is Make with the capacity of the whole huge pages (at least n).
 func makeCap[T any](n int) []T {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	if !pointerFree(reflect.TypeFor[T]()) {
-		panic(fmt.Sprintf("hugemem.Make: %v holds pointers", reflect.TypeFor[T]()))
+	// The size from reflect, not from a variable of type T: a large T
+	// (an array or a struct of arrays) would be a heap allocation.
+	t := reflect.TypeFor[T]()
+	size := int(t.Size())
+	if !pointerFree(t) {
+		panic(fmt.Sprintf("hugemem.Make: %v holds pointers", t))
 	}
 	if n < 0 {
 		panic("hugemem.Make: negative length")
@@ -65,14 +67,14 @@ func makeCap[T any](n int) []T {
 	if size == 0 || n > (1<<50)/size || n*size < MinBytes {
 		return make([]T, n)
 	}
-	length := (n*size + hugePage - 1) &^ (hugePage - 1)
+	length := (n*size + HugePage - 1) &^ (HugePage - 1)
 	// A huge page more than needed, to start the array at a multiple of
-	// hugePage; the unaligned head and tail are never touched.
-	b, err := syscall.Mmap(-1, 0, length+hugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	// HugePage; the unaligned head and tail are never touched.
+	b, err := syscall.Mmap(-1, 0, length+HugePage, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return make([]T, n)
 	}
-	head := int(-uintptr(unsafe.Pointer(unsafe.SliceData(b))) & (hugePage - 1))
+	head := int(-uintptr(unsafe.Pointer(unsafe.SliceData(b))) & (HugePage - 1))
 	a := b[head : head+length]
 	_ = syscall.Madvise(a, madvHugepage)
 	p := unsafe.Pointer(unsafe.SliceData(a))

@@ -96,12 +96,12 @@ func TestAligned(t *testing.T) {
 	if !ok {
 		t.Skip("the kernel refused the mapping")
 	}
-	if p := uintptr(unsafe.Pointer(unsafe.SliceData(s))); p%hugePage != 0 {
-		t.Errorf("mapping at %#x, not a multiple of %#x", p, hugePage)
+	if p := uintptr(unsafe.Pointer(unsafe.SliceData(s))); p%HugePage != 0 {
+		t.Errorf("mapping at %#x, not a multiple of %#x", p, HugePage)
 	}
 	s[len(s)-1] = 1
 	g := Grow(s, 1)
-	if cap(g)%hugePage != 0 || g[len(g)-1] != 1 {
+	if cap(g)%HugePage != 0 || g[len(g)-1] != 1 {
 		t.Errorf("Grow: cap %d, last %d", cap(g), g[len(g)-1])
 	}
 	Free(g)

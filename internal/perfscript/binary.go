@@ -556,6 +556,12 @@ func (b *Binary) IsCall(addr uint64) bool {
 	return ok && k == instCall
 }
 
+// CallOrReturn is IsCall and IsReturn with one lookup.
+func (b *Binary) CallOrReturn(addr uint64) (call, ret bool) {
+	k, ok := b.kindOf(addr)
+	return ok && k == instCall, ok && k == instReturn
+}
+
 // IsReturn reports whether addr is a return instruction (addressIsReturn).
 func (b *Binary) IsReturn(addr uint64) bool {
 	k, ok := b.kindOf(addr)

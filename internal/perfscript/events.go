@@ -46,9 +46,9 @@ func ParseEvents(name string, content Content, bin *Binary, opts Options, next f
 		base:               bin.PreferredBase(),
 		prof:               &Profile{Content: content, Counter: *newCounter(), CS: content == Hybrid && !opts.IgnoreStackSamples},
 		invalidReturnAddrs: map[uint64]struct{}{},
-		distinct:           map[[2]uint64]struct{}{},
 	}
 	p.seed, p.seed2 = maphash.MakeSeed(), maphash.MakeSeed()
+	defer p.distinct.free()
 	if opts.ShowDetailedWarning {
 		p.order = newSampleOrder()
 	}

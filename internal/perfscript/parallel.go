@@ -3,6 +3,8 @@ package perfscript
 import (
 	"hash/maphash"
 	"runtime"
+
+	"github.com/rules-pgo/rules_pgo/internal/hugemem"
 )
 
 // The LBR-only parse runs on every core: this goroutine walks the lines
@@ -20,7 +22,9 @@ import (
 // batches in flight stay in memory already touched: at 1 MiB the fresh
 // pages of growing batches (page faults, 13,000 in a probe CS run of
 // 200,000 hybrid samples) cost a fifth of the run's CPU.
-var lbrBatchBytes = 256 << 10
+var lbrBatchBytes = batchBytes
+
+const batchBytes = 256 << 10
 
 type lbrBatch struct {
 	Records
@@ -64,6 +68,7 @@ func (r *Records) Reset() { r.Buf, r.ends = r.Buf[:0], r.ends[:0] }
 type lbrWorker struct {
 	fallThrough, branches BranchCounts
 	lbr                   []Branch
+	cache                 *lbrCache
 }
 
 func (w *lbrWorker) run(bin *Binary, in <-chan *lbrBatch) {
@@ -71,7 +76,7 @@ func (w *lbrWorker) run(bin *Binary, in <-chan *lbrBatch) {
 		b.odd, b.firstKept = b.odd[:0], -1
 		for i := range b.Len() {
 			var ok bool
-			w.lbr, ok = fastLBR(b.At(i), bin, b.base, w.lbr[:0])
+			w.lbr, ok = fastLBRCached(b.At(i), bin, b.base, w.lbr[:0], w.cache)
 			if !ok {
 				b.odd = append(b.odd, i)
 				continue
@@ -93,6 +98,11 @@ func (w *lbrWorker) run(bin *Binary, in <-chan *lbrBatch) {
 					w.branches.Add(e, count)
 				}
 			}
+		}
+		// The cache from the second batch on: a short trace (a fuzzer's
+		// input) does not pay for it.
+		if w.cache == nil {
+			w.cache = new(lbrCache)
 		}
 		close(b.done)
 	}
@@ -282,6 +292,7 @@ func prevEnd(ends []int, i int) int {
 
 type hybridWorker struct {
 	fallThrough BranchCounts
+	cache       *lbrCache
 }
 
 func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
@@ -291,7 +302,7 @@ func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
 		for i := range b.Len() {
 			start := len(b.entries)
 			var ok bool
-			if b.entries, ok = fastLBR(b.At(i), p.bin, b.base, b.entries); !ok {
+			if b.entries, ok = fastLBRCached(b.At(i), p.bin, b.base, b.entries, w.cache); !ok {
 				b.entries = b.entries[:start]
 			}
 			b.ok = append(b.ok, ok)
@@ -309,6 +320,9 @@ func (w *hybridWorker) run(p *reader, in <-chan *hybridBatch) {
 			b.enc.End()
 			b.hashes = append(b.hashes, h)
 		}
+		if w.cache == nil {
+			w.cache = new(lbrCache) // from the second batch on, as lbrWorker's
+		}
 		close(b.done)
 	}
 }
@@ -320,11 +334,30 @@ type hybridPipe struct {
 	pending []*hybridBatch // sent, in order
 	free    []*hybridBatch
 	cur     *hybridBatch
+	// The large buffers of the batches, one hybridMem each, from a
+	// huge-page mapping (hugemem): filled again for every batch, and as
+	// fresh heap memory (grown by append) they were ~1,500 page faults of
+	// ~15 µs on the benchmarks' VMs. used are taken; a batch beyond them
+	// grows on the heap.
+	mem        []hybridMem
+	used       int
+	nmem, made int // batches mem is for; batches made
+}
+
+// hybridMem is room for a batch of batchBytes of lines: the lines, their
+// samples' encodings and their LBR entries (a line of 32 entries is ~1,100
+// bytes; its encoding ~600, its entries 512). A batch that needs more
+// grows on the heap.
+type hybridMem struct {
+	lines   [batchBytes + 4<<10]byte
+	enc     [batchBytes]byte
+	entries [batchBytes / 32]Branch
 }
 
 func (p *reader) startHybrid() {
 	nw := max(runtime.GOMAXPROCS(0), 1)
-	h := &hybridPipe{workers: make([]hybridWorker, nw), in: make(chan *hybridBatch, nw)}
+	// At most 2*nw batches are pending, one is filled, one may be free.
+	h := &hybridPipe{workers: make([]hybridWorker, nw), in: make(chan *hybridBatch, nw), nmem: 2*nw + 2}
 	for i := range h.workers {
 		go h.workers[i].run(p, h.in)
 	}
@@ -345,6 +378,16 @@ func (p *reader) queueHybrid(count uint64, k [2]uint64, keyed bool) {
 			b.rkeys, b.keyed = b.rkeys[:0], b.keyed[:0]
 		} else {
 			h.cur = &hybridBatch{}
+			if h.made++; h.made > 1 && h.mem == nil {
+				// From the second batch on (a short trace, a fuzzer's
+				// input, does not map it).
+				h.mem = hugemem.Make[hybridMem](h.nmem)
+			}
+			if h.used < len(h.mem) {
+				m := &h.mem[h.used]
+				h.used++
+				h.cur.Buf, h.cur.enc.Buf, h.cur.entries = m.lines[:0], m.enc[:0], m.entries[:0]
+			}
 		}
 		h.cur.base, h.cur.loaded = p.base, p.loadedByMMap
 	}
@@ -398,6 +441,10 @@ func (p *reader) stopHybrid() {
 	p.drainHybrid()
 	p.flushRepeats()
 	close(h.in)
+	// No batch is in a worker's hands now; none is used again.
+	h.free, h.cur = nil, nil
+	hugemem.Free(h.mem)
+	h.mem = nil
 	for i := range h.workers {
 		w := &h.workers[i].fallThrough
 		for j, k := range w.keys {
@@ -434,7 +481,7 @@ func (p *reader) finishHybrid() {
 		first := p.insertDistinct(k)
 		p.hybridSample(stack, lbr, rec, b.counts[i], first)
 		if b.keyed[i] && b.ok[i] {
-			p.insertRepeat(b.rkeys[i], rec)
+			p.insertRepeat(b.rkeys[i], stack, lbr)
 		}
 	}
 	p.base, p.loadedByMMap = base, loaded

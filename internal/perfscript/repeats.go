@@ -11,8 +11,8 @@ import (
 // Repeated hybrid samples (Options.DeferRepeats; the parallel text path
 // only). A hybrid trace repeats many of its samples: a hot loop gives the
 // same call stack and LBR entries again and again (73,606 distinct LBR
-// lines among the 200,000 samples of bench/profgen's probe trace; 78,000
-// samples are repeats of one of the 16,384 entries here). llvm-profgen
+// lines among the 200,000 samples of bench/profgen's probe trace; 111,000
+// samples are repeats of one of the 65,536 entries here). llvm-profgen
 // parses every sample and then aggregates the trace by (stack, LBR)
 // before it unwinds; here a repeat of a recently seen sample is
 // recognized from its input alone, before its LBR line is parsed, by a
@@ -31,18 +31,28 @@ import (
 // cache's entries is not a practical concern (the distinct set relies on
 // 128-bit hashes the same way).
 //
-// The cache is 2-way set-associative with least-recently-used
-// replacement, repeatSets sets; each entry keeps its sample's encoding in
-// a slot of repeatSlot bytes of a huge-page mapping (hugemem.Bytes), taken in
-// order as entries are made: up to 16 MiB. Without repeats it costs the
-// hash of each sample and the copy of its encoding; a cache that finds
-// almost nothing pauses (repeatWindow, repeatPause).
+// The cache is 4-way set-associative with least-recently-used
+// replacement, repeatSets sets: the keys of a set fill one cache line,
+// and each entry keeps its sample in a slot of repeatSlot bytes, compact
+// (addresses as 32-bit offsets from the binary's first code byte; a
+// sample that does not fit is not cached), taken in order as entries are
+// made; keys, entries and slots are one huge-page mapping (hugemem.Make)
+// of up to 26 MiB. On bench/profgen's probe trace 4 ways of 16,384 sets
+// (65,536 entries) find 111,000 repeats, 4 ways of 8,192 sets 104,000,
+// and 2 ways of 8,192 sets of full encodings (16,384 entries of 1 KiB)
+// found 84,000. Without repeats the cache costs the hash of each sample and
+// the copy of its addresses; a cache that finds almost nothing pauses
+// (repeatWindow, repeatPause).
 type repeatCache struct {
 	seeds   [3]maphash.Seed
-	entries []repeatEntry // set i is entries 2i (the newer) and 2i+1
-	arena   []byte        // the entries' samples, encoded, repeatSlot bytes each
-	slots   int32         // slots of arena in use (taken in order: a short trace touches little)
-	buf     []byte        // scratch: the stack's bytes to hash
+	mem     []repeatMem // one
+	keys    *[repeatSets][repeatWays][2]uint64
+	entries *[repeatSets][repeatWays]repeatEntry // in each set, the most recently used first
+	arena   []byte                               // the entries' samples, repeatSlot bytes each
+	slots   int32                                // slots of arena in use (taken in order: a short trace touches little)
+	codeLo  uint64                               // the origin of the slots' addresses
+	buf     []byte                               // scratch: the stack's bytes to hash
+	rec     []byte                               // scratch: a delivered sample, encoded
 
 	// Pausing: lookups and hits in the current window, samples left to
 	// skip.
@@ -50,27 +60,43 @@ type repeatCache struct {
 }
 
 type repeatEntry struct {
-	key     [2]uint64
 	pending uint64 // counts added since the entry's sample was delivered
 	slot    int32  // where its sample is in arena
-	n       uint16 // the length of its encoding
+	n       uint16 // the length of its slot's contents
 	used    bool
 }
 
-// repeatSlot is the room for one sample's encoding: a stack of up to 63
-// frames with 32 LBR entries (a longer sample is not cached).
-const repeatSlot = 1024
+// repeatSlot is the room for one sample: its stack's length (a byte),
+// the stack and the LBR entries' sources and targets (4 bytes each): a
+// stack of up to 31 frames with 32 LBR entries.
+const repeatSlot = 384
 
 const (
-	repeatSets = 8192
+	repeatSets = 16384
+	repeatWays = 4
 	// A window of repeatWindow lookups with fewer than repeatWindow/64
 	// hits pauses the cache for repeatPause windows' worth of samples.
 	repeatWindow = 4096
 	repeatPause  = 16
+	// repeatExternal is ExternalAddr in a slot.
+	repeatExternal = 1<<32 - 1
 )
 
-func newRepeatCache() *repeatCache {
-	c := &repeatCache{entries: make([]repeatEntry, 2*repeatSets), arena: hugemem.Bytes(2 * repeatSets * repeatSlot)}
+// repeatMem is the cache's memory, in one huge-page mapping (hugemem).
+type repeatMem struct {
+	keys    [repeatSets][repeatWays][2]uint64
+	entries [repeatSets][repeatWays]repeatEntry
+	arena   [repeatSets * repeatWays * repeatSlot]byte
+}
+
+func newRepeatCache(codeLo uint64) *repeatCache {
+	m := hugemem.Make[repeatMem](1)
+	c := &repeatCache{mem: m, keys: &m[0].keys, entries: &m[0].entries, arena: m[0].arena[:], codeLo: codeLo}
+	// Written before the first lookup reads them: a read of fresh memory
+	// maps the zero page, and the write after it faults again, page by
+	// page (see hashtab's package doc, "Touch").
+	clear(c.keys[:])
+	clear(c.entries[:])
 	for i := range c.seeds {
 		c.seeds[i] = maphash.MakeSeed()
 	}
@@ -112,23 +138,40 @@ func (c *repeatCache) key(base uint64, loaded bool, stack []uint64, raw []byte) 
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-func (c *repeatCache) set(k [2]uint64) int { return int(k[0]&(repeatSets-1)) * 2 }
+func (c *repeatCache) set(k [2]uint64) int { return int(k[0] & (repeatSets - 1)) }
+
+// find returns the way of k in set s, -1 if k is not there.
+func (c *repeatCache) find(s int, k [2]uint64) int {
+	keys := &c.keys[s]
+	for w := range keys {
+		if keys[w] == k && c.entries[s][w].used {
+			return w
+		}
+	}
+	return -1
+}
+
+// touch makes way w of set s the most recently used, the ways before it
+// moving down one.
+func (c *repeatCache) touch(s, w int) {
+	if w == 0 {
+		return
+	}
+	keys, entries := &c.keys[s], &c.entries[s]
+	k, e := keys[w], entries[w]
+	copy(keys[1:w+1], keys[:w])
+	copy(entries[1:w+1], entries[:w])
+	keys[0], entries[0] = k, e
+}
 
 // hit adds count to the entry of k and reports whether there is one.
 func (c *repeatCache) hit(k [2]uint64, count uint64) bool {
 	c.looks++
-	i := c.set(k)
-	e := c.entries[i : i+2 : i+2]
-	found := false
-	switch {
-	case e[0].used && e[0].key == k:
-		found = true
-	case e[1].used && e[1].key == k:
-		e[0], e[1] = e[1], e[0]
-		found = true
-	}
-	if found {
-		e[0].pending += count
+	s := c.set(k)
+	w := c.find(s, k)
+	if w >= 0 {
+		c.touch(s, w)
+		c.entries[s][0].pending += count
 		c.hits++
 	}
 	if c.looks == repeatWindow {
@@ -137,44 +180,95 @@ func (c *repeatCache) hit(k [2]uint64, count uint64) bool {
 		}
 		c.looks, c.hits = 0, 0
 	}
-	return found
+	return w >= 0
 }
 
-// insertRepeat makes the entry of k, whose sample (encoded as rec) has
-// just been delivered, unless there is one; the least recently used entry
-// of the set makes room (its added counts delivered first).
-func (p *reader) insertRepeat(k [2]uint64, rec []byte) {
+// insertRepeat makes the entry of k, whose sample (stack, lbr) has just
+// been delivered, unless there is one or the sample does not fit a slot;
+// the least recently used entry of the set makes room (its added counts
+// delivered first).
+func (p *reader) insertRepeat(k [2]uint64, stack []uint64, lbr []Branch) {
 	c := p.repeats
-	i := c.set(k)
-	e := c.entries[i : i+2 : i+2]
-	if len(rec) > repeatSlot || e[0].used && e[0].key == k || e[1].used && e[1].key == k {
+	s := c.set(k)
+	if 1+4*len(stack)+8*len(lbr) > repeatSlot || c.find(s, k) >= 0 {
 		return
 	}
-	p.deliverRepeats(i + 1)
-	slot := e[1].slot
-	if !e[1].used {
+	for _, a := range stack {
+		if !c.fits(a) {
+			return
+		}
+	}
+	for _, b := range lbr {
+		if !c.fits(b.Source) || !c.fits(b.Target) {
+			return
+		}
+	}
+	const last = repeatWays - 1
+	p.deliverRepeats(s, last)
+	e := &c.entries[s][last]
+	slot := e.slot
+	if !e.used {
 		slot = c.slots
 		c.slots++
 	}
-	e[1] = e[0]
-	e[0] = repeatEntry{key: k, used: true, slot: slot, n: uint16(len(rec))}
-	copy(c.arena[int(slot)*repeatSlot:], rec)
+	buf := c.arena[int(slot)*repeatSlot:][:0:repeatSlot]
+	buf = append(buf, byte(len(stack)))
+	for _, a := range stack {
+		buf = c.appendAddr(buf, a)
+	}
+	for _, b := range lbr {
+		buf = c.appendAddr(c.appendAddr(buf, b.Source), b.Target)
+	}
+	c.keys[s][last] = k
+	*e = repeatEntry{used: true, slot: slot, n: uint16(len(buf))}
+	c.touch(s, last)
 }
 
-// deliverRepeats delivers the counts added to entry i since its sample
-// was delivered, as one sample.
-func (p *reader) deliverRepeats(i int) {
+// fits reports whether a slot can hold address a.
+func (c *repeatCache) fits(a uint64) bool {
+	return a == ExternalAddr || a >= c.codeLo && a-c.codeLo < repeatExternal
+}
+
+func (c *repeatCache) appendAddr(buf []byte, a uint64) []byte {
+	v := uint32(repeatExternal)
+	if a != ExternalAddr {
+		v = uint32(a - c.codeLo)
+	}
+	return binary.LittleEndian.AppendUint32(buf, v)
+}
+
+func (c *repeatCache) addr(b []byte) uint64 {
+	v := binary.LittleEndian.Uint32(b)
+	if v == repeatExternal {
+		return ExternalAddr
+	}
+	return c.codeLo + uint64(v)
+}
+
+// deliverRepeats delivers the counts added to way w of set s since its
+// sample was delivered, as one sample.
+func (p *reader) deliverRepeats(s, w int) {
 	c := p.repeats
-	n := c.entries[i].pending
+	e := &c.entries[s][w]
+	n := e.pending
 	if n == 0 {
 		return
 	}
-	c.entries[i].pending = 0
-	e := &c.entries[i]
-	rec := c.arena[int(e.slot)*repeatSlot:][:e.n]
-	p.stack, p.lbr = DecodeHybridSample(rec, p.stack[:0], p.lbr[:0])
+	e.pending = 0
+	slot := c.arena[int(e.slot)*repeatSlot:][:e.n]
+	p.stack, p.lbr = p.stack[:0], p.lbr[:0]
+	frames := int(slot[0])
+	slot = slot[1:]
+	for range frames {
+		p.stack = append(p.stack, c.addr(slot))
+		slot = slot[4:]
+	}
+	for ; len(slot) >= 8; slot = slot[8:] {
+		p.lbr = append(p.lbr, Branch{Source: c.addr(slot), Target: c.addr(slot[4:])})
+	}
+	c.rec = AppendHybridSample(c.rec[:0], p.stack, p.lbr)
 	countFallThrough(&p.fallThrough, p.lbr, n)
-	p.hybridSample(p.stack, p.lbr, rec, n, false)
+	p.hybridSample(p.stack, p.lbr, c.rec, n, false)
 }
 
 // flushRepeats delivers every entry's added counts (at the end of the
@@ -183,8 +277,10 @@ func (p *reader) flushRepeats() {
 	if p.repeats == nil {
 		return
 	}
-	for i := range p.repeats.entries {
-		p.deliverRepeats(i)
+	for s := range repeatSets {
+		for w := range repeatWays {
+			p.deliverRepeats(s, w)
+		}
 	}
 	p.dropRepeats()
 }
@@ -192,7 +288,7 @@ func (p *reader) flushRepeats() {
 // dropRepeats gives the cache's memory back (also after an error).
 func (p *reader) dropRepeats() {
 	if c := p.repeats; c != nil {
-		hugemem.Free(c.arena)
+		hugemem.Free(c.mem)
 		p.repeats = nil
 	}
 }

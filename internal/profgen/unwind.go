@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rules-pgo/rules_pgo/internal/hashtab"
+	"github.com/rules-pgo/rules_pgo/internal/hugemem"
 	"github.com/rules-pgo/rules_pgo/internal/perfscript"
 )
 
@@ -47,6 +49,7 @@ type Unwinder struct {
 	// The pipeline: Add fills cur; done is closed when the batch in
 	// flight is unwound, which then becomes spare; err is the first error.
 	cur, spare *sampleBatch
+	mem        *batchMem // the batches' buffers
 	done       chan struct{}
 	err        error
 	batchBytes int // batchBytes, or less in tests
@@ -76,7 +79,7 @@ type Unwinder struct {
 // batchBytes is the size of the encoded samples of a batch: 1 MiB, about
 // 1,500 samples of 32 LBR entries (4 MiB batches cost more in page faults
 // of fresh memory than the wider aggregation saved).
-const batchBytes = 1 << 20
+const batchBytes = 1<<20 - maxSampleBytes // a buffer of 1 MiB: two fill one huge page
 
 // sampleBatch holds samples encoded as Unwinder's keys (stack length,
 // stack, then LBR source/target pairs, little-endian u64s), back to back.
@@ -111,8 +114,26 @@ var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxUnsymbolizedC
 
 // NewUnwinder returns an unwinder for the binary and its symbolizer.
 func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *Unwinder {
-	return &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{}, batchBytes: batchBytes, probes: bin.PseudoProbes,
-		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}}
+	u := &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{}, batchBytes: batchBytes, probes: bin.PseudoProbes,
+		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}, mem: &batchMem{}}
+	// Unwind gives the buffers back; an unwinder dropped before (a parse
+	// error) gives them back when it is collected.
+	runtime.AddCleanup(u, (*batchMem).free, u.mem)
+	return u
+}
+
+// batchMem holds the batches' buffers, from hugemem: each is filled once
+// per batch, and fresh heap memory for them cost a page fault per 4 KiB.
+type batchMem struct {
+	bufs [][]byte // mappings
+	next []byte   // the second batch's half of the mapping, until taken
+}
+
+func (m *batchMem) free() {
+	for _, b := range m.bufs {
+		hugemem.Free(b)
+	}
+	m.bufs, m.next = nil, nil
 }
 
 // Add takes one hybrid sample (the signature of
@@ -130,11 +151,23 @@ func (u *Unwinder) Add(stack []uint64, lbr []perfscript.Branch, count uint64, fi
 // grown by append instead, its buffer is copied about twenty times on the
 // way and the fresh pages faulted in each time (a sixth of the CPU time of
 // a CS profile from perf.data, and stops the garbage collector cannot
-// preempt).
+// preempt). The two batches' buffers are one huge page (hugemem): one
+// fault instead of 512, and a huge page is resident whole.
 func (u *Unwinder) newBatch() *sampleBatch {
-	b := &sampleBatch{}
-	b.Buf = make([]byte, 0, u.batchBytes+maxSampleBytes)
-	return b
+	n := u.batchBytes + maxSampleBytes
+	var buf []byte
+	switch {
+	case u.mem.next != nil:
+		buf, u.mem.next = u.mem.next, nil
+	case 2*n >= hugemem.MinBytes && len(u.mem.bufs) == 0:
+		// Both batches in one mapping: a huge page is resident whole.
+		m := hugemem.Bytes(2 * n)
+		u.mem.bufs = append(u.mem.bufs, m)
+		buf, u.mem.next = m[:n:n], m[n:2*n:2*n]
+	default:
+		buf = make([]byte, 0, n)
+	}
+	return &sampleBatch{Records: perfscript.Records{Buf: buf[:0]}}
 }
 
 // maxSampleBytes is the encoding of a large sample (127 frames, 32 LBR
@@ -427,8 +460,9 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 	u.wait()
 	if u.err == nil && u.cur != nil && u.cur.Len() > 0 {
 		u.err = u.unwindBatch(u.cur)
-		u.cur = nil
 	}
+	u.cur, u.spare = nil, nil
+	u.mem.free()
 	if u.err != nil {
 		return nil, u.err
 	}
@@ -493,8 +527,12 @@ func (u *Unwinder) unwind(key []byte, stack []uint64, lbr []perfscript.Branch, r
 		}
 		br := lbr[s.i]
 		srcExt := br.Source == perfscript.ExternalAddr
+		var isCall, isReturn bool
+		if !s.invalid {
+			isCall, isReturn = bin.CallOrReturn(br.Source)
+		}
 		switch {
-		case !s.invalid && (bin.IsCall(br.Source) || srcExt && bin.CallAddrFromFrameAddr(br.Target) == 0):
+		case !s.invalid && (isCall || srcExt && bin.CallAddrFromFrameAddr(br.Target) == 0):
 			// unwindCall
 			parent := s.leaf.parent
 			if parent == root || parent.addr != br.Source {
@@ -510,7 +548,7 @@ func (u *Unwinder) unwind(key []byte, stack []uint64, lbr []perfscript.Branch, r
 				s.leaf = parent
 			}
 			s.ip = br.Source
-		case !s.invalid && (bin.IsReturn(br.Source) || srcExt):
+		case !s.invalid && (isReturn || srcExt):
 			// unwindReturn (an external source here returns to after a call)
 			s.switchTo(bin.CallAddrFromFrameAddr(br.Target))
 			s.leaf = s.arena.child(s.leaf, br.Source)
@@ -714,15 +752,27 @@ func (u *Unwinder) instContext(i int) (int32, error) {
 }
 
 // collectPath is the address stack of collect, with the stackNode of each
-// prefix (nodes[k] for the first k addresses).
+// prefix (nodes[k] for the first k addresses). Popped entries stay in the
+// arrays: addrs[len(addrs):hi], with their nodes, continue the current
+// prefix as an earlier walk (of this sample or the ones before: every
+// walk starts at the same root) had it, so that pushing the same address
+// again takes its node without a lookup (consecutive samples share most
+// of their stacks).
 type collectPath struct {
 	addrs []uint64
 	nodes []*stackNode
+	hi    int
 }
 
 func (p *collectPath) push(addr uint64) {
+	d := len(p.addrs)
+	if d < p.hi && p.addrs[:p.hi][d] == addr {
+		p.addrs, p.nodes = p.addrs[:d+1], p.nodes[:d+2]
+		return
+	}
 	p.addrs = append(p.addrs, addr)
-	p.nodes = append(p.nodes, p.nodes[len(p.nodes)-1].child(addr))
+	p.nodes = append(p.nodes, p.nodes[d].child(addr))
+	p.hi = d + 1
 }
 
 // collector walks one sample's trie.

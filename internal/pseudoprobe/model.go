@@ -120,11 +120,22 @@ type Probes struct {
 
 // Desc returns the descriptor of guid, or nil.
 func (p *Probes) Desc(guid uint64) *FuncDesc {
-	i, ok := slices.BinarySearchFunc(p.Descs, guid, func(d FuncDesc, g uint64) int { return cmp.Compare(d.GUID, g) })
-	if !ok {
-		return nil
+	// slices.BinarySearchFunc's comparison through a closure cost five
+	// times this loop (CS generation looks a GUID up per context frame).
+	d := p.Descs
+	lo, hi := 0, len(d)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if d[m].GUID < guid {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	return &p.Descs[i]
+	if lo < len(d) && d[lo].GUID == guid {
+		return &d[lo]
+	}
+	return nil
 }
 
 // Name is getProbeFNameForGUID: the name of guid's descriptor ("" for a

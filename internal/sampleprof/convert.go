@@ -23,14 +23,17 @@ type llvmMap struct {
 	t    *stdunordered.Table
 	fs   []*FunctionSamples // by node; nil once erased
 	node map[uint64]int32   // key → node
+	md5  func(FunctionID) uint64
 }
 
 func newLLVMMap(llvm llvmrelease.Release) *llvmMap {
 	llvm = llvm.OrDefault()
-	return &llvmMap{llvm: llvm, t: stdunordered.New(0), node: map[uint64]int32{}}
+	return &llvmMap{llvm: llvm, t: stdunordered.New(0), node: map[uint64]int32{}, md5: md5Memo()}
 }
 
-func (m *llvmMap) key(fs *FunctionSamples) uint64 { return contextHash(fs, m.llvm, FunctionID.MD5) }
+// key is the profile's key; the MD5s of the names, which repeat along
+// the contexts, are remembered.
+func (m *llvmMap) key(fs *FunctionSamples) uint64 { return contextHash(fs, m.llvm, m.md5) }
 
 func (m *llvmMap) find(k uint64) *FunctionSamples {
 	if n, ok := m.node[k]; ok {
@@ -300,8 +303,9 @@ type frameNode struct {
 }
 
 // child is FrameNode::getOrCreateChildFrame.
-func (n *frameNode) child(loc LineLocation, fn FunctionID, llvm llvmrelease.Release) *frameNode {
-	k := callsiteHash(fn, loc, llvm)
+// md5 is FunctionID.MD5 or a cache of it.
+func (n *frameNode) child(loc LineLocation, fn FunctionID, llvm llvmrelease.Release, md5 func(FunctionID) uint64) *frameNode {
+	k := callsiteHash(fn, loc, llvm, md5)
 	if c, ok := n.children[k]; ok {
 		return c
 	}
@@ -316,14 +320,14 @@ func (n *frameNode) child(loc LineLocation, fn FunctionID, llvm llvmrelease.Rele
 // callsiteHash is FunctionSamples::getCallSiteHash: LLVM 19 and 22 hash
 // the callee and location as a context frame; LLVM 16 combines
 // std::hash<std::string> of the name with line<<32 | discriminator.
-func callsiteHash(fn FunctionID, loc LineLocation, llvm llvmrelease.Release) uint64 {
+func callsiteHash(fn FunctionID, loc LineLocation, llvm llvmrelease.Release, md5 func(FunctionID) uint64) uint64 {
 	if !llvm.SampleMapHashesMD5() {
 		var buf [64]byte
 		name := stdunordered.HashBytes(fn.appendTo(buf[:0]))
 		id := uint64(loc.Line)<<32 | uint64(loc.Disc)
 		return name + id<<5 + id
 	}
-	return frameHash(Frame{Func: fn, Loc: loc}, llvm, FunctionID.MD5)
+	return frameHash(Frame{Func: fn, Loc: loc}, llvm, md5)
 }
 
 // NestOptions say what NestContexts does.
@@ -353,7 +357,7 @@ func (p *Profile) NestContexts(o NestOptions) {
 		n := &root
 		var loc LineLocation
 		for _, f := range fs.Context {
-			n = n.child(loc, f.Func, m.llvm)
+			n = n.child(loc, f.Func, m.llvm, m.md5)
 			loc = f.Loc
 		}
 		n.fs = fs
