@@ -7,11 +7,10 @@ import (
 
 // TestHashSet compares hashSet with a map on keys that repeat, share
 // their low bits (the slot choice) and include the zero key, across the
-// heap and huge-page sizes.
+// table's growth.
 func TestHashSet(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	var s hashSet
-	defer s.free()
 	want := map[[2]uint64]bool{}
 	for i := range 300_000 {
 		var k [2]uint64

@@ -48,7 +48,6 @@ func ParseEvents(name string, content Content, bin *Binary, opts Options, next f
 		invalidReturnAddrs: map[uint64]struct{}{},
 	}
 	p.seed, p.seed2 = maphash.MakeSeed(), maphash.MakeSeed()
-	defer p.distinct.free()
 	if opts.ShowDetailedWarning {
 		p.order = newSampleOrder()
 	}

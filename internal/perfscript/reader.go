@@ -288,7 +288,6 @@ func parseContent(name string, r io.Reader, bin *Binary, opts Options, content C
 		seed:               maphash.MakeSeed(),
 		seed2:              maphash.MakeSeed(),
 	}
-	defer p.distinct.free()
 	if opts.ShowDetailedWarning {
 		p.order = newSampleOrder()
 	}
