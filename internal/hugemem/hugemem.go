@@ -48,12 +48,6 @@ var (
 // Make returns a zeroed []T of length and capacity n. T must hold no
 // pointers.
 func Make[T any](n int) []T {
-	s := makeCap[T](n)
-	return s[:n:n]
-}
-
-// makeCap is Make with the capacity of the whole huge pages (at least n).
-func makeCap[T any](n int) []T {
 	// The size from reflect, not from a variable of type T: a large T
 	// (an array or a struct of arrays) would be a heap allocation.
 	t := reflect.TypeFor[T]()
@@ -81,7 +75,7 @@ func makeCap[T any](n int) []T {
 	mu.Lock()
 	mapped[uintptr(p)] = b
 	mu.Unlock()
-	return unsafe.Slice((*T)(p), length/size)
+	return unsafe.Slice((*T)(p), n)
 }
 
 // Bytes is Make[byte].
@@ -102,21 +96,6 @@ func Free[T any](s []T) {
 	if ok {
 		_ = syscall.Munmap(b)
 	}
-}
-
-// Grow returns s with room for at least need more elements: s itself
-// when it has the room, else a new array from Make, twice as large at
-// least (and as large as its whole huge pages), holding s's elements; s
-// is freed then.
-func Grow[T any](s []T, need int) []T {
-	if cap(s)-len(s) >= need {
-		return s
-	}
-	c := max(2*cap(s), len(s)+need)
-	t := makeCap[T](c)[:len(s)]
-	copy(t, s)
-	Free(s)
-	return t
 }
 
 // pointerFree reports whether values of t hold no pointers.

@@ -32,20 +32,6 @@ func TestMakeFree(t *testing.T) {
 	}
 }
 
-func TestGrow(t *testing.T) {
-	var s []uint32
-	for i := range 1 << 20 {
-		s = Grow(s, 1)
-		s = append(s, uint32(i))
-	}
-	for i, v := range s {
-		if v != uint32(i) {
-			t.Fatalf("s[%d] = %d", i, v)
-		}
-	}
-	Free(s)
-}
-
 func TestPointersRefused(t *testing.T) {
 	defer func() {
 		if recover() == nil {
@@ -100,9 +86,5 @@ func TestAligned(t *testing.T) {
 		t.Errorf("mapping at %#x, not a multiple of %#x", p, HugePage)
 	}
 	s[len(s)-1] = 1
-	g := Grow(s, 1)
-	if cap(g)%HugePage != 0 || g[len(g)-1] != 1 {
-		t.Errorf("Grow: cap %d, last %d", cap(g), g[len(g)-1])
-	}
-	Free(g)
+	Free(s)
 }
