@@ -50,6 +50,9 @@ func TestPerfDataNative(t *testing.T) {
 		{"hybrid-modern", "text", nil, ""},
 		// Two processes map the binary: both read, or --pid's.
 		{"lbr-2pids", "text", nil, ""}, {"lbr-2pids", "text", []string{"--pid=4300"}, ""},
+		// The second process has a sample before it maps the binary:
+		// read (the two passes' selection, not the single pass's).
+		{"lbr-late", "text", nil, ""},
 	}
 	dir := t.TempDir()
 	for _, p := range progs {
@@ -60,13 +63,28 @@ func TestPerfDataNative(t *testing.T) {
 			for _, rel := range []int{19, 22} {
 				name := fmt.Sprintf("%s/%s/%s/%d/%v%s", p.name, v.trace, v.format, rel, v.extra, v.mode)
 				t.Run(name, func(t *testing.T) {
-					trace := map[string]string{"lbr": p.lbr, "lbr-2pids": p.lbr, "hybrid": p.hyb, "hybrid-modern": p.hybModern}[v.trace]
+					trace := map[string]string{"lbr": p.lbr, "lbr-2pids": p.lbr, "lbr-late": p.lbr, "hybrid": p.hyb, "hybrid-modern": p.hybModern}[v.trace]
 					text, err := os.ReadFile(trace)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if v.trace == "lbr-2pids" {
+					switch v.trace {
+					case "lbr-2pids":
 						text = append(text, bytes.ReplaceAll(text, []byte(" 4242/4242: "), []byte(" 4300/4300: "))...)
+					case "lbr-late":
+						// Process 4300 maps a library, takes a sample (the
+						// middle one of the trace: the first ones may count
+						// for nothing) and only then maps the binary (the
+						// copy of the trace).
+						second := bytes.ReplaceAll(text, []byte(" 4242/4242: "), []byte(" 4300/4300: "))
+						var samples [][]byte
+						for l := range bytes.Lines(text) {
+							if !bytes.HasPrefix(l, []byte("PERF_RECORD")) && len(bytes.TrimSpace(l)) > 0 {
+								samples = append(samples, l)
+							}
+						}
+						lib := "PERF_RECORD_MMAP2 4300/4300: [0x7f0000001000(0x1000) @ 0x1000 fe:00 1 0]: r-xp /lib/libearly.so\n"
+						text = slices.Concat(text, []byte(lib), samples[len(samples)/2], second)
 					}
 					f, err := perfdatatest.FromScript(bytes.NewReader(text))
 					if err != nil {
