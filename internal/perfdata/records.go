@@ -1,6 +1,7 @@
 package perfdata
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -15,7 +16,9 @@ import (
 // Records that only carry the header (a pipe's PERF_RECORD_HEADER_ATTR and
 // HEADER_BUILD_ID, absorbed into Attrs and BuildIDs) and the
 // PERF_RECORD_COMPRESSED wrappers (whose records are returned one by one)
-// are not returned themselves. rec's slices are reused by the next call.
+// are not returned themselves. rec's slices are reused by the next call
+// (Raw is often the read buffer's own bytes: valid until then, not to be
+// written).
 func (r *Reader) Next(rec *Record) error {
 	for {
 		raw, off, inZ, err := r.nextRaw()
@@ -93,16 +96,16 @@ func (r *Reader) nextRaw() (raw []byte, off int64, inZ bool, err error) {
 	if r.end >= 0 && start >= r.end {
 		return nil, 0, false, r.eof(start)
 	}
-	if cap(r.rec) < 8 {
-		r.rec = make([]byte, 4096)
-	}
-	h := r.rec[:8]
-	if n, err := io.ReadFull(r.src, h); err != nil {
-		if err == io.EOF {
+	// The record is returned as a slice of src's buffer (no copy) when
+	// the buffer holds it whole; a record with data after it is copied
+	// out first, since skipping that data refills the buffer.
+	h, err := r.src.Peek(8)
+	if len(h) < 8 {
+		if err == io.EOF && len(h) == 0 {
 			return nil, 0, false, r.eof(start)
 		}
-		if err == io.ErrUnexpectedEOF {
-			return nil, 0, false, r.errorf("record header", start, decode.ErrTruncated, "truncated: need 8 bytes, have %d", n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, 0, false, r.errorf("record header", start, decode.ErrTruncated, "truncated: need 8 bytes, have %d", len(h))
 		}
 		return nil, 0, false, err
 	}
@@ -111,17 +114,30 @@ func (r *Reader) nextRaw() (raw []byte, off int64, inZ bool, err error) {
 	if size < 8 {
 		return nil, 0, false, r.recordError(typ, start, false, 0, decode.ErrMalformed, "record size %d, less than its header's 8 bytes", size)
 	}
-	if size > cap(r.rec) {
-		r.rec = append(r.rec[:8], make([]byte, size-8)...)
-	}
-	if n, err := io.ReadFull(r.src, r.rec[8:size]); err != nil {
+	raw, err = r.src.Peek(size)
+	if len(raw) < size {
 		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, 0, false, r.recordError(typ, start, false, 0, decode.ErrTruncated, "truncated: size %d, have %d bytes", size, 8+n)
+			return nil, 0, false, r.recordError(typ, start, false, 0, decode.ErrTruncated, "truncated: size %d, have %d bytes", size, len(raw))
 		}
+		if err != bufio.ErrBufferFull {
+			return nil, 0, false, err
+		}
+		// Larger than the buffer (a small input's buffer, and a
+		// record that claims more than the input holds): read as before.
+		if size > cap(r.rec) {
+			r.rec = make([]byte, size)
+		}
+		if n, err := io.ReadFull(r.src, r.rec[:size]); err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, 0, false, r.recordError(typ, start, false, 0, decode.ErrTruncated, "truncated: size %d, have %d bytes", size, n)
+			}
+			return nil, 0, false, err
+		}
+		raw = r.rec[:size]
+	} else if _, err := r.src.Discard(size); err != nil {
 		return nil, 0, false, err
 	}
 	r.off += int64(size)
-	raw = r.rec[:size]
 	// Data that follows the record outside its size: an AUXTRACE's trace
 	// (both modes) and a pipe's tracing data.
 	var extra uint64
@@ -133,6 +149,8 @@ func (r *Reader) nextRaw() (raw []byte, off int64, inZ bool, err error) {
 		extra = (extra + 7) &^ 7
 	}
 	if extra > 0 {
+		raw = append(r.rec[:0], raw...)
+		r.rec = raw
 		if r.end >= 0 && extra > uint64(r.end-r.off) {
 			return nil, 0, false, r.recordError(typ, start, false, 0, decode.ErrTruncated, "%d bytes of data follow the record, past the data section's end", extra)
 		}

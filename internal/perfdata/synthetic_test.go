@@ -2,6 +2,7 @@ package perfdata_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"reflect"
@@ -211,4 +212,52 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("ordered: %d records, unordered %d", n, want)
 		}
 	})
+}
+
+// TestDataAfterRecord: an AUXTRACE's trace follows the record outside its
+// size; skipping it (here 200 KiB, more than a pipe's 64 KiB buffer, read
+// through a reader that is not a *bytes.Reader) must leave the record's
+// bytes, returned as a slice of the buffer, intact, and the records after
+// it read.
+func TestDataAfterRecord(t *testing.T) {
+	f, _ := synthetic()
+	const traceLen = 200 << 10
+	body := binary.LittleEndian.AppendUint64(nil, traceLen)
+	body = append(body, "offset, reference, idx, tid, cpu"...)
+	aux := perfdatatest.Record(perfdata.RecordAuxtrace, 0, body)
+	withTrace := append(bytes.Clone(aux), bytes.Repeat([]byte{0xee}, traceLen)...)
+	f.Records = append([][]byte{withTrace}, f.Records...)
+	for _, mode := range []struct {
+		name string
+		data []byte
+	}{{"file", f.Bytes()}, {"pipe", f.PipeBytes()}} {
+		for _, wrap := range []bool{false, true} {
+			var in io.Reader = bytes.NewReader(mode.data)
+			if wrap && mode.name == "pipe" {
+				in = io.MultiReader(in) // a stream: the 64 KiB buffer
+			}
+			r, err := perfdata.NewReader(in, "x.data")
+			if err != nil {
+				t.Fatalf("%s: %v", mode.name, err)
+			}
+			var rec perfdata.Record
+			if err := r.Next(&rec); err != nil || rec.Type != perfdata.RecordAuxtrace || !bytes.Equal(rec.Raw, aux) {
+				t.Fatalf("%s (stream %v): first record %v %s %x, want AUXTRACE %x", mode.name, wrap, err, rec.Type, rec.Raw, aux)
+			}
+			n := 1
+			for {
+				err := r.Next(&rec)
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatalf("%s (stream %v): record %d: %v", mode.name, wrap, n, err)
+				}
+				n++
+			}
+			if want := len(f.Records); n != want {
+				t.Errorf("%s (stream %v): %d records, want %d", mode.name, wrap, n, want)
+			}
+		}
+	}
 }
