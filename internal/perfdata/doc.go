@@ -36,7 +36,7 @@
 // slices of the read buffer (no second copy). The file is read, not
 // mapped (internal/mapfile): on the VM the benches run on, the first
 // touch of each mapped page-cache page costs about three times read()'s
-// copy of it (this reader alone, the two passes profgen makes over a
+// copy of it (this reader alone, the two passes profgen can make over a
 // 906 MB perf.data: 1.51–1.79 s of CPU mapped, 0.54–0.69 s read, 7
 // pairs), a cost per page that no size threshold avoids. Only
 // little-endian files (x86-64, AArch64) are read; a byte-swapped magic is
