@@ -53,6 +53,7 @@ type repeatCache struct {
 	codeLo  uint64                               // the origin of the slots' addresses
 	buf     []byte                               // scratch: the stack's bytes to hash
 	rec     []byte                               // scratch: a delivered sample, encoded
+	slot    [repeatSlot]byte                     // scratch: a sample to insert, encoded
 
 	// Pausing: lookups and hits in the current window, samples left to
 	// skip.
@@ -132,7 +133,7 @@ func (c *repeatCache) key(base uint64, loaded bool, stack []uint64, raw []byte) 
 	// bits for raw, 128 for the rest.
 	return [2]uint64{
 		maphash.Bytes(c.seeds[0], b) + maphash.Bytes(c.seeds[1], raw),
-		maphash.Bytes(c.seeds[2], b) + (uint64(crc32.Checksum(raw, castagnoli))<<32 | uint64(uint32(len(raw)))),
+		(maphash.Bytes(c.seeds[2], b) + (uint64(crc32.Checksum(raw, castagnoli))<<32 | uint64(uint32(len(raw))))) | 1, // never zero (find)
 	}
 }
 
@@ -140,11 +141,14 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (c *repeatCache) set(k [2]uint64) int { return int(k[0] & (repeatSets - 1)) }
 
-// find returns the way of k in set s, -1 if k is not there.
+// find returns the way of k in set s, -1 if k is not there. An unused
+// way's key is zero, which no key is (key sets the lowest bit of its
+// second half): a lookup reads only its set's keys, one cache line, not
+// the entries' line too (a miss to memory on most lookups before).
 func (c *repeatCache) find(s int, k [2]uint64) int {
 	keys := &c.keys[s]
 	for w := range keys {
-		if keys[w] == k && c.entries[s][w].used {
+		if keys[w] == k {
 			return w
 		}
 	}
@@ -190,18 +194,26 @@ func (c *repeatCache) hit(k [2]uint64, count uint64) bool {
 func (p *reader) insertRepeat(k [2]uint64, stack []uint64, lbr []Branch) {
 	c := p.repeats
 	s := c.set(k)
-	if 1+4*len(stack)+8*len(lbr) > repeatSlot || c.find(s, k) >= 0 {
+	n := 1 + 4*len(stack) + 8*len(lbr)
+	if n > repeatSlot || c.find(s, k) >= 0 {
 		return
 	}
+	// Encoded into c.slot in one pass with the check that it fits.
+	enc := c.slot[:n]
+	enc[0] = byte(len(stack))
+	fits := true
+	o := 1
 	for _, a := range stack {
-		if !c.fits(a) {
-			return
-		}
+		fits = c.put(enc[o:o+4], a) && fits
+		o += 4
 	}
 	for _, b := range lbr {
-		if !c.fits(b.Source) || !c.fits(b.Target) {
-			return
-		}
+		fits = c.put(enc[o:o+4], b.Source) && fits
+		fits = c.put(enc[o+4:o+8], b.Target) && fits
+		o += 8
+	}
+	if !fits {
+		return
 	}
 	const last = repeatWays - 1
 	p.deliverRepeats(s, last)
@@ -211,30 +223,21 @@ func (p *reader) insertRepeat(k [2]uint64, stack []uint64, lbr []Branch) {
 		slot = c.slots
 		c.slots++
 	}
-	buf := c.arena[int(slot)*repeatSlot:][:0:repeatSlot]
-	buf = append(buf, byte(len(stack)))
-	for _, a := range stack {
-		buf = c.appendAddr(buf, a)
-	}
-	for _, b := range lbr {
-		buf = c.appendAddr(c.appendAddr(buf, b.Source), b.Target)
-	}
+	copy(c.arena[int(slot)*repeatSlot:][:n], enc)
 	c.keys[s][last] = k
-	*e = repeatEntry{used: true, slot: slot, n: uint16(len(buf))}
+	*e = repeatEntry{used: true, slot: slot, n: uint16(n)}
 	c.touch(s, last)
 }
 
-// fits reports whether a slot can hold address a.
-func (c *repeatCache) fits(a uint64) bool {
-	return a == ExternalAddr || a >= c.codeLo && a-c.codeLo < repeatExternal
-}
-
-func (c *repeatCache) appendAddr(buf []byte, a uint64) []byte {
-	v := uint32(repeatExternal)
-	if a != ExternalAddr {
-		v = uint32(a - c.codeLo)
+// put writes address a to b (4 bytes) as a slot holds it and reports
+// whether it fits one (else b is written with something).
+func (c *repeatCache) put(b []byte, a uint64) bool {
+	v := a - c.codeLo
+	if a == ExternalAddr {
+		v = repeatExternal
 	}
-	return binary.LittleEndian.AppendUint32(buf, v)
+	binary.LittleEndian.PutUint32(b, uint32(v))
+	return v < repeatExternal || a == ExternalAddr
 }
 
 func (c *repeatCache) addr(b []byte) uint64 {

@@ -20,7 +20,7 @@ func TestRepeatCacheEvicts(t *testing.T) {
 	defer p.dropRepeats()
 	c := p.repeats
 	sample := func(i int) ([2]uint64, []uint64, []Branch) {
-		k := [2]uint64{uint64(i) * repeatSets, uint64(i)} // all in set 0
+		k := [2]uint64{uint64(i) * repeatSets, uint64(2*i + 1)} // all in set 0; never zero, as key's
 		stack := []uint64{codeLo + uint64(i), ExternalAddr, codeLo + 0xfffffffe}
 		lbr := []Branch{{codeLo + 0x100 + uint64(i), codeLo}, {ExternalAddr, codeLo + 7}}
 		return k, stack, lbr

@@ -349,18 +349,37 @@ type CSCounters struct {
 // and, once computed, its context's counter and whether the leaf address
 // was inlined.
 type stackNode struct {
+	// The children: the first few in few, scanned (cheaper than a map
+	// lookup, and most nodes have a few children), the others in kids.
+	few     []stackKid
 	kids    map[uint64]*stackNode
 	counter *ContextCounter
 	inlined bool
 }
 
+type stackKid struct {
+	addr uint64
+	node *stackNode
+}
+
+const fewKids = 8
+
 func (n *stackNode) child(addr uint64) *stackNode {
+	for _, k := range n.few {
+		if k.addr == addr {
+			return k.node
+		}
+	}
 	c := n.kids[addr]
 	if c == nil {
+		c = &stackNode{}
+		if len(n.few) < fewKids {
+			n.few = append(n.few, stackKid{addr, c})
+			return c
+		}
 		if n.kids == nil {
 			n.kids = map[uint64]*stackNode{}
 		}
-		c = &stackNode{}
 		n.kids[addr] = c
 	}
 	return c
