@@ -69,6 +69,9 @@ type Unwinder struct {
 	path       collectPath
 	emptyPaths []*collectPath // emptyPath's, for reuse
 	dedup      hashtab.Index
+	keyBuf     []byte  // scratch: a key of byKey or ctxIDs
+	ctxBuf     Context // scratch: expandedContext's
+	result     *CSCounters
 	order      []int32 // a batch's distinct samples, by first appearance
 	counts     []uint64
 	first      []bool
@@ -299,6 +302,45 @@ func (c Context) String() string {
 	return sb.String()
 }
 
+// compareStrings is strings.Compare(a.String(), b.String()) without the
+// strings: the frames the two contexts share (as non-leaf frames) print
+// alike, so only what follows them is printed, into the buffers (kept for
+// the next call).
+func compareStrings(a, b Context, bufs *[2][]byte) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		if la, lb := i == len(a)-1, i == len(b)-1; la || lb {
+			if la && lb {
+				return 0
+			}
+			break
+		}
+		i++
+	}
+	bufs[0], bufs[1] = a.appendTail(bufs[0][:0], i), b.appendTail(bufs[1][:0], i)
+	return bytes.Compare(bufs[0], bufs[1])
+}
+
+// appendTail appends String's text from frame i on.
+func (c Context) appendTail(b []byte, i int) []byte {
+	for j := i; j < len(c); j++ {
+		f := &c[j]
+		if j > i {
+			b = append(b, " @ "...)
+		}
+		b = append(b, f.name...)
+		if j < len(c)-1 {
+			b = append(b, ':')
+			b = strconv.AppendUint(b, uint64(f.line), 10)
+			if f.disc != 0 {
+				b = append(b, '.')
+				b = strconv.AppendUint(b, uint64(f.disc), 10)
+			}
+		}
+	}
+	return b
+}
+
 // ContextCounter is the range and branch counter of one context.
 type ContextCounter struct {
 	Context Context
@@ -456,7 +498,18 @@ type unwindStats struct {
 
 // Unwind finishes unwinding the samples added and returns the counters by
 // context; warn receives llvm-profgen's unwinder warnings.
+//
+// The unwinding state goes with it (the counters by key, the address
+// trie, the inline contexts of instructions, each counter's first
+// sample): the generator needs only the counters and the symbolizer, and
+// the collector can take back its memory before the generator allocates
+// its own (that state is most of the live heap at the end of a trace, and
+// the heap grows to twice its live size before a collection). A second
+// call returns the same counters.
 func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
+	if u.result != nil {
+		return u.result, nil
+	}
 	u.wait()
 	if u.err == nil && u.cur != nil && u.cur.Len() > 0 {
 		u.err = u.unwindBatch(u.cur)
@@ -472,14 +525,14 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 			c.Ranges, c.Branches = c.counters[0].Pairs(), c.counters[1].Pairs()
 			c.counters = [2]perfscript.BranchCounts{}
 		}
+		c.bestKey = nil
 		cs.Counters = append(cs.Counters, c)
 	}
-	strs := make(map[*ContextCounter]string, len(cs.Counters))
-	for _, c := range cs.Counters {
-		strs[c] = c.Context.String()
-	}
+	contexts := len(u.byKey)
+	u.release()
+	var bufs [2][]byte
 	slices.SortFunc(cs.Counters, func(a, b *ContextCounter) int {
-		if c := cmp.Compare(strs[a], strs[b]); c != 0 {
+		if c := compareStrings(a.Context, b.Context, &bufs); c != 0 {
 			return c
 		}
 		return slices.Compare(a.Addrs, b.Addrs)
@@ -494,13 +547,22 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 		if u.opts.ShowDetailedWarning {
 			u.detailUntracked(warn)
 		}
-		summary(uint64(len(st.untracked)), uint64(len(u.byKey)), "of profiled contexts are truncated due to missing probe for call instruction.")
+		summary(uint64(len(st.untracked)), uint64(contexts), "of profiled contexts are truncated due to missing probe for call instruction.")
 		summary(st.mismatchedExtCall, st.totalBranches, "of branches'source is a call instruction but doesn't match call frame stack, likely due to unwinding error of external frame.")
 		summary(st.pairedExt*2, st.totalBranches, "of branches containing paired external address.")
 		summary(st.unpairedExt, st.totalBranches, "of branches containing external address but doesn't have another external address to pair, likely due to interrupt jmp or broken perf script.")
 		summary(st.mismatchedProEpi, st.totalBranches, "of branches'source is a call instruction but doesn't match call frame stack, likely due to frame in prolog/epilog.")
 	}
+	u.st.untracked = nil
+	u.result = cs
 	return cs, nil
+}
+
+// release drops the unwinding state (Unwind) but the warning counts.
+func (u *Unwinder) release() {
+	u.byKey, u.paths, u.ctxIDs, u.instCtx, u.instRun = nil, stackNode{}, nil, nil, nil
+	u.arena, u.path, u.emptyPaths, u.dedup = trieArena{}, collectPath{}, nil, hashtab.Index{}
+	u.keyBuf, u.ctxBuf, u.order, u.counts, u.first, u.stack, u.lbr = nil, nil, nil, nil, nil, nil, nil
 }
 
 // unwind is VirtualUnwinder::unwind for one distinct sample (its encoding
@@ -740,11 +802,11 @@ func (u *Unwinder) instContext(i int) (int32, error) {
 	}
 	id := int32(-1)
 	if len(s) > 0 {
-		k := ctxKey(Context(s[:len(s)-1])) + strconv.Itoa(len(s))
+		u.keyBuf = strconv.AppendInt(appendCtxKey(u.keyBuf[:0], Context(s[:len(s)-1])), int64(len(s)), 10)
 		var ok bool
-		if id, ok = u.ctxIDs[k]; !ok {
+		if id, ok = u.ctxIDs[string(u.keyBuf)]; !ok {
 			id = int32(len(u.ctxIDs) + 1)
-			u.ctxIDs[k] = id
+			u.ctxIDs[string(u.keyBuf)] = id
 		}
 	}
 	u.instCtx[i] = id
@@ -847,15 +909,16 @@ func (c *collector) collectFrame(f *trieFrame, path *collectPath) error {
 	case u.probes:
 		node.counter = u.probeCounter(path.addrs)
 	default:
-		ctx, inlined, err := u.expandedContext(path.addrs)
+		ctx, inlined, err := u.expandedContext(u.ctxBuf[:0], path.addrs)
 		if err != nil {
 			return err
 		}
-		k := ctxKey(ctx)
-		cc := u.byKey[k]
+		u.ctxBuf = ctx[:0]
+		u.keyBuf = appendCtxKey(u.keyBuf[:0], ctx)
+		cc := u.byKey[string(u.keyBuf)]
 		if cc == nil {
-			cc = &ContextCounter{Context: ctx}
-			u.byKey[k] = cc
+			cc = &ContextCounter{Context: slices.Clip(slices.Clone(ctx))}
+			u.byKey[string(u.keyBuf)] = cc
 		}
 		node.counter, node.inlined = cc, inlined
 	}
@@ -871,26 +934,28 @@ func (c *collector) collectFrame(f *trieFrame, path *collectPath) error {
 	return nil
 }
 
-func ctxKey(c Context) string {
-	var b []byte
+func ctxKey(c Context) string { return string(appendCtxKey(nil, c)) }
+
+// appendCtxKey appends ctxKey(c) to b.
+func appendCtxKey(b []byte, c Context) []byte {
 	for _, f := range c {
 		b = append(b, f.name...)
 		b = append(b, 0)
 		b = binary.LittleEndian.AppendUint32(b, f.line)
 		b = binary.LittleEndian.AppendUint32(b, f.disc)
 	}
-	return string(b)
+	return b
 }
 
 // expandedContext is ProfiledBinary::getExpandedContext: each address's
 // inline frames, root first, concatenated; empty if any address has none;
 // base discriminators; the leaf's location cleared; recursion compressed
-// and the depth trimmed in the non-leaf part.
-func (u *Unwinder) expandedContext(stack []uint64) (Context, bool, error) {
+// and the depth trimmed in the non-leaf part. It is appended to ctx (an
+// empty slice, the caller's scratch).
+func (u *Unwinder) expandedContext(ctx Context, stack []uint64) (Context, bool, error) {
 	if len(stack) == 0 {
-		return Context{}, false, nil
+		return ctx[:0], false, nil
 	}
-	var ctx Context
 	inlined := false
 	for _, a := range stack {
 		fr, err := u.sym.stack(a)
@@ -898,7 +963,7 @@ func (u *Unwinder) expandedContext(stack []uint64) (Context, bool, error) {
 			return nil, false, err
 		}
 		if len(fr) == 0 {
-			return Context{}, inlined, nil
+			return ctx[:0], inlined, nil
 		}
 		inlined = len(fr) > 1
 		ctx = append(ctx, fr...)
