@@ -69,8 +69,9 @@ type Unwinder struct {
 	path       collectPath
 	emptyPaths []*collectPath // emptyPath's, for reuse
 	dedup      hashtab.Index
-	keyBuf     []byte  // scratch: a key of byKey or ctxIDs
-	ctxBuf     Context // scratch: expandedContext's
+	keyBuf     []byte            // scratch: a key of byKey or ctxIDs
+	nameIDs    map[string]uint32 // the frames' names in byKey's and ctxIDs' keys
+	ctxBuf     Context           // scratch: expandedContext's
 	result     *CSCounters
 	order      []int32 // a batch's distinct samples, by first appearance
 	counts     []uint64
@@ -118,7 +119,7 @@ var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxUnsymbolizedC
 // NewUnwinder returns an unwinder for the binary and its symbolizer.
 func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *Unwinder {
 	u := &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{}, batchBytes: batchBytes, probes: bin.PseudoProbes,
-		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}, mem: &batchMem{}}
+		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}, nameIDs: map[string]uint32{}, mem: &batchMem{}}
 	// Unwind gives the buffers back; an unwinder dropped before (a parse
 	// error) gives them back when it is collected.
 	runtime.AddCleanup(u, (*batchMem).free, u.mem)
@@ -359,12 +360,63 @@ type ContextCounter struct {
 	bestKey  []byte
 	bestSeq  int
 	hasBest  bool
-	counters [2]perfscript.BranchCounts // ranges, branches while unwinding
+	counters [2]pairCounts // ranges, branches while unwinding
+}
+
+// pairCounts counts (source, target) pairs while unwinding: most
+// contexts have a few of each, looked up by a scan; from smallPairs on, a
+// perfscript.BranchCounts (a hash index of 64 slots and more: given to
+// every context, those were 1.7 of the 14 MB of live heap at the end of
+// bench/profgen's big-cs trace).
+type pairCounts struct {
+	keys   []perfscript.Branch
+	counts []uint64
+	big    *perfscript.BranchCounts
+}
+
+const smallPairs = 16
+
+func (t *pairCounts) add(k perfscript.Branch, n uint64) {
+	if t.big != nil {
+		t.big.Add(k, n)
+		return
+	}
+	for i, have := range t.keys {
+		if have == k {
+			t.counts[i] += n
+			return
+		}
+	}
+	if len(t.keys) < smallPairs {
+		t.keys, t.counts = append(t.keys, k), append(t.counts, n)
+		return
+	}
+	t.big = &perfscript.BranchCounts{}
+	for i, have := range t.keys {
+		t.big.Add(have, t.counts[i])
+	}
+	t.big.Add(k, n)
+	t.keys, t.counts = nil, nil
+}
+
+// pairs returns the map of the counts.
+func (t *pairCounts) pairs() map[[2]uint64]uint64 {
+	if t.big != nil {
+		return t.big.Pairs()
+	}
+	m := make(map[[2]uint64]uint64, len(t.keys))
+	for i, k := range t.keys {
+		m[[2]uint64{k.Source, k.Target}] = t.counts[i]
+	}
+	return m
 }
 
 // contribute records a contribution of the sample key (seq-th in its
-// walk) whose leaf address was inlined or not.
-func (c *ContextCounter) contribute(key []byte, seq int, inlined bool) {
+// walk) whose leaf address was inlined or not. A counter that takes the
+// key as its best shares *shared, the one copy of the key for the counters
+// of the sample's walk (made by the first of them): a sample's contexts
+// mostly take it together.
+func (c *ContextCounter) contribute(key []byte, seq int, inlined bool, shared *[]byte) {
 	if c.hasBest {
 		switch cmp := bytes.Compare(key, c.bestKey); {
 		case cmp > 0, cmp == 0 && seq >= c.bestSeq:
@@ -374,7 +426,10 @@ func (c *ContextCounter) contribute(key []byte, seq int, inlined bool) {
 			return
 		}
 	}
-	c.bestKey = append(c.bestKey[:0], key...)
+	if *shared == nil {
+		*shared = slices.Clone(key)
+	}
+	c.bestKey = *shared
 	c.bestSeq, c.hasBest, c.WasLeafInlined = seq, true, inlined
 }
 
@@ -522,8 +577,8 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 	cs := &CSCounters{Probes: u.probes}
 	for _, c := range u.byKey {
 		if c.Ranges == nil {
-			c.Ranges, c.Branches = c.counters[0].Pairs(), c.counters[1].Pairs()
-			c.counters = [2]perfscript.BranchCounts{}
+			c.Ranges, c.Branches = c.counters[0].pairs(), c.counters[1].pairs()
+			c.counters = [2]pairCounts{}
 		}
 		c.bestKey = nil
 		cs.Counters = append(cs.Counters, c)
@@ -560,7 +615,7 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 
 // release drops the unwinding state (Unwind) but the warning counts.
 func (u *Unwinder) release() {
-	u.byKey, u.paths, u.ctxIDs, u.instCtx, u.instRun = nil, stackNode{}, nil, nil, nil
+	u.byKey, u.paths, u.ctxIDs, u.nameIDs, u.instCtx, u.instRun = nil, stackNode{}, nil, nil, nil, nil
 	u.arena, u.path, u.emptyPaths, u.dedup = trieArena{}, collectPath{}, nil, hashtab.Index{}
 	u.keyBuf, u.ctxBuf, u.order, u.counts, u.first, u.stack, u.lbr = nil, nil, nil, nil, nil, nil, nil
 }
@@ -802,7 +857,7 @@ func (u *Unwinder) instContext(i int) (int32, error) {
 	}
 	id := int32(-1)
 	if len(s) > 0 {
-		u.keyBuf = strconv.AppendInt(appendCtxKey(u.keyBuf[:0], Context(s[:len(s)-1])), int64(len(s)), 10)
+		u.keyBuf = strconv.AppendInt(u.appendKey(u.keyBuf[:0], Context(s[:len(s)-1])), int64(len(s)), 10)
 		var ok bool
 		if id, ok = u.ctxIDs[string(u.keyBuf)]; !ok {
 			id = int32(len(u.ctxIDs) + 1)
@@ -839,9 +894,10 @@ func (p *collectPath) push(addr uint64) {
 
 // collector walks one sample's trie.
 type collector struct {
-	u   *Unwinder
-	key []byte // the sample's encoding
-	seq int    // contributions so far
+	u       *Unwinder
+	key     []byte // the sample's encoding
+	keyCopy []byte // its copy, once a counter took it (contribute)
+	seq     int    // contributions so far
 }
 
 // emptyPath returns an empty path (from the root), reusing a spare one.
@@ -914,7 +970,7 @@ func (c *collector) collectFrame(f *trieFrame, path *collectPath) error {
 			return err
 		}
 		u.ctxBuf = ctx[:0]
-		u.keyBuf = appendCtxKey(u.keyBuf[:0], ctx)
+		u.keyBuf = u.appendKey(u.keyBuf[:0], ctx)
 		cc := u.byKey[string(u.keyBuf)]
 		if cc == nil {
 			cc = &ContextCounter{Context: slices.Clip(slices.Clone(ctx))}
@@ -924,17 +980,35 @@ func (c *collector) collectFrame(f *trieFrame, path *collectPath) error {
 	}
 	cc := node.counter
 	c.seq++
-	cc.contribute(c.key, c.seq, node.inlined)
+	cc.contribute(c.key, c.seq, node.inlined, &c.keyCopy)
 	for _, r := range f.ranges {
-		cc.counters[0].Add(perfscript.Branch{Source: r[0], Target: r[1]}, r[2])
+		cc.counters[0].add(perfscript.Branch{Source: r[0], Target: r[1]}, r[2])
 	}
 	for _, b := range f.branches {
-		cc.counters[1].Add(perfscript.Branch{Source: b[0], Target: b[1]}, b[2])
+		cc.counters[1].add(perfscript.Branch{Source: b[0], Target: b[1]}, b[2])
 	}
 	return nil
 }
 
 func ctxKey(c Context) string { return string(appendCtxKey(nil, c)) }
+
+// appendKey appends the unwinder's key of c to b: ctxKey's, with each
+// name as its number in nameIDs (12 bytes a frame instead of a mangled
+// name's 50 to 200: byKey's and ctxIDs' keys were 3.4 of the 19 MB live
+// at the end of bench/profgen's big-cs trace).
+func (u *Unwinder) appendKey(b []byte, c Context) []byte {
+	for _, f := range c {
+		id, ok := u.nameIDs[f.name]
+		if !ok {
+			id = uint32(len(u.nameIDs))
+			u.nameIDs[f.name] = id
+		}
+		b = binary.LittleEndian.AppendUint32(b, id)
+		b = binary.LittleEndian.AppendUint32(b, f.line)
+		b = binary.LittleEndian.AppendUint32(b, f.disc)
+	}
+	return b
+}
 
 // appendCtxKey appends ctxKey(c) to b.
 func appendCtxKey(b []byte, c Context) []byte {
