@@ -59,8 +59,9 @@ func CSCountersFromUnsymbolized(name string, bin *perfscript.Binary, u *perfscri
 		}
 	}
 	// The unwinder's order (Unwind): by context string, then addresses.
+	var bufs [2][]byte
 	slices.SortStableFunc(cs.Counters, func(a, b *ContextCounter) int {
-		if c := strings.Compare(a.Context.String(), b.Context.String()); c != 0 {
+		if c := compareStrings(a.Context, b.Context, &bufs); c != 0 {
 			return c
 		}
 		return slices.Compare(a.Addrs, b.Addrs)

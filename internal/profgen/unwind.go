@@ -69,6 +69,10 @@ type Unwinder struct {
 	path       collectPath
 	emptyPaths []*collectPath // emptyPath's, for reuse
 	dedup      hashtab.Index
+	keyBuf     []byte            // scratch: a key of byKey or ctxIDs
+	nameIDs    map[string]uint32 // the frames' names in byKey's and ctxIDs' keys
+	ctxBuf     Context           // scratch: expandedContext's
+	result     *CSCounters
 	order      []int32 // a batch's distinct samples, by first appearance
 	counts     []uint64
 	first      []bool
@@ -115,7 +119,7 @@ var DefaultContextOptions = ContextOptions{MaxContextDepth: -1, MaxUnsymbolizedC
 // NewUnwinder returns an unwinder for the binary and its symbolizer.
 func NewUnwinder(bin *perfscript.Binary, sym Symbolizer, opts ContextOptions) *Unwinder {
 	u := &Unwinder{bin: bin, sym: newSymbols(sym), opts: opts, byKey: map[string]*ContextCounter{}, batchBytes: batchBytes, probes: bin.PseudoProbes,
-		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}, mem: &batchMem{}}
+		st: unwindStats{untracked: map[uint64]struct{}{}}, ctxIDs: map[string]int32{}, nameIDs: map[string]uint32{}, mem: &batchMem{}}
 	// Unwind gives the buffers back; an unwinder dropped before (a parse
 	// error) gives them back when it is collected.
 	runtime.AddCleanup(u, (*batchMem).free, u.mem)
@@ -299,6 +303,45 @@ func (c Context) String() string {
 	return sb.String()
 }
 
+// compareStrings is strings.Compare(a.String(), b.String()) without the
+// strings: the frames the two contexts share (as non-leaf frames) print
+// alike, so only what follows them is printed, into the buffers (kept for
+// the next call).
+func compareStrings(a, b Context, bufs *[2][]byte) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		if la, lb := i == len(a)-1, i == len(b)-1; la || lb {
+			if la && lb {
+				return 0
+			}
+			break
+		}
+		i++
+	}
+	bufs[0], bufs[1] = a.appendTail(bufs[0][:0], i), b.appendTail(bufs[1][:0], i)
+	return bytes.Compare(bufs[0], bufs[1])
+}
+
+// appendTail appends String's text from frame i on.
+func (c Context) appendTail(b []byte, i int) []byte {
+	for j := i; j < len(c); j++ {
+		f := &c[j]
+		if j > i {
+			b = append(b, " @ "...)
+		}
+		b = append(b, f.name...)
+		if j < len(c)-1 {
+			b = append(b, ':')
+			b = strconv.AppendUint(b, uint64(f.line), 10)
+			if f.disc != 0 {
+				b = append(b, '.')
+				b = strconv.AppendUint(b, uint64(f.disc), 10)
+			}
+		}
+	}
+	return b
+}
+
 // ContextCounter is the range and branch counter of one context.
 type ContextCounter struct {
 	Context Context
@@ -317,12 +360,63 @@ type ContextCounter struct {
 	bestKey  []byte
 	bestSeq  int
 	hasBest  bool
-	counters [2]perfscript.BranchCounts // ranges, branches while unwinding
+	counters [2]pairCounts // ranges, branches while unwinding
+}
+
+// pairCounts counts (source, target) pairs while unwinding: most
+// contexts have a few of each, looked up by a scan; from smallPairs on, a
+// perfscript.BranchCounts (a hash index of 64 slots and more: given to
+// every context, those were 1.7 of the 14 MB of live heap at the end of
+// bench/profgen's big-cs trace).
+type pairCounts struct {
+	keys   []perfscript.Branch
+	counts []uint64
+	big    *perfscript.BranchCounts
+}
+
+const smallPairs = 16
+
+func (t *pairCounts) add(k perfscript.Branch, n uint64) {
+	if t.big != nil {
+		t.big.Add(k, n)
+		return
+	}
+	for i, have := range t.keys {
+		if have == k {
+			t.counts[i] += n
+			return
+		}
+	}
+	if len(t.keys) < smallPairs {
+		t.keys, t.counts = append(t.keys, k), append(t.counts, n)
+		return
+	}
+	t.big = &perfscript.BranchCounts{}
+	for i, have := range t.keys {
+		t.big.Add(have, t.counts[i])
+	}
+	t.big.Add(k, n)
+	t.keys, t.counts = nil, nil
+}
+
+// pairs returns the map of the counts.
+func (t *pairCounts) pairs() map[[2]uint64]uint64 {
+	if t.big != nil {
+		return t.big.Pairs()
+	}
+	m := make(map[[2]uint64]uint64, len(t.keys))
+	for i, k := range t.keys {
+		m[[2]uint64{k.Source, k.Target}] = t.counts[i]
+	}
+	return m
 }
 
 // contribute records a contribution of the sample key (seq-th in its
-// walk) whose leaf address was inlined or not.
-func (c *ContextCounter) contribute(key []byte, seq int, inlined bool) {
+// walk) whose leaf address was inlined or not. A counter that takes the
+// key as its best shares *shared, the one copy of the key for the counters
+// of the sample's walk (made by the first of them): a sample's contexts
+// mostly take it together.
+func (c *ContextCounter) contribute(key []byte, seq int, inlined bool, shared *[]byte) {
 	if c.hasBest {
 		switch cmp := bytes.Compare(key, c.bestKey); {
 		case cmp > 0, cmp == 0 && seq >= c.bestSeq:
@@ -332,7 +426,10 @@ func (c *ContextCounter) contribute(key []byte, seq int, inlined bool) {
 			return
 		}
 	}
-	c.bestKey = append(c.bestKey[:0], key...)
+	if *shared == nil {
+		*shared = slices.Clone(key)
+	}
+	c.bestKey = *shared
 	c.bestSeq, c.hasBest, c.WasLeafInlined = seq, true, inlined
 }
 
@@ -475,7 +572,18 @@ type unwindStats struct {
 
 // Unwind finishes unwinding the samples added and returns the counters by
 // context; warn receives llvm-profgen's unwinder warnings.
+//
+// The unwinding state goes with it (the counters by key, the address
+// trie, the inline contexts of instructions, each counter's first
+// sample): the generator needs only the counters and the symbolizer, and
+// the collector can take back its memory before the generator allocates
+// its own (that state is most of the live heap at the end of a trace, and
+// the heap grows to twice its live size before a collection). A second
+// call returns the same counters.
 func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
+	if u.result != nil {
+		return u.result, nil
+	}
 	u.wait()
 	if u.err == nil && u.cur != nil && u.cur.Len() > 0 {
 		u.err = u.unwindBatch(u.cur)
@@ -488,17 +596,17 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 	cs := &CSCounters{Probes: u.probes}
 	for _, c := range u.byKey {
 		if c.Ranges == nil {
-			c.Ranges, c.Branches = c.counters[0].Pairs(), c.counters[1].Pairs()
-			c.counters = [2]perfscript.BranchCounts{}
+			c.Ranges, c.Branches = c.counters[0].pairs(), c.counters[1].pairs()
+			c.counters = [2]pairCounts{}
 		}
+		c.bestKey = nil
 		cs.Counters = append(cs.Counters, c)
 	}
-	strs := make(map[*ContextCounter]string, len(cs.Counters))
-	for _, c := range cs.Counters {
-		strs[c] = c.Context.String()
-	}
+	contexts := len(u.byKey)
+	u.release()
+	var bufs [2][]byte
 	slices.SortFunc(cs.Counters, func(a, b *ContextCounter) int {
-		if c := cmp.Compare(strs[a], strs[b]); c != 0 {
+		if c := compareStrings(a.Context, b.Context, &bufs); c != 0 {
 			return c
 		}
 		return slices.Compare(a.Addrs, b.Addrs)
@@ -513,13 +621,22 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 		if u.opts.ShowDetailedWarning {
 			u.detailUntracked(warn)
 		}
-		summary(uint64(len(st.untracked)), uint64(len(u.byKey)), "of profiled contexts are truncated due to missing probe for call instruction.")
+		summary(uint64(len(st.untracked)), uint64(contexts), "of profiled contexts are truncated due to missing probe for call instruction.")
 		summary(st.mismatchedExtCall, st.totalBranches, "of branches'source is a call instruction but doesn't match call frame stack, likely due to unwinding error of external frame.")
 		summary(st.pairedExt*2, st.totalBranches, "of branches containing paired external address.")
 		summary(st.unpairedExt, st.totalBranches, "of branches containing external address but doesn't have another external address to pair, likely due to interrupt jmp or broken perf script.")
 		summary(st.mismatchedProEpi, st.totalBranches, "of branches'source is a call instruction but doesn't match call frame stack, likely due to frame in prolog/epilog.")
 	}
+	u.st.untracked = nil
+	u.result = cs
 	return cs, nil
+}
+
+// release drops the unwinding state (Unwind) but the warning counts.
+func (u *Unwinder) release() {
+	u.byKey, u.paths, u.ctxIDs, u.nameIDs, u.instCtx, u.instRun = nil, stackNode{}, nil, nil, nil, nil
+	u.arena, u.path, u.emptyPaths, u.dedup = trieArena{}, collectPath{}, nil, hashtab.Index{}
+	u.keyBuf, u.ctxBuf, u.order, u.counts, u.first, u.stack, u.lbr = nil, nil, nil, nil, nil, nil, nil
 }
 
 // unwind is VirtualUnwinder::unwind for one distinct sample (its encoding
@@ -759,11 +876,11 @@ func (u *Unwinder) instContext(i int) (int32, error) {
 	}
 	id := int32(-1)
 	if len(s) > 0 {
-		k := ctxKey(Context(s[:len(s)-1])) + strconv.Itoa(len(s))
+		u.keyBuf = strconv.AppendInt(u.appendKey(u.keyBuf[:0], Context(s[:len(s)-1])), int64(len(s)), 10)
 		var ok bool
-		if id, ok = u.ctxIDs[k]; !ok {
+		if id, ok = u.ctxIDs[string(u.keyBuf)]; !ok {
 			id = int32(len(u.ctxIDs) + 1)
-			u.ctxIDs[k] = id
+			u.ctxIDs[string(u.keyBuf)] = id
 		}
 	}
 	u.instCtx[i] = id
@@ -796,9 +913,10 @@ func (p *collectPath) push(addr uint64) {
 
 // collector walks one sample's trie.
 type collector struct {
-	u   *Unwinder
-	key []byte // the sample's encoding
-	seq int    // contributions so far
+	u       *Unwinder
+	key     []byte // the sample's encoding
+	keyCopy []byte // its copy, once a counter took it (contribute)
+	seq     int    // contributions so far
 }
 
 // emptyPath returns an empty path (from the root), reusing a spare one.
@@ -866,50 +984,71 @@ func (c *collector) collectFrame(f *trieFrame, path *collectPath) error {
 	case u.probes:
 		node.counter = u.probeCounter(path.addrs)
 	default:
-		ctx, inlined, err := u.expandedContext(path.addrs)
+		ctx, inlined, err := u.expandedContext(u.ctxBuf[:0], path.addrs)
 		if err != nil {
 			return err
 		}
-		k := ctxKey(ctx)
-		cc := u.byKey[k]
+		u.ctxBuf = ctx[:0]
+		u.keyBuf = u.appendKey(u.keyBuf[:0], ctx)
+		cc := u.byKey[string(u.keyBuf)]
 		if cc == nil {
-			cc = &ContextCounter{Context: ctx}
-			u.byKey[k] = cc
+			cc = &ContextCounter{Context: slices.Clip(slices.Clone(ctx))}
+			u.byKey[string(u.keyBuf)] = cc
 		}
 		node.counter, node.inlined = cc, inlined
 	}
 	cc := node.counter
 	c.seq++
-	cc.contribute(c.key, c.seq, node.inlined)
+	cc.contribute(c.key, c.seq, node.inlined, &c.keyCopy)
 	for _, r := range f.ranges {
-		cc.counters[0].Add(perfscript.Branch{Source: r[0], Target: r[1]}, r[2])
+		cc.counters[0].add(perfscript.Branch{Source: r[0], Target: r[1]}, r[2])
 	}
 	for _, b := range f.branches {
-		cc.counters[1].Add(perfscript.Branch{Source: b[0], Target: b[1]}, b[2])
+		cc.counters[1].add(perfscript.Branch{Source: b[0], Target: b[1]}, b[2])
 	}
 	return nil
 }
 
-func ctxKey(c Context) string {
-	var b []byte
+func ctxKey(c Context) string { return string(appendCtxKey(nil, c)) }
+
+// appendKey appends the unwinder's key of c to b: ctxKey's, with each
+// name as its number in nameIDs (12 bytes a frame instead of a mangled
+// name's 50 to 200: byKey's and ctxIDs' keys were 3.4 of the 19 MB live
+// at the end of bench/profgen's big-cs trace).
+func (u *Unwinder) appendKey(b []byte, c Context) []byte {
+	for _, f := range c {
+		id, ok := u.nameIDs[f.name]
+		if !ok {
+			id = uint32(len(u.nameIDs))
+			u.nameIDs[f.name] = id
+		}
+		b = binary.LittleEndian.AppendUint32(b, id)
+		b = binary.LittleEndian.AppendUint32(b, f.line)
+		b = binary.LittleEndian.AppendUint32(b, f.disc)
+	}
+	return b
+}
+
+// appendCtxKey appends ctxKey(c) to b.
+func appendCtxKey(b []byte, c Context) []byte {
 	for _, f := range c {
 		b = append(b, f.name...)
 		b = append(b, 0)
 		b = binary.LittleEndian.AppendUint32(b, f.line)
 		b = binary.LittleEndian.AppendUint32(b, f.disc)
 	}
-	return string(b)
+	return b
 }
 
 // expandedContext is ProfiledBinary::getExpandedContext: each address's
 // inline frames, root first, concatenated; empty if any address has none;
 // base discriminators; the leaf's location cleared; recursion compressed
-// and the depth trimmed in the non-leaf part.
-func (u *Unwinder) expandedContext(stack []uint64) (Context, bool, error) {
+// and the depth trimmed in the non-leaf part. It is appended to ctx (an
+// empty slice, the caller's scratch).
+func (u *Unwinder) expandedContext(ctx Context, stack []uint64) (Context, bool, error) {
 	if len(stack) == 0 {
-		return Context{}, false, nil
+		return ctx[:0], false, nil
 	}
-	var ctx Context
 	inlined := false
 	for _, a := range stack {
 		fr, err := u.sym.stack(a)
@@ -917,7 +1056,7 @@ func (u *Unwinder) expandedContext(stack []uint64) (Context, bool, error) {
 			return nil, false, err
 		}
 		if len(fr) == 0 {
-			return Context{}, inlined, nil
+			return ctx[:0], inlined, nil
 		}
 		inlined = len(fr) > 1
 		ctx = append(ctx, fr...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -16,6 +17,36 @@ import (
 	"github.com/rules-pgo/rules_pgo/internal/perfscript/tracetest"
 	"github.com/rules-pgo/rules_pgo/internal/sampleprof"
 )
+
+// TestCompareStrings checks compareStrings against the comparison of the
+// context strings, on contexts that share prefixes and whose names and
+// numbers print in an order other than their own ("f" < "f:"; line 10 <
+// line 9 as text).
+func TestCompareStrings(t *testing.T) {
+	names := []string{"f", "f:1", "f:", "g", "f @ g", "", "f1"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := func() Context {
+		c := make(Context, rng.IntN(5))
+		for i := range c {
+			c[i] = frame{name: names[rng.IntN(len(names))], line: uint32(rng.IntN(3) * 9 / 2), disc: uint32(rng.IntN(3) / 2 * 10)}
+		}
+		return c
+	}
+	var bufs [2][]byte
+	for range 20000 {
+		a := random()
+		b := random()
+		if rng.IntN(2) == 0 {
+			// Share a prefix.
+			n := rng.IntN(len(a) + 1)
+			b = append(slices.Clone(a[:n]), b...)
+		}
+		want := strings.Compare(a.String(), b.String())
+		if got := compareStrings(a, b, &bufs); got != want {
+			t.Fatalf("compareStrings(%q, %q) = %d, want %d", a.String(), b.String(), got, want)
+		}
+	}
+}
 
 // TestCompressRecursion uses the examples of compressRecursionContext's
 // comments in ProfileGenerator.h and a limit.
