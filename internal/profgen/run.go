@@ -433,20 +433,23 @@ func parseTrace(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, buildID 
 	return prof, unwinder, err
 }
 
-// shortTraceBytes is the size below which a trace file is read without
+// ShortTraceBytes is the size below which a trace file is read without
 // the parser's repeat cache (perfscript.Options.DeferRepeats): the cache
 // is 4 MiB of huge pages or more once touched (its keys cleared whole, its
 // samples' slots taken in order), a sixth of the peak RSS of a CS profile
 // from a 20 MB trace (bench/profgen's big-cs, 34,000 samples, where it
 // found no repeat), while such a trace parses in a tenth of a second
-// without it. The 200,000-sample traces of the benches are 250 MB.
-const shortTraceBytes = 32 << 20
+// without it. The 200,000-sample traces of the benches are 250 MB. A
+// variable for tests only: tools/profgen's differential tests, whose
+// traces are all short, set it to 0 to keep reading through the cache and
+// compare what it delivers with llvm-profgen.
+var ShortTraceBytes int64 = 32 << 20
 
 // shortTrace reports whether f is a regular file shorter than
-// shortTraceBytes (a pipe is not).
+// ShortTraceBytes (a pipe is not).
 func shortTrace(f *os.File) bool {
 	st, err := f.Stat()
-	return err == nil && st.Mode().IsRegular() && st.Size() < shortTraceBytes
+	return err == nil && st.Mode().IsRegular() && st.Size() < ShortTraceBytes
 }
 
 // checkBuildID fails when --trace-build-id names a build id other than the

@@ -8,17 +8,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rules-pgo/rules_pgo/internal/profgen"
 	"github.com/rules-pgo/rules_pgo/internal/testenv"
 )
 
 // TestMain lets the test binary stand in for the tool: with
 // PROFGEN_TEST_AS_TOOL=1 it runs main, for the tests that measure the
-// whole process.
+// whole process. The tests' traces are short, which the tool reads without
+// the parser's repeat cache (profgen.ShortTraceBytes): the tests read them
+// through it, so that the differential tests check what the cache delivers
+// against llvm-profgen (the path without it is --show-detailed-warning's,
+// which they check too).
 func TestMain(m *testing.M) {
 	if os.Getenv("PROFGEN_TEST_AS_TOOL") == "1" {
 		main()
 		return
 	}
+	profgen.ShortTraceBytes = 0
 	os.Exit(m.Run())
 }
 
