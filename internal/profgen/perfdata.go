@@ -131,9 +131,7 @@ func parsePerfData(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, build
 	if err := checkBuildIDTable(c, bin, buildID, ids); err != nil {
 		return nil, nil, err
 	}
-	cb := *c
-	cb.Perfscript = c.Perfdata
-	if err := checkBuildID(&cb, buildID); err != nil {
+	if err := checkDataBuildID(c, buildID); err != nil {
 		return nil, nil, err
 	}
 	r, err := perfdata.Open(c.Perfdata)
@@ -165,10 +163,8 @@ func parsePerfDataOnce(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, b
 		return nil, nil, false
 	}
 	defer r.Close()
-	cb := *c
-	cb.Perfscript = c.Perfdata
 	content := branchContent(r.Attrs)
-	if r.Pipe || content == 0 || checkBuildIDTable(c, bin, buildID, r.BuildIDs) != nil || checkBuildID(&cb, buildID) != nil {
+	if r.Pipe || content == 0 || checkBuildIDTable(c, bin, buildID, r.BuildIDs) != nil || checkDataBuildID(c, buildID) != nil {
 		return nil, nil, false
 	}
 	var mu sync.Mutex
@@ -183,9 +179,7 @@ func parsePerfDataOnce(c *Options, bin *perfscript.Binary, sym *elfsym.Binary, b
 	prof, unwinder, err := readPerfData(c, bin, sym, popts, r, content, sel)
 	if err != nil || len(sel.pids) == 0 {
 		if unwinder != nil {
-			unwinder.wait()
-			unwinder.cur, unwinder.spare = nil, nil
-			unwinder.mem.free()
+			unwinder.discard()
 		}
 		return nil, nil, false
 	}
@@ -250,6 +244,14 @@ func checkBuildIDTable(c *Options, bin *perfscript.Binary, buildID []byte, ids [
 		}
 	}
 	return nil
+}
+
+// checkDataBuildID is checkBuildID (--trace-build-id) for --perfdata: the
+// error names the perf.data file.
+func checkDataBuildID(c *Options, buildID []byte) error {
+	cb := *c
+	cb.Perfscript = c.Perfdata
+	return checkBuildID(&cb, buildID)
 }
 
 // readPerfData reads the records of the processes sel selects from r.

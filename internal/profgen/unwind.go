@@ -632,6 +632,15 @@ func (u *Unwinder) Unwind(warn func(string)) (*CSCounters, error) {
 	return cs, nil
 }
 
+// discard ends an unwinder whose samples are not wanted (a pass over the
+// input that was given up): the batch in flight finishes and the batches'
+// buffers are given back.
+func (u *Unwinder) discard() {
+	u.wait()
+	u.cur, u.spare = nil, nil
+	u.mem.free()
+}
+
 // release drops the unwinding state (Unwind) but the warning counts.
 func (u *Unwinder) release() {
 	u.byKey, u.paths, u.ctxIDs, u.nameIDs, u.instCtx, u.instRun = nil, stackNode{}, nil, nil, nil, nil
@@ -1009,8 +1018,6 @@ func (c *collector) collectFrame(f *trieFrame, path *collectPath) error {
 	return nil
 }
 
-func ctxKey(c Context) string { return string(appendCtxKey(nil, c)) }
-
 // appendKey appends the unwinder's key of c to b: ctxKey's, with each
 // name as its number in nameIDs (12 bytes a frame instead of a mangled
 // name's 50 to 200: byKey's and ctxIDs' keys were 3.4 of the 19 MB live
@@ -1029,15 +1036,17 @@ func (u *Unwinder) appendKey(b []byte, c Context) []byte {
 	return b
 }
 
-// appendCtxKey appends ctxKey(c) to b.
-func appendCtxKey(b []byte, c Context) []byte {
+// ctxKey is a map key of c: each frame's name, a 0 byte, its line and
+// discriminator.
+func ctxKey(c Context) string {
+	var b []byte
 	for _, f := range c {
 		b = append(b, f.name...)
 		b = append(b, 0)
 		b = binary.LittleEndian.AppendUint32(b, f.line)
 		b = binary.LittleEndian.AppendUint32(b, f.disc)
 	}
-	return b
+	return string(b)
 }
 
 // expandedContext is ProfiledBinary::getExpandedContext: each address's
