@@ -2,7 +2,6 @@ package perfscript
 
 import (
 	"encoding/binary"
-	"hash/crc32"
 	"hash/maphash"
 
 	"github.com/rules-pgo/rules_pgo/internal/hugemem"
@@ -18,7 +17,7 @@ import (
 // recognized from its input alone, before its LBR line is parsed, by a
 // hash of the sample as read (the stack's canonical addresses, the base
 // address and whether an mmap event set it: 128 bits of maphash; the LBR
-// line's bytes: 64 bits of maphash plus CRC-32C and length). A recognized
+// line's bytes: 64 bits of maphash and its length). A recognized
 // repeat only adds its count to the entry of its first occurrence; the
 // entry delivers the added counts as one sample (first false) when it is
 // evicted or the trace ends: its fall-through pairs counted once with the
@@ -128,16 +127,18 @@ func (c *repeatCache) key(base uint64, loaded bool, stack []uint64, raw []byte) 
 		b = binary.LittleEndian.AppendUint64(b, a)
 	}
 	c.buf = b
-	// raw, the long part, is hashed once with maphash and once with the
-	// CRC-32C (SSE 4.2, 2-3 times maphash's speed) and its length: 96
-	// bits for raw, 128 for the rest.
+	// raw, the long part (~1 KiB), is hashed once: 64 bits of maphash
+	// and its length, 128 bits for the rest. Two samples of one stack
+	// and one line length pass for one if their lines' 64-bit hashes
+	// (randomly seeded) are equal: a chance of 2^-62 per lookup of a
+	// set's four keys, ~10^-13 for a trace of a million samples. A second
+	// pass over raw (a CRC-32C) cost as much as the first: 4 % of a probe
+	// CS run's CPU, on the reading goroutine.
 	return [2]uint64{
 		maphash.Bytes(c.seeds[0], b) + maphash.Bytes(c.seeds[1], raw),
-		(maphash.Bytes(c.seeds[2], b) + (uint64(crc32.Checksum(raw, castagnoli))<<32 | uint64(uint32(len(raw))))) | 1, // never zero (find)
+		(maphash.Bytes(c.seeds[2], b) + uint64(len(raw))) | 1, // never zero (find)
 	}
 }
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 func (c *repeatCache) set(k [2]uint64) int { return int(k[0] & (repeatSets - 1)) }
 
