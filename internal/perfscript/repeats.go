@@ -32,7 +32,7 @@ import (
 //
 // The cache is 4-way set-associative with least-recently-used
 // replacement, repeatSets sets: the keys of a set fill one cache line,
-// and each entry keeps its sample in a slot of repeatSlot bytes, compact
+// its entries the next (repeatSet), and each entry keeps its sample in a slot of repeatSlot bytes, compact
 // (addresses as 32-bit offsets from the binary's first code byte; a
 // sample that does not fit is not cached), taken in order as entries are
 // made; keys, entries and slots are one huge-page mapping (hugemem.Make)
@@ -43,20 +43,30 @@ import (
 // the copy of its addresses; a cache that finds almost nothing pauses
 // (repeatWindow, repeatPause).
 type repeatCache struct {
-	seeds   [3]maphash.Seed
-	mem     []repeatMem // one
-	keys    *[repeatSets][repeatWays][2]uint64
-	entries *[repeatSets][repeatWays]repeatEntry // in each set, the most recently used first
-	arena   []byte                               // the entries' samples, repeatSlot bytes each
-	slots   int32                                // slots of arena in use (taken in order: a short trace touches little)
-	codeLo  uint64                               // the origin of the slots' addresses
-	buf     []byte                               // scratch: the stack's bytes to hash
-	rec     []byte                               // scratch: a delivered sample, encoded
-	slot    [repeatSlot]byte                     // scratch: a sample to insert, encoded
+	seeds  [3]maphash.Seed
+	mem    []repeatMem // one
+	sets   *[repeatSets]repeatSet
+	arena  []byte           // the entries' samples, repeatSlot bytes each
+	slots  int32            // slots of arena in use (taken in order: a short trace touches little)
+	codeLo uint64           // the origin of the slots' addresses
+	buf    []byte           // scratch: the stack's bytes to hash
+	rec    []byte           // scratch: a delivered sample, encoded
+	slot   [repeatSlot]byte // scratch: a sample to insert, encoded
 
 	// Pausing: lookups and hits in the current window, samples left to
 	// skip.
 	looks, hits, paused int
+}
+
+// repeatSet is a set's keys (one cache line) and then its entries (the
+// next line): a miss on the keys brings the entries in with them (the
+// processor fetches lines in aligned pairs), so that a hit or an
+// insertion waits for memory once, not twice (on the AMD EPYC VM, ~2 %
+// less CPU and wall time for a probe CS run than with keys and entries
+// in arrays of their own, two paired runs of 31).
+type repeatSet struct {
+	keys    [repeatWays][2]uint64
+	entries [repeatWays]repeatEntry // the most recently used first
 }
 
 type repeatEntry struct {
@@ -84,19 +94,17 @@ const (
 
 // repeatMem is the cache's memory, in one huge-page mapping (hugemem).
 type repeatMem struct {
-	keys    [repeatSets][repeatWays][2]uint64
-	entries [repeatSets][repeatWays]repeatEntry
-	arena   [repeatSets * repeatWays * repeatSlot]byte
+	sets  [repeatSets]repeatSet
+	arena [repeatSets * repeatWays * repeatSlot]byte
 }
 
 func newRepeatCache(codeLo uint64) *repeatCache {
 	m := hugemem.Make[repeatMem](1)
-	c := &repeatCache{mem: m, keys: &m[0].keys, entries: &m[0].entries, arena: m[0].arena[:], codeLo: codeLo}
+	c := &repeatCache{mem: m, sets: &m[0].sets, arena: m[0].arena[:], codeLo: codeLo}
 	// Written before the first lookup reads them: a read of fresh memory
 	// maps the zero page, and the write after it faults again, page by
 	// page (see hashtab's package doc, "Touch").
-	clear(c.keys[:])
-	clear(c.entries[:])
+	clear(c.sets[:])
 	for i := range c.seeds {
 		c.seeds[i] = maphash.MakeSeed()
 	}
@@ -144,10 +152,11 @@ func (c *repeatCache) set(k [2]uint64) int { return int(k[0] & (repeatSets - 1))
 
 // find returns the way of k in set s, -1 if k is not there. An unused
 // way's key is zero, which no key is (key sets the lowest bit of its
-// second half): a lookup reads only its set's keys, one cache line, not
-// the entries' line too (a miss to memory on most lookups before).
+// second half): a lookup compares only its set's keys, one cache line
+// (with the keys and entries in separate arrays, a lookup that read the
+// entries too missed the cache twice).
 func (c *repeatCache) find(s int, k [2]uint64) int {
-	keys := &c.keys[s]
+	keys := &c.sets[s].keys
 	for w := range keys {
 		if keys[w] == k {
 			return w
@@ -162,7 +171,7 @@ func (c *repeatCache) touch(s, w int) {
 	if w == 0 {
 		return
 	}
-	keys, entries := &c.keys[s], &c.entries[s]
+	keys, entries := &c.sets[s].keys, &c.sets[s].entries
 	k, e := keys[w], entries[w]
 	copy(keys[1:w+1], keys[:w])
 	copy(entries[1:w+1], entries[:w])
@@ -176,7 +185,7 @@ func (c *repeatCache) hit(k [2]uint64, count uint64) bool {
 	w := c.find(s, k)
 	if w >= 0 {
 		c.touch(s, w)
-		c.entries[s][0].pending += count
+		c.sets[s].entries[0].pending += count
 		c.hits++
 	}
 	if c.looks == repeatWindow {
@@ -218,14 +227,14 @@ func (p *reader) insertRepeat(k [2]uint64, stack []uint64, lbr []Branch) {
 	}
 	const last = repeatWays - 1
 	p.deliverRepeats(s, last)
-	e := &c.entries[s][last]
+	e := &c.sets[s].entries[last]
 	slot := e.slot
 	if !e.used {
 		slot = c.slots
 		c.slots++
 	}
 	copy(c.arena[int(slot)*repeatSlot:][:n], enc)
-	c.keys[s][last] = k
+	c.sets[s].keys[last] = k
 	*e = repeatEntry{used: true, slot: slot, n: uint16(n)}
 	c.touch(s, last)
 }
@@ -253,7 +262,7 @@ func (c *repeatCache) addr(b []byte) uint64 {
 // sample was delivered, as one sample.
 func (p *reader) deliverRepeats(s, w int) {
 	c := p.repeats
-	e := &c.entries[s][w]
+	e := &c.sets[s].entries[w]
 	n := e.pending
 	if n == 0 {
 		return

@@ -24,14 +24,15 @@ var errLineTooLong = fmt.Errorf("longer than %d MiB: not a line of perf script o
 // what std::getline leaves there: empty when the input ended with '\n',
 // else the last line.
 //
-// A trace is read through a 64 KiB buffer, lines being slices of it, not
-// mapped (internal/mapfile): on the VM the benches run on, the first
-// touch of each mapped page-cache page costs more than read()'s copy of
-// it (profgen on the 200,000-sample probe hybrid trace, 250 MB: 0.78 s
-// of CPU mapped against 0.69 s read, medians of 5 pairs), a cost per
-// page that no size threshold avoids. Measured again on Linux 6.18 (AMD
-// EPYC VM): 0.61 s mapped against 0.46 s read, the faults' cost showing
-// as user time in the first read of each page (bench/README, issue 25).
+// A trace is read through a 256 KiB buffer, lines being slices of it:
+// a quarter of the read() calls of 64 KiB, each dear on a VM (~2 % of a
+// probe CS run's CPU). It is not mapped (internal/mapfile): on the VMs
+// the benches run on, the first touch of each mapped page-cache page
+// costs more than read()'s copy of it, a cost per page that no size
+// threshold avoids. Profgen on the 200,000-sample probe hybrid trace
+// (250 MB): 0.78 s of CPU mapped against 0.69 s read on Linux 6.1; 0.61
+// s against 0.46 s on Linux 6.18 (AMD EPYC), the faults showing as user
+// time in the first read of each page (bench/README, issue 25).
 type lineStream struct {
 	r      *bufio.Reader
 	line   []byte
@@ -45,7 +46,7 @@ type lineStream struct {
 }
 
 func newLineStream(r io.Reader) *lineStream {
-	s := &lineStream{r: bufio.NewReaderSize(r, 1<<16)}
+	s := &lineStream{r: bufio.NewReaderSize(r, 1<<18)}
 	s.advance()
 	return s
 }
