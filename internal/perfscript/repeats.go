@@ -32,16 +32,16 @@ import (
 //
 // The cache is 4-way set-associative with least-recently-used
 // replacement, repeatSets sets: the keys of a set fill one cache line,
-// its entries the next (repeatSet), and each entry keeps its sample in a slot of repeatSlot bytes, compact
-// (addresses as 32-bit offsets from the binary's first code byte; a
-// sample that does not fit is not cached), taken in order as entries are
-// made; keys, entries and slots are one huge-page mapping (hugemem.Make)
-// of up to 26 MiB. On bench/profgen's probe trace 4 ways of 16,384 sets
-// (65,536 entries) find 111,000 repeats, 4 ways of 8,192 sets 104,000,
-// and 2 ways of 8,192 sets of full encodings (16,384 entries of 1 KiB)
-// found 84,000. Without repeats the cache costs the hash of each sample and
-// the copy of its addresses; a cache that finds almost nothing pauses
-// (repeatWindow, repeatPause).
+// its entries the next (repeatSet), and each entry keeps its sample in a
+// slot of repeatSlot bytes, compact (addresses as 32-bit offsets from the
+// binary's first code byte; a sample that does not fit is not cached),
+// taken in order as entries are made; sets and slots are one huge-page
+// mapping (hugemem.Make) of up to 26 MiB. On bench/profgen's probe
+// trace 4 ways of 16,384 sets (65,536 entries) find 111,000 repeats, 4
+// ways of 8,192 sets 104,000, and 2 ways of 8,192 sets of full encodings
+// (16,384 entries of 1 KiB) found 84,000. Without repeats the cache costs
+// the hash of each sample and the copy of its addresses; a cache that
+// finds almost nothing pauses (repeatWindow, repeatPause).
 type repeatCache struct {
 	seeds  [3]maphash.Seed
 	mem    []repeatMem // one
