@@ -9,7 +9,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -198,16 +197,14 @@ func loadBinary(c *Options, warn func(string)) (*perfscript.Binary, error) {
 // generate is the run of a profile: the binary loaded, the input read,
 // the profile generated and written.
 func generate(c *Options) error {
-	if os.Getenv("GOGC") == "" {
-		// The big arrays of a trace's read are outside the Go heap
-		// (hugemem): the heap the collector paces is a few MB (goals of
-		// 4-6 MB at GOGC=100, 13 collections in a probe CS run of
-		// 200,000 samples), each stopping and waking the reading,
-		// parsing and unwinding goroutines. At 400: ~6 % less CPU on
-		// bench/profgen's probe-cs, ~16 % on big-cs, for +3 and +13 MB
-		// of peak RSS (55 and 50 MB, llvm-profgen's 100 and 84).
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
+	// The big arrays of a trace's read are outside the Go heap (hugemem):
+	// the heap the collector paces is a few MB (goals of 4-6 MB at
+	// GOGC=100, 13 collections in a probe CS run of 200,000 samples), each
+	// stopping and waking the reading, parsing and unwinding goroutines.
+	// At 400: ~6 % less CPU on bench/profgen's probe-cs, ~16 % on big-cs,
+	// for +3 and +13 MB of peak RSS (55 and 50 MB, llvm-profgen's 100 and
+	// 84).
+	defer cli.SetGCPercent(400)()
 	warn, stdout := c.Warn, c.Stdout
 	bin, err := loadBinary(c, warn)
 	if err != nil {
